@@ -1,10 +1,14 @@
-# vkstark_embed_shaders(<out_var> SHADERS a.comp ... DEPENDS x.glsl ... INCLUDE_DIR dir)
+# vkstark_embed_shaders(<out_var> SHADERS a.comp ... DEPENDS x.glsl ... INCLUDE_DIRS dir...)
 #
 # Compiles every compute shader to SPIR-V with glslangValidator at build time and embeds the words
 # in the library. Each kernel `foo.comp` becomes the array `vkstark_spv_foo`; a generated table
 # (`embedded_shaders.cpp`) maps the kernel name to its words (see executors/vulkan/shaders.hpp).
 function(vkstark_embed_shaders out_var)
-  cmake_parse_arguments(ARG "" "INCLUDE_DIR" "SHADERS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SHADERS;DEPENDS;INCLUDE_DIRS" ${ARGN})
+  set(include_flags)
+  foreach(dir IN LISTS ARG_INCLUDE_DIRS)
+    list(APPEND include_flags -I${dir})
+  endforeach()
   set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/generated/spv)
   file(MAKE_DIRECTORY ${gen_dir})
   set(headers)
@@ -15,7 +19,7 @@ function(vkstark_embed_shaders out_var)
     set(header ${gen_dir}/${name}.h)
     add_custom_command(
       OUTPUT ${header}
-      COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet -I${ARG_INCLUDE_DIR}
+      COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet ${include_flags}
               --vn vkstark_spv_${name} -o ${header} ${shader}
       DEPENDS ${shader} ${ARG_DEPENDS}
       COMMENT "glslangValidator ${name}.comp"

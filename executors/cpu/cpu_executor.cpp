@@ -1,0 +1,307 @@
+#include "executors/cpu/cpu_executor.hpp"
+
+#include <fmt/format.h>
+#include <tbb/info.h>
+#include <tbb/task_group.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "runtime/error.hpp"
+
+namespace vkstark {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// 64-byte aligned, zero-initialised host memory.
+struct Block {
+  struct Free {
+    void operator()(std::byte* p) const { std::free(p); }
+  };
+  std::unique_ptr<std::byte, Free> data;
+  uint64_t bytes = 0;
+  explicit Block(uint64_t n = 0) : bytes(n) {
+    uint64_t alloc = (std::max<uint64_t>(n, 1) + 63) / 64 * 64;
+    auto* p = static_cast<std::byte*>(std::aligned_alloc(64, alloc));
+    if (!p) throw DeviceError(fmt::format("CPU executor: out of memory allocating {} bytes", n));
+    std::memset(p, 0, alloc);
+    data.reset(p);
+  }
+};
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) {
+      auto pos = line.find(':');
+      if (pos != std::string::npos) return line.substr(pos + 2);
+    }
+  return "CPU";
+}
+
+class CpuExecutor;
+
+class CpuPrepared final : public PreparedPlan {
+ public:
+  CpuPrepared(const Plan& plan, CpuExecutor& exec);
+  void run(Trace& trace) override;
+
+ protected:
+  void upload_bytes(BufferId id, std::span<const std::byte> bytes) override;
+  void download_bytes(BufferId id, std::span<std::byte> bytes) const override;
+
+ private:
+  friend class TaskContext;
+  friend class HostTaskContext;
+  std::byte* base(BufferId id) const;
+  void run_submission(const Segment& seg, Trace& trace, Clock::time_point t0);
+  void run_host(const Segment& seg, Trace& trace, Clock::time_point t0);
+  void run_dispatch(uint32_t task);
+  void record_task_time(Trace& trace, uint32_t task, Clock::time_point t0, Clock::time_point a, Clock::time_point b);
+
+  CpuExecutor& exec_;
+  Block arena_;
+  std::vector<Block> own_;          // per buffer (Input/Output), empty for others
+  std::vector<std::byte*> bases_;   // per buffer
+  std::vector<bool> uploaded_;
+  uint64_t pending_up_ = 0;
+  uint64_t allocated_ = 0;
+  std::mutex time_mutex_;
+  std::vector<std::pair<double, double>> span_window_;  // per span: [first start, last end] in ms, this run
+};
+
+class CpuExecutor final : public Executor {
+ public:
+  CpuExecutor() : device_(fmt::format("{} ({} threads, TBB)", cpu_model(), tbb::info::default_concurrency())) {}
+  std::string_view name() const override { return "cpu"; }
+  std::string device_name() const override { return device_; }
+  ExecutorLimits limits() const override {
+    ExecutorLimits l;
+    l.max_workgroup_size = 1024;
+    l.subgroup_size = 1;
+    l.max_buffer_bytes = ~uint64_t(0);
+    l.max_binding_bytes = ~uint64_t(0);
+    l.unified_memory = true;
+    return l;
+  }
+  std::unique_ptr<PreparedPlan> prepare(const Plan& plan) override { return std::make_unique<CpuPrepared>(plan, *this); }
+
+  // Persistent buffers, by name; created on first use and kept for the executor's lifetime.
+  Block& persistent(const BufferDesc& b) {
+    auto it = persistent_.find(b.name);
+    if (it == persistent_.end()) return persistent_.emplace(b.name, Persistent{b.type, b.count, Block(b.bytes())}).first->second.block;
+    if (it->second.type != b.type || it->second.count != b.count)
+      throw InputError(fmt::format("Persistent buffer '{}' was created as {} x {}, now declared as {} x {}", b.name,
+                                   it->second.count, it->second.type.name, b.count, b.type.name));
+    return it->second.block;
+  }
+
+ private:
+  struct Persistent {
+    TypeTag type;
+    uint64_t count;
+    Block block;
+  };
+  std::string device_;
+  std::map<std::string, Persistent, std::less<>> persistent_;
+};
+
+// What a kernel body sees.
+class TaskContext final : public CpuContext {
+ public:
+  TaskContext(const CpuPrepared& p, const Task& t) : p_(p), t_(t) {}
+  Grid grid() const override { return t_.grid; }
+  std::string_view task_name() const override { return t_.name; }
+
+ protected:
+  std::byte* address(BufferId buffer, uint64_t byte_offset) const override { return p_.base(buffer) + byte_offset; }
+
+ private:
+  const CpuPrepared& p_;
+  const Task& t_;
+};
+
+// What a host task sees: the same memory, limited to the declared accesses.
+class HostTaskContext final : public HostContext {
+ public:
+  HostTaskContext(const CpuPrepared& p, const Task& t) : p_(p), t_(t) {}
+
+ protected:
+  std::byte* address(BufferId buffer, uint64_t byte_offset, uint64_t bytes, Access access) const override {
+    for (const Binding& b : t_.bindings) {
+      if (b.buffer != buffer || byte_offset < b.byte_offset() || byte_offset + bytes > b.byte_offset() + b.byte_count())
+        continue;
+      if (writes(access) && !writes(b.access)) continue;
+      return p_.base(buffer) + byte_offset;
+    }
+    throw GraphError(fmt::format("host task '{}': {} of bytes [{}, {}) of buffer '{}' is outside its declared accesses",
+                                 t_.name, to_string(access), byte_offset, byte_offset + bytes,
+                                 p_.plan().buffer(buffer).name));
+  }
+
+ private:
+  const CpuPrepared& p_;
+  const Task& t_;
+};
+
+CpuPrepared::CpuPrepared(const Plan& plan, CpuExecutor& exec)
+    : PreparedPlan(plan), exec_(exec), arena_(plan.memory.transient_arena_bytes) {
+  own_.resize(plan_.buffers.size());
+  bases_.resize(plan_.buffers.size());
+  uploaded_.assign(plan_.buffers.size(), false);
+  allocated_ = arena_.bytes;
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
+    const BufferDesc& b = plan_.buffers[id];
+    const Placement& pl = plan_.memory.placement[id];
+    if (b.lifetime == Lifetime::Transient) {
+      bases_[id] = arena_.data.get() + pl.offset;
+    } else if (b.lifetime == Lifetime::Persistent) {
+      bases_[id] = exec_.persistent(b).data.get();
+      allocated_ += b.bytes();
+    } else {
+      own_[id] = Block(b.bytes());
+      bases_[id] = own_[id].data.get();
+      allocated_ += b.bytes();
+    }
+  }
+}
+
+std::byte* CpuPrepared::base(BufferId id) const { return bases_[id]; }
+
+void CpuPrepared::upload_bytes(BufferId id, std::span<const std::byte> bytes) {
+  std::memcpy(bases_[id], bytes.data(), bytes.size());
+  uploaded_[id] = true;
+  pending_up_ += bytes.size();
+}
+
+void CpuPrepared::download_bytes(BufferId id, std::span<std::byte> bytes) const {
+  std::memcpy(bytes.data(), bases_[id], bytes.size());
+}
+
+void CpuPrepared::run_dispatch(uint32_t task) {
+  const Task& t = plan_.tasks[task];
+  TaskContext ctx(*this, t);
+  try {
+    t.kernel->cpu(t.args.get(), ctx);
+  } catch (const std::exception& e) {
+    throw ExecutionError(fmt::format("task '{}' (kernel {}) failed: {}", t.name, t.kernel->name, e.what()));
+  } catch (...) {
+    throw ExecutionError(fmt::format("task '{}' (kernel {}) failed with a non-standard exception", t.name, t.kernel->name));
+  }
+}
+
+void CpuPrepared::record_task_time(Trace& trace, uint32_t task, Clock::time_point t0, Clock::time_point a,
+                                   Clock::time_point b) {
+  double start = ms_between(t0, a), end = ms_between(t0, b);
+  std::lock_guard lock(time_mutex_);
+  for (uint32_t s : trace.span_chain(plan_, task)) {
+    auto& w = span_window_[s];
+    w.first = std::min(w.first, start);
+    w.second = std::max(w.second, end);
+  }
+}
+
+void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_point t0) {
+  ++trace.counters.submissions;
+  std::vector<bool> counted(plan_.spans.size(), false);
+  size_t i = 0;
+  while (i < seg.steps.size()) {
+    // A group: a step and the following steps without a barrier; they are independent.
+    size_t j = i + 1;
+    while (j < seg.steps.size() && seg.steps[j].barrier == BarrierKind::None) ++j;
+    auto run_one = [&](size_t k) {
+      auto a = Clock::now();
+      run_dispatch(seg.steps[k].task);
+      record_task_time(trace, seg.steps[k].task, t0, a, Clock::now());
+    };
+    if (j - i == 1) {
+      run_one(i);
+    } else {
+      tbb::task_group group;
+      for (size_t k = i; k < j; ++k) group.run([&, k] { run_one(k); });
+      group.wait();  // rethrows the first failure
+    }
+    for (size_t k = i; k < j; ++k) {
+      const Step& st = seg.steps[k];
+      ++trace.counters.dispatches;
+      if (st.barrier != BarrierKind::None) ++trace.counters.barriers;
+      for (uint32_t s : trace.span_chain(plan_, st.task)) {
+        ++trace.spans[s].dispatches;
+        if (st.barrier != BarrierKind::None) ++trace.spans[s].barriers;
+        if (!counted[s]) {
+          counted[s] = true;
+          ++trace.spans[s].submissions;
+        }
+      }
+    }
+    i = j;
+  }
+  ++trace.counters.host_syncs;  // the host waits for the submission's work (TBB join)
+}
+
+void CpuPrepared::run_host(const Segment& seg, Trace& trace, Clock::time_point t0) {
+  uint32_t task = seg.steps[0].task;
+  const Task& t = plan_.tasks[task];
+  HostTaskContext ctx(*this, t);
+  auto a = Clock::now();
+  try {
+    t.host(ctx);
+  } catch (const GraphError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ExecutionError(fmt::format("host task '{}' failed: {}", t.name, e.what()));
+  } catch (...) {
+    throw ExecutionError(fmt::format("host task '{}' failed with a non-standard exception", t.name));
+  }
+  record_task_time(trace, task, t0, a, Clock::now());
+  ++trace.counters.host_tasks;
+}
+
+void CpuPrepared::run(Trace& trace) {
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
+    if (plan_.buffers[id].lifetime == Lifetime::Input && !uploaded_[id] && plan_.memory.first_use[id] >= 0)
+      throw InputError(fmt::format("Input buffer '{}' was not uploaded before run()", plan_.buffers[id].name));
+  trace.begin_run(plan_, std::string(exec_.name()), exec_.device_name());
+  span_window_.assign(plan_.spans.size(), {1e300, -1e300});
+  auto t0 = Clock::now();
+  for (const Segment& seg : plan_.segments) {
+    if (seg.kind == Segment::Kind::Submission)
+      run_submission(seg, trace, t0);
+    else
+      run_host(seg, trace, t0);
+  }
+  double total = ms_between(t0, Clock::now());
+  // On the CPU the device is the host: both times are the wall-clock window of the span's tasks.
+  for (size_t s = 0; s < plan_.spans.size(); ++s) {
+    auto [start, end] = span_window_[s];
+    if (s == 0) start = 0, end = total;
+    if (end < start) continue;
+    trace.spans[s].host_start_ms = start;
+    trace.spans[s].device_start_ms = start;
+    trace.spans[s].host_ms += end - start;
+    trace.spans[s].device_ms = std::max(0.0, trace.spans[s].device_ms) + (end - start);
+  }
+  trace.total_host_ms += total;
+  trace.counters.bytes_up += pending_up_;
+  pending_up_ = 0;
+  for (const BufferDesc& b : plan_.buffers)
+    if (b.lifetime == Lifetime::Output) trace.counters.bytes_down += b.bytes();
+  trace.counters.peak_device_bytes = std::max(trace.counters.peak_device_bytes, allocated_);
+}
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecutor>(); }
+
+}  // namespace vkstark

@@ -1,0 +1,76 @@
+// Element-wise arithmetic on Fp and Fp4 vectors; one invocation per element (grid.x = count).
+// Challenges come from buffers (a one-element view), never from push constants.
+#pragma once
+
+#include "kernels/types.hpp"
+#include "runtime/kernel.hpp"
+
+namespace vkstark {
+
+// out[i] = a[i] + b[i]
+struct FpAdd {
+  static constexpr std::string_view name = "fp_add";
+  struct Args {
+    In<Fp> a;
+    In<Fp> b;
+    Out<Fp> out;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[i] = a[i] * b[i]
+struct FpMul {
+  static constexpr std::string_view name = "fp_mul";
+  struct Args {
+    In<Fp> a;
+    In<Fp> b;
+    Out<Fp> out;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[i] = a[i] * c[0]
+struct FpScale {
+  static constexpr std::string_view name = "fp_scale";
+  struct Args {
+    In<Fp> a;
+    In<Fp> c;
+    Out<Fp> out;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[i] = a[i] + b[i]
+struct Fp4Add {
+  static constexpr std::string_view name = "fp4_add";
+  struct Args {
+    In<Fp4> a;
+    In<Fp4> b;
+    Out<Fp4> out;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[i] = a[i] * b[i]
+struct Fp4Mul {
+  static constexpr std::string_view name = "fp4_mul";
+  struct Args {
+    In<Fp4> a;
+    In<Fp4> b;
+    Out<Fp4> out;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[i] = a[i] * c[0], with the challenge c read from a buffer.
+struct Fp4Scale {
+  static constexpr std::string_view name = "fp4_scale";
+  struct Args {
+    In<Fp4> a;
+    In<Fp4> c;
+    Out<Fp4> out;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+}  // namespace vkstark

@@ -1,0 +1,47 @@
+// Poseidon2 kernels: batch permutation, hash_slice of matrix rows, one Merkle compress layer.
+#pragma once
+
+#include "kernels/types.hpp"
+#include "runtime/kernel.hpp"
+
+namespace vkstark {
+
+// Permutes grid.x states of 16 consecutive Fp each, in place.
+struct Poseidon2Permute {
+  static constexpr std::string_view name = "poseidon2_permute";
+  struct Args {
+    InOut<Fp> states;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[r] = hash_slice(row r) for r < grid.x, where row r is the `width` elements
+// matrix[r * row_stride + c * col_stride], c = 0..width-1 (row-major: row_stride = width,
+// col_stride = 1; column-major of height h: row_stride = 1, col_stride = h).
+struct HashRows {
+  static constexpr std::string_view name = "hash_rows";
+  struct Args {
+    In<Fp> matrix;
+    Out<Digest> out;
+    uint32_t width = 0;
+    uint32_t row_stride = 0;
+    uint32_t col_stride = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// One Merkle layer (protocol.md 2.4): for i < grid.x, with s = stride,
+//   out[i] = compress(in[2(i/s)s + i%s], in[(2(i/s)+1)s + i%s]).
+// stride 1 is the ordinary layer out[i] = compress(in[2i], in[2i+1]); stride = query_stride gives
+// the strided layers that combine the 2^k rows of a leaf group.
+struct MerkleCompressLayer {
+  static constexpr std::string_view name = "merkle_compress";
+  struct Args {
+    In<Digest> in;
+    Out<Digest> out;
+    uint32_t stride = 1;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+}  // namespace vkstark

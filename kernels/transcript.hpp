@@ -1,0 +1,72 @@
+// The device transcript (architecture.md, "The prover is one static graph"): the sponge state
+// lives in a one-element SpongeState buffer; these kernels advance it exactly as DuplexSponge
+// (kernels/hash/transcript.hpp) does. All but the grind search run as a single invocation
+// (grid.x = 1): the sponge is sequential.
+#pragma once
+
+#include "kernels/types.hpp"
+#include "runtime/kernel.hpp"
+
+namespace vkstark {
+
+// observe(values[i]) for every element in order. observe_ext / observe_commit: bitcast the Fp4 or
+// Digest view to Fp.
+struct TranscriptObserve {
+  static constexpr std::string_view name = "transcript_observe";
+  struct Args {
+    InOut<SpongeState> t;
+    In<Fp> values;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[i] = sample() for every element in order. sample_ext: bitcast an Fp4 view to Fp (4 samples
+// per element give a0..a3).
+struct TranscriptSample {
+  static constexpr std::string_view name = "transcript_sample";
+  struct Args {
+    InOut<SpongeState> t;
+    Out<Fp> out;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[i] = sample_bits(bits) for every element in order (bits <= 30: the graph builder checks).
+struct TranscriptSampleBits {
+  static constexpr std::string_view name = "transcript_sample_bits";
+  struct Args {
+    InOut<SpongeState> t;
+    Out<uint32_t> out;
+    uint32_t bits = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// Parallel proof-of-work search: best[0] = min(best[0], smallest w in [0, p) with
+// check_witness(bits, w) on a copy of t). Invocation j tests j, j + grid.x, j + 2 grid.x, ... and
+// stops once its candidate exceeds the best found so far, so the search is deterministic: the
+// smallest valid witness, whatever the grid. best[0] must hold 0xFFFFFFFF before (FillU32).
+struct TranscriptGrindSearch {
+  static constexpr std::string_view name = "transcript_grind_search";
+  struct Args {
+    In<SpongeState> t;
+    InOut<uint32_t> best;
+    uint32_t bits = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// Applies the witness found by TranscriptGrindSearch: observe(w), one sample; witness[0] = w.
+// bits == 0 leaves t untouched and writes w = 0 (protocol.md 2.6).
+struct TranscriptGrindFinish {
+  static constexpr std::string_view name = "transcript_grind_finish";
+  struct Args {
+    InOut<SpongeState> t;
+    In<uint32_t> best;
+    Out<Fp> witness;
+    uint32_t bits = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+}  // namespace vkstark

@@ -1,0 +1,38 @@
+// Element types of device buffers defined by kernels/: names for messages and type checks.
+#pragma once
+
+#include "kernels/field/fp.hpp"
+#include "kernels/field/fp4.hpp"
+#include "kernels/hash/hash.hpp"
+#include "runtime/buffer.hpp"
+
+namespace vkstark {
+
+template <>
+struct ElementTraits<Fp> {
+  static constexpr std::string_view name = "Fp";
+};
+template <>
+struct ElementTraits<Fp4> {
+  static constexpr std::string_view name = "Fp4";
+};
+template <>
+struct ElementTraits<Digest> {
+  static constexpr std::string_view name = "Digest";
+};
+
+// The device transcript: the 18 words of a DuplexSponge (state in Montgomery form, then
+// absorb_idx, sample_idx), as kernels/glsl/transcript.glsl keeps them.
+struct SpongeState {
+  Poseidon2State state{};
+  uint32_t absorb_idx = 0;
+  uint32_t sample_idx = 0;
+  bool operator==(const SpongeState&) const = default;
+};
+static_assert(sizeof(SpongeState) == 72);
+template <>
+struct ElementTraits<SpongeState> {
+  static constexpr std::string_view name = "SpongeState";
+};
+
+}  // namespace vkstark

@@ -1,0 +1,96 @@
+// Typed buffer handles and views (architecture.md, "Runtime concepts"). Value types, cheap to copy;
+// thread-compatible. A handle is only an id and a size: memory belongs to the executor that runs
+// the plan.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+namespace vkstark {
+
+// When a buffer's contents exist.
+enum class Lifetime : uint8_t {
+  Input,       // uploaded from the host before a run; read-only for tasks
+  Output,      // written by tasks, downloadable after a run
+  Persistent,  // owned by the executor across runs (proving-key data, twiddles), keyed by name
+  Transient,   // lives inside one run; may share memory with transients whose lifetimes do not overlap
+};
+std::string_view to_string(Lifetime l);
+
+enum class Access : uint8_t { Read, Write, ReadWrite };
+inline bool reads(Access a) { return a != Access::Write; }
+inline bool writes(Access a) { return a != Access::Read; }
+std::string_view to_string(Access a);
+
+// Element types: trivially copyable, a whole number of 32-bit words, with a name for messages.
+// kernels/ specialises ElementTraits for Fp, Fp4 and Digest.
+template <class T>
+struct ElementTraits;
+template <>
+struct ElementTraits<uint32_t> {
+  static constexpr std::string_view name = "u32";
+};
+template <>
+struct ElementTraits<int32_t> {
+  static constexpr std::string_view name = "i32";
+};
+
+template <class T>
+concept DeviceElement = std::is_trivially_copyable_v<T> && (sizeof(T) % 4 == 0) && requires {
+  { ElementTraits<T>::name } -> std::convertible_to<std::string_view>;
+};
+
+struct TypeTag {
+  std::string_view name;
+  uint32_t size = 0;
+  bool operator==(const TypeTag&) const = default;
+};
+template <DeviceElement T>
+constexpr TypeTag type_tag() {
+  return {ElementTraits<T>::name, static_cast<uint32_t>(sizeof(T))};
+}
+
+using BufferId = uint32_t;
+inline constexpr BufferId kNoBuffer = ~0u;
+
+// A typed window [offset, offset + count) of a buffer, in elements of T. Tasks access views.
+// `bitcast` reinterprets the same bytes with another element type (e.g. Fp4 as 4 x Fp).
+template <DeviceElement T>
+struct View {
+  BufferId buffer = kNoBuffer;
+  uint64_t offset = 0;
+  uint64_t count = 0;
+  bool reinterpreted = false;  // made by bitcast: the buffer's element type differs on purpose
+
+  uint64_t byte_offset() const { return offset * sizeof(T); }
+  uint64_t byte_count() const { return count * sizeof(T); }
+  [[nodiscard]] View slice(uint64_t off, uint64_t n) const { return {buffer, offset + off, n, reinterpreted}; }
+  template <DeviceElement U>
+  [[nodiscard]] View<U> bitcast() const {
+    static_assert(sizeof(T) % sizeof(U) == 0 || sizeof(U) % sizeof(T) == 0, "bitcast between incompatible sizes");
+    return {buffer, offset * sizeof(T) / sizeof(U), count * sizeof(T) / sizeof(U), true};
+  }
+};
+
+// A typed handle to a buffer of `count` elements of T, made by Graph::input/output/... .
+template <DeviceElement T>
+class Buffer {
+ public:
+  Buffer() = default;
+  BufferId id() const { return id_; }
+  uint64_t count() const { return count_; }
+  bool valid() const { return id_ != kNoBuffer; }
+  [[nodiscard]] View<T> all() const { return {id_, 0, count_, false}; }
+  // No range check here: the graph checks every view against its buffer when a task uses it.
+  [[nodiscard]] View<T> slice(uint64_t offset, uint64_t n) const { return {id_, offset, n, false}; }
+  operator View<T>() const { return all(); }  // NOLINT: a buffer used whole is a view of itself
+
+ private:
+  friend class Graph;
+  Buffer(BufferId id, uint64_t count) : id_(id), count_(count) {}
+  BufferId id_ = kNoBuffer;
+  uint64_t count_ = 0;
+};
+
+}  // namespace vkstark

@@ -1,0 +1,82 @@
+// Executor: runs any Plan (architecture.md, "Runtime concepts"). Two implementations:
+// executors/cpu (TBB) and executors/vulkan. Both reproduce the plan's counts in the Trace and give
+// bit-identical results.
+//
+//   auto exec = make_executor("auto");
+//   auto run = exec->prepare(plan);         // allocates memory, builds pipelines
+//   run->upload(x, std::span<const Fp>(data));
+//   run->run(trace);                         // one submission and one wait per plan submission
+//   std::vector<Fp> y = run->download(out);
+//
+// Lifetimes: a PreparedPlan keeps its own copy of the plan and must not outlive its Executor.
+// Thread-safety: an Executor and its PreparedPlans are used from one thread at a time.
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/plan.hpp"
+#include "runtime/trace.hpp"
+
+namespace vkstark {
+
+struct ExecutorLimits {
+  uint32_t max_workgroup_size = 1;  // invocations per workgroup used by default
+  uint32_t subgroup_size = 1;
+  uint64_t max_buffer_bytes = 0;   // largest single allocation
+  uint64_t max_binding_bytes = 0;  // largest range one binding can address
+  bool unified_memory = true;      // executor memory is host memory (no staging copies)
+};
+
+class PreparedPlan {
+ public:
+  virtual ~PreparedPlan() = default;
+
+  const Plan& plan() const { return plan_; }
+
+  // Contents of an Input or Persistent buffer for the next run. InputError on a wrong size or lifetime.
+  template <DeviceElement T>
+  void upload(const Buffer<T>& b, std::span<const T> data) {
+    check_transfer(b.id(), type_tag<T>(), data.size(), true);
+    upload_bytes(b.id(), std::as_bytes(data));
+  }
+  template <DeviceElement T>
+  void upload(const Buffer<T>& b, const std::vector<T>& data) {
+    upload(b, std::span<const T>(data));
+  }
+  // Contents of an Output or Persistent buffer after the last run.
+  template <DeviceElement T>
+  [[nodiscard]] std::vector<T> download(const Buffer<T>& b) const {
+    check_transfer(b.id(), type_tag<T>(), b.count(), false);
+    std::vector<T> out(b.count());
+    download_bytes(b.id(), std::as_writable_bytes(std::span<T>(out)));
+    return out;
+  }
+
+  // Runs the plan once, adding what happened to `trace`. Throws ExecutionError (a kernel body or
+  // host task failed: names the task), DeviceError, or InputError (an Input was never uploaded).
+  virtual void run(Trace& trace) = 0;
+
+ protected:
+  explicit PreparedPlan(Plan plan) : plan_(std::move(plan)) {}
+  virtual void upload_bytes(BufferId id, std::span<const std::byte> bytes) = 0;
+  virtual void download_bytes(BufferId id, std::span<std::byte> bytes) const = 0;
+  void check_transfer(BufferId id, TypeTag type, uint64_t count, bool up) const;
+
+  Plan plan_;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual std::string_view name() const = 0;  // "cpu" | "vulkan"
+  virtual std::string device_name() const = 0;
+  virtual ExecutorLimits limits() const = 0;
+  [[nodiscard]] virtual std::unique_ptr<PreparedPlan> prepare(const Plan& plan) = 0;
+};
+
+}  // namespace vkstark

@@ -1,0 +1,255 @@
+#include "runtime/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+namespace vkstark {
+
+std::string_view to_string(BarrierKind k) {
+  switch (k) {
+    case BarrierKind::None: return "none";
+    case BarrierKind::Execution: return "execution";
+    case BarrierKind::Memory: return "memory";
+  }
+  return "?";
+}
+
+std::string_view to_string(HazardKind k) {
+  switch (k) {
+    case HazardKind::ReadAfterWrite: return "read-after-write";
+    case HazardKind::WriteAfterWrite: return "write-after-write";
+    case HazardKind::WriteAfterRead: return "write-after-read";
+  }
+  return "?";
+}
+
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// A byte range of assigned memory touched by a task.
+struct Range {
+  uint32_t region;
+  uint64_t begin, end;
+  uint32_t task;
+  BufferId buffer;
+  bool overlaps(const Range& o) const { return region == o.region && begin < o.end && o.begin < end; }
+};
+
+Range physical(const Plan& p, uint32_t task, const Binding& b) {
+  const Placement& pl = p.memory.placement[b.buffer];
+  uint64_t begin = pl.offset + b.byte_offset();
+  return {pl.region, begin, begin + b.byte_count(), task, b.buffer};
+}
+
+void compute_uses(Plan& p) {
+  auto& m = p.memory;
+  m.first_use.assign(p.buffers.size(), -1);
+  m.last_use.assign(p.buffers.size(), -1);
+  for (size_t i = 0; i < p.tasks.size(); ++i)
+    for (const Binding& b : p.tasks[i].bindings) {
+      if (m.first_use[b.buffer] < 0) m.first_use[b.buffer] = static_cast<int64_t>(i);
+      m.last_use[b.buffer] = static_cast<int64_t>(i);
+    }
+}
+
+void assign_memory(Plan& p) {
+  auto& m = p.memory;
+  m.placement.assign(p.buffers.size(), {});
+  std::vector<BufferId> transients;
+  for (BufferId id = 0; id < p.buffers.size(); ++id) {
+    if (p.buffers[id].lifetime == Lifetime::Transient) {
+      transients.push_back(id);
+    } else {
+      m.placement[id] = {id, 0};
+      m.dedicated_bytes += p.buffers[id].bytes();
+    }
+  }
+  std::stable_sort(transients.begin(), transients.end(),
+                   [&](BufferId a, BufferId b) { return m.first_use[a] < m.first_use[b]; });
+  struct Live {
+    uint64_t begin, end;
+    int64_t last_use;
+  };
+  std::vector<Live> live;
+  for (BufferId id : transients) {
+    uint64_t size = align_up(std::max<uint64_t>(p.buffers[id].bytes(), 1), kTransientAlignment);
+    uint64_t offset = 0;
+    if (p.options.alias_transients) {
+      // A transient whose last use comes before this one's first use no longer holds data.
+      // Unused transients (first_use -1) are given space but never touched.
+      int64_t first = m.first_use[id];
+      std::erase_if(live, [&](const Live& l) { return first >= 0 && l.last_use >= 0 && l.last_use < first; });
+      std::sort(live.begin(), live.end(), [](const Live& a, const Live& b) { return a.begin < b.begin; });
+      for (const Live& l : live) {  // lowest gap that fits
+        if (offset + size <= l.begin) break;
+        offset = std::max(offset, l.end);
+      }
+      live.push_back({offset, offset + size, m.last_use[id]});
+    } else {
+      offset = m.transient_arena_bytes;
+    }
+    m.placement[id] = {kTransientArena, offset};
+    m.transient_arena_bytes = std::max(m.transient_arena_bytes, offset + size);
+  }
+}
+
+void place_barriers_and_segments(Plan& p) {
+  std::vector<Range> pending_writes;  // since the last memory barrier
+  std::vector<Range> pending_reads;   // since the last barrier of any kind
+  for (uint32_t i = 0; i < p.tasks.size(); ++i) {
+    const Task& t = p.tasks[i];
+    Step step;
+    step.task = i;
+    if (t.kind == TaskKind::Host) {
+      // The executor waits for the device before a host task and submits anew after it; host
+      // accesses need no device barrier. Pending device accesses stay pending (conservative).
+      p.segments.push_back({Segment::Kind::Host, {step}});
+      ++p.counts.host_tasks;
+      continue;
+    }
+    std::vector<Range> mine;
+    for (const Binding& b : t.bindings) mine.push_back(physical(p, i, b));
+    bool memory = false, exec = false;
+    for (size_t k = 0; k < t.bindings.size() && !memory; ++k) {
+      const Range& r = mine[k];
+      for (const Range& w : pending_writes)
+        if (r.overlaps(w)) {
+          memory = true;
+          HazardKind kind = reads(t.bindings[k].access) ? HazardKind::ReadAfterWrite : HazardKind::WriteAfterWrite;
+          step.hazard = {kind, w.task, w.buffer, r.buffer};
+          break;
+        }
+      if (!memory && !exec && writes(t.bindings[k].access))
+        for (const Range& rd : pending_reads)
+          if (r.overlaps(rd)) {
+            exec = true;
+            step.hazard = {HazardKind::WriteAfterRead, rd.task, rd.buffer, r.buffer};
+            break;
+          }
+    }
+    if (memory) {
+      step.barrier = BarrierKind::Memory;
+      pending_writes.clear();
+      pending_reads.clear();
+      ++p.counts.memory_barriers;
+    } else if (exec) {
+      step.barrier = BarrierKind::Execution;
+      pending_reads.clear();
+      ++p.counts.execution_barriers;
+    }
+    for (size_t k = 0; k < t.bindings.size(); ++k) {
+      if (reads(t.bindings[k].access)) pending_reads.push_back(mine[k]);
+      if (writes(t.bindings[k].access)) pending_writes.push_back(mine[k]);
+    }
+    ++p.counts.dispatches;
+    bool open = p.options.fuse && !p.segments.empty() && p.segments.back().kind == Segment::Kind::Submission;
+    if (!open) p.segments.push_back({Segment::Kind::Submission, {}});
+    p.segments.back().steps.push_back(step);
+  }
+  p.counts.barriers = p.counts.memory_barriers + p.counts.execution_barriers;
+  for (const Segment& s : p.segments)
+    if (s.kind == Segment::Kind::Submission) ++p.counts.submissions;
+  p.counts.host_syncs = p.counts.submissions;
+}
+
+std::string access_list(const Plan& p, const Task& t) {
+  std::string out;
+  for (const Binding& b : t.bindings) {
+    const char* a = b.access == Access::Read ? "r" : b.access == Access::Write ? "w" : "rw";
+    out += fmt::format(" {}:{}[{},{})", a, p.buffers[b.buffer].name, b.offset, b.offset + b.count);
+  }
+  return out;
+}
+
+std::string task_label(const Plan& p, uint32_t i) {
+  const Task& t = p.tasks[i];
+  std::string span = p.spans[t.span].path.empty() ? "" : fmt::format(" [{}]", p.spans[t.span].path);
+  if (t.kind == TaskKind::Host) return fmt::format("{} host '{}'{}", i, t.name, span);
+  return fmt::format("{} dispatch '{}' {} grid {}x{}{}", i, t.name, t.kernel->name, t.grid.x, t.grid.y, span);
+}
+
+}  // namespace
+
+Plan compile(const Graph& graph, PlanOptions options) {
+  Plan p;
+  p.buffers = graph.buffers();
+  p.tasks = graph.tasks();
+  p.spans = graph.spans();
+  p.options = options;
+  compute_uses(p);
+  assign_memory(p);
+  place_barriers_and_segments(p);
+  return p;
+}
+
+std::string Plan::to_text() const {
+  std::ostringstream os;
+  os << fmt::format(
+      "plan ({}): {} tasks, {} dispatches, {} submissions, {} barriers ({} memory, {} execution), {} host tasks, "
+      "{} host syncs\n",
+      options.fuse ? "fused" : "unfused", tasks.size(), counts.dispatches, counts.submissions, counts.barriers,
+      counts.memory_barriers, counts.execution_barriers, counts.host_tasks, counts.host_syncs);
+  os << fmt::format("memory: transient arena {} B, dedicated {} B\n", memory.transient_arena_bytes,
+                    memory.dedicated_bytes);
+  for (BufferId id = 0; id < buffers.size(); ++id) {
+    const BufferDesc& b = buffers[id];
+    const Placement& pl = memory.placement[id];
+    std::string where = pl.region == kTransientArena ? fmt::format("arena @{}", pl.offset) : std::string("dedicated");
+    os << fmt::format("  buffer {} '{}' {} x {} {} {} B, {}, tasks {}..{}\n", id, b.name, b.count, b.type.name,
+                      to_string(b.lifetime), b.bytes(), where, memory.first_use[id], memory.last_use[id]);
+  }
+  size_t sub = 0;
+  for (const Segment& s : segments) {
+    if (s.kind == Segment::Kind::Host) {
+      os << "  " << task_label(*this, s.steps[0].task) << access_list(*this, tasks[s.steps[0].task]) << "\n";
+      continue;
+    }
+    os << fmt::format("submission {} ({} dispatches)\n", sub++, s.steps.size());
+    for (const Step& st : s.steps) {
+      if (st.barrier != BarrierKind::None)
+        os << fmt::format("    -- {} barrier: {} on '{}' after task {} ('{}')\n", to_string(st.barrier),
+                          to_string(st.hazard.kind), buffers[st.hazard.buffer].name, st.hazard.earlier_task,
+                          buffers[st.hazard.earlier_buffer].name);
+      os << "    " << task_label(*this, st.task) << access_list(*this, tasks[st.task]) << "\n";
+    }
+    os << "    -- wait (host sync)\n";
+  }
+  return os.str();
+}
+
+std::string Plan::to_dot() const {
+  std::ostringstream os;
+  os << "digraph plan {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  size_t sub = 0;
+  for (size_t si = 0; si < segments.size(); ++si) {
+    const Segment& s = segments[si];
+    bool host = s.kind == Segment::Kind::Host;
+    os << fmt::format("  subgraph cluster_{} {{\n    label=\"{}\";\n", si,
+                      host ? std::string("host task") : fmt::format("submission {}", sub++));
+    for (const Step& st : s.steps) {
+      const Task& t = tasks[st.task];
+      os << fmt::format("    t{} [label=\"{}\\n{}\"{}];\n", st.task, t.name, host ? "host" : t.kernel->name,
+                        host ? ", style=filled, fillcolor=lightyellow" : "");
+    }
+    os << "  }\n";
+  }
+  // Every dependency (not only those that needed a barrier), on assigned memory.
+  for (uint32_t i = 0; i < tasks.size(); ++i)
+    for (uint32_t j = 0; j < i; ++j) {
+      std::string kind;
+      for (const Binding& bi : tasks[i].bindings)
+        for (const Binding& bj : tasks[j].bindings) {
+          if (!writes(bi.access) && !writes(bj.access)) continue;
+          if (!physical(*this, i, bi).overlaps(physical(*this, j, bj))) continue;
+          kind = writes(bj.access) ? (reads(bi.access) ? "RAW" : "WAW") : "WAR";
+        }
+      if (!kind.empty()) os << fmt::format("  t{} -> t{} [label=\"{}\"];\n", j, i, kind);
+    }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace vkstark

@@ -1,0 +1,98 @@
+// Plan: a compiled Graph (architecture.md, "Runtime concepts"). A value: immutable once built,
+// safe to share between threads and to run many times; it prints as text and as DOT.
+//
+// compile() keeps program order and
+// - packs consecutive dispatches into one Submission, split only at Host tasks
+//   (PlanOptions::fuse = false: one submission, and so one host wait, per dispatch);
+// - places a barrier before a dispatch only on a hazard with an earlier access to overlapping
+//   memory: read-after-write and write-after-write need a memory barrier, write-after-read only an
+//   execution dependency; independent dispatches get none. Hazards are computed on the memory the
+//   plan assigns, so aliased transients are covered too;
+// - gives each Transient an offset in one arena, sharing memory between transients whose
+//   lifetimes (first to last task that touches them) do not overlap;
+// - records the counts an executor must reproduce (golden-tested).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/graph.hpp"
+
+namespace vkstark {
+
+struct PlanOptions {
+  bool fuse = true;              // pack dispatches into submissions (false: one per dispatch)
+  bool alias_transients = true;  // share memory between transients with disjoint lifetimes
+};
+
+enum class BarrierKind : uint8_t { None, Execution, Memory };
+enum class HazardKind : uint8_t { ReadAfterWrite, WriteAfterWrite, WriteAfterRead };
+std::string_view to_string(BarrierKind k);
+std::string_view to_string(HazardKind k);
+
+// Why a barrier stands where it does (the first hazard found).
+struct Hazard {
+  HazardKind kind = HazardKind::ReadAfterWrite;
+  uint32_t earlier_task = 0;
+  BufferId earlier_buffer = kNoBuffer;  // may differ from `buffer` when transients alias
+  BufferId buffer = kNoBuffer;
+};
+
+struct Step {
+  uint32_t task = 0;
+  BarrierKind barrier = BarrierKind::None;  // placed before the task
+  Hazard hazard;                            // meaningful when barrier != None
+};
+
+// A Submission (device tasks recorded into one command buffer, one host wait at its end) or one Host task.
+struct Segment {
+  enum class Kind : uint8_t { Submission, Host } kind = Kind::Submission;
+  std::vector<Step> steps;
+};
+
+inline constexpr uint32_t kTransientArena = ~0u;
+inline constexpr uint64_t kTransientAlignment = 256;  // >= every device's minStorageBufferOffsetAlignment
+
+struct Placement {
+  uint32_t region = 0;  // kTransientArena, or the buffer's own id for a dedicated allocation
+  uint64_t offset = 0;  // byte offset inside the region
+};
+
+struct MemoryPlan {
+  std::vector<Placement> placement;  // per buffer
+  std::vector<int64_t> first_use;    // per buffer: first task index touching it, -1 if none
+  std::vector<int64_t> last_use;     // per buffer: last task index touching it, -1 if none
+  uint64_t transient_arena_bytes = 0;
+  uint64_t dedicated_bytes = 0;
+};
+
+struct PlanCounts {
+  uint64_t dispatches = 0;
+  uint64_t barriers = 0;  // memory + execution
+  uint64_t memory_barriers = 0;
+  uint64_t execution_barriers = 0;
+  uint64_t submissions = 0;
+  uint64_t host_tasks = 0;
+  uint64_t host_syncs = 0;  // one wait at the end of every submission
+  bool operator==(const PlanCounts&) const = default;
+};
+
+class Plan {
+ public:
+  std::vector<BufferDesc> buffers;
+  std::vector<Task> tasks;
+  std::vector<SpanDesc> spans;
+  std::vector<Segment> segments;
+  MemoryPlan memory;
+  PlanCounts counts;
+  PlanOptions options;
+
+  const BufferDesc& buffer(BufferId id) const { return buffers.at(id); }
+  std::string to_text() const;
+  std::string to_dot() const;
+};
+
+[[nodiscard]] Plan compile(const Graph& graph, PlanOptions options = {});
+
+}  // namespace vkstark

@@ -1,0 +1,68 @@
+#include "runtime/trace.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "runtime/error.hpp"
+#include "runtime/executor.hpp"
+
+namespace vkstark {
+
+void Trace::begin_run(const Plan& plan, std::string executor_name, std::string device_name) {
+  executor = std::move(executor_name);
+  device = std::move(device_name);
+  ++runs;
+  if (spans.size() == plan.spans.size()) return;  // same plan shape: accumulate into the same spans
+  spans.clear();
+  for (const SpanDesc& s : plan.spans) {
+    TraceSpan t;
+    t.name = s.parent < 0 ? "run" : s.name;
+    t.path = s.parent < 0 ? "run" : s.path;
+    t.parent = s.parent;
+    spans.push_back(std::move(t));
+  }
+}
+
+std::vector<uint32_t> Trace::span_chain(const Plan& plan, uint32_t task) const {
+  std::vector<uint32_t> chain;
+  for (int32_t s = static_cast<int32_t>(plan.tasks[task].span); s >= 0; s = plan.spans[s].parent)
+    chain.push_back(static_cast<uint32_t>(s));
+  return chain;
+}
+
+namespace {
+template <class F>
+void write_file(const std::string& path, F&& write) {
+  std::ofstream f(path);
+  if (!f) throw InputError(fmt::format("cannot open '{}' for writing", path));
+  write(f);
+  if (!f) throw InputError(fmt::format("error while writing '{}'", path));
+}
+}  // namespace
+
+void write_json_file(const Trace& trace, const std::string& path) {
+  write_file(path, [&](std::ostream& os) { write_json(trace, os); });
+}
+void write_chrome_trace_file(const Trace& trace, const std::string& path) {
+  write_file(path, [&](std::ostream& os) { write_chrome_trace(trace, os); });
+}
+
+void PreparedPlan::check_transfer(BufferId id, TypeTag type, uint64_t count, bool up) const {
+  if (id >= plan_.buffers.size()) throw InputError(fmt::format("{}: the buffer is not part of this plan", up ? "upload" : "download"));
+  const BufferDesc& b = plan_.buffers[id];
+  if (b.type != type)
+    throw InputError(fmt::format("{} of buffer '{}': it holds {}, not {}", up ? "upload" : "download", b.name, b.type.name, type.name));
+  if (up) {
+    if (b.lifetime != Lifetime::Input && b.lifetime != Lifetime::Persistent)
+      throw InputError(fmt::format("upload to buffer '{}': only Input and Persistent buffers take uploads, it is {}",
+                                   b.name, to_string(b.lifetime)));
+    if (count != b.count)
+      throw InputError(fmt::format("upload to buffer '{}': {} elements given, the buffer has {}", b.name, count, b.count));
+  } else if (b.lifetime != Lifetime::Output && b.lifetime != Lifetime::Persistent) {
+    throw InputError(fmt::format("download of buffer '{}': only Output and Persistent buffers can be downloaded, it is {}",
+                                 b.name, to_string(b.lifetime)));
+  }
+}
+
+}  // namespace vkstark

@@ -1,0 +1,63 @@
+// Trace: what a run did (architecture.md, "Trace"). Counters and a span tree with host and device
+// times. Filled by Executor runs; written by the sinks below, one per format (each in its own file:
+// trace_summary.cpp, trace_json.cpp, trace_chrome.cpp). Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "runtime/plan.hpp"
+
+namespace vkstark {
+
+struct TraceCounters {
+  uint64_t dispatches = 0;
+  uint64_t barriers = 0;     // dependency points between tasks (memory + execution)
+  uint64_t submissions = 0;  // command-buffer submissions (CPU executor: task groups run as one)
+  uint64_t host_syncs = 0;   // host waits for the device
+  uint64_t host_tasks = 0;
+  uint64_t bytes_up = 0;     // host -> executor memory
+  uint64_t bytes_down = 0;   // executor memory -> host
+  uint64_t peak_device_bytes = 0;
+};
+
+struct TraceSpan {
+  std::string name;
+  std::string path;
+  int32_t parent = -1;
+  double host_start_ms = 0;  // relative to the start of the run
+  double host_ms = 0;        // host wall time inside the span (Vulkan: recording, submitting, waiting)
+  double device_start_ms = -1;
+  double device_ms = -1;     // time the device spent between the span's edges; -1 if not measured
+  uint64_t dispatches = 0;
+  uint64_t barriers = 0;
+  uint64_t submissions = 0;  // submissions holding at least one task of the span
+};
+
+class Trace {
+ public:
+  std::string executor;  // "cpu" | "vulkan"
+  std::string device;
+  TraceCounters counters;
+  std::vector<TraceSpan> spans;  // span 0 = the whole run ("run")
+  double total_host_ms = 0;
+  uint64_t runs = 0;
+
+  // Prepares the span list for `plan` (keeps counters: several runs accumulate).
+  void begin_run(const Plan& plan, std::string executor_name, std::string device_name);
+  // Span index for task `task` and all its ancestors (innermost first).
+  std::vector<uint32_t> span_chain(const Plan& plan, uint32_t task) const;
+};
+
+// Sinks.
+void write_summary(const Trace& trace, std::ostream& os);       // span tree with times and counts
+void write_json(const Trace& trace, std::ostream& os);          // {"executor", "device", "counters", "spans"}
+void write_chrome_trace(const Trace& trace, std::ostream& os);  // traceEvents (Perfetto, chrome://tracing)
+
+// Writes JSON / Chrome trace to a file; throws InputError if the file cannot be written.
+void write_json_file(const Trace& trace, const std::string& path);
+void write_chrome_trace_file(const Trace& trace, const std::string& path);
+
+}  // namespace vkstark

@@ -1,0 +1,36 @@
+// Summary sink: the span tree with host/device times and counts, then the counters.
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "runtime/trace.hpp"
+
+namespace vkstark {
+
+namespace {
+std::string ms(double v) { return v < 0 ? std::string("-") : fmt::format("{:.3f}", v); }
+
+void print_span(const Trace& t, int32_t id, int depth, std::ostream& os) {
+  const TraceSpan& s = t.spans[id];
+  std::string label = std::string(2 * depth, ' ') + s.name;
+  os << fmt::format("  {:<44} {:>11} {:>11} {:>10} {:>9} {:>7}\n", label, ms(s.host_ms), ms(s.device_ms), s.dispatches,
+                    s.barriers, s.submissions);
+  for (size_t c = 0; c < t.spans.size(); ++c)
+    if (t.spans[c].parent == id) print_span(t, static_cast<int32_t>(c), depth + 1, os);
+}
+}  // namespace
+
+void write_summary(const Trace& t, std::ostream& os) {
+  os << fmt::format("trace: executor {}, device {}, {} run(s), {:.3f} ms host\n", t.executor, t.device, t.runs,
+                    t.total_host_ms);
+  os << fmt::format("  {:<44} {:>11} {:>11} {:>10} {:>9} {:>7}\n", "span", "host ms", "device ms", "dispatches",
+                    "barriers", "submits");
+  if (!t.spans.empty()) print_span(t, 0, 0, os);
+  const TraceCounters& c = t.counters;
+  os << fmt::format(
+      "  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, host tasks {}, bytes up {}, bytes down "
+      "{}, peak device bytes {}\n",
+      c.dispatches, c.barriers, c.submissions, c.host_syncs, c.host_tasks, c.bytes_up, c.bytes_down, c.peak_device_bytes);
+}
+
+}  // namespace vkstark

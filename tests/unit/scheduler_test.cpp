@@ -1,0 +1,253 @@
+// Specifies compile(): submissions, barrier placement from declared accesses, transient aliasing,
+// and the exact counts a plan promises (golden values).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <random>
+
+#include "kernels/basic.hpp"
+#include "kernels/elementwise.hpp"
+#include "runtime/plan.hpp"
+
+using namespace vkstark;
+
+namespace {
+PlanCounts counts(uint64_t dispatches, uint64_t memory, uint64_t execution, uint64_t submissions, uint64_t host_tasks) {
+  PlanCounts c;
+  c.dispatches = dispatches;
+  c.memory_barriers = memory;
+  c.execution_barriers = execution;
+  c.barriers = memory + execution;
+  c.submissions = submissions;
+  c.host_tasks = host_tasks;
+  c.host_syncs = submissions;
+  return c;
+}
+std::vector<BarrierKind> barriers_of(const Plan& p) {
+  std::vector<BarrierKind> out;
+  for (const auto& s : p.segments)
+    for (const auto& st : s.steps) out.push_back(st.barrier);
+  return out;
+}
+using B = BarrierKind;
+}  // namespace
+
+TEST(Scheduler, InsertsMemoryBarriersOnAReadAfterWriteChain) {
+  Graph g;
+  auto a = g.input<Fp>("a", 16);
+  auto t1 = g.transient<Fp>("t1", 16);
+  auto t2 = g.transient<Fp>("t2", 16);
+  auto out = g.output<Fp>("out", 16);
+  g.dispatch<FpAdd>("s0", {.a = a, .b = a, .out = t1}, Grid{16});
+  g.dispatch<FpMul>("s1", {.a = t1, .b = a, .out = t2}, Grid{16});
+  g.dispatch<FpAdd>("s2", {.a = t2, .b = t1, .out = out}, Grid{16});
+  Plan p = compile(g);
+  EXPECT_EQ(p.counts, counts(3, 2, 0, 1, 0));
+  EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::Memory, B::Memory}));
+  EXPECT_EQ(p.segments[0].steps[1].hazard.kind, HazardKind::ReadAfterWrite);
+  EXPECT_EQ(p.segments[0].steps[1].hazard.earlier_task, 0u);
+  EXPECT_EQ(p.segments[0].steps[1].hazard.buffer, t1.id());
+}
+
+TEST(Scheduler, PlacesNoBarrierBetweenIndependentTasks) {
+  Graph g;
+  auto a = g.input<Fp>("a", 64);
+  auto out = g.output<Fp>("out", 64);
+  for (uint32_t i = 0; i < 8; ++i)
+    g.dispatch<FpAdd>("slice", {.a = a.slice(8 * i, 8), .b = a, .out = out.slice(8 * i, 8)}, Grid{8});
+  Plan p = compile(g);
+  EXPECT_EQ(p.counts, counts(8, 0, 0, 1, 0));
+}
+
+TEST(Scheduler, ReadsOfTheSameDataNeedNoBarrier) {
+  Graph g;
+  auto a = g.input<Fp>("a", 8);
+  auto x = g.output<Fp>("x", 8);
+  auto y = g.output<Fp>("y", 8);
+  g.dispatch<FpAdd>("r1", {.a = a, .b = a, .out = x}, Grid{8});
+  g.dispatch<FpMul>("r2", {.a = a, .b = a, .out = y}, Grid{8});
+  EXPECT_EQ(compile(g).counts, counts(2, 0, 0, 1, 0));
+}
+
+TEST(Scheduler, WriteAfterReadNeedsOnlyAnExecutionDependency) {
+  Graph g;
+  auto a = g.input<Fp>("a", 8);
+  auto x = g.output<Fp>("x", 8);
+  auto y = g.output<Fp>("y", 8);
+  g.dispatch<FpAdd>("init", {.a = a, .b = a, .out = x}, Grid{8});
+  g.dispatch<FpAdd>("reader", {.a = x, .b = a, .out = y}, Grid{8});   // RAW on x
+  g.dispatch<FpMul>("rewriter", {.a = a, .b = a, .out = x}, Grid{8});  // WAR on x (reader), WAW on x (init, already visible)
+  Plan p = compile(g);
+  EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::Memory, B::Execution}));
+  EXPECT_EQ(p.segments[0].steps[2].hazard.kind, HazardKind::WriteAfterRead);
+  EXPECT_EQ(p.segments[0].steps[2].hazard.earlier_task, 1u);
+  EXPECT_EQ(p.counts, counts(3, 1, 1, 1, 0));
+}
+
+TEST(Scheduler, WriteAfterWriteNeedsAMemoryBarrier) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 8);
+  g.dispatch<FillU32>("first", {.out = x, .value = 1}, Grid{8});
+  g.dispatch<FillU32>("second", {.out = x.slice(4, 4), .value = 2}, Grid{4});
+  Plan p = compile(g);
+  EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::Memory}));
+  EXPECT_EQ(p.segments[0].steps[1].hazard.kind, HazardKind::WriteAfterWrite);
+}
+
+TEST(Scheduler, AnExecutionBarrierDoesNotMakeEarlierWritesVisible) {
+  Graph g;
+  auto a = g.input<Fp>("a", 8);
+  auto x = g.output<Fp>("x", 8);
+  auto y = g.output<Fp>("y", 8);
+  auto z = g.output<Fp>("z", 8);
+  g.dispatch<FpAdd>("write_x", {.a = a, .b = a, .out = x}, Grid{8});
+  g.dispatch<FpAdd>("write_y", {.a = a, .b = a, .out = y}, Grid{8});
+  g.dispatch<FpAdd>("read_y", {.a = y, .b = a, .out = z}, Grid{8});    // RAW: memory barrier, clears all
+  g.dispatch<FpAdd>("write_x2", {.a = a, .b = a, .out = y}, Grid{8});  // WAR on y: execution only
+  g.dispatch<FpAdd>("write_w", {.a = a, .b = a, .out = x}, Grid{8});   // WAW on x? x visible already: none
+  g.dispatch<FpAdd>("read_y2", {.a = y, .b = a, .out = z}, Grid{8});   // RAW on y from write_x2: memory
+  Plan p = compile(g);
+  EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::None, B::Memory, B::Execution, B::None, B::Memory}));
+}
+
+TEST(Scheduler, PartiallyOverlappingViewsAreAHazardDisjointOnesAreNot) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 16);
+  g.dispatch<FillU32>("lo", {.out = x.slice(0, 8), .value = 1}, Grid{8});
+  g.dispatch<FillU32>("hi", {.out = x.slice(8, 8), .value = 2}, Grid{8});
+  g.dispatch<FillU32>("mid", {.out = x.slice(7, 2), .value = 3}, Grid{2});
+  EXPECT_EQ(barriers_of(compile(g)), (std::vector<B>{B::None, B::None, B::Memory}));
+}
+
+TEST(Scheduler, AHostTaskSplitsTheSubmission) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 8);
+  auto y = g.output<uint32_t>("y", 8);
+  g.dispatch<FillU32>("before", {.out = x, .value = 1}, Grid{8});
+  g.host("inspect", {host_read(x.all()), host_write(y.all())}, [](const HostContext&) {});
+  g.dispatch<CopyU32>("after", {.src = y, .dst = x}, Grid{8});
+  Plan p = compile(g);
+  EXPECT_EQ(p.counts, counts(2, 1, 0, 2, 1));
+  ASSERT_EQ(p.segments.size(), 3u);
+  EXPECT_EQ(p.segments[0].kind, Segment::Kind::Submission);
+  EXPECT_EQ(p.segments[1].kind, Segment::Kind::Host);
+  EXPECT_EQ(p.segments[2].kind, Segment::Kind::Submission);
+}
+
+TEST(Scheduler, UnfusedPlansSubmitAndWaitOncePerDispatch) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 8);
+  for (int i = 0; i < 5; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(i, 1), .value = 1}, Grid{1});
+  Plan p = compile(g, {.fuse = false});
+  EXPECT_EQ(p.counts, counts(5, 0, 0, 5, 0));
+  EXPECT_EQ(p.segments.size(), 5u);
+}
+
+TEST(Scheduler, TransientsWithDisjointLifetimesShareMemory) {
+  Graph g;
+  auto a = g.input<Fp>("a", 64);
+  auto t1 = g.transient<Fp>("t1", 64);
+  auto t2 = g.transient<Fp>("t2", 64);
+  auto t3 = g.transient<Fp>("t3", 64);
+  auto out = g.output<Fp>("out", 64);
+  g.dispatch<FpAdd>("0", {.a = a, .b = a, .out = t1}, Grid{64});
+  g.dispatch<FpAdd>("1", {.a = t1, .b = a, .out = t2}, Grid{64});   // t1 dies here
+  g.dispatch<FpAdd>("2", {.a = t2, .b = a, .out = t3}, Grid{64});   // t3 may take t1's place
+  g.dispatch<FpAdd>("3", {.a = t3, .b = t2, .out = out}, Grid{64});
+  Plan p = compile(g);
+  const auto& pl = p.memory.placement;
+  EXPECT_EQ(pl[t1.id()].region, kTransientArena);
+  EXPECT_EQ(pl[t3.id()].offset, pl[t1.id()].offset);
+  EXPECT_NE(pl[t2.id()].offset, pl[t1.id()].offset);
+  EXPECT_EQ(p.memory.transient_arena_bytes, 2 * 256u);
+  Plan unaliased = compile(g, {.alias_transients = false});
+  EXPECT_EQ(unaliased.memory.transient_arena_bytes, 3 * 256u);
+}
+
+TEST(Scheduler, AliasedMemoryIsAHazardEvenAcrossDifferentBuffers) {
+  Graph g;
+  auto a = g.input<Fp>("a", 64);
+  auto t1 = g.transient<Fp>("t1", 64);
+  auto t2 = g.transient<Fp>("t2", 64);
+  auto o1 = g.output<Fp>("o1", 64);
+  auto o2 = g.output<Fp>("o2", 64);
+  g.dispatch<FpAdd>("w1", {.a = a, .b = a, .out = t1}, Grid{64});
+  g.dispatch<FpAdd>("r1", {.a = t1, .b = a, .out = o1}, Grid{64});
+  g.dispatch<FpAdd>("w2", {.a = a, .b = a, .out = t2}, Grid{64});  // reuses t1's memory: WAR on it
+  g.dispatch<FpAdd>("r2", {.a = t2, .b = a, .out = o2}, Grid{64});
+  Plan p = compile(g);
+  ASSERT_EQ(p.memory.placement[t1.id()].offset, p.memory.placement[t2.id()].offset);
+  EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::Memory, B::Execution, B::Memory}));
+  EXPECT_EQ(p.segments[0].steps[2].hazard.earlier_buffer, t1.id());
+  EXPECT_EQ(p.segments[0].steps[2].hazard.buffer, t2.id());
+}
+
+TEST(Scheduler, AliasingNeverOverlapsLiveTransients) {
+  std::mt19937 rng(2024);
+  for (int trial = 0; trial < 50; ++trial) {
+    Graph g;
+    auto src = g.input<uint32_t>("src", 1024);
+    std::vector<Buffer<uint32_t>> ts;
+    std::vector<bool> written;
+    int n_bufs = 2 + rng() % 10;
+    for (int i = 0; i < n_bufs; ++i) {
+      ts.push_back(g.transient<uint32_t>(fmt::format("t{}", i), 1 + rng() % 1000));
+      written.push_back(false);
+    }
+    int n_tasks = 5 + rng() % 30;
+    for (int k = 0; k < n_tasks; ++k) {
+      size_t d = rng() % ts.size();
+      uint64_t n = ts[d].count();
+      size_t s = rng() % ts.size();
+      bool use_t = written[s] && ts[s].count() >= n && s != d;
+      if (use_t)
+        g.dispatch<CopyU32>("copy", {.src = ts[s].slice(0, n), .dst = ts[d]}, Grid{uint32_t(n)});
+      else
+        g.dispatch<CopyU32>("load", {.src = src.slice(0, n), .dst = ts[d]}, Grid{uint32_t(n)});
+      written[d] = true;
+    }
+    Plan p = compile(g);
+    const auto& m = p.memory;
+    for (size_t i = 0; i < ts.size(); ++i)
+      for (size_t j = i + 1; j < ts.size(); ++j) {
+        BufferId a = ts[i].id(), b = ts[j].id();
+        if (m.first_use[a] < 0 || m.first_use[b] < 0) continue;
+        bool live_together = m.first_use[a] <= m.last_use[b] && m.first_use[b] <= m.last_use[a];
+        uint64_t a0 = m.placement[a].offset, a1 = a0 + p.buffers[a].bytes();
+        uint64_t b0 = m.placement[b].offset, b1 = b0 + p.buffers[b].bytes();
+        bool overlap = a0 < b1 && b0 < a1;
+        EXPECT_FALSE(live_together && overlap) << "trial " << trial << ": t" << i << " and t" << j;
+        EXPECT_LE(std::max(a1, b1), m.transient_arena_bytes);
+      }
+  }
+}
+
+TEST(Scheduler, ChainOfAThousandIsOneSubmissionWith999Barriers) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 1001);
+  g.dispatch<FillU32>("seed", {.out = x.slice(0, 1), .value = 7}, Grid{1});
+  for (int i = 1; i < 1000; ++i) g.dispatch<CopyU32>("step", {.src = x.slice(i - 1, 1), .dst = x.slice(i, 1)}, Grid{1});
+  EXPECT_EQ(compile(g).counts, counts(1000, 999, 0, 1, 0));
+  EXPECT_EQ(compile(g, {.fuse = false}).counts, counts(1000, 999, 0, 1000, 0));
+}
+
+TEST(Scheduler, PlanPrintsAsTextAndDot) {
+  Graph g;
+  auto a = g.input<Fp>("a", 4);
+  auto t = g.transient<Fp>("t", 4);
+  auto out = g.output<Fp>("out", 4);
+  {
+    auto s = g.span("phase");
+    g.dispatch<FpAdd>("first", {.a = a, .b = a, .out = t}, Grid{4});
+    g.dispatch<FpMul>("second", {.a = t, .b = a, .out = out}, Grid{4});
+  }
+  Plan p = compile(g);
+  std::string text = p.to_text();
+  EXPECT_NE(text.find("1 submissions"), std::string::npos) << text;
+  EXPECT_NE(text.find("memory barrier: read-after-write on 't' after task 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("[phase]"), std::string::npos) << text;
+  std::string dot = p.to_dot();
+  EXPECT_NE(dot.find("digraph plan"), std::string::npos);
+  EXPECT_NE(dot.find("t0 -> t1 [label=\"RAW\"]"), std::string::npos) << dot;
+}
