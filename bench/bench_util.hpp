@@ -1,0 +1,52 @@
+// Shared helpers of the benchmarks: medians, result files (bench/results/*.json with the device,
+// executor, commit and date).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "git_version.h"
+#include "runtime/error.hpp"
+#include "runtime/json.hpp"
+
+namespace vkstark::bench {
+
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+inline std::string utc_date() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// bench/results/<name>-<executor>.json, relative to the working directory (the repository root).
+inline std::string default_result_path(const std::string& name, const std::string& executor) {
+  return fmt::format("bench/results/{}-{}.json", name, executor);
+}
+
+// Writes {"bench", "executor", "device", "commit", "date", "results": <results_json>}.
+inline void write_result(const std::string& path, const std::string& name, const std::string& executor,
+                         const std::string& device, const std::string& results_json) {
+  std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::ofstream f(path);
+  if (!f) throw InputError(fmt::format("cannot write '{}'", path));
+  f << fmt::format("{{\n  \"bench\": {},\n  \"executor\": {},\n  \"device\": {},\n  \"commit\": {},\n  \"date\": {},\n  \"results\": {}\n}}\n",
+                   json_string(name), json_string(executor), json_string(device), json_string(VKSTARK_GIT_COMMIT),
+                   json_string(utc_date()), results_json);
+}
+
+}  // namespace vkstark::bench

@@ -1,0 +1,118 @@
+// runtime_bench: what fusion buys. A chain of K dependent small dispatches and K independent ones,
+// each as a fused plan (one submission, barriers only on hazards) and unfused (one submission and
+// one wait per dispatch), on the chosen executor. Prints counts, median times over R runs, the
+// per-dispatch cost and the unfused/fused ratio; writes JSON (default bench/results/).
+//
+//   runtime_bench [--executor cpu|vulkan|auto] [--k 1000] [--runs 5] [--trace FILE] [--json FILE]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "bench/bench_util.hpp"
+#include "executors/cli.hpp"
+#include "executors/executors.hpp"
+#include "kernels/basic.hpp"
+
+using namespace vkstark;
+
+namespace {
+
+struct Case {
+  std::string name;
+  bool fused;
+  TraceCounters counters;  // of one run
+  double median_ms = 0;
+};
+
+Graph chain(uint32_t k) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", k);
+  g.dispatch<FillU32>("seed", {.out = x.slice(0, 1), .value = 7}, Grid{1});
+  for (uint32_t i = 1; i < k; ++i) g.dispatch<CopyU32>("step", {.src = x.slice(i - 1, 1), .dst = x.slice(i, 1)}, Grid{1});
+  return g;
+}
+
+Graph independent(uint32_t k) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", k);
+  for (uint32_t i = 0; i < k; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(i, 1), .value = i}, Grid{1});
+  return g;
+}
+
+Case measure(Executor& exec, const std::string& name, const Graph& g, bool fused, int runs, Trace* keep) {
+  auto prepared = exec.prepare(compile(g, {.fuse = fused}));
+  Trace warm;
+  prepared->run(warm);  // pipelines, first-touch memory
+  Case c{name, fused, {}, 0};
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    Trace t;
+    auto a = std::chrono::steady_clock::now();
+    prepared->run(t);
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+    c.counters = t.counters;
+    if (keep && r == runs - 1) *keep = t;
+  }
+  c.median_ms = bench::median(times);
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  CommonArgs common;
+  uint32_t k = 1000;
+  int runs = 5;
+  for (int i = 1; i < argc; ++i) {
+    if (parse_common_arg(argc, argv, i, common)) continue;
+    if (!std::strcmp(argv[i], "--k") && i + 1 < argc) {
+      k = static_cast<uint32_t>(std::stoul(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {
+      runs = std::stoi(argv[++i]);
+    } else {
+      fmt::print("usage: runtime_bench [--k K] [--runs R]\n{}", common_args_help());
+      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+    }
+  }
+  auto exec = make_executor(common.executor);
+  fmt::print("runtime_bench: executor {}, device {}, K = {}, median of {} runs\n\n", exec->name(), exec->device_name(), k,
+             runs);
+  Trace chain_trace;
+  std::vector<Case> cases;
+  Graph gc = chain(k), gi = independent(k);
+  cases.push_back(measure(*exec, "chain", gc, true, runs, &chain_trace));
+  cases.push_back(measure(*exec, "chain", gc, false, runs, nullptr));
+  cases.push_back(measure(*exec, "independent", gi, true, runs, nullptr));
+  cases.push_back(measure(*exec, "independent", gi, false, runs, nullptr));
+
+  fmt::print("{:<12} {:<8} {:>10} {:>11} {:>9} {:>11} {:>11} {:>14}\n", "case", "plan", "dispatches", "submissions",
+             "barriers", "host syncs", "median ms", "us / dispatch");
+  std::string json = "{\"k\": " + std::to_string(k) + ", \"runs\": " + std::to_string(runs) + ", \"cases\": [";
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    double per = 1000 * c.median_ms / k;
+    fmt::print("{:<12} {:<8} {:>10} {:>11} {:>9} {:>11} {:>11.3f} {:>14.2f}\n", c.name, c.fused ? "fused" : "unfused",
+               c.counters.dispatches, c.counters.submissions, c.counters.barriers, c.counters.host_syncs, c.median_ms, per);
+    json += fmt::format(
+        "{}\n    {{\"case\": \"{}\", \"fused\": {}, \"dispatches\": {}, \"submissions\": {}, \"barriers\": {}, "
+        "\"host_syncs\": {}, \"median_ms\": {}, \"us_per_dispatch\": {}}}",
+        i ? "," : "", c.name, c.fused, c.counters.dispatches, c.counters.submissions, c.counters.barriers,
+        c.counters.host_syncs, json_number(c.median_ms), json_number(per));
+  }
+  double chain_ratio = cases[1].median_ms / cases[0].median_ms, indep_ratio = cases[3].median_ms / cases[2].median_ms;
+  fmt::print("\nunfused / fused time: chain {:.1f}x, independent {:.1f}x\n", chain_ratio, indep_ratio);
+  json += fmt::format("\n  ], \"unfused_over_fused\": {{\"chain\": {}, \"independent\": {}}}}}", json_number(chain_ratio),
+                      json_number(indep_ratio));
+  std::string path = common.json_file.empty() ? bench::default_result_path("runtime_bench", std::string(exec->name())) : common.json_file;
+  bench::write_result(path, "runtime_bench", std::string(exec->name()), exec->device_name(), json);
+  fmt::print("results: {}\n", path);
+  if (!common.trace_file.empty()) {
+    write_chrome_trace_file(chain_trace, common.trace_file);
+    fmt::print("trace of the fused chain: {}\n", common.trace_file);
+  }
+  return 0;
+} catch (const std::exception& e) {
+  fmt::print(stderr, "runtime_bench: {}\n", e.what());
+  return 1;
+}

@@ -1,0 +1,286 @@
+#include "executors/vulkan/context.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "runtime/error.hpp"
+
+namespace vkstark::vulkan {
+
+namespace {
+
+spdlog::logger& logger() {
+  static std::shared_ptr<spdlog::logger> log = [] {
+    auto l = spdlog::get("vkstark.vulkan");
+    return l ? l : spdlog::stderr_color_mt("vkstark.vulkan");
+  }();
+  return *log;
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                          VkDebugUtilsMessageTypeFlagsEXT /*types*/,
+                                          const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  try {
+    bool error = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    std::string text = fmt::format("{} {}", error ? "error" : "warning", data && data->pMessage ? data->pMessage : "");
+    if (error)
+      logger().error("vulkan: {}", text);
+    else
+      logger().warn("vulkan: {}", text);
+    static_cast<MessageLog*>(user)->add(std::move(text));
+  } catch (...) {  // a C callback must not throw
+  }
+  return VK_FALSE;
+}
+
+VkDebugUtilsMessengerCreateInfoEXT messenger_info(MessageLog* log) {
+  auto info = vk_struct<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+  info.messageSeverity =
+      VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+  info.pfnUserCallback = on_message;
+  info.pUserData = log;
+  return info;
+}
+
+bool env_on(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::string_view(v) != "0";
+}
+
+template <class T>
+bool has_name(const std::vector<T>& props, std::string_view name) {
+  return std::any_of(props.begin(), props.end(), [&](const T& p) {
+    if constexpr (requires { p.layerName; })
+      return std::string_view(p.layerName) == name;
+    else
+      return std::string_view(p.extensionName) == name;
+  });
+}
+
+std::vector<VkExtensionProperties> instance_extensions(const VkFunctions& fn, const char* layer) {
+  uint32_t n = 0;
+  vk_check(fn.vkEnumerateInstanceExtensionProperties(layer, &n, nullptr), "vkEnumerateInstanceExtensionProperties");
+  std::vector<VkExtensionProperties> out(n);
+  vk_check(fn.vkEnumerateInstanceExtensionProperties(layer, &n, out.data()), "vkEnumerateInstanceExtensionProperties");
+  out.resize(n);
+  return out;
+}
+
+std::vector<VkLayerProperties> instance_layers(const VkFunctions& fn) {
+  uint32_t n = 0;
+  vk_check(fn.vkEnumerateInstanceLayerProperties(&n, nullptr), "vkEnumerateInstanceLayerProperties");
+  std::vector<VkLayerProperties> out(n);
+  vk_check(fn.vkEnumerateInstanceLayerProperties(&n, out.data()), "vkEnumerateInstanceLayerProperties");
+  out.resize(n);
+  return out;
+}
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+}  // namespace
+
+void MessageLog::add(std::string message) {
+  std::lock_guard lock(mutex_);
+  messages_.push_back(std::move(message));
+}
+
+size_t MessageLog::size() const {
+  std::lock_guard lock(mutex_);
+  return messages_.size();
+}
+
+std::vector<std::string> MessageLog::all() const {
+  std::lock_guard lock(mutex_);
+  return messages_;
+}
+
+void MessageLog::throw_if_new(size_t mark, std::string_view operation) const {
+  std::lock_guard lock(mutex_);
+  if (messages_.size() <= mark) return;
+  constexpr size_t kShown = 3;
+  std::string text =
+      fmt::format("{}: the Vulkan validation layer reported {} message(s):", operation, messages_.size() - mark);
+  for (size_t i = mark; i < messages_.size() && i < mark + kShown; ++i) text += "\n  " + messages_[i];
+  throw DeviceError(text);
+}
+
+Context::Context(const VulkanOptions& options) {
+  try {
+    create_instance(options.validate || env_on("VKSTARK_VALIDATE"));
+    std::vector<PhysicalDeviceInfo> devices = describe_devices(fn, instance);
+    const PhysicalDeviceInfo& chosen = choose_device(devices, options);
+    physical = chosen.handle;
+    create_device(chosen);
+    read_properties(options.force_staging);
+  } catch (...) {
+    destroy();
+    throw;
+  }
+}
+
+Context::~Context() { destroy(); }
+
+void Context::destroy() noexcept {
+  if (device) {
+    fn.vkDeviceWaitIdle(device);
+    fn.vkDestroyDevice(device, nullptr);
+    device = VK_NULL_HANDLE;
+  }
+  if (messenger) {
+    fn.vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
+    messenger = VK_NULL_HANDLE;
+  }
+  if (instance) {
+    fn.vkDestroyInstance(instance, nullptr);
+    instance = VK_NULL_HANDLE;
+  }
+}
+
+namespace {
+
+// Layers, extensions and flags for the instance.
+struct InstanceSetup {
+  std::vector<const char*> extensions, layers;
+  VkInstanceCreateFlags flags = 0;
+  bool debug_utils = false;
+  bool validation_features = false;
+};
+
+InstanceSetup instance_setup(const VkFunctions& fn, bool validate) {
+  InstanceSetup setup;
+  auto available = instance_extensions(fn, nullptr);
+  if (has_name(available, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {  // MoltenVK and friends
+    setup.extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+    setup.flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+  }
+  if (validate) {
+    if (!has_name(instance_layers(fn), kValidationLayer))
+      throw DeviceError(
+          fmt::format("validation was asked for (VKSTARK_VALIDATE=1 or VulkanOptions::validate) but "
+                      "{} is not installed",
+                      kValidationLayer));
+    setup.layers.push_back(kValidationLayer);
+    auto layer_extensions = instance_extensions(fn, kValidationLayer);
+    available.insert(available.end(), layer_extensions.begin(), layer_extensions.end());
+    setup.validation_features = has_name(layer_extensions, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    if (setup.validation_features) setup.extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+  }
+  setup.debug_utils = has_name(available, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  if (setup.debug_utils) setup.extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  if (validate && !setup.debug_utils)
+    throw DeviceError("validation was asked for but " VK_EXT_DEBUG_UTILS_EXTENSION_NAME
+                      " is missing: its messages could not be collected");
+  return setup;
+}
+
+}  // namespace
+
+void Context::create_instance(bool validate) {
+  fn.load_global();
+  uint32_t version = 0;
+  vk_check(fn.vkEnumerateInstanceVersion(&version), "vkEnumerateInstanceVersion");
+  if (version < VK_API_VERSION_1_2)
+    throw DeviceError(fmt::format("the Vulkan loader supports Vulkan {}.{}; vkstark needs 1.2",
+                                  VK_API_VERSION_MAJOR(version), VK_API_VERSION_MINOR(version)));
+  InstanceSetup setup = instance_setup(fn, validate);
+  auto app = vk_struct<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+  app.pApplicationName = "vkstark";
+  app.pEngineName = "vkstark";
+  app.apiVersion = VK_API_VERSION_1_2;
+  // Messages emitted while the instance is created or destroyed reach the log too.
+  VkDebugUtilsMessengerCreateInfoEXT messages_info = messenger_info(&messages);
+  VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  auto features = vk_struct<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = &sync;
+  if (setup.validation_features) messages_info.pNext = &features;
+
+  auto info = vk_struct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+  info.pNext = validate ? &messages_info : nullptr;
+  info.flags = setup.flags;
+  info.pApplicationInfo = &app;
+  info.enabledLayerCount = static_cast<uint32_t>(setup.layers.size());
+  info.ppEnabledLayerNames = setup.layers.data();
+  info.enabledExtensionCount = static_cast<uint32_t>(setup.extensions.size());
+  info.ppEnabledExtensionNames = setup.extensions.data();
+  vk_check(fn.vkCreateInstance(&info, nullptr, &instance), "vkCreateInstance");
+  debug_utils = setup.debug_utils;
+  fn.load_instance(instance, debug_utils);
+  validation = validate;
+  if (validate) create_messenger();
+}
+
+void Context::create_messenger() {
+  VkDebugUtilsMessengerCreateInfoEXT info = messenger_info(&messages);
+  vk_check(fn.vkCreateDebugUtilsMessengerEXT(instance, &info, nullptr, &messenger), "vkCreateDebugUtilsMessengerEXT");
+}
+
+void Context::create_device(const PhysicalDeviceInfo& chosen) {
+  queue_family = static_cast<uint32_t>(chosen.queue_family);
+  timestamp_valid_bits = chosen.timestamp_valid_bits;
+  float priority = 1.0f;
+  auto queue_info = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+  queue_info.queueFamilyIndex = queue_family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  // Kernels may use 64- and 16-bit integers where the device has them.
+  VkPhysicalDeviceFeatures supported{}, features{};
+  fn.vkGetPhysicalDeviceFeatures(physical, &supported);
+  features.shaderInt64 = supported.shaderInt64;
+  features.shaderInt16 = supported.shaderInt16;
+  const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue_info;
+  info.enabledExtensionCount = 1;
+  info.ppEnabledExtensionNames = extensions;
+  info.pEnabledFeatures = &features;
+  vk_check(fn.vkCreateDevice(physical, &info, nullptr, &device), "vkCreateDevice");
+  fn.load_device(device);
+  fn.vkGetDeviceQueue(device, queue_family, 0, &queue);
+}
+
+void Context::read_properties(bool force_staging) {
+  auto subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
+  auto maintenance3 =
+      vk_struct<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
+  subgroup.pNext = &maintenance3;
+  auto props2 = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+  props2.pNext = &subgroup;
+  fn.vkGetPhysicalDeviceProperties2(physical, &props2);
+  properties = props2.properties;
+  subgroup_size = std::max(subgroup.subgroupSize, 1u);
+  max_allocation_bytes = maintenance3.maxMemoryAllocationSize;
+  fn.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+  constexpr VkMemoryPropertyFlags kUnified =
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  bool shared_type = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
+                     properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  bool has_type = false;
+  for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+    has_type |= (memory.memoryTypes[i].propertyFlags & kUnified) == kUnified;
+  unified = shared_type && has_type && !force_staging;
+}
+
+uint32_t Context::workgroup_size(uint32_t preference) const {
+  uint32_t wg = preference ? preference : 256;
+  wg = std::min({wg, limits().maxComputeWorkGroupInvocations, limits().maxComputeWorkGroupSize[0]});
+  return std::max(wg, 1u);
+}
+
+void Context::set_name(VkObjectType type, uint64_t handle, const std::string& name) const {
+  if (!fn.vkSetDebugUtilsObjectNameEXT || !handle) return;
+  auto info = vk_struct<VkDebugUtilsObjectNameInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT);
+  info.objectType = type;
+  info.objectHandle = handle;
+  info.pObjectName = name.c_str();
+  fn.vkSetDebugUtilsObjectNameEXT(device, &info);
+}
+
+}  // namespace vkstark::vulkan

@@ -1,0 +1,94 @@
+// Internal to the Vulkan executor: the instance, the chosen device and its queue, the device's
+// limits, and the validation-message log.
+//
+// Lifetime: owns every object it creates and destroys them (waiting for the device to be idle) in
+// its destructor; everything else the executor creates must be destroyed first (they hold a
+// `const Context&`). Thread-safety: immutable after construction except the MessageLog, which is
+// thread-safe (the validation layer may call back from any thread).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "executors/vulkan/vk.hpp"
+#include "executors/vulkan/vulkan_executor.hpp"
+
+namespace vkstark::vulkan {
+
+// Warnings and errors from the validation layer.
+class MessageLog {
+ public:
+  void add(std::string message);
+  size_t size() const;
+  std::vector<std::string> all() const;
+  // Throws DeviceError listing (the first few of) the messages added after `mark`, if any.
+  void throw_if_new(size_t mark, std::string_view operation) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> messages_;
+};
+
+// What device selection learned about one physical device.
+struct PhysicalDeviceInfo {
+  VkPhysicalDevice handle = VK_NULL_HANDLE;
+  uint32_t index = 0;
+  VkPhysicalDeviceProperties properties{};
+  int32_t queue_family = -1;  // a family with compute, preferring one with timestamps
+  uint32_t timestamp_valid_bits = 0;
+  std::string problem;  // why it cannot be used; empty if it can
+  std::string describe() const;
+};
+
+// Every physical device of `instance`, with what makes it unusable (API < 1.2, no
+// VK_KHR_push_descriptor, no compute queue).
+std::vector<PhysicalDeviceInfo> describe_devices(const VkFunctions& fn, VkInstance instance);
+// The device to use under `options` (see VulkanOptions::device); DeviceError naming why none fits.
+const PhysicalDeviceInfo& choose_device(const std::vector<PhysicalDeviceInfo>& devices, const VulkanOptions& options);
+
+class Context {
+ public:
+  explicit Context(const VulkanOptions& options);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const VkPhysicalDeviceLimits& limits() const { return properties.limits; }
+  std::string device_name() const { return properties.deviceName; }
+  // Invocations per workgroup for a kernel preferring `preference` (0: the default, 256), within
+  // the device's limits.
+  uint32_t workgroup_size(uint32_t preference) const;
+  // Names an object for debuggers and validation messages (VK_EXT_debug_utils; no-op without it).
+  void set_name(VkObjectType type, uint64_t handle, const std::string& name) const;
+
+  VkFunctions fn;
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;
+  uint32_t timestamp_valid_bits = 0;  // 0: no timestamps on this queue
+  VkPhysicalDeviceProperties properties{};
+  VkPhysicalDeviceMemoryProperties memory{};
+  uint32_t subgroup_size = 1;
+  uint64_t max_allocation_bytes = 0;  // VkPhysicalDeviceMaintenance3Properties
+  bool debug_utils = false;
+  bool validation = false;
+  // Integrated or CPU device with a DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT memory type: every
+  // buffer is mapped, uploads and downloads are memcpy (no staging, no copies).
+  bool unified = false;
+  MessageLog messages;
+
+ private:
+  void create_instance(bool validate);
+  void create_messenger();
+  void create_device(const PhysicalDeviceInfo& info);
+  void read_properties(bool force_staging);
+  void destroy() noexcept;
+};
+
+}  // namespace vkstark::vulkan

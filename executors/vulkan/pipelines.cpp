@@ -1,0 +1,192 @@
+#include "executors/vulkan/pipelines.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "executors/vulkan/shaders.hpp"
+#include "runtime/error.hpp"
+
+namespace vkstark::vulkan {
+
+namespace {
+
+std::string cache_path(const Context& ctx) {
+  const char* off = std::getenv("VKSTARK_PIPELINE_CACHE");
+  if (off && std::string_view(off) == "0") return {};
+  std::filesystem::path dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    dir = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = std::filesystem::path(home) / ".cache";
+  else
+    return {};
+  const VkPhysicalDeviceProperties& p = ctx.properties;
+  return (dir / "vkstark" / fmt::format("pipelines-{:x}-{:x}-{:x}.bin", p.vendorID, p.deviceID, p.driverVersion))
+      .string();
+}
+
+// The file's contents if its header matches this device (VkPipelineCacheHeaderVersionOne), else empty.
+std::vector<char> read_cache_file(const std::string& path, const Context& ctx) {
+  std::vector<char> data;
+  if (path.empty()) return data;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return data;
+  data.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  VkPipelineCacheHeaderVersionOne header{};
+  if (data.size() < sizeof(header)) return {};
+  std::memcpy(&header, data.data(), sizeof(header));
+  bool ok = header.headerSize >= sizeof(header) && header.headerVersion == VK_PIPELINE_CACHE_HEADER_VERSION_ONE &&
+            header.vendorID == ctx.properties.vendorID && header.deviceID == ctx.properties.deviceID &&
+            std::memcmp(header.pipelineCacheUUID, ctx.properties.pipelineCacheUUID, VK_UUID_SIZE) == 0;
+  if (!ok) data.clear();
+  return data;
+}
+
+const EmbeddedShader* find_shader(std::string_view name) {
+  for (const EmbeddedShader& s : embedded_shaders())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+PipelineCache::PipelineCache(const Context& ctx) : ctx_(ctx), path_(cache_path(ctx)) {
+  std::vector<char> data = read_cache_file(path_, ctx);
+  auto info = vk_struct<VkPipelineCacheCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO);
+  info.initialDataSize = data.size();
+  info.pInitialData = data.empty() ? nullptr : data.data();
+  if (ctx.fn.vkCreatePipelineCache(ctx.device, &info, nullptr, &cache_) == VK_SUCCESS) return;
+  // A cache file the driver rejects is dropped, not an error.
+  info.initialDataSize = 0;
+  info.pInitialData = nullptr;
+  vk_check(ctx.fn.vkCreatePipelineCache(ctx.device, &info, nullptr, &cache_), "vkCreatePipelineCache");
+}
+
+PipelineCache::~PipelineCache() {
+  if (dirty_) save();
+  ctx_.fn.vkDestroyPipelineCache(ctx_.device, cache_, nullptr);
+}
+
+void PipelineCache::save() const noexcept {
+  if (path_.empty()) return;
+  try {
+    size_t size = 0;
+    if (ctx_.fn.vkGetPipelineCacheData(ctx_.device, cache_, &size, nullptr) != VK_SUCCESS || size == 0) return;
+    std::vector<char> data(size);
+    if (ctx_.fn.vkGetPipelineCacheData(ctx_.device, cache_, &size, data.data()) != VK_SUCCESS) return;
+    std::filesystem::path target(path_);
+    std::error_code ec;
+    std::filesystem::create_directories(target.parent_path(), ec);
+    // Write then rename, so that concurrent processes never read a half-written file.
+    std::filesystem::path tmp = target;
+    tmp += fmt::format(".{}.tmp", ::getpid());
+    {
+      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+      f.write(data.data(), static_cast<std::streamsize>(size));
+      if (!f) throw std::runtime_error("write failed");
+    }
+    std::filesystem::rename(tmp, target, ec);
+    if (ec) std::filesystem::remove(tmp, ec);
+  } catch (const std::exception& e) {
+    spdlog::debug("vkstark: pipeline cache not saved to {}: {}", path_, e.what());
+  }
+}
+
+Pipelines::Pipelines(const Context& ctx) : ctx_(ctx), cache_(ctx) {}
+
+Pipelines::~Pipelines() {
+  for (auto& [key, p] : pipelines_) destroy(p);
+}
+
+const Pipeline& Pipelines::get(const KernelInfo& kernel, uint32_t bindings, uint32_t push_words) {
+  uint32_t wg = ctx_.workgroup_size(kernel.workgroup_size);
+  uint32_t max_push = ctx_.limits().maxPushConstantsSize;
+  if (push_words * 4 > max_push)
+    throw DeviceError(fmt::format("kernel {}: {} bytes of push constants, the device allows {}", kernel.name,
+                                  push_words * 4, max_push));
+  uint32_t push_bytes = std::min((push_words * 4 + 15) / 16 * 16, max_push);
+  auto key = std::make_tuple(std::string(kernel.name), wg, bindings, push_bytes);
+  auto it = pipelines_.find(key);
+  if (it == pipelines_.end()) it = pipelines_.emplace(key, create(kernel, wg, bindings, push_bytes)).first;
+  return it->second;
+}
+
+Pipeline Pipelines::create(const KernelInfo& kernel, uint32_t wg, uint32_t bindings, uint32_t push_bytes) {
+  const EmbeddedShader* shader = find_shader(kernel.name);
+  if (!shader || shader->words.empty())
+    throw DeviceError(fmt::format("kernel {} has no SPIR-V: add kernels/glsl/{}.comp", kernel.name, kernel.name));
+  Pipeline p;
+  p.workgroup_size = wg;
+  try {
+    create_layouts(p, bindings, push_bytes);
+    create_pipeline(p, kernel, shader->words);
+    return p;
+  } catch (...) {
+    destroy(p);
+    throw;
+  }
+}
+
+// A push-descriptor set of `bindings` storage buffers and one push-constant range.
+void Pipelines::create_layouts(Pipeline& p, uint32_t bindings, uint32_t push_bytes) const {
+  const VkFunctions& fn = ctx_.fn;
+  std::vector<VkDescriptorSetLayoutBinding> slots(bindings);
+  for (uint32_t i = 0; i < bindings; ++i)
+    slots[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  auto set_info = vk_struct<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+  set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  set_info.bindingCount = bindings;
+  set_info.pBindings = slots.data();
+  vk_check(fn.vkCreateDescriptorSetLayout(ctx_.device, &set_info, nullptr, &p.set_layout),
+           "vkCreateDescriptorSetLayout");
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+  auto layout_info = vk_struct<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &p.set_layout;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &range;
+  vk_check(fn.vkCreatePipelineLayout(ctx_.device, &layout_info, nullptr, &p.layout), "vkCreatePipelineLayout");
+}
+
+void Pipelines::create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span<const uint32_t> spirv) {
+  const VkFunctions& fn = ctx_.fn;
+  auto module_info = vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  module_info.codeSize = spirv.size_bytes();
+  module_info.pCode = spirv.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  vk_check(fn.vkCreateShaderModule(ctx_.device, &module_info, nullptr, &module),
+           fmt::format("vkCreateShaderModule ({})", kernel.name));
+  // Specialization: id 0 = workgroup size, id 1 = subgroup size (kernels/glsl/runtime.glsl).
+  const uint32_t constants[2] = {p.workgroup_size, ctx_.subgroup_size};
+  const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
+  VkSpecializationInfo spec{2, entries, sizeof(constants), constants};
+  auto info = vk_struct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+  info.stage = vk_struct<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = &spec;
+  info.layout = p.layout;
+  VkResult r = fn.vkCreateComputePipelines(ctx_.device, cache_.handle(), 1, &info, nullptr, &p.pipeline);
+  fn.vkDestroyShaderModule(ctx_.device, module, nullptr);
+  vk_check(r, fmt::format("vkCreateComputePipelines ({})", kernel.name));
+  cache_.mark_dirty();
+  ctx_.set_name(VK_OBJECT_TYPE_PIPELINE, reinterpret_cast<uint64_t>(p.pipeline), std::string(kernel.name));
+}
+
+void Pipelines::destroy(Pipeline& p) const noexcept {
+  if (p.pipeline) ctx_.fn.vkDestroyPipeline(ctx_.device, p.pipeline, nullptr);
+  if (p.layout) ctx_.fn.vkDestroyPipelineLayout(ctx_.device, p.layout, nullptr);
+  if (p.set_layout) ctx_.fn.vkDestroyDescriptorSetLayout(ctx_.device, p.set_layout, nullptr);
+  p = Pipeline{};
+}
+
+}  // namespace vkstark::vulkan

@@ -1,0 +1,197 @@
+// Running a prepared plan: one command buffer, one vkQueueSubmit and one fence wait per plan
+// submission; plan barriers, timestamps at span edges, counters exactly as performed.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "executors/vulkan/prepared_plan.hpp"
+#include "runtime/error.hpp"
+
+namespace vkstark::vulkan {
+
+void VulkanPreparedPlan::run(Trace& trace) {
+  size_t mark = ctx_.messages.size();
+  check_inputs();
+  RunState st(trace, plan_);
+  trace.begin_run(plan_, "vulkan", ctx_.device_name());
+  for (size_t s = 0; s < plan_.segments.size(); ++s) {
+    if (plan_.segments[s].kind == Segment::Kind::Submission)
+      run_submission(s, st);
+    else
+      run_host_segment(s, st);
+  }
+  finish_run(st);
+  ctx_.messages.throw_if_new(mark, "run");
+}
+
+void VulkanPreparedPlan::check_inputs() const {
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
+    if (plan_.buffers[id].lifetime == Lifetime::Input && !uploaded_[id] && plan_.memory.first_use[id] >= 0)
+      throw InputError(fmt::format("input buffer '{}' was never uploaded before run()", plan_.buffers[id].name));
+}
+
+void VulkanPreparedPlan::run_submission(size_t index, RunState& st) {
+  const Segment& seg = plan_.segments[index];
+  VkCommandBuffer cb = cbs_[segment_cb_[index]];
+  begin_commands(ctx_, cb);
+  start_commands(cb, &st);
+  for (const Step& step : seg.steps) record_step(cb, step, st);
+  finish_commands(cb, index);
+  end_commands(ctx_, cb);
+  submit_and_wait(ctx_, cb, fence_);
+  st.trace.counters.submissions++;
+  st.trace.counters.host_syncs++;
+  double done = st.now();
+  for (const Step& step : seg.steps) st.task_end[step.task] = done;
+}
+
+// The start of every command buffer: the run's first one resets the timestamp queries; then the
+// uploads waiting in staging (Inputs, Persistents, host-task writes) are copied to the device.
+void VulkanPreparedPlan::start_commands(VkCommandBuffer cb, RunState* st) {
+  if (st && queries_ && !st->queries_reset) {
+    ctx_.fn.vkCmdResetQueryPool(cb, queries_, 0, static_cast<uint32_t>(2 * plan_.spans.size()));
+    st->queries_reset = true;
+  }
+  if (pending_.empty() && persistents_.pending.empty()) return;
+  memory_barrier(ctx_, cb, kBeforeUpload);
+  record_copies(ctx_, cb, persistents_.pending);
+  record_copies(ctx_, cb, pending_);
+  memory_barrier(ctx_, cb, kAfterUpload);
+  persistents_.pending.clear();
+  pending_.clear();
+}
+
+// The end of a submission: copies to staging for the host task that follows and (last submission)
+// for Output downloads, then make everything visible to the host before the fence.
+void VulkanPreparedPlan::finish_commands(VkCommandBuffer cb, size_t index) {
+  bool host_next = index + 1 < plan_.segments.size() && plan_.segments[index + 1].kind == Segment::Kind::Host;
+  bool last = static_cast<int64_t>(index) == last_submission_;
+  if (!host_next && !last) return;
+  if (!ctx_.unified) {
+    std::vector<PendingCopy> copies;
+    if (host_next) copies = host_down_copies(plan_.segments[index + 1].steps[0].task);
+    if (last)
+      for (BufferId id = 0; id < loc_.size(); ++id)
+        if (plan_.buffers[id].lifetime == Lifetime::Output)
+          copies.push_back({loc_[id].buffer, loc_[id].staging->buffer(), {0, 0, loc_[id].capacity}});
+    if (!copies.empty()) {
+      memory_barrier(ctx_, cb, kBeforeDownload);
+      record_copies(ctx_, cb, copies);
+    }
+  }
+  memory_barrier(ctx_, cb, kToHost);
+}
+
+void VulkanPreparedPlan::record_step(VkCommandBuffer cb, const Step& step, RunState& st) {
+  st.task_begin[step.task] = st.now();
+  if (step.barrier == BarrierKind::Memory) memory_barrier(ctx_, cb, kComputeToCompute);
+  if (step.barrier == BarrierKind::Execution) execution_barrier(ctx_, cb);
+  if (step.barrier != BarrierKind::None) st.trace.counters.barriers++;
+  for (uint32_t s : span_begin_[step.task])
+    if (queries_) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 2 * s);
+  record_dispatch(cb, plan_.tasks[step.task], dispatch_[step.task]);
+  st.trace.counters.dispatches++;
+  for (uint32_t s : span_end_[step.task]) {
+    if (!queries_) break;
+    ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * s + 1);
+    st.stamped[s] = true;
+  }
+}
+
+void VulkanPreparedPlan::record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d) const {
+  if (d.groups[0] == 0) return;  // grid.x == 0: a plan dispatch with nothing to run
+  const VkFunctions& fn = ctx_.fn;
+  if (fn.vkCmdBeginDebugUtilsLabelEXT) {
+    auto label = vk_struct<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
+    label.pLabelName = t.name.c_str();
+    fn.vkCmdBeginDebugUtilsLabelEXT(cb, &label);
+  }
+  const Pipeline& p = *d.pipeline;
+  fn.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+  if (!d.descriptors.empty()) {
+    auto write = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+    write.dstBinding = 0;
+    write.descriptorCount = static_cast<uint32_t>(d.descriptors.size());
+    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    write.pBufferInfo = d.descriptors.data();
+    fn.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &write);
+  }
+  fn.vkCmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(d.push.size() * 4),
+                        d.push.data());
+  fn.vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
+  if (fn.vkCmdEndDebugUtilsLabelEXT) fn.vkCmdEndDebugUtilsLabelEXT(cb);
+}
+
+// ---------------------------------------------------------------------------------------------
+// After the last segment: counters, timestamps, spans.
+
+void VulkanPreparedPlan::finish_run(RunState& st) {
+  TraceCounters& c = st.trace.counters;
+  c.submissions += deferred_submissions_;
+  c.host_syncs += deferred_submissions_;
+  deferred_submissions_ = 0;
+  c.bytes_up += pending_bytes_up_;
+  pending_bytes_up_ = 0;
+  c.bytes_down += output_bytes_;
+  c.peak_device_bytes = std::max(c.peak_device_bytes, device_bytes_);
+  read_timestamps(st);
+  fill_spans(st);
+  st.trace.total_host_ms += st.now();
+}
+
+void VulkanPreparedPlan::read_timestamps(RunState& st) {
+  if (!queries_) return;
+  struct Edge {
+    uint64_t begin = 0, end = 0;
+  };
+  std::vector<Edge> edges(plan_.spans.size());
+  uint64_t t0 = UINT64_MAX;
+  uint64_t mask = ctx_.timestamp_valid_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << ctx_.timestamp_valid_bits) - 1;
+  for (uint32_t s = 0; s < plan_.spans.size(); ++s) {
+    if (!st.stamped[s]) continue;
+    uint64_t ticks[2] = {0, 0};
+    vk_check(ctx_.fn.vkGetQueryPoolResults(ctx_.device, queries_, 2 * s, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                                           VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "vkGetQueryPoolResults");
+    edges[s] = {ticks[0] & mask, ticks[1] & mask};
+    t0 = std::min(t0, edges[s].begin);
+  }
+  const double ms_per_tick = ctx_.limits().timestampPeriod / 1e6;
+  for (uint32_t s = 0; s < plan_.spans.size(); ++s) {
+    if (!st.stamped[s]) continue;
+    TraceSpan& span = st.trace.spans[s];
+    double ms = static_cast<double>(edges[s].end >= edges[s].begin ? edges[s].end - edges[s].begin : 0) * ms_per_tick;
+    span.device_start_ms = static_cast<double>(edges[s].begin - t0) * ms_per_tick;
+    span.device_ms = span.device_ms < 0 ? ms : span.device_ms + ms;
+  }
+}
+
+// Counts from the plan; host time from the first task's recording to the last task's wait (span 0,
+// "run": the whole run).
+void VulkanPreparedPlan::fill_spans(RunState& st) {
+  const size_t n = plan_.spans.size();
+  std::vector<double> begin(n, -1), end(n, -1);
+  for (uint32_t t = 0; t < plan_.tasks.size(); ++t) {
+    if (st.task_begin[t] < 0) continue;
+    for (int32_t s = static_cast<int32_t>(plan_.tasks[t].span); s >= 0; s = plan_.spans[s].parent) {
+      begin[s] = begin[s] < 0 ? st.task_begin[t] : std::min(begin[s], st.task_begin[t]);
+      end[s] = std::max(end[s], st.task_end[t]);
+    }
+  }
+  if (n > 0) {
+    begin[0] = 0;
+    end[0] = st.now();
+  }
+  for (size_t s = 0; s < n; ++s) {
+    TraceSpan& span = st.trace.spans[s];
+    span.dispatches += span_static_[s].dispatches;
+    span.barriers += span_static_[s].barriers;
+    span.submissions += span_static_[s].submissions;
+    if (begin[s] < 0) continue;
+    span.host_start_ms = begin[s];
+    span.host_ms += std::max(end[s] - begin[s], 0.0);
+  }
+}
+
+}  // namespace vkstark::vulkan

@@ -1,0 +1,291 @@
+// Preparing a plan: memory, dispatch records, span bookkeeping, command buffers; and transfers.
+#include "executors/vulkan/prepared_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "runtime/error.hpp"
+
+namespace vkstark::vulkan {
+
+VulkanPreparedPlan::VulkanPreparedPlan(const Plan& plan, const Context& ctx, Pipelines& pipelines,
+                                       Persistents& persistents)
+    : PreparedPlan(plan), ctx_(ctx), persistents_(persistents) {
+  try {
+    allocate_memory();
+    build_dispatches(pipelines);
+    build_host_staging();
+    build_spans();
+    create_commands();
+  } catch (...) {
+    destroy_commands();
+    throw;
+  }
+}
+
+VulkanPreparedPlan::~VulkanPreparedPlan() {
+  ctx_.fn.vkDeviceWaitIdle(ctx_.device);
+  destroy_commands();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory
+
+void VulkanPreparedPlan::allocate_memory() {
+  const MemoryUse device_use = ctx_.unified ? MemoryUse::Unified : MemoryUse::Device;
+  loc_.resize(plan_.buffers.size());
+  uploaded_.assign(plan_.buffers.size(), false);
+  dummy_ = &owned_.emplace_back(ctx_, kMinBufferBytes, device_use, "zero-count views");
+  device_bytes_ = dummy_->size() + persistents_.device_bytes();
+  DeviceBuffer* arena = nullptr;
+  if (plan_.memory.transient_arena_bytes > 0) {
+    arena = &owned_.emplace_back(ctx_, plan_.memory.transient_arena_bytes, device_use, "transient arena");
+    device_bytes_ += arena->size();
+  }
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
+    if (plan_.buffers[id].lifetime != Lifetime::Transient) {
+      place(id);
+      continue;
+    }
+    Location& l = loc_[id];
+    l.buffer = arena->buffer();
+    l.offset = plan_.memory.placement[id].offset;
+    l.capacity = arena->size();
+    if (arena->mapped()) l.host = arena->mapped() + l.offset;
+  }
+}
+
+// A buffer with its own memory: Input, Output (owned by the plan) or Persistent (by the executor).
+void VulkanPreparedPlan::place(BufferId id) {
+  const BufferDesc& desc = plan_.buffers[id];
+  Location& l = loc_[id];
+  const DeviceBuffer* device = nullptr;
+  if (desc.lifetime == Lifetime::Persistent) {
+    bool is_new = !persistents_.contains(desc.name);
+    l.persistent = &persistents_.get(desc);
+    device = &l.persistent->device;
+    if (is_new) device_bytes_ += device->size();
+  } else {
+    device = &owned_.emplace_back(ctx_, desc.bytes(), ctx_.unified ? MemoryUse::Unified : MemoryUse::Device, desc.name);
+    device_bytes_ += device->size();
+    if (desc.lifetime == Lifetime::Output) output_bytes_ += desc.bytes();
+    if (!ctx_.unified) {
+      MemoryUse use = desc.lifetime == Lifetime::Input ? MemoryUse::Upload : MemoryUse::Download;
+      l.staging = &owned_.emplace_back(ctx_, desc.bytes(), use, desc.name + " (staging)");
+    }
+  }
+  l.buffer = device->buffer();
+  l.capacity = device->size();
+  l.host = device->mapped();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dispatches
+
+void VulkanPreparedPlan::build_dispatches(Pipelines& pipelines) {
+  dispatch_.resize(plan_.tasks.size());
+  for (uint32_t i = 0; i < plan_.tasks.size(); ++i)
+    if (plan_.tasks[i].kind == TaskKind::Dispatch) dispatch_[i] = make_dispatch(plan_.tasks[i], pipelines);
+}
+
+DispatchRecord VulkanPreparedPlan::make_dispatch(const Task& t, Pipelines& pipelines) const {
+  auto n = static_cast<uint32_t>(t.bindings.size());
+  uint32_t words = kPushHeaderWords + 2 * n + static_cast<uint32_t>(t.scalars.size());
+  DispatchRecord d;
+  d.pipeline = &pipelines.get(*t.kernel, n, words);
+  d.push = {t.grid.x, t.grid.y};
+  for (const Binding& b : t.bindings) {
+    uint32_t first = 0;
+    d.descriptors.push_back(window(t, b, first));
+    d.push.push_back(first);
+    d.push.push_back(static_cast<uint32_t>(b.count));
+  }
+  d.push.insert(d.push.end(), t.scalars.begin(), t.scalars.end());
+  workgroups(t, d.pipeline->workgroup_size, d.groups);
+  return d;
+}
+
+// The window bound for a view: from its byte offset rounded down to lcm(minStorageBufferOffset-
+// Alignment, element size) to the view's end. `first` = the view's first element inside the window.
+VkDescriptorBufferInfo VulkanPreparedPlan::window(const Task& t, const Binding& b, uint32_t& first) const {
+  first = 0;
+  if (b.count == 0) return {dummy_->buffer(), 0, dummy_->size()};
+  const Location& l = loc_[b.buffer];
+  const BufferDesc& desc = plan_.buffers[b.buffer];
+  const VkPhysicalDeviceLimits& lim = ctx_.limits();
+  uint64_t align = std::lcm<uint64_t>(std::max<uint64_t>(lim.minStorageBufferOffsetAlignment, 1), b.type.size);
+  if (l.offset % std::max<uint64_t>(lim.minStorageBufferOffsetAlignment, 1) != 0)
+    throw DeviceError(
+        fmt::format("task '{}': buffer '{}' is placed at byte {}, not a multiple of the device's "
+                    "minStorageBufferOffsetAlignment {}",
+                    t.name, desc.name, l.offset, lim.minStorageBufferOffsetAlignment));
+  uint64_t start = b.byte_offset() / align * align;
+  uint64_t range = std::max<uint64_t>(b.byte_offset() + b.byte_count() - start, 4);
+  range = std::min(range, l.capacity - l.offset - start);
+  if (range > lim.maxStorageBufferRange || b.count > UINT32_MAX)
+    throw DeviceError(
+        fmt::format("task '{}': its view of buffer '{}' needs a binding of {} bytes, more than the "
+                    "device's maxStorageBufferRange {}",
+                    t.name, desc.name, range, lim.maxStorageBufferRange));
+  first = static_cast<uint32_t>((b.byte_offset() - start) / b.type.size);
+  return {l.buffer, l.offset + start, range};
+}
+
+// runtime.glsl: groups = ceil(grid.x / wg) along x, spilling into y past maxComputeWorkGroupCount[0];
+// grid.y along z.
+void VulkanPreparedPlan::workgroups(const Task& t, uint32_t wg, uint32_t groups[3]) const {
+  const uint32_t* max = ctx_.limits().maxComputeWorkGroupCount;
+  if (t.grid.y > max[2])
+    throw DeviceError(fmt::format("task '{}': grid.y = {} exceeds the device's maxComputeWorkGroupCount[2] = {}",
+                                  t.name, t.grid.y, max[2]));
+  if (t.grid.x == 0 || t.grid.y == 0) return;
+  uint64_t n = (uint64_t{t.grid.x} + wg - 1) / wg;
+  uint64_t gx = n, gy = 1;
+  if (n > max[0]) {
+    gx = std::min<uint64_t>(max[0], 65535);
+    gy = (n + gx - 1) / gx;
+  }
+  // The kernels' 32-bit index (vks_index_x) must not wrap over the launched invocations.
+  if (gy > max[1] || gx * gy * wg > (uint64_t{1} << 32))
+    throw DeviceError(
+        fmt::format("task '{}': grid.x = {} needs {} x {} workgroups of {}, beyond the device's "
+                    "maxComputeWorkGroupCount or 32-bit indexing",
+                    t.name, t.grid.x, gx, gy, wg));
+  groups[0] = static_cast<uint32_t>(gx);
+  groups[1] = static_cast<uint32_t>(gy);
+  groups[2] = t.grid.y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spans: static counts, and where the timestamps of each span's edges go.
+
+void VulkanPreparedPlan::build_spans() {
+  const size_t n_spans = plan_.spans.size();
+  span_static_.assign(n_spans, {});
+  span_begin_.assign(plan_.tasks.size(), {});
+  span_end_.assign(plan_.tasks.size(), {});
+  std::vector<int64_t> first(n_spans, -1), last(n_spans, -1);
+  auto chain = [&](uint32_t task) {
+    std::vector<uint32_t> c;
+    for (int32_t s = static_cast<int32_t>(plan_.tasks[task].span); s >= 0; s = plan_.spans[s].parent)
+      c.push_back(static_cast<uint32_t>(s));
+    return c;
+  };
+  for (const Segment& seg : plan_.segments) {
+    if (seg.kind != Segment::Kind::Submission) continue;
+    std::vector<bool> in_segment(n_spans, false);
+    for (const Step& step : seg.steps)
+      for (uint32_t s : chain(step.task)) {
+        span_static_[s].dispatches++;
+        if (step.barrier != BarrierKind::None) span_static_[s].barriers++;
+        if (first[s] < 0) first[s] = step.task;
+        last[s] = step.task;
+        in_segment[s] = true;
+      }
+    for (size_t s = 0; s < n_spans; ++s) span_static_[s].submissions += in_segment[s];
+  }
+  // Begin timestamps outermost first, end timestamps innermost first.
+  for (int64_t s = static_cast<int64_t>(n_spans) - 1; s >= 0; --s)
+    if (last[s] >= 0) span_end_[last[s]].push_back(static_cast<uint32_t>(s));
+  for (size_t s = 0; s < n_spans; ++s)
+    if (first[s] >= 0) span_begin_[first[s]].push_back(static_cast<uint32_t>(s));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command buffers, fence, timestamp queries
+
+void VulkanPreparedPlan::create_commands() {
+  const VkFunctions& fn = ctx_.fn;
+  auto pool = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool.queueFamilyIndex = ctx_.queue_family;
+  vk_check(fn.vkCreateCommandPool(ctx_.device, &pool, nullptr, &pool_), "vkCreateCommandPool");
+  uint32_t count = 0;
+  for (size_t s = 0; s < plan_.segments.size(); ++s) {
+    bool submission = plan_.segments[s].kind == Segment::Kind::Submission;
+    segment_cb_.push_back(submission ? static_cast<int32_t>(count++) : -1);
+    if (submission) last_submission_ = static_cast<int64_t>(s);
+  }
+  cbs_.resize(count + 1);  // + the spare
+  auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  alloc.commandPool = pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = count + 1;
+  vk_check(fn.vkAllocateCommandBuffers(ctx_.device, &alloc, cbs_.data()), "vkAllocateCommandBuffers");
+  auto fence = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+  vk_check(fn.vkCreateFence(ctx_.device, &fence, nullptr, &fence_), "vkCreateFence");
+  if (ctx_.timestamp_valid_bits == 0 || plan_.spans.empty()) return;
+  auto queries = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+  queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  queries.queryCount = static_cast<uint32_t>(2 * plan_.spans.size());
+  vk_check(fn.vkCreateQueryPool(ctx_.device, &queries, nullptr, &queries_), "vkCreateQueryPool");
+}
+
+void VulkanPreparedPlan::destroy_commands() noexcept {
+  const VkFunctions& fn = ctx_.fn;
+  if (queries_) fn.vkDestroyQueryPool(ctx_.device, queries_, nullptr);
+  if (fence_) fn.vkDestroyFence(ctx_.device, fence_, nullptr);
+  if (pool_) fn.vkDestroyCommandPool(ctx_.device, pool_, nullptr);  // frees the command buffers
+  queries_ = VK_NULL_HANDLE;
+  fence_ = VK_NULL_HANDLE;
+  pool_ = VK_NULL_HANDLE;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transfers
+
+void VulkanPreparedPlan::upload_bytes(BufferId id, std::span<const std::byte> bytes) {
+  const Location& l = loc_[id];
+  pending_bytes_up_ += bytes.size();
+  uploaded_[id] = true;
+  if (ctx_.unified) {  // the device is idle between runs: write the memory it reads
+    if (!bytes.empty()) std::memcpy(l.host, bytes.data(), bytes.size());
+    return;
+  }
+  bool persistent = l.persistent != nullptr;
+  DeviceBuffer& staging = persistent ? l.persistent->staging_buffer(ctx_) : *l.staging;
+  if (!bytes.empty()) std::memcpy(staging.mapped(), bytes.data(), bytes.size());
+  staging.flush();
+  PendingCopy copy{staging.buffer(), l.buffer, {0, 0, bytes.size()}};
+  std::vector<PendingCopy>& queue = persistent ? persistents_.pending : pending_;
+  if (std::find(queue.begin(), queue.end(), copy) == queue.end()) queue.push_back(copy);
+}
+
+void VulkanPreparedPlan::download_bytes(BufferId id, std::span<std::byte> bytes) const {
+  size_t mark = ctx_.messages.size();
+  const Location& l = loc_[id];
+  if (ctx_.unified) {
+    if (!bytes.empty()) std::memcpy(bytes.data(), l.host, bytes.size());
+  } else if (l.persistent) {
+    // download() is const for callers; the copy submission changes only internal state.
+    const_cast<VulkanPreparedPlan*>(this)->download_persistent(id, bytes);
+  } else {
+    l.staging->invalidate();
+    if (!bytes.empty()) std::memcpy(bytes.data(), l.staging->mapped(), bytes.size());
+  }
+  ctx_.messages.throw_if_new(mark, "download");
+}
+
+// Staging mode: a Persistent's data lives on the device only; copy it down with its own
+// submission and wait (rare: tests and debugging). Counted in the next run's trace.
+void VulkanPreparedPlan::download_persistent(BufferId id, std::span<std::byte> bytes) {
+  const Location& l = loc_[id];
+  DeviceBuffer& staging = l.persistent->staging_buffer(ctx_);
+  VkCommandBuffer cb = cbs_.back();
+  begin_commands(ctx_, cb);
+  start_commands(cb, nullptr);
+  memory_barrier(ctx_, cb, kBeforeDownload);
+  PendingCopy copy{l.buffer, staging.buffer(), {0, 0, l.capacity}};
+  record_copies(ctx_, cb, {&copy, 1});
+  memory_barrier(ctx_, cb, kToHost);
+  end_commands(ctx_, cb);
+  submit_and_wait(ctx_, cb, fence_);
+  ++deferred_submissions_;
+  staging.invalidate();
+  if (!bytes.empty()) std::memcpy(bytes.data(), staging.mapped(), bytes.size());
+}
+
+}  // namespace vkstark::vulkan

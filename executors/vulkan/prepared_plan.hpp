@@ -1,0 +1,162 @@
+// Internal to the Vulkan executor: a Plan prepared on one device. prepare (prepared_plan.cpp)
+// allocates memory, resolves every dispatch to a pipeline, descriptor windows, push constants and
+// workgroup counts, and allocates one command buffer per plan submission; run (plan_run.cpp)
+// records and submits them with one fence wait each; host tasks live in host_tasks.cpp.
+//
+// Memory (Context::unified): on unified memory every buffer is mapped and uploads, downloads and
+// host tasks use it directly. Otherwise buffers are device-local; Inputs and Persistents are
+// uploaded from staging by copies recorded at the start of the next submission, Outputs are copied
+// to staging at the end of the last submission, and host tasks get staging copies of their views
+// (copied down at the end of the previous submission, written data copied up at the start of the
+// next). A host task with no submission before it in the run (first segment, or after another
+// host task) costs one extra copy submission and wait in that mode, counted in the trace.
+//
+// Lifetime: must not outlive its executor (it refers to the executor's Context, pipelines and
+// Persistent buffers). Thread-compatible: one thread at a time, like the executor.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <span>
+#include <vector>
+
+#include "executors/vulkan/commands.hpp"
+#include "executors/vulkan/memory.hpp"
+#include "executors/vulkan/persistents.hpp"
+#include "executors/vulkan/pipelines.hpp"
+#include "runtime/executor.hpp"
+
+namespace vkstark::vulkan {
+
+// Where a buffer of the plan lives on the device.
+struct Location {
+  VkBuffer buffer = VK_NULL_HANDLE;        // its own VkBuffer, the transient arena, or a persistent's
+  uint64_t offset = 0;                     // byte offset of element 0 inside `buffer`
+  uint64_t capacity = 0;                   // bytes of `buffer`
+  std::byte* host = nullptr;               // unified memory: mapped address of element 0
+  DeviceBuffer* staging = nullptr;         // staging mode: Input upload / Output download staging
+  PersistentBuffer* persistent = nullptr;  // Persistent buffers
+};
+
+struct DispatchRecord {
+  const Pipeline* pipeline = nullptr;
+  std::vector<VkDescriptorBufferInfo> descriptors;  // binding i = Task::bindings[i]
+  std::vector<uint32_t> push;                       // grid, (offset, count) per binding, scalars
+  uint32_t groups[3] = {0, 0, 0};                   // zero: grid.x == 0, nothing is recorded
+};
+
+// Staging-mode copy of a host task's declared views, merged per VkBuffer.
+struct HostInterval {
+  BufferId owner = kNoBuffer;  // the buffer; kNoBuffer for a range of the transient arena
+  VkBuffer buffer = VK_NULL_HANDLE;
+  uint64_t begin = 0, end = 0;  // bytes of `buffer`
+  uint64_t staging_offset = 0;
+  bool written = false;
+};
+struct HostStaging {
+  DeviceBuffer staging;
+  std::vector<HostInterval> intervals;
+};
+
+// What a span adds to the trace on every run (derived from the plan at prepare).
+struct SpanStatic {
+  uint64_t dispatches = 0, barriers = 0, submissions = 0;
+};
+
+class VulkanPreparedPlan final : public PreparedPlan {
+ public:
+  VulkanPreparedPlan(const Plan& plan, const Context& ctx, Pipelines& pipelines, Persistents& persistents);
+  ~VulkanPreparedPlan() override;
+  VulkanPreparedPlan(const VulkanPreparedPlan&) = delete;
+  VulkanPreparedPlan& operator=(const VulkanPreparedPlan&) = delete;
+
+  void run(Trace& trace) override;
+
+ protected:
+  void upload_bytes(BufferId id, std::span<const std::byte> bytes) override;
+  void download_bytes(BufferId id, std::span<std::byte> bytes) const override;
+
+ private:
+  class HostView;
+  struct RunState;
+
+  // prepare (prepared_plan.cpp)
+  void allocate_memory();
+  void place(BufferId id);
+  void build_dispatches(Pipelines& pipelines);
+  DispatchRecord make_dispatch(const Task& t, Pipelines& pipelines) const;
+  VkDescriptorBufferInfo window(const Task& t, const Binding& b, uint32_t& first) const;
+  void workgroups(const Task& t, uint32_t wg, uint32_t groups[3]) const;
+  void build_spans();
+  void create_commands();
+  void destroy_commands() noexcept;
+  void download_persistent(BufferId id, std::span<std::byte> bytes);
+
+  // host tasks (host_tasks.cpp)
+  void build_host_staging();
+  std::vector<PendingCopy> host_down_copies(uint32_t task) const;
+  void run_host_segment(size_t index, RunState& st);
+  void call_host(const Task& t, uint32_t task);
+  void after_host_task(uint32_t task);
+  std::byte* host_address(uint32_t task, BufferId buffer, uint64_t offset, uint64_t bytes, Access access) const;
+
+  // run (plan_run.cpp)
+  void check_inputs() const;
+  void run_submission(size_t index, RunState& st);
+  void record_step(VkCommandBuffer cb, const Step& step, RunState& st);
+  void record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d) const;
+  void start_commands(VkCommandBuffer cb, RunState* st);
+  void finish_commands(VkCommandBuffer cb, size_t index);
+  void flush_for_host(uint32_t task, RunState& st);
+  void finish_run(RunState& st);
+  void read_timestamps(RunState& st);
+  void fill_spans(RunState& st);
+
+  const Context& ctx_;
+  Persistents& persistents_;
+  std::deque<DeviceBuffer> owned_;  // Input/Output buffers and their staging, the arena, the dummy
+  DeviceBuffer* dummy_ = nullptr;   // bound for zero-count views
+  std::vector<Location> loc_;       // per buffer
+  uint64_t device_bytes_ = 0;
+  uint64_t output_bytes_ = 0;
+
+  std::vector<DispatchRecord> dispatch_;           // per task (empty for host tasks)
+  std::vector<HostStaging> host_;                  // per task (staging mode host tasks only)
+  std::vector<uint64_t> host_read_bytes_;          // per task
+  std::vector<std::vector<uint32_t>> span_begin_;  // per task: spans whose begin timestamp precedes it
+  std::vector<std::vector<uint32_t>> span_end_;    // per task: spans whose end timestamp follows it
+  std::vector<SpanStatic> span_static_;            // per span
+
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  std::vector<VkCommandBuffer> cbs_;  // one per Submission segment, then a spare for copy-only submissions
+  std::vector<int32_t> segment_cb_;   // per segment: index into cbs_, -1 for host segments
+  int64_t last_submission_ = -1;      // segment index
+  VkFence fence_ = VK_NULL_HANDLE;
+  VkQueryPool queries_ = VK_NULL_HANDLE;  // two timestamps per span, when the queue has timestamps
+
+  std::vector<PendingCopy> pending_;  // staging -> device copies for the next submission
+  std::vector<bool> uploaded_;        // per buffer
+  uint64_t pending_bytes_up_ = 0;
+  uint64_t deferred_submissions_ = 0;  // Persistent downloads in staging mode, added to the next run
+};
+
+// Per-run bookkeeping: host times per task, which spans got timestamps.
+struct VulkanPreparedPlan::RunState {
+  RunState(Trace& t, const Plan& plan)
+      : trace(t),
+        start(std::chrono::steady_clock::now()),
+        task_begin(plan.tasks.size(), -1),
+        task_end(plan.tasks.size(), -1),
+        stamped(plan.spans.size(), false) {}
+  double now() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  Trace& trace;
+  std::chrono::steady_clock::time_point start;
+  std::vector<double> task_begin, task_end;  // per task: host ms since `start` (-1: not reached)
+  std::vector<bool> stamped;                 // per span: both timestamps written in this run
+  bool queries_reset = false;
+};
+
+}  // namespace vkstark::vulkan

@@ -1,0 +1,117 @@
+#include "executors/vulkan/vk.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <mutex>
+
+#include "runtime/error.hpp"
+
+namespace vkstark::vulkan {
+
+namespace {
+
+// The loader stays open for the life of the process: closing it under live layers is unsafe, and
+// it costs nothing to keep.
+PFN_vkGetInstanceProcAddr open_loader() {
+  static std::once_flag once;
+  static PFN_vkGetInstanceProcAddr proc = nullptr;
+  static std::string error;
+  std::call_once(once, [] {
+    void* lib = nullptr;
+    for (const char* name : {"libvulkan.so.1", "libvulkan.so"}) {
+      lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (lib) break;
+      const char* e = dlerror();
+      error = e ? e : "dlopen failed";
+    }
+    if (!lib) return;
+    proc = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(lib, "vkGetInstanceProcAddr"));
+    if (!proc) error = "libvulkan has no vkGetInstanceProcAddr";
+  });
+  if (!proc) throw DeviceError(fmt::format("no Vulkan loader: cannot open libvulkan.so.1 ({})", error));
+  return proc;
+}
+
+template <class F>
+void load(F& slot, PFN_vkVoidFunction f, const char* name, bool required) {
+  slot = reinterpret_cast<F>(f);
+  if (!slot && required) throw DeviceError(fmt::format("the Vulkan loader has no {}", name));
+}
+
+}  // namespace
+
+void VkFunctions::load_global() {
+  vkGetInstanceProcAddr = open_loader();
+#define VKSTARK_VK_LOAD(name) load(name, vkGetInstanceProcAddr(nullptr, #name), #name, true);
+  VKSTARK_VK_GLOBAL_FUNCTIONS(VKSTARK_VK_LOAD)
+#undef VKSTARK_VK_LOAD
+}
+
+void VkFunctions::load_instance(VkInstance instance, bool debug_utils) {
+#define VKSTARK_VK_LOAD(name) load(name, vkGetInstanceProcAddr(instance, #name), #name, true);
+  VKSTARK_VK_INSTANCE_FUNCTIONS(VKSTARK_VK_LOAD)
+#undef VKSTARK_VK_LOAD
+  if (!debug_utils) return;
+#define VKSTARK_VK_LOAD(name) load(name, vkGetInstanceProcAddr(instance, #name), #name, false);
+  VKSTARK_VK_DEBUG_FUNCTIONS(VKSTARK_VK_LOAD)
+#undef VKSTARK_VK_LOAD
+}
+
+void VkFunctions::load_device(VkDevice device) {
+#define VKSTARK_VK_LOAD(name) load(name, vkGetDeviceProcAddr(device, #name), #name, true);
+  VKSTARK_VK_DEVICE_FUNCTIONS(VKSTARK_VK_LOAD)
+#undef VKSTARK_VK_LOAD
+}
+
+std::string_view vk_result_name(VkResult result) {
+  switch (result) {
+#define VKSTARK_VK_RESULT(name) \
+  case name:                    \
+    return #name;
+    VKSTARK_VK_RESULT(VK_SUCCESS)
+    VKSTARK_VK_RESULT(VK_NOT_READY)
+    VKSTARK_VK_RESULT(VK_TIMEOUT)
+    VKSTARK_VK_RESULT(VK_EVENT_SET)
+    VKSTARK_VK_RESULT(VK_EVENT_RESET)
+    VKSTARK_VK_RESULT(VK_INCOMPLETE)
+    VKSTARK_VK_RESULT(VK_ERROR_OUT_OF_HOST_MEMORY)
+    VKSTARK_VK_RESULT(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    VKSTARK_VK_RESULT(VK_ERROR_INITIALIZATION_FAILED)
+    VKSTARK_VK_RESULT(VK_ERROR_DEVICE_LOST)
+    VKSTARK_VK_RESULT(VK_ERROR_MEMORY_MAP_FAILED)
+    VKSTARK_VK_RESULT(VK_ERROR_LAYER_NOT_PRESENT)
+    VKSTARK_VK_RESULT(VK_ERROR_EXTENSION_NOT_PRESENT)
+    VKSTARK_VK_RESULT(VK_ERROR_FEATURE_NOT_PRESENT)
+    VKSTARK_VK_RESULT(VK_ERROR_INCOMPATIBLE_DRIVER)
+    VKSTARK_VK_RESULT(VK_ERROR_TOO_MANY_OBJECTS)
+    VKSTARK_VK_RESULT(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    VKSTARK_VK_RESULT(VK_ERROR_FRAGMENTED_POOL)
+    VKSTARK_VK_RESULT(VK_ERROR_UNKNOWN)
+    VKSTARK_VK_RESULT(VK_ERROR_OUT_OF_POOL_MEMORY)
+    VKSTARK_VK_RESULT(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+    VKSTARK_VK_RESULT(VK_ERROR_FRAGMENTATION)
+    VKSTARK_VK_RESULT(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+    VKSTARK_VK_RESULT(VK_PIPELINE_COMPILE_REQUIRED)
+    VKSTARK_VK_RESULT(VK_ERROR_VALIDATION_FAILED_EXT)
+#undef VKSTARK_VK_RESULT
+    default:
+      break;
+  }
+  thread_local std::string unknown;
+  unknown = fmt::format("VkResult({})", static_cast<int>(result));
+  return unknown;
+}
+
+void vk_check(VkResult result, std::string_view operation) {
+  if (result < 0) throw DeviceError(fmt::format("{}: {}", operation, vk_result_name(result)));
+}
+
+void vk_check_alloc(VkResult result, std::string_view what, uint64_t bytes) {
+  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
+    throw DeviceError(fmt::format("out of device memory: {} bytes for {} (vkAllocateMemory: {})", bytes, what,
+                                  vk_result_name(result)));
+  vk_check(result, fmt::format("vkAllocateMemory ({} bytes for {})", bytes, what));
+}
+
+}  // namespace vkstark::vulkan

@@ -1,0 +1,127 @@
+// Internal to the Vulkan executor: the Vulkan API as a table of function pointers, the loader, and
+// VkResult checking. Nothing here is linked against libvulkan: the loader (libvulkan.so.1) is opened
+// at run time, so a machine without Vulkan still runs the CPU executor and make_vulkan_executor()
+// says "no loader" instead of the program failing to start.
+//
+// Lifetime: a VkFunctions table is valid while its instance / device lives. Thread-safety: the table
+// is immutable after loading; the functions themselves follow Vulkan's external synchronization rules.
+#pragma once
+
+#ifndef VK_NO_PROTOTYPES
+#define VK_NO_PROTOTYPES
+#endif
+#include <vulkan/vulkan.h>
+
+#include <string>
+#include <string_view>
+
+namespace vkstark::vulkan {
+
+// Functions every loader exports (vkGetInstanceProcAddr with a null instance).
+#define VKSTARK_VK_GLOBAL_FUNCTIONS(X)      \
+  X(vkCreateInstance)                       \
+  X(vkEnumerateInstanceVersion)             \
+  X(vkEnumerateInstanceExtensionProperties) \
+  X(vkEnumerateInstanceLayerProperties)
+
+#define VKSTARK_VK_INSTANCE_FUNCTIONS(X)      \
+  X(vkDestroyInstance)                        \
+  X(vkEnumeratePhysicalDevices)               \
+  X(vkGetPhysicalDeviceProperties)            \
+  X(vkGetPhysicalDeviceProperties2)           \
+  X(vkGetPhysicalDeviceFeatures)              \
+  X(vkGetPhysicalDeviceQueueFamilyProperties) \
+  X(vkGetPhysicalDeviceMemoryProperties)      \
+  X(vkEnumerateDeviceExtensionProperties)     \
+  X(vkCreateDevice)                           \
+  X(vkGetDeviceProcAddr)
+
+// VK_EXT_debug_utils: loaded when the instance has the extension, else null.
+#define VKSTARK_VK_DEBUG_FUNCTIONS(X) \
+  X(vkCreateDebugUtilsMessengerEXT)   \
+  X(vkDestroyDebugUtilsMessengerEXT)  \
+  X(vkSetDebugUtilsObjectNameEXT)     \
+  X(vkCmdBeginDebugUtilsLabelEXT)     \
+  X(vkCmdEndDebugUtilsLabelEXT)
+
+#define VKSTARK_VK_DEVICE_FUNCTIONS(X) \
+  X(vkDestroyDevice)                   \
+  X(vkGetDeviceQueue)                  \
+  X(vkDeviceWaitIdle)                  \
+  X(vkQueueSubmit)                     \
+  X(vkCreateBuffer)                    \
+  X(vkDestroyBuffer)                   \
+  X(vkGetBufferMemoryRequirements)     \
+  X(vkAllocateMemory)                  \
+  X(vkFreeMemory)                      \
+  X(vkBindBufferMemory)                \
+  X(vkMapMemory)                       \
+  X(vkUnmapMemory)                     \
+  X(vkFlushMappedMemoryRanges)         \
+  X(vkInvalidateMappedMemoryRanges)    \
+  X(vkCreateShaderModule)              \
+  X(vkDestroyShaderModule)             \
+  X(vkCreatePipelineCache)             \
+  X(vkDestroyPipelineCache)            \
+  X(vkGetPipelineCacheData)            \
+  X(vkCreateDescriptorSetLayout)       \
+  X(vkDestroyDescriptorSetLayout)      \
+  X(vkCreatePipelineLayout)            \
+  X(vkDestroyPipelineLayout)           \
+  X(vkCreateComputePipelines)          \
+  X(vkDestroyPipeline)                 \
+  X(vkCreateCommandPool)               \
+  X(vkDestroyCommandPool)              \
+  X(vkAllocateCommandBuffers)          \
+  X(vkFreeCommandBuffers)              \
+  X(vkBeginCommandBuffer)              \
+  X(vkEndCommandBuffer)                \
+  X(vkCmdBindPipeline)                 \
+  X(vkCmdPushConstants)                \
+  X(vkCmdDispatch)                     \
+  X(vkCmdPipelineBarrier)              \
+  X(vkCmdCopyBuffer)                   \
+  X(vkCmdWriteTimestamp)               \
+  X(vkCmdResetQueryPool)               \
+  X(vkCreateQueryPool)                 \
+  X(vkDestroyQueryPool)                \
+  X(vkGetQueryPoolResults)             \
+  X(vkCreateFence)                     \
+  X(vkDestroyFence)                    \
+  X(vkResetFences)                     \
+  X(vkWaitForFences)                   \
+  X(vkCmdPushDescriptorSetKHR)
+
+struct VkFunctions {
+#define VKSTARK_VK_DECLARE(name) PFN_##name name = nullptr;
+  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
+  VKSTARK_VK_GLOBAL_FUNCTIONS(VKSTARK_VK_DECLARE)
+  VKSTARK_VK_INSTANCE_FUNCTIONS(VKSTARK_VK_DECLARE)
+  VKSTARK_VK_DEBUG_FUNCTIONS(VKSTARK_VK_DECLARE)
+  VKSTARK_VK_DEVICE_FUNCTIONS(VKSTARK_VK_DECLARE)
+#undef VKSTARK_VK_DECLARE
+
+  // Opens the loader (once per process) and loads the global functions. DeviceError if there is none.
+  void load_global();
+  // DeviceError naming a missing function.
+  void load_instance(VkInstance instance, bool debug_utils);
+  void load_device(VkDevice device);
+};
+
+// A zero-initialised Vulkan struct with its sType set.
+template <class T>
+T vk_struct(VkStructureType type) {
+  T t{};
+  t.sType = type;
+  return t;
+}
+
+// "VK_ERROR_OUT_OF_DEVICE_MEMORY", ...; "VkResult(<n>)" for codes this file does not know.
+std::string_view vk_result_name(VkResult result);
+
+// Throws DeviceError("<operation>: <VkResult name>") when `result` is an error (negative).
+void vk_check(VkResult result, std::string_view operation);
+// Same, naming a memory allocation: DeviceError("out of device memory: ...") for the OOM codes.
+void vk_check_alloc(VkResult result, std::string_view what, uint64_t bytes);
+
+}  // namespace vkstark::vulkan

@@ -1,0 +1,52 @@
+// The Vulkan compute executor (architecture.md, "Runtime concepts"): runs any Plan on one Vulkan
+// device with one command buffer and one fence wait per plan submission.
+//
+//   auto exec = make_vulkan_executor({.validate = true});
+//   auto run = exec->prepare(plan);   // memory, pipelines, command buffers
+//   run->upload(x, data); run->run(trace); auto y = run->download(out);
+//
+// Lifetime: the executor owns the device, the pipelines and every Persistent buffer (keyed by name,
+// so they survive across prepare()/run() of different plans); its PreparedPlans must not outlive it.
+// Thread-safety: an executor and its prepared plans are used from one thread at a time
+// (thread-compatible); validation_messages() may be called from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/executor.hpp"
+
+namespace vkstark {
+
+struct VulkanOptions {
+  // "" = the best device (discrete > integrated > virtual > CPU), or VKSTARK_VULKAN_DEVICE when set;
+  // else a device index or a case-insensitive substring of its name.
+  std::string device;
+  // Khronos validation with synchronization validation; also on when VKSTARK_VALIDATE=1. Any
+  // warning or error it reports makes prepare()/run()/download() throw DeviceError.
+  bool validate = false;
+  // make_executor("auto") passes false: lavapipe and other CPU implementations are not GPUs.
+  bool allow_cpu_device = true;
+  // Testing: use the discrete-GPU memory path (device-local buffers, staging copies) even where
+  // the device has unified memory, so that path runs under validation on lavapipe.
+  bool force_staging = false;
+};
+
+// The Vulkan executor's interface beyond Executor (dynamic_cast an Executor to reach it).
+class VulkanExecutor : public Executor {
+ public:
+  // Warnings and errors reported by the validation layer so far, oldest first (thread-safe).
+  virtual std::vector<std::string> validation_messages() const = 0;
+  virtual bool validation_enabled() const = 0;
+};
+
+// Throws DeviceError naming why no executor could be made: no loader, no device, no device matching
+// the override, a device without VK_KHR_push_descriptor or a compute queue, no validation layer...
+[[nodiscard]] std::unique_ptr<Executor> make_vulkan_executor(const VulkanOptions& options = {});
+
+// Names of the physical devices the loader sees, in index order (empty when there is no loader),
+// for messages and --list-devices.
+std::vector<std::string> list_vulkan_devices();
+
+}  // namespace vkstark

@@ -1,0 +1,16 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "runtime.glsl"
+#include "transcript.glsl"
+// TranscriptSample (kernels/transcript.hpp): out[i] = sample() for every element of the view, in order; one invocation.
+layout(set = 0, binding = 0) buffer T { uint t[]; };  // SpongeState = 18 uints
+layout(set = 0, binding = 1) writeonly buffer Out { uint o[]; };
+VKS_PUSH_BEGIN VKS_VIEW(t) VKS_VIEW(out) VKS_PUSH_END
+
+void main() {
+  if (vks_index_x() != 0u) return;
+  Sponge sp;
+  SPONGE_LOAD(sp, t, pc.t_off * SPONGE_WORDS);
+  for (uint i = 0u; i < pc.out_len; ++i) o[pc.out_off + i] = sponge_sample(sp);
+  SPONGE_STORE(sp, t, pc.t_off * SPONGE_WORDS);
+}

@@ -1,0 +1,150 @@
+// NTT kernel family (protocol.md 1.2, 6.3, 11.2, 14.1): twiddle table, batched Stockham radix-2^r
+// passes over Fp and Fp4 columns (base-field roots), zero-padded copies, the RS message of PLE
+// chunks, subset-zeta / Möbius passes and the row-major <-> column-major transpose. The graph
+// builder that strings these together is stages/ntt.hpp; the host reference is kernels/field/dft.hpp.
+//
+// Columns: a batch of grid.y columns, column c of a view starting at element c * <stride> of it.
+// Every kernel is a pure function of its inputs, so CPU and GLSL bodies give identical bits.
+#pragma once
+
+#include "kernels/types.hpp"
+#include "runtime/kernel.hpp"
+
+namespace vkstark {
+
+// The largest radix of one NttStage pass: 2^kNttMaxLogRadix elements per invocation.
+inline constexpr uint32_t kNttMaxLogRadix = 4;
+
+// tw[t] = omega_N^t for t < grid.x = N/2, N = 2^log_n (omega_N = two_adic_generator(log_n)).
+// One table of the largest size serves every transform of size 2^k <= N: omega_{2^k} = omega_N^(N/2^k);
+// the exponents N/2 .. N-1 are -tw[e - N/2].
+struct NttTwiddles {
+  static constexpr std::string_view name = "ntt_twiddles";
+  struct Args {
+    Out<Fp> tw;
+    uint32_t log_n = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// One Stockham autosort pass of a DFT of size n = 2^log_n (decimation in frequency, natural order
+// in and out, out of place): radix-2 stages [stage, stage + log_radix) at once. With s = 2^stage,
+// R = 2^log_radix and m = n / (s R), invocation i < grid.x = n / R (q = i mod s, p = i / s) of
+// column c = grid.y index reads a_j = src[c][i + j n/R], j < R, and writes
+//   dst[c][q + s (R p + k)] = omega_{n/s}^(p k) * sum_j a_j omega_R^(j k),   k < R.
+// Inverse passes use omega^-1; the pass that ends at stage log_n then multiplies by n^-1.
+// Zero padding: source rows at or beyond 2^log_src read as 0 (log_src <= log_n; the first pass of a
+// zero-padded transform reads the short source columns directly).
+// Twiddles: tw is the NttTwiddles table of 2^log_tw (log_tw >= log_n).
+struct NttStageFp {
+  static constexpr std::string_view name = "ntt_stage_fp";
+  struct Args {
+    In<Fp> src;
+    Out<Fp> dst;
+    In<Fp> tw;
+    uint32_t src_stride = 0;
+    uint32_t dst_stride = 0;
+    uint32_t log_n = 0;
+    uint32_t stage = 0;
+    uint32_t log_radix = 1;  // 1 .. kNttMaxLogRadix
+    uint32_t log_src = 0;
+    uint32_t log_tw = 0;
+    uint32_t inverse = 0;  // 0 | 1
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// NttStageFp on extension-field columns (base-field roots of unity): WHIR codewords.
+struct NttStageFp4 {
+  static constexpr std::string_view name = "ntt_stage_fp4";
+  struct Args {
+    In<Fp4> src;
+    Out<Fp4> dst;
+    In<Fp> tw;
+    uint32_t src_stride = 0;
+    uint32_t dst_stride = 0;
+    uint32_t log_n = 0;
+    uint32_t stage = 0;
+    uint32_t log_radix = 1;
+    uint32_t log_src = 0;
+    uint32_t log_tw = 0;
+    uint32_t inverse = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// Zero-padded strided copy of 32-bit words: for i < grid.x (the destination column length) and
+// column c = grid.y index, dst[c * dst_stride + i] = i < src_count ? src[c * src_stride + i] : 0.
+// Fp and Fp4 columns go through bitcast<uint32_t>() views (Fp4: lengths and strides times 4).
+struct NttCopyPad {
+  static constexpr std::string_view name = "ntt_copy_pad";
+  struct Args {
+    In<uint32_t> src;
+    Out<uint32_t> dst;
+    uint32_t src_stride = 0;
+    uint32_t dst_stride = 0;
+    uint32_t src_count = 0;  // (not src_len: GLSL names each view's length <view>_len)
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// RS message of PLE chunks (protocol.md 6.3 step 1), in place: for chunk i < grid.x of column
+// c = grid.y index, the 2^log_chunk entries at data[c * col_stride + i 2^log_chunk ...] become
+// subset-zeta(iDFT_{2^log_chunk}(chunk)) over the log_chunk index bits. inverse = 1 computes the
+// inverse map: subset-Möbius then DFT. log_chunk <= kNttMaxLogChunk.
+inline constexpr uint32_t kNttMaxLogChunk = 10;
+struct NttRsMessage {
+  static constexpr std::string_view name = "ntt_rs_message";
+  struct Args {
+    InOut<Fp> data;
+    uint32_t log_chunk = 0;
+    uint32_t col_stride = 0;
+    uint32_t inverse = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// Subset-zeta (mobius = 0) or Möbius (mobius = 1) transform over the index bits
+// [bit_lo, bit_lo + num_bits) of columns of 2^log_n entries, in place. Invocation g < grid.x =
+// 2^(log_n - num_bits) of column c = grid.y index owns the 2^num_bits entries whose other index
+// bits spell g, and applies, bit by bit, a[v] += a[v - 2^b] (Möbius: -=) for v with bit b set.
+// 1 <= num_bits <= kNttMaxLogRadix.
+struct NttZetaFp {
+  static constexpr std::string_view name = "ntt_zeta_fp";
+  struct Args {
+    InOut<Fp> data;
+    uint32_t col_stride = 0;
+    uint32_t bit_lo = 0;
+    uint32_t num_bits = 1;
+    uint32_t mobius = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+struct NttZetaFp4 {
+  static constexpr std::string_view name = "ntt_zeta_fp4";
+  struct Args {
+    InOut<Fp4> data;
+    uint32_t col_stride = 0;
+    uint32_t bit_lo = 0;
+    uint32_t num_bits = 1;
+    uint32_t mobius = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// Row-major (rows x cols) -> column-major: dst[c * rows + r] = src[r * cols + c], for
+// i = c * rows + r < grid.x = rows * cols. Column-major -> row-major is the same kernel with rows
+// and cols swapped.
+struct NttTranspose {
+  static constexpr std::string_view name = "ntt_transpose";
+  struct Args {
+    In<Fp> src;
+    Out<Fp> dst;
+    uint32_t rows = 0;
+    uint32_t cols = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+}  // namespace vkstark

@@ -1,0 +1,104 @@
+// Graph builders for the NTT kernel family (kernels/ntt.hpp): batched DFT / iDFT of Fp and Fp4
+// columns with optional zero padding (RS codewords, protocol.md 6.3 step 2 and 11.2), the RS
+// message of PLE chunks (6.3 step 1), subset-zeta / Möbius transforms and transposes. Each call
+// adds dispatches to the graph in program order; nothing runs until the plan does.
+//
+// Twiddles: an Ntt of max_log_n reads the Persistent buffer "ntt.twiddles.<max_log_n>"
+// (omega_N^t, t < N/2, N = 2^max_log_n). A setup graph writes it once per executor:
+//
+//   { Graph setup; Ntt(setup, 22).add_setup(); exec.prepare(compile(setup))->run(trace); }
+//   Graph g; Ntt ntt(g, 22); ntt.forward(msg, 20, 1 << 20, code, 22, 1 << 22, 42);  // any number of plans
+//
+// Conventions (protocol.md 1.2): DFT(c)[i] = sum_j c_j omega_n^(ij), natural order in and out,
+// omega_n = two_adic_generator(log2 n); iDFT includes 1/n. Fp4 columns use the same base-field roots.
+//
+// Errors: parameters outside what the kernels support throw InputError; views that do not hold
+// the columns described, or that overlap where they must not, throw GraphError. Both name the task.
+// Lifetime: an Ntt refers to its Graph, which must outlive it. Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kernels/ntt.hpp"
+#include "runtime/graph.hpp"
+
+namespace vkstark {
+
+struct NttOptions {
+  // Radix-2 stages per dispatch: 1 (one radix-2 stage per dispatch) .. kNttMaxLogRadix.
+  uint32_t max_log_radix = kNttMaxLogRadix;
+};
+
+class Ntt {
+ public:
+  // Declares (or finds) the Persistent twiddle buffer "ntt.twiddles.<max_log_n>". InputError when
+  // max_log_n > 27 or the options are out of range.
+  Ntt(Graph& g, uint32_t max_log_n, NttOptions options = {});
+
+  // The dispatch that fills the twiddle table; run it (in a setup graph, or first in this one)
+  // before any plan that transforms.
+  void add_setup();
+
+  [[nodiscard]] Buffer<Fp> twiddles() const { return twiddles_; }
+  uint32_t max_log_n() const { return max_log_n_; }
+  static std::string twiddle_buffer_name(uint32_t max_log_n);
+
+  // dst[c] = DFT_{2^log_n}(src[c] zero-padded to 2^log_n) for columns c < batch. Source columns
+  // hold 2^log_src entries (log_src <= log_n) at src_stride; destination columns 2^log_n entries
+  // at dst_stride. src is only read. log_n == 0 copies. Tasks are named "<name>.stage<k>" (or
+  // "<name>.stages<a>-<b>" for a pass of several stages) and "<name>.copy".
+  void forward(View<Fp> src, uint32_t log_src, uint64_t src_stride, View<Fp> dst, uint32_t log_n,
+               uint64_t dst_stride, uint32_t batch, std::string_view name = "ntt.forward");
+  void forward(View<Fp4> src, uint32_t log_src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n,
+               uint64_t dst_stride, uint32_t batch, std::string_view name = "ntt.forward");
+  // dst[c] = iDFT_{2^log_n}(src[c]) (1/n included), columns of 2^log_n entries.
+  void inverse(View<Fp> src, uint64_t src_stride, View<Fp> dst, uint32_t log_n, uint64_t dst_stride, uint32_t batch,
+               std::string_view name = "ntt.inverse");
+  void inverse(View<Fp4> src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n, uint64_t dst_stride,
+               uint32_t batch, std::string_view name = "ntt.inverse");
+
+ private:
+  template <class K, class T>
+  void transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> dst, uint32_t log_n,
+                 uint64_t dst_stride, uint32_t batch, bool inverse, std::string_view name);
+
+  Graph& g_;
+  uint32_t max_log_n_;
+  NttOptions options_;
+  Buffer<Fp> twiddles_;
+};
+
+// RS message (protocol.md 6.3 step 1, eval_to_coeff_rs_message), in place: every chunk of 2^l
+// entries of columns c < batch (col_len entries at col_stride, col_len a multiple of 2^l) becomes
+// subset-zeta(iDFT_{2^l}(chunk)). l <= kNttMaxLogChunk. One dispatch, named `name`.
+void add_rs_message(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride, uint32_t batch,
+                    std::string_view name = "rs_message");
+// Its inverse (per chunk: subset-Möbius, then DFT_{2^l}).
+void add_rs_message_inverse(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride,
+                            uint32_t batch, std::string_view name = "rs_message_inverse");
+
+// Subset-zeta (coefficients -> hypercube evaluations) over the index bits [bit_lo, bit_hi) of
+// columns of 2^log_n entries, in place: for each bit b, a[v] += a[v - 2^b] for v with bit b set.
+// The Möbius transform is its inverse (-=). Up to max_bits_per_dispatch (<= kNttMaxLogRadix) bits
+// per dispatch; tasks "<name>.bit<b>" or "<name>.bits<a>-<b>". bit_lo == bit_hi adds nothing.
+void add_subset_zeta(Graph& g, View<Fp> data, uint32_t log_n, uint64_t col_stride, uint32_t batch, uint32_t bit_lo,
+                     uint32_t bit_hi, std::string_view name = "subset_zeta",
+                     uint32_t max_bits_per_dispatch = kNttMaxLogRadix);
+void add_subset_zeta(Graph& g, View<Fp4> data, uint32_t log_n, uint64_t col_stride, uint32_t batch, uint32_t bit_lo,
+                     uint32_t bit_hi, std::string_view name = "subset_zeta",
+                     uint32_t max_bits_per_dispatch = kNttMaxLogRadix);
+void add_subset_mobius(Graph& g, View<Fp> data, uint32_t log_n, uint64_t col_stride, uint32_t batch,
+                       uint32_t bit_lo, uint32_t bit_hi, std::string_view name = "subset_mobius",
+                       uint32_t max_bits_per_dispatch = kNttMaxLogRadix);
+void add_subset_mobius(Graph& g, View<Fp4> data, uint32_t log_n, uint64_t col_stride, uint32_t batch,
+                       uint32_t bit_lo, uint32_t bit_hi, std::string_view name = "subset_mobius",
+                       uint32_t max_bits_per_dispatch = kNttMaxLogRadix);
+
+// Row-major (rows x cols) in src -> column-major in dst: dst[c * rows + r] = src[r * cols + c].
+// Column-major -> row-major: swap rows and cols. src and dst must not overlap.
+void add_transpose(Graph& g, View<Fp> src, View<Fp> dst, uint32_t rows, uint32_t cols,
+                   std::string_view name = "transpose");
+
+}  // namespace vkstark

@@ -1,0 +1,212 @@
+// What every executor must do with a plan: reproduce its counts in the trace, give the same
+// results fused and unfused, run host tasks between submissions, keep Persistent buffers across
+// plans, honour transient aliasing, and report misuse clearly.
+#include "tests/parity/executor_fixture.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "kernels/basic.hpp"
+#include "kernels/elementwise.hpp"
+
+using namespace vkstark;
+using namespace vkstark::testing;
+
+class ExecutorBehaviour : public ExecutorTest {};
+VKSTARK_INSTANTIATE_FOR_EXECUTORS(ExecutorBehaviour);
+
+namespace {
+// x[0] = 7; x[i] = x[i-1] for i < K: K dependent dispatches.
+Graph chain(uint32_t k, Buffer<uint32_t>* out) {
+  Graph g;
+  *out = g.output<uint32_t>("x", k);
+  g.dispatch<FillU32>("seed", {.out = out->slice(0, 1), .value = 7}, Grid{1});
+  for (uint32_t i = 1; i < k; ++i)
+    g.dispatch<CopyU32>("step", {.src = out->slice(i - 1, 1), .dst = out->slice(i, 1)}, Grid{1});
+  return g;
+}
+void expect_counts_match(const Trace& t, const Plan& p) {
+  EXPECT_EQ(t.counters.dispatches, p.counts.dispatches);
+  EXPECT_EQ(t.counters.barriers, p.counts.barriers);
+  EXPECT_EQ(t.counters.submissions, p.counts.submissions);
+  EXPECT_EQ(t.counters.host_syncs, p.counts.host_syncs);
+  EXPECT_EQ(t.counters.host_tasks, p.counts.host_tasks);
+}
+}  // namespace
+
+TEST_P(ExecutorBehaviour, FusedChainOfAThousandIsOneSubmissionOneSync999Barriers) {
+  Buffer<uint32_t> x;
+  Graph g = chain(1000, &x);
+  auto p = run(g, [](PreparedPlan&) {});
+  EXPECT_EQ(trace.counters.dispatches, 1000u);
+  EXPECT_EQ(trace.counters.submissions, 1u);
+  EXPECT_EQ(trace.counters.host_syncs, 1u);
+  EXPECT_EQ(trace.counters.barriers, 999u);
+  EXPECT_EQ(p->download(x), std::vector<uint32_t>(1000, 7));
+}
+
+TEST_P(ExecutorBehaviour, UnfusedChainGivesTheSameResultWithOneSyncPerDispatch) {
+  Buffer<uint32_t> x;
+  Graph g = chain(200, &x);
+  auto p = run(g, [](PreparedPlan&) {}, {.fuse = false});
+  expect_counts_match(trace, p->plan());
+  EXPECT_EQ(trace.counters.submissions, 200u);
+  EXPECT_EQ(trace.counters.host_syncs, 200u);
+  EXPECT_EQ(p->download(x), std::vector<uint32_t>(200, 7));
+}
+
+TEST_P(ExecutorBehaviour, AThousandIndependentDispatchesNeedNoBarrier) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 1000);
+  for (uint32_t i = 0; i < 1000; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(i, 1), .value = i}, Grid{1});
+  auto p = run(g, [](PreparedPlan&) {});
+  EXPECT_EQ(trace.counters.submissions, 1u);
+  EXPECT_EQ(trace.counters.barriers, 0u);
+  EXPECT_EQ(trace.counters.host_syncs, 1u);
+  auto got = p->download(x);
+  for (uint32_t i = 0; i < 1000; ++i) ASSERT_EQ(got[i], i);
+}
+
+TEST_P(ExecutorBehaviour, AHostTaskRunsBetweenSubmissionsOnCurrentData) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 16);
+  auto y = g.output<uint32_t>("y", 16);
+  auto z = g.output<uint32_t>("z", 16);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 5}, Grid{16});
+  g.host("double", {host_read(x.all()), host_write(y.all())}, [&](const HostContext& ctx) {
+    auto in = ctx.read(x.all());
+    auto out = ctx.write(y.all());
+    for (size_t i = 0; i < in.size(); ++i) out[i] = 2 * in[i] + uint32_t(i);
+  });
+  g.dispatch<CopyU32>("copy", {.src = y, .dst = z}, Grid{16});
+  auto p = run(g, [](PreparedPlan&) {});
+  expect_counts_match(trace, p->plan());
+  EXPECT_EQ(trace.counters.submissions, 2u);
+  EXPECT_EQ(trace.counters.host_tasks, 1u);
+  auto got = p->download(z);
+  for (uint32_t i = 0; i < 16; ++i) EXPECT_EQ(got[i], 10 + i);
+}
+
+TEST_P(ExecutorBehaviour, AFailingHostTaskIsReportedWithItsName) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 4);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 1}, Grid{4});
+  g.host("checker", {host_read(x.all())}, [](const HostContext&) { throw std::runtime_error("bad value"); });
+  auto p = exec().prepare(compile(g));
+  try {
+    p->run(trace);
+    FAIL() << "no exception";
+  } catch (const ExecutionError& e) {
+    EXPECT_NE(std::string(e.what()).find("checker"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad value"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(ExecutorBehaviour, AHostTaskMayOnlyTouchWhatItDeclared) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 8);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 1}, Grid{8});
+  g.host("sneaky", {host_read(x.slice(0, 4))}, [&](const HostContext& ctx) { (void)ctx.read(x.all()); });
+  auto p = exec().prepare(compile(g));
+  EXPECT_THROW(p->run(trace), GraphError);
+  Graph g2;
+  auto y = g2.output<uint32_t>("y", 8);
+  g2.dispatch<FillU32>("fill", {.out = y, .value = 1}, Grid{8});
+  g2.host("writer", {host_read(y.all())}, [&](const HostContext& ctx) { (void)ctx.write(y.all()); });
+  auto p2 = exec().prepare(compile(g2));
+  EXPECT_THROW(p2->run(trace), GraphError);
+}
+
+TEST_P(ExecutorBehaviour, AliasedTransientsKeepTheirValues) {
+  Graph g;
+  auto a = g.input<Fp>("a", 300);
+  std::vector<Buffer<Fp>> t;
+  for (int i = 0; i < 6; ++i) t.push_back(g.transient<Fp>(fmt::format("t{}", i), 300));
+  auto out = g.output<Fp>("out", 300);
+  // t[i+1] = t[i] * a: each transient dies as the next is made, so memory is reused.
+  g.dispatch<FpAdd>("start", {.a = a, .b = a, .out = t[0]}, Grid{300});
+  for (int i = 0; i + 1 < 6; ++i) g.dispatch<FpMul>("step", {.a = t[i], .b = a, .out = t[i + 1]}, Grid{300});
+  g.dispatch<FpAdd>("end", {.a = t[5], .b = a, .out = out}, Grid{300});
+  Plan plan = compile(g);
+  EXPECT_LT(plan.memory.transient_arena_bytes, 6u * 1200);
+  auto va = field_values(300, 9);
+  auto p = run(g, [&](PreparedPlan& pp) { pp.upload(a, va); });
+  auto got = p->download(out);
+  for (int i = 0; i < 300; ++i) ASSERT_EQ(got[i], (va[i] + va[i]) * va[i].pow(5) + va[i]);
+}
+
+TEST_P(ExecutorBehaviour, PersistentBuffersOutliveTheirPlan) {
+  {
+    Graph g;
+    auto table = g.persistent<uint32_t>("test.table", 64);
+    g.dispatch<FillU32>("init", {.out = table, .value = 42}, Grid{64});
+    auto p = run(g, [](PreparedPlan&) {});
+  }
+  Graph g;
+  auto table = g.persistent<uint32_t>("test.table", 64);
+  auto out = g.output<uint32_t>("out", 64);
+  g.dispatch<CopyU32>("read", {.src = table, .dst = out}, Grid{64});
+  auto p = run(g, [](PreparedPlan&) {});
+  EXPECT_EQ(p->download(out), std::vector<uint32_t>(64, 42));
+}
+
+TEST_P(ExecutorBehaviour, TransfersAreCheckedForSizeAndLifetime) {
+  Graph g;
+  auto in = g.input<uint32_t>("in", 4);
+  auto t = g.transient<uint32_t>("t", 4);
+  auto out = g.output<uint32_t>("out", 4);
+  g.dispatch<CopyU32>("copy", {.src = in, .dst = t}, Grid{4});
+  g.dispatch<CopyU32>("copy2", {.src = t, .dst = out}, Grid{4});
+  auto p = exec().prepare(compile(g));
+  try {
+    p->run(trace);
+    FAIL() << "ran without its input";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'in'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(p->upload(in, std::vector<uint32_t>(3)), InputError);
+  EXPECT_THROW((void)p->download(t), InputError);
+  EXPECT_THROW(p->upload(out, std::vector<uint32_t>(4)), InputError);
+  p->upload(in, std::vector<uint32_t>{1, 2, 3, 4});
+  p->run(trace);
+  EXPECT_EQ(p->download(out), (std::vector<uint32_t>{1, 2, 3, 4}));
+}
+
+TEST_P(ExecutorBehaviour, SpansCountTheirTasksAndTrace) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 64);
+  {
+    auto outer = g.span("outer");
+    g.dispatch<FillU32>("a", {.out = x.slice(0, 32), .value = 1}, Grid{32});
+    {
+      auto inner = g.span("inner");
+      g.dispatch<FillU32>("b", {.out = x.slice(32, 32), .value = 2}, Grid{32});
+      g.dispatch<CopyU32>("c", {.src = x.slice(32, 32), .dst = x.slice(0, 32)}, Grid{32});
+    }
+  }
+  auto p = run(g, [](PreparedPlan&) {});
+  ASSERT_EQ(trace.spans.size(), 3u);
+  EXPECT_EQ(trace.spans[0].path, "run");
+  EXPECT_EQ(trace.spans[1].path, "outer");
+  EXPECT_EQ(trace.spans[2].path, "outer/inner");
+  EXPECT_EQ(trace.spans[0].dispatches, 3u);
+  EXPECT_EQ(trace.spans[1].dispatches, 3u);
+  EXPECT_EQ(trace.spans[2].dispatches, 2u);
+  EXPECT_EQ(trace.spans[2].barriers, 1u);
+  EXPECT_EQ(trace.spans[1].submissions, 1u);
+  for (const auto& s : trace.spans) {
+    EXPECT_GE(s.host_ms, 0.0) << s.path;
+    EXPECT_GE(s.device_ms, 0.0) << s.path;
+  }
+  std::ostringstream json, chrome, summary;
+  write_json(trace, json);
+  write_chrome_trace(trace, chrome);
+  write_summary(trace, summary);
+  EXPECT_NE(json.str().find("\"executor\": \"" + GetParam() + "\""), std::string::npos) << json.str();
+  EXPECT_NE(json.str().find("\"path\": \"outer/inner\""), std::string::npos) << json.str();
+  EXPECT_NE(json.str().find("\"host_syncs\": 1"), std::string::npos) << json.str();
+  EXPECT_NE(chrome.str().find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(chrome.str().find("\"name\": \"inner\""), std::string::npos);
+  EXPECT_NE(summary.str().find("inner"), std::string::npos);
+}

@@ -1,0 +1,298 @@
+// Parity of the NTT kernel family (kernels/ntt.hpp) and its graph builders (stages/ntt.hpp): on
+// each executor the results must equal the host reference (kernels/field/dft.hpp) bit for bit.
+// Every test first runs the twiddle setup graph as its own plan, then the transform graph as a
+// second plan on the same executor, which reads the Persistent table the first one wrote.
+// Covered: forward DFT for sizes 2^0 .. 2^12 with 1 and 3 columns at odd offsets and strides, with
+// one radix-2 stage per dispatch and with radix-16 passes; zero-padded sources; round trips up to
+// 2^20; Fp4 columns; the RS message (protocol.md 6.3) for l = 0..5 and 10 and its known answer;
+// transposes; subset-zeta / Möbius against the host and as a round trip.
+#include <algorithm>
+#include <span>
+#include <vector>
+
+#include "kernels/basic.hpp"
+#include "kernels/field/dft.hpp"
+#include "stages/ntt.hpp"
+#include "tests/parity/executor_fixture.hpp"
+
+using namespace vkstark;
+using namespace vkstark::testing;
+
+namespace {
+
+// Copies of columns c < batch of `len` entries at `stride` from `from` (starting at `offset`).
+template <class T>
+std::vector<std::vector<T>> columns(const std::vector<T>& from, uint64_t offset, uint64_t len, uint64_t stride,
+                                    uint32_t batch) {
+  std::vector<std::vector<T>> out;
+  for (uint32_t c = 0; c < batch; ++c)
+    out.emplace_back(from.begin() + offset + c * stride, from.begin() + offset + c * stride + len);
+  return out;
+}
+
+}  // namespace
+
+class NttParity : public ExecutorTest {
+ protected:
+  // The setup plan: fills "ntt.twiddles.<max_log_n>" on this test's executor.
+  void run_setup(uint32_t max_log_n) {
+    Graph setup;
+    Ntt(setup, max_log_n).add_setup();
+    run(setup, [](PreparedPlan&) {});
+  }
+
+  // dst = forward (or inverse) transform of `batch` columns, at odd offsets and strides, checked
+  // against the host dft of each zero-padded column.
+  template <class T>
+  void check_transform(std::vector<T> (*gen)(size_t, uint64_t), uint32_t max_log_n, uint32_t log_src, uint32_t log_n,
+                       uint32_t batch, bool inverse, NttOptions options) {
+    const uint64_t src_len = uint64_t(1) << log_src, n = uint64_t(1) << log_n;
+    const uint64_t src_stride = src_len + 3, dst_stride = n + 5;
+    const uint64_t src_off = 1, dst_off = 2;
+    Graph g;
+    Ntt ntt(g, max_log_n, options);
+    auto src = g.input<T>("src", src_off + (batch - 1) * src_stride + src_len + 2);
+    auto dst = g.output<T>("dst", dst_off + (batch - 1) * dst_stride + n + 1);
+    const auto src_view = src.slice(src_off, src.count() - src_off);
+    const auto dst_view = dst.slice(dst_off, dst.count() - dst_off);
+    if (inverse)
+      ntt.inverse(src_view, src_stride, dst_view, log_n, dst_stride, batch);
+    else
+      ntt.forward(src_view, log_src, src_stride, dst_view, log_n, dst_stride, batch);
+    auto x = gen(src.count(), 1000 * log_n + 10 * log_src + batch);
+    auto p = run(g, [&](PreparedPlan& pp) { pp.upload(src, x); });
+    auto got = columns(p->download(dst), dst_off, n, dst_stride, batch);
+    auto in = columns(x, src_off, src_len, src_stride, batch);
+    for (uint32_t c = 0; c < batch; ++c) {
+      std::vector<T> expect = in[c];
+      expect.resize(n);
+      if (inverse)
+        idft(std::span<T>(expect));
+      else
+        dft(std::span<T>(expect));
+      ASSERT_EQ(got[c], expect) << (inverse ? "inverse" : "forward") << " log_src=" << log_src << " log_n=" << log_n
+                                << " batch=" << batch << " column=" << c
+                                << " max_log_radix=" << options.max_log_radix;
+    }
+  }
+};
+VKSTARK_INSTANTIATE_FOR_EXECUTORS(NttParity);
+
+TEST_P(NttParity, TwiddleTableHoldsThePowersOfTheRoot) {
+  for (uint32_t log_n : {0u, 1u, 5u, 13u}) {
+    run_setup(log_n);
+    Graph g;
+    Ntt ntt(g, log_n);
+    auto out = g.output<Fp>("out", ntt.twiddles().count());
+    g.dispatch<CopyU32>("copy", {.src = ntt.twiddles().all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()},
+                        Grid{static_cast<uint32_t>(out.count())});
+    auto p = run(g, [](PreparedPlan&) {});
+    auto tw = p->download(out);
+    const Fp omega = two_adic_generator(log_n);
+    Fp w = Fp::one();
+    for (size_t t = 0; t < tw.size(); ++t, w *= omega) ASSERT_EQ(tw[t], w) << "log_n=" << log_n << " t=" << t;
+  }
+}
+
+TEST_P(NttParity, ForwardMatchesTheHostDftForEverySizeUpTo4096) {
+  run_setup(12);
+  for (uint32_t log_n = 0; log_n <= 12; ++log_n)
+    for (uint32_t batch : {1u, 3u})
+      for (uint32_t radix : {kNttMaxLogRadix, 1u})
+        check_transform<Fp>(field_values, 12, log_n, log_n, batch, false, {.max_log_radix = radix});
+}
+
+TEST_P(NttParity, ForwardOfAZeroPaddedSourceIsTheCodeword) {
+  run_setup(12);
+  for (auto [log_src, log_n] : {std::pair{0u, 0u}, {0u, 3u}, {1u, 2u}, {3u, 4u}, {5u, 8u}, {4u, 9u}, {10u, 12u}})
+    for (uint32_t radix : {kNttMaxLogRadix, 2u, 1u})
+      check_transform<Fp>(field_values, 12, log_src, log_n, 3, false, {.max_log_radix = radix});
+}
+
+TEST_P(NttParity, InverseMatchesTheHostInverseDft) {
+  run_setup(11);
+  for (uint32_t log_n : {0u, 1u, 2u, 3u, 4u, 5u, 7u, 10u, 11u})
+    for (uint32_t radix : {kNttMaxLogRadix, 3u, 1u})
+      check_transform<Fp>(field_values, 11, log_n, log_n, 3, true, {.max_log_radix = radix});
+}
+
+TEST_P(NttParity, InverseUndoesForwardForSizesUpTo2To20) {
+  constexpr uint32_t kMax = 20;
+  run_setup(kMax);
+  for (uint32_t log_n = 0; log_n <= kMax; ++log_n) {
+    const uint64_t n = uint64_t(1) << log_n;
+    Graph g;
+    Ntt ntt(g, kMax);
+    auto x = g.input<Fp>("x", n);
+    auto y = g.output<Fp>("y", n);
+    auto back = g.output<Fp>("back", n);
+    ntt.forward(x, log_n, n, y, log_n, n, 1);
+    ntt.inverse(y, n, back, log_n, n, 1);
+    auto vx = field_values(n, log_n);
+    auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
+    ASSERT_EQ(p->download(back), vx) << "log_n=" << log_n;
+    if (log_n % 4 == 0 || log_n == kMax) {
+      auto expect = vx;
+      dft(std::span<Fp>(expect));
+      ASSERT_EQ(p->download(y), expect) << "log_n=" << log_n;
+    }
+  }
+}
+
+TEST_P(NttParity, ExtensionFieldColumnsUseBaseFieldRoots) {
+  run_setup(10);
+  for (uint32_t log_n : {0u, 1u, 3u, 6u, 9u, 10u})
+    for (uint32_t radix : {kNttMaxLogRadix, 1u}) {
+      check_transform<Fp4>(ext_values, 10, log_n, log_n, 2, false, {.max_log_radix = radix});
+      check_transform<Fp4>(ext_values, 10, log_n, log_n, 2, true, {.max_log_radix = radix});
+      if (log_n >= 2)
+        check_transform<Fp4>(ext_values, 10, log_n - 2, log_n, 3, false, {.max_log_radix = radix});
+    }
+}
+
+TEST_P(NttParity, SetupAndTransformCanShareOneGraph) {
+  Graph g;
+  Ntt ntt(g, 9);
+  ntt.add_setup();
+  auto x = g.input<Fp>("x", 3 * 512);
+  auto y = g.output<Fp>("y", 3 * 512);
+  ntt.forward(x, 9, 512, y, 9, 512, 3);
+  auto vx = field_values(x.count(), 5);
+  auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
+  auto got = p->download(y);
+  for (uint32_t c = 0; c < 3; ++c) {
+    std::vector<Fp> expect(vx.begin() + c * 512, vx.begin() + (c + 1) * 512);
+    dft(std::span<Fp>(expect));
+    ASSERT_TRUE(std::equal(expect.begin(), expect.end(), got.begin() + c * 512)) << "column " << c;
+  }
+}
+
+TEST_P(NttParity, RsMessageMatchesTheKnownAnswer) {
+  Graph g;
+  auto x = g.input<Fp>("x", 8);
+  auto msg = g.output<Fp>("msg", 8);
+  g.dispatch<CopyU32>("copy", {.src = x.all().bitcast<uint32_t>(), .dst = msg.all().bitcast<uint32_t>()}, Grid{8});
+  add_rs_message(g, msg, 2, 8, 8, 1);
+  std::vector<Fp> vx;
+  for (uint32_t i = 1; i <= 8; ++i) vx.push_back(Fp::from_canonical(i));
+  auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
+  std::vector<Fp> expect;
+  for (uint32_t v : {1006632963u, 1870835219u, 2u, 1u, 1006632967u, 1870835223u, 6u, 5u})
+    expect.push_back(Fp::from_canonical(v));
+  EXPECT_EQ(p->download(msg), expect);
+}
+
+TEST_P(NttParity, RsMessageMatchesTheHostForChunkSizesUpTo2To10) {
+  for (uint32_t l : {0u, 1u, 2u, 3u, 4u, 5u, 10u})
+    for (bool inverse : {false, true}) {
+      const uint32_t batch = 3;
+      const uint64_t col_len = uint64_t(8) << l, stride = col_len + 7;
+      Graph g;
+      auto x = g.input<Fp>("x", batch * stride);
+      auto data = g.output<Fp>("data", batch * stride + 1);
+      g.dispatch<CopyU32>("copy",
+                          {.src = x.all().bitcast<uint32_t>(), .dst = data.slice(1, x.count()).bitcast<uint32_t>()},
+                          Grid{static_cast<uint32_t>(x.count())});
+      if (inverse)
+        add_rs_message_inverse(g, data.slice(1, x.count()), l, col_len, stride, batch);
+      else
+        add_rs_message(g, data.slice(1, x.count()), l, col_len, stride, batch);
+      auto vx = field_values(x.count(), 77 + l);
+      auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
+      auto got = p->download(data);
+      for (uint32_t c = 0; c < batch; ++c) {
+        std::vector<Fp> expect(vx.begin() + c * stride, vx.begin() + c * stride + col_len);
+        if (inverse)
+          rs_message_chunks_inverse(expect, l);
+        else
+          rs_message_chunks(expect, l);
+        ASSERT_TRUE(std::equal(expect.begin(), expect.end(), got.begin() + 1 + c * stride))
+            << "l=" << l << " column=" << c << (inverse ? " inverse" : "");
+        // Entries between columns are left alone.
+        ASSERT_TRUE(std::equal(vx.begin() + c * stride + col_len, vx.begin() + (c + 1) * stride,
+                               got.begin() + 1 + c * stride + col_len));
+      }
+    }
+}
+
+TEST_P(NttParity, TransposeMovesRowMajorToColumnMajorAndBack) {
+  for (auto [rows, cols] : {std::pair{1u, 1u}, {3u, 5u}, {64u, 42u}, {100u, 7u}, {1u, 1000u}, {257u, 129u}}) {
+    const uint32_t count = rows * cols;
+    Graph g;
+    auto x = g.input<Fp>("x", count + 2);
+    auto t = g.output<Fp>("t", count + 1);
+    auto back = g.output<Fp>("back", count);
+    add_transpose(g, x.slice(2, count), t.slice(1, count), rows, cols);
+    add_transpose(g, t.slice(1, count), back, cols, rows, "transpose.back");
+    auto vx = field_values(x.count(), rows * 7 + cols);
+    auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
+    auto gt = p->download(t);
+    for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t c = 0; c < cols; ++c)
+        ASSERT_EQ(gt[1 + c * rows + r], vx[2 + r * cols + c]) << rows << "x" << cols << " r=" << r << " c=" << c;
+    ASSERT_TRUE(std::equal(vx.begin() + 2, vx.end(), p->download(back).begin())) << rows << "x" << cols;
+  }
+}
+
+TEST_P(NttParity, SubsetZetaAndMobiusMatchTheHost) {
+  const uint32_t log_n = 10, batch = 3;
+  const uint64_t n = uint64_t(1) << log_n, stride = n + 3;
+  for (auto [lo, hi] : {std::pair{0u, 10u}, {3u, 7u}, {0u, 1u}, {9u, 10u}, {2u, 2u}})
+    for (uint32_t per_dispatch : {kNttMaxLogRadix, 1u, 3u}) {
+      Graph g;
+      auto x = g.input<Fp>("x", batch * stride);
+      auto z = g.output<Fp>("z", batch * stride);
+      auto m = g.output<Fp>("m", batch * stride);
+      auto xe = g.input<Fp4>("xe", batch * stride);
+      auto ze = g.output<Fp4>("ze", batch * stride);
+      auto copy = [&](auto from, auto to, const char* name) {
+        g.dispatch<CopyU32>(name, {.src = from.all().template bitcast<uint32_t>(), .dst = to.all().template bitcast<uint32_t>()},
+                            Grid{static_cast<uint32_t>(from.all().template bitcast<uint32_t>().count)});
+      };
+      copy(x, z, "copy.z");
+      add_subset_zeta(g, z.all(), log_n, stride, batch, lo, hi, "zeta", per_dispatch);
+      copy(z, m, "copy.m");
+      add_subset_mobius(g, m.all(), log_n, stride, batch, lo, hi, "mobius", per_dispatch);
+      copy(xe, ze, "copy.ze");
+      add_subset_mobius(g, ze.all(), log_n, stride, batch, lo, hi, "mobius.ext", per_dispatch);
+      auto vx = field_values(x.count(), lo * 16 + hi);
+      auto vxe = ext_values(xe.count(), lo * 16 + hi + 1);
+      auto p = run(g, [&](PreparedPlan& pp) {
+        pp.upload(x, vx);
+        pp.upload(xe, vxe);
+      });
+      auto gz = p->download(z), gm = p->download(m);
+      auto gze = p->download(ze);
+      for (uint32_t c = 0; c < batch; ++c) {
+        std::vector<Fp> expect(vx.begin() + c * stride, vx.begin() + c * stride + n);
+        subset_zeta(expect, lo, hi);
+        ASSERT_TRUE(std::equal(expect.begin(), expect.end(), gz.begin() + c * stride))
+            << "zeta [" << lo << ", " << hi << ") column " << c << " per_dispatch " << per_dispatch;
+        ASSERT_TRUE(std::equal(vx.begin() + c * stride, vx.begin() + c * stride + n, gm.begin() + c * stride))
+            << "mobius(zeta) [" << lo << ", " << hi << ") column " << c;
+        std::vector<Fp4> expect_e(vxe.begin() + c * stride, vxe.begin() + c * stride + n);
+        subset_mobius(expect_e, lo, hi);
+        ASSERT_TRUE(std::equal(expect_e.begin(), expect_e.end(), gze.begin() + c * stride))
+            << "mobius Fp4 [" << lo << ", " << hi << ") column " << c;
+      }
+    }
+}
+
+TEST_P(NttParity, ExtensionZetaOverAllBitsRoundTrips) {
+  // WHIR: f = zeta(mu) over all m bits, g = Möbius(f).
+  const uint32_t log_n = 14;
+  Graph g;
+  auto x = g.input<Fp4>("x", uint64_t(1) << log_n);
+  auto f = g.output<Fp4>("f", x.count());
+  g.dispatch<CopyU32>("copy", {.src = x.all().bitcast<uint32_t>(), .dst = f.all().bitcast<uint32_t>()},
+                      Grid{static_cast<uint32_t>(4 * x.count())});
+  add_subset_zeta(g, f.all(), log_n, x.count(), 1, 0, log_n);
+  auto vx = ext_values(x.count(), 3);
+  auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
+  auto got = p->download(f);
+  auto expect = vx;
+  subset_zeta(expect, 0, log_n);
+  ASSERT_EQ(got, expect);
+  subset_mobius(got, 0, log_n);
+  ASSERT_EQ(got, vx);
+}

@@ -1,0 +1,294 @@
+// Specifies the host reference transforms of kernels/field/dft.hpp (protocol.md 1.2, 6.3): the fast
+// DFT / iDFT agree with the O(n^2) definition for every size 2^0 .. 2^10 on random and edge values,
+// over Fp and Fp4; the known answers of protocol.md 16.2 (DFT_8 and the RS message); round trips of
+// the DFT, the subset-zeta / Möbius pair and the RS message; and rejection of bad sizes. Also the
+// graph builders of stages/ntt.hpp, without an executor: task names, the ping-pong that ends in
+// the destination, and the errors for arguments that do not describe the views.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "kernels/field/dft.hpp"
+#include "runtime/error.hpp"
+#include "stages/ntt.hpp"
+
+using namespace vkstark;
+
+namespace {
+
+std::vector<Fp> values(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const uint32_t edges[] = {0, 1, 2, Fp::P - 1, Fp::P - 2, Fp::P / 2, (1u << 31) % Fp::P};
+  std::vector<Fp> v(n);
+  for (auto& x : v) x = rng() % 4 == 0 ? Fp::from_canonical(edges[rng() % std::size(edges)]) : Fp::reduce(rng());
+  return v;
+}
+
+std::vector<Fp4> ext_values(size_t n, uint64_t seed) {
+  auto b = values(4 * n, seed);
+  std::vector<Fp4> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = {b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]};
+  return v;
+}
+
+std::vector<Fp> canonical(std::initializer_list<uint32_t> xs) {
+  std::vector<Fp> v;
+  for (uint32_t x : xs) v.push_back(Fp::from_canonical(x));
+  return v;
+}
+
+std::vector<Fp> iota_1(size_t n) {
+  std::vector<Fp> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = Fp::from_canonical(static_cast<uint32_t>(i + 1));
+  return v;
+}
+
+}  // namespace
+
+TEST(Dft, MatchesTheKnownAnswerForOneToEight) {
+  auto a = iota_1(8);
+  dft(a);
+  EXPECT_EQ(a, canonical({36, 1976151680, 1139445628, 1710526337, 2013265917, 302739576, 873820285, 37114233}));
+  EXPECT_EQ(naive_dft(std::span<const Fp>(iota_1(8))), a);
+}
+
+TEST(Dft, FastTransformMatchesTheDefinitionForEverySizeUpTo1024) {
+  for (uint32_t log_n = 0; log_n <= 10; ++log_n) {
+    const size_t n = size_t(1) << log_n;
+    for (uint64_t seed : {1, 2}) {
+      auto x = values(n, seed * 100 + log_n);
+      auto fast = x;
+      dft(fast);
+      ASSERT_EQ(fast, naive_dft(std::span<const Fp>(x))) << "n=" << n;
+    }
+    // Edge vectors: all zeros, all p-1, a single 1 at the end (its DFT is the powers of omega^(n-1)).
+    std::vector<Fp> zeros(n), top(n, Fp::from_canonical(Fp::P - 1)), last(n);
+    last[n - 1] = Fp::one();
+    for (auto* v : {&zeros, &top, &last}) {
+      auto fast = *v;
+      dft(fast);
+      ASSERT_EQ(fast, naive_dft(std::span<const Fp>(*v))) << "n=" << n;
+    }
+  }
+}
+
+TEST(Dft, ExtensionFieldTransformIsTheBaseTransformOfEachCoefficient) {
+  for (uint32_t log_n = 0; log_n <= 8; ++log_n) {
+    const size_t n = size_t(1) << log_n;
+    auto x = ext_values(n, 7 + log_n);
+    auto fast = x;
+    dft(fast);
+    ASSERT_EQ(fast, naive_dft(std::span<const Fp4>(x))) << "n=" << n;
+    for (int k = 0; k < 4; ++k) {
+      std::vector<Fp> coeff(n);
+      for (size_t i = 0; i < n; ++i) coeff[i] = x[i].c[k];
+      dft(coeff);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(fast[i].c[k], coeff[i]) << "n=" << n << " i=" << i;
+    }
+    idft(fast);
+    ASSERT_EQ(fast, x) << "n=" << n;
+  }
+}
+
+TEST(Dft, InverseUndoesTheForwardTransform) {
+  for (uint32_t log_n : {0u, 1u, 5u, 12u, 16u}) {
+    auto x = values(size_t(1) << log_n, log_n);
+    auto y = x;
+    dft(y);
+    idft(y);
+    ASSERT_EQ(y, x) << "log_n=" << log_n;
+    idft(y);
+    dft(y);
+    ASSERT_EQ(y, x) << "log_n=" << log_n;
+  }
+}
+
+TEST(Dft, InverseOfTheTransformOfOnesIsTheFirstUnitVector) {
+  std::vector<Fp> ones(16, Fp::one());
+  idft(ones);
+  std::vector<Fp> e0(16);
+  e0[0] = Fp::one();
+  EXPECT_EQ(ones, e0);
+}
+
+TEST(Dft, RejectsLengthsThatAreNotPowersOfTwo) {
+  std::vector<Fp> v(6);
+  EXPECT_THROW(dft(v), InputError);
+  EXPECT_THROW(idft(v), InputError);
+  EXPECT_THROW((void)naive_dft(std::span<const Fp>(v)), InputError);
+  std::vector<Fp> empty;
+  EXPECT_THROW(dft(empty), InputError);
+  EXPECT_THROW(Radix2Dft(28), InputError);
+  std::vector<Fp> eight(8);
+  EXPECT_THROW(Radix2Dft(2).forward(eight), InputError);
+}
+
+TEST(SubsetZeta, SumsOverSubsets) {
+  // a'[S] = sum_{T subset of S} a[T] over bits [0, 3).
+  auto a = values(8, 3);
+  auto z = a;
+  subset_zeta(z, 0, 3);
+  for (uint32_t s = 0; s < 8; ++s) {
+    Fp acc;
+    for (uint32_t t = 0; t < 8; ++t)
+      if ((t & s) == t) acc += a[t];
+    ASSERT_EQ(z[s], acc) << "S=" << s;
+  }
+}
+
+TEST(SubsetZeta, MobiusIsItsInverseOnAnyBitRange) {
+  for (auto [lo, hi] : {std::pair{0u, 10u}, {0u, 0u}, {3u, 7u}, {9u, 10u}}) {
+    auto a = values(1 << 10, lo * 31 + hi);
+    auto b = a;
+    subset_zeta(b, lo, hi);
+    if (hi > lo) {
+      ASSERT_NE(b, a);
+    }
+    subset_mobius(b, lo, hi);
+    ASSERT_EQ(b, a) << "[" << lo << ", " << hi << ")";
+  }
+  auto e = ext_values(64, 5);
+  auto f = e;
+  subset_zeta(f, 0, 6);
+  subset_mobius(f, 0, 6);
+  EXPECT_EQ(f, e);
+  std::vector<Fp> odd(12);
+  EXPECT_THROW(subset_zeta(odd, 0, 3), InputError);
+}
+
+TEST(RsMessage, MatchesTheKnownAnswerForOneToEight) {
+  auto column = iota_1(8);
+  rs_message_chunks(column, 2);
+  EXPECT_EQ(column, canonical({1006632963, 1870835219, 2, 1, 1006632967, 1870835223, 6, 5}));
+  rs_message_chunks_inverse(column, 2);
+  EXPECT_EQ(column, iota_1(8));
+}
+
+TEST(RsMessage, IsTheChunkwiseInverseDftFollowedBySubsetZeta) {
+  for (uint32_t l = 0; l <= 6; ++l) {
+    auto column = values(size_t(4) << l, 40 + l);
+    auto expect = column;
+    for (size_t at = 0; at < expect.size(); at += size_t(1) << l) {
+      std::span<Fp> chunk(expect.data() + at, size_t(1) << l);
+      auto coeffs = naive_dft(std::span<const Fp>(chunk));  // DFT, then reverse 1..n-1 and scale: iDFT
+      const Fp n_inv = Fp::from_canonical(uint32_t(1) << l).inverse();
+      for (size_t i = 0; i < chunk.size(); ++i) chunk[i] = coeffs[(chunk.size() - i) % chunk.size()] * n_inv;
+      subset_zeta(chunk, 0, l);
+    }
+    auto got = column;
+    rs_message_chunks(got, l);
+    ASSERT_EQ(got, expect) << "l=" << l;
+    rs_message_chunks_inverse(got, l);
+    ASSERT_EQ(got, column) << "l=" << l;
+  }
+  std::vector<Fp> short_column(6);
+  EXPECT_THROW(rs_message_chunks(short_column, 2), InputError);
+}
+
+// The message is the coefficient table of g with q^(Z, x) = g(Z, Z^2, ..., Z^(2^(l-1)), x)
+// (protocol.md 6.3): evaluating sum_S mu[S] prod_{k in S} z^(2^k) at z = omega^i gives back chunk[i].
+TEST(RsMessage, MessageEvaluatesBackToTheChunkOnTheSubgroup) {
+  const uint32_t l = 4;
+  auto chunk = values(16, 99);
+  auto mu = chunk;
+  rs_message_chunks(mu, l);
+  // Möbius turns the hypercube evaluations back into multilinear coefficients c_S; then
+  // g(z, z^2, z^4, z^8) = sum_S c_S z^S.
+  auto coeffs = mu;
+  subset_mobius(coeffs, 0, l);
+  const Fp omega = two_adic_generator(l);
+  for (uint32_t i = 0; i < 16; ++i) {
+    const Fp z = omega.pow(i);
+    Fp acc;
+    for (uint32_t s = 0; s < 16; ++s) acc += coeffs[s] * z.pow(s);
+    ASSERT_EQ(acc, chunk[i]) << "i=" << i;
+  }
+}
+
+namespace {
+std::vector<std::string> task_names(const Graph& g) {
+  std::vector<std::string> names;
+  for (const Task& t : g.tasks()) names.push_back(t.name);
+  return names;
+}
+}  // namespace
+
+TEST(NttGraph, NamesEachPassByItsStagesAndEndsInTheDestination) {
+  Graph g;
+  Ntt ntt(g, 22);
+  ntt.add_setup();
+  auto src = g.input<Fp>("message", 42 << 20);
+  auto dst = g.output<Fp>("codeword", 42 << 22);
+  ntt.forward(src, 20, 1 << 20, dst, 22, 1 << 22, 42, "rs_code_matrix.ntt");
+  EXPECT_EQ(task_names(g), (std::vector<std::string>{"ntt.twiddles.22", "rs_code_matrix.ntt.stages0-3",
+                                                     "rs_code_matrix.ntt.stages4-7", "rs_code_matrix.ntt.stages8-11",
+                                                     "rs_code_matrix.ntt.stages12-15", "rs_code_matrix.ntt.stages16-18",
+                                                     "rs_code_matrix.ntt.stages19-21"}));
+  const auto& tasks = g.tasks();
+  // Six passes: scratch, dst, scratch, dst, scratch, dst. The source is only read.
+  EXPECT_EQ(tasks.back().bindings[1].buffer, dst.id());
+  EXPECT_NE(tasks[1].bindings[1].buffer, dst.id());
+  for (const Task& t : tasks)
+    for (const Binding& b : t.bindings)
+      if (b.buffer == src.id()) {
+        EXPECT_EQ(b.access, Access::Read) << t.name;
+      }
+  EXPECT_EQ(g.buffers()[ntt.twiddles().id()].lifetime, Lifetime::Persistent);
+  EXPECT_EQ(g.buffers()[ntt.twiddles().id()].name, "ntt.twiddles.22");
+}
+
+TEST(NttGraph, RadixTwoOptionGivesOneStagePerDispatch) {
+  Graph g;
+  Ntt ntt(g, 3, {.max_log_radix = 1});
+  auto x = g.input<Fp4>("x", 8);
+  auto y = g.output<Fp4>("y", 8);
+  ntt.inverse(x, 8, y, 3, 8, 1);
+  EXPECT_EQ(task_names(g), (std::vector<std::string>{"ntt.inverse.stage0", "ntt.inverse.stage1", "ntt.inverse.stage2"}));
+  EXPECT_EQ(g.tasks()[0].bindings[1].buffer, y.id());  // odd number of passes: first pass into dst
+  Graph g0;
+  Ntt ntt0(g0, 0);
+  auto a = g0.input<Fp>("a", 3);
+  auto b = g0.output<Fp>("b", 3);
+  ntt0.forward(a, 0, 1, b, 0, 1, 3);
+  EXPECT_EQ(task_names(g0), std::vector<std::string>{"ntt.forward.copy"});
+}
+
+TEST(NttGraph, TwoNttsOfOneSizeShareTheTwiddleTable) {
+  Graph g;
+  Ntt a(g, 10), b(g, 10), c(g, 11);
+  EXPECT_EQ(a.twiddles().id(), b.twiddles().id());
+  EXPECT_NE(a.twiddles().id(), c.twiddles().id());
+  auto x = g.input<Fp>("x", 1024);
+  auto y = g.output<Fp>("y", 1024);
+  auto z = g.output<Fp>("z", 1024);
+  a.forward(x, 10, 1024, y, 10, 1024, 1);
+  b.forward(x, 10, 1024, z, 10, 1024, 1);  // second scratch gets its own name
+}
+
+TEST(NttGraph, RejectsArgumentsThatDoNotDescribeTheViews) {
+  Graph g;
+  EXPECT_THROW(Ntt(g, 28), InputError);
+  EXPECT_THROW(Ntt(g, 4, {.max_log_radix = 5}), InputError);
+  Ntt ntt(g, 8);
+  auto x = g.input<Fp>("x", 256);
+  auto y = g.output<Fp>("y", 256);
+  EXPECT_THROW(ntt.forward(x, 9, 512, y, 9, 512, 1), InputError);     // above max_log_n
+  EXPECT_THROW(ntt.forward(x, 5, 32, y, 4, 16, 1), InputError);       // source longer than the transform
+  EXPECT_THROW(ntt.forward(x, 8, 256, y, 8, 256, 2), GraphError);     // second column outside the views
+  EXPECT_THROW(ntt.forward(x, 4, 8, y, 4, 16, 2), GraphError);        // overlapping source columns
+  EXPECT_THROW(ntt.forward(x, 4, 16, y, 4, 16, 0), InputError);       // no columns
+  EXPECT_THROW(ntt.forward(y, 4, 16, y.slice(8, 16), 4, 16, 1), GraphError);  // in place
+  try {
+    ntt.forward(x, 8, 256, y.slice(1, 255), 8, 256, 1, "codeword");
+    FAIL() << "expected a GraphError";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("codeword"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'y'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(add_rs_message(g, y, 11, 2048, 2048, 1), InputError);
+  EXPECT_THROW(add_rs_message(g, y, 2, 254, 254, 1), InputError);
+  EXPECT_THROW(add_subset_zeta(g, y.all(), 8, 256, 1, 3, 9), InputError);
+  EXPECT_THROW(add_subset_zeta(g, y.all(), 8, 256, 1, 0, 8, "z", 0), InputError);
+  EXPECT_THROW(add_transpose(g, x, y, 16, 17), GraphError);
+}

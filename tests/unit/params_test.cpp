@@ -1,0 +1,74 @@
+// Specifies the parameter presets and the WHIR query counts of protocol.md 3.2-3.5.
+#include <gtest/gtest.h>
+
+#include "runtime/error.hpp"
+#include "stages/params.hpp"
+
+using namespace vkstark;
+
+namespace {
+std::vector<uint32_t> queries(const SystemParams& p) {
+  std::vector<uint32_t> q;
+  for (const auto& r : p.whir.rounds) q.push_back(r.num_queries);
+  return q;
+}
+}  // namespace
+
+TEST(Params, KeccakfAppParamsMatchTheSpec) {
+  SystemParams p = app_params_with_100_bits_security(21);
+  EXPECT_EQ(p.l_skip, 4u);
+  EXPECT_EQ(p.n_stack, 17u);
+  EXPECT_EQ(p.w_stack, 2048u);
+  EXPECT_EQ(queries(p), (std::vector<uint32_t>{193, 88, 81}));
+  EXPECT_EQ(p.num_whir_sumcheck_rounds(), 12u);
+  EXPECT_EQ(p.log_final_poly_len(), 9u);
+  EXPECT_EQ(p.whir.mu_pow_bits, 15u);
+  EXPECT_EQ(p.whir.folding_pow_bits, 5u);
+  EXPECT_EQ(p.whir.query_phase_pow_bits, 20u);
+  EXPECT_EQ(p.logup.pow_bits, 18u);
+  EXPECT_NO_THROW(p.validate());
+}
+
+TEST(Params, AppParamsAtOtherHeights) {
+  EXPECT_EQ(queries(app_params_with_100_bits_security(18)), (std::vector<uint32_t>{193, 88}));
+  EXPECT_EQ(app_params_with_100_bits_security(18).log_final_poly_len(), 10u);
+  EXPECT_EQ(queries(app_params_with_100_bits_security(20)), (std::vector<uint32_t>{193, 88, 81}));
+  EXPECT_EQ(app_params_with_100_bits_security(20).log_final_poly_len(), 8u);
+  EXPECT_EQ(queries(app_params_with_100_bits_security(24)), (std::vector<uint32_t>{193, 88, 81, 81}));
+  EXPECT_EQ(app_params_with_100_bits_security(24).log_final_poly_len(), 8u);
+  EXPECT_THROW(app_params_with_100_bits_security(25), InputError);
+}
+
+TEST(Params, SmallTestParams) {
+  SystemParams p = default_test_params_small();
+  EXPECT_EQ(queries(p), (std::vector<uint32_t>{10, 4, 2}));
+  EXPECT_EQ(p.log_final_poly_len(), 1u);
+  SystemParams q = test_system_params_small(4, 6, 4);  // new_for_testing(10) apart from the degree
+  EXPECT_EQ(queries(q), (std::vector<uint32_t>{10, 3}));
+  EXPECT_EQ(q.log_final_poly_len(), 2u);
+}
+
+TEST(Params, FibRoundtripWhirShapes) {
+  // fib_air_roundtrip: n_stack 8, k 4, final 2^4 requested, unique decoding, 80-bit WHIR, query pow 1.
+  for (auto [l_skip, want, final_len] : std::vector<std::tuple<uint32_t, std::vector<uint32_t>, uint32_t>>{
+           {2, {191, 87}, 2}, {3, {191, 87}, 3}, {6, {191, 87, 80}, 2}}) {
+    WhirConfig c = WhirConfig::derive(1, l_skip + 8, 4, 4, 1, 11, 10, {}, 80);
+    std::vector<uint32_t> got;
+    for (const auto& r : c.rounds) got.push_back(r.num_queries);
+    EXPECT_EQ(got, want) << "l_skip " << l_skip;
+    EXPECT_EQ(l_skip + 8 - 4 * got.size(), final_len);
+  }
+}
+
+TEST(Params, LogUpPowBits) { EXPECT_EQ(logup_pow_bits_100(2013265921u, 7, 0), 18u); }
+
+TEST(Params, ValidateNamesTheBadParameter) {
+  SystemParams p = app_params_with_100_bits_security(21);
+  p.l_skip = 11;
+  try {
+    p.validate();
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("l_skip"), std::string::npos);
+  }
+}

@@ -1,0 +1,492 @@
+// The Vulkan executor beyond the shared executor suite (tests/parity/): device choice, both memory
+// paths (unified memory, and device-local buffers with staging copies forced on lavapipe), exact
+// trace counts for fused and unfused plans, host tasks between submissions, transient aliasing,
+// Persistent buffers across plans, large grids, views at odd offsets, spans with device timestamps,
+// the pipeline cache file, and errors. Every test runs under the Khronos validation layer with
+// synchronization validation and ends with zero validation messages.
+#include "executors/vulkan/vulkan_executor.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels/basic.hpp"
+#include "runtime/graph.hpp"
+
+using namespace vkstark;
+
+namespace {
+
+// FillU32 with one invocation per workgroup: a modest grid then needs more workgroups than
+// maxComputeWorkGroupCount[0] (65535 on lavapipe), forcing the two-dimensional dispatch mapping.
+struct FillU32OnePerGroup {
+  static constexpr std::string_view name = "fill_u32";
+  static constexpr uint32_t workgroup_size = 1;
+  using Args = FillU32::Args;
+  static void cpu(const Args& a, const CpuContext& ctx) { FillU32::cpu(a, ctx); }
+};
+
+// A kernel with no GLSL body.
+struct NoSpirv {
+  static constexpr std::string_view name = "no_such_kernel";
+  using Args = FillU32::Args;
+  static void cpu(const Args&, const CpuContext&) {}
+};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& m : v) s += m + "\n";
+  return s;
+}
+
+// Parameter: true = force the staging path (what discrete GPUs use), false = lavapipe's unified memory.
+class VulkanExecutorTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    VulkanOptions options;
+    options.validate = true;
+    options.force_staging = GetParam();
+    executor_ = make_vulkan_executor(options);
+  }
+  void TearDown() override {
+    if (!executor_) return;
+    EXPECT_TRUE(vulkan().validation_messages().empty()) << join(vulkan().validation_messages());
+  }
+  VulkanExecutor& vulkan() { return dynamic_cast<VulkanExecutor&>(*executor_); }
+  Executor& exec() { return *executor_; }
+  // The staging path: forced by the parameter, or the device's own (discrete GPUs).
+  bool staging() { return !exec().limits().unified_memory; }
+
+  std::unique_ptr<PreparedPlan> run(const Graph& g, const std::function<void(PreparedPlan&)>& upload = {},
+                                    PlanOptions options = {}) {
+    auto p = exec().prepare(compile(g, options));
+    if (upload) upload(*p);
+    p->run(trace);
+    return p;
+  }
+
+  std::unique_ptr<Executor> executor_;
+  Trace trace;
+};
+
+INSTANTIATE_TEST_SUITE_P(Memory, VulkanExecutorTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "Staging" : "Unified"; });
+
+// x[0] = 7, then x[i] = x[i-1] through two ping-pong buffers: k dependent dispatches.
+Graph dependent_chain(uint32_t k, Buffer<uint32_t>* result) {
+  Graph g;
+  auto a = g.output<uint32_t>("a", 64);
+  auto b = g.output<uint32_t>("b", 64);
+  g.dispatch<FillU32>("seed", {.out = a, .value = 7}, Grid{64});
+  for (uint32_t i = 1; i < k; ++i) {
+    if (i % 2)
+      g.dispatch<CopyU32>("step", {.src = a, .dst = b}, Grid{64});
+    else
+      g.dispatch<CopyU32>("step", {.src = b, .dst = a}, Grid{64});
+  }
+  *result = k % 2 ? a : b;
+  return g;
+}
+
+}  // namespace
+
+TEST_P(VulkanExecutorTest, FillThenCopyGivesTheExpectedWords) {
+  Graph g;
+  auto a = g.output<uint32_t>("a", 1000);
+  auto b = g.output<uint32_t>("b", 1000);
+  g.dispatch<FillU32>("fill", {.out = a, .value = 0xdeadbeef}, Grid{1000});
+  g.dispatch<CopyU32>("copy", {.src = a, .dst = b}, Grid{1000});
+  auto p = run(g);
+  EXPECT_EQ(p->download(b), std::vector<uint32_t>(1000, 0xdeadbeef));
+  EXPECT_EQ(p->download(a), std::vector<uint32_t>(1000, 0xdeadbeef));
+  EXPECT_EQ(trace.counters.bytes_down, 8000u);
+  EXPECT_GT(trace.counters.peak_device_bytes, 8000u);
+}
+
+TEST_P(VulkanExecutorTest, ViewsAtOddOffsetsAndSizesTouchExactlyTheirElements) {
+  struct Case {
+    uint32_t size, offset;
+    Buffer<uint32_t> src, dst;
+  };
+  std::vector<Case> cases;
+  Graph g;
+  for (uint32_t size : {1u, 2u, 3u, 255u, 256u, 1023u, 1024u, 4097u})
+    for (uint32_t offset : {0u, 1u, 3u, 5u}) {
+      Case c{size, offset, {}, {}};
+      uint32_t total = offset + size + 3;
+      std::string id = std::to_string(size) + "@" + std::to_string(offset);
+      c.src = g.output<uint32_t>("src" + id, total);
+      c.dst = g.output<uint32_t>("dst" + id, total);
+      g.dispatch<FillU32>("clear", {.out = c.src, .value = 1}, Grid{total});
+      g.dispatch<FillU32>("clear", {.out = c.dst, .value = 2}, Grid{total});
+      g.dispatch<FillU32>("fill", {.out = c.src.slice(offset, size), .value = size}, Grid{size});
+      // Copy to an offset that differs from the source's, so both windows are rounded differently.
+      g.dispatch<CopyU32>("copy", {.src = c.src.slice(offset, size), .dst = c.dst.slice(3 - offset % 3, size)},
+                          Grid{size});
+      cases.push_back(c);
+    }
+  auto p = run(g);
+  for (const Case& c : cases) {
+    auto src = p->download(c.src);
+    auto dst = p->download(c.dst);
+    uint32_t d0 = 3 - c.offset % 3;
+    for (uint32_t i = 0; i < src.size(); ++i) {
+      bool in_src = i >= c.offset && i < c.offset + c.size;
+      bool in_dst = i >= d0 && i < d0 + c.size;
+      ASSERT_EQ(src[i], in_src ? c.size : 1u) << "size " << c.size << " offset " << c.offset << " src[" << i << "]";
+      ASSERT_EQ(dst[i], in_dst ? c.size : 2u) << "size " << c.size << " offset " << c.offset << " dst[" << i << "]";
+    }
+  }
+}
+
+TEST_P(VulkanExecutorTest, LargeGridsReachEveryElement) {
+  const uint32_t n = 1u << 22;      // 16384 workgroups of 256
+  const uint32_t m = 65535 + 1001;  // one invocation per workgroup: more groups than maxComputeWorkGroupCount[0]
+  Graph g;
+  auto x = g.output<uint32_t>("x", n);
+  auto y = g.output<uint32_t>("y", m);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 3}, Grid{n});
+  g.dispatch<FillU32OnePerGroup>("fill one per group", {.out = y, .value = 4}, Grid{m});
+  auto p = run(g);
+  auto gx = p->download(x);
+  auto gy = p->download(y);
+  EXPECT_EQ(std::count(gx.begin(), gx.end(), 3u), n);
+  EXPECT_EQ(std::count(gy.begin(), gy.end(), 4u), m);
+}
+
+TEST_P(VulkanExecutorTest, AnEmptyGridIsCountedButRunsNothing) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 8);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 9}, Grid{8});
+  g.dispatch<FillU32>("nothing", {.out = x.slice(8, 0), .value = 1}, Grid{0});
+  g.dispatch<FillU32>("rows of nothing", {.out = x.slice(0, 4), .value = 1}, Grid{0, 4});
+  auto p = run(g);
+  EXPECT_EQ(trace.counters.dispatches, 3u);
+  EXPECT_EQ(p->download(x), std::vector<uint32_t>(8, 9));
+}
+
+TEST_P(VulkanExecutorTest, FusedChainOfAThousandIsOneSubmissionOneSyncAnd999Barriers) {
+  Buffer<uint32_t> r;
+  Graph g = dependent_chain(1000, &r);
+  auto p = run(g);
+  EXPECT_EQ(trace.counters.dispatches, 1000u);
+  EXPECT_EQ(trace.counters.submissions, 1u);
+  EXPECT_EQ(trace.counters.host_syncs, 1u);
+  EXPECT_EQ(trace.counters.barriers, 999u);
+  EXPECT_EQ(trace.counters.host_tasks, 0u);
+  EXPECT_EQ(p->download(r), std::vector<uint32_t>(64, 7));
+}
+
+TEST_P(VulkanExecutorTest, AThousandIndependentDispatchesShareOneSubmissionWithoutBarriers) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 16 * 1000);
+  for (uint32_t i = 0; i < 1000; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(16 * i, 16), .value = i}, Grid{16});
+  auto p = run(g);
+  EXPECT_EQ(trace.counters.dispatches, 1000u);
+  EXPECT_EQ(trace.counters.submissions, 1u);
+  EXPECT_EQ(trace.counters.host_syncs, 1u);
+  EXPECT_EQ(trace.counters.barriers, 0u);
+  auto got = p->download(x);
+  for (uint32_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], i / 16) << i;
+}
+
+TEST_P(VulkanExecutorTest, UnfusedChainSubmitsAndWaitsPerDispatchWithTheSameResult) {
+  Buffer<uint32_t> r;
+  Graph g = dependent_chain(1000, &r);
+  auto fused = run(g);
+  Trace fused_trace = trace;
+  trace = Trace{};
+  auto unfused = run(g, {}, {.fuse = false});
+  EXPECT_EQ(trace.counters.dispatches, 1000u);
+  EXPECT_EQ(trace.counters.submissions, 1000u);
+  EXPECT_EQ(trace.counters.host_syncs, 1000u);
+  EXPECT_EQ(trace.counters.barriers, fused_trace.counters.barriers);
+  EXPECT_EQ(unfused->download(r), fused->download(r));
+}
+
+TEST_P(VulkanExecutorTest, AHostTaskSplitsTheSubmissionAndSeesAndWritesCurrentData) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 100);
+  auto y = g.transient<uint32_t>("y", 100);
+  auto z = g.output<uint32_t>("z", 100);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 5}, Grid{100});
+  g.host("double", {host_read(x.slice(10, 80)), host_write(y.all())}, [&](const HostContext& ctx) {
+    auto in = ctx.read(x.slice(10, 80));
+    auto out = ctx.write(y.all());
+    for (uint32_t i = 0; i < 100; ++i) out[i] = i < 80 ? 2 * in[i] + i : i;
+  });
+  g.dispatch<CopyU32>("copy", {.src = y, .dst = z}, Grid{100});
+  auto p = run(g);
+  EXPECT_EQ(trace.counters.submissions, 2u);
+  EXPECT_EQ(trace.counters.host_syncs, 2u);
+  EXPECT_EQ(trace.counters.host_tasks, 1u);
+  EXPECT_EQ(trace.counters.dispatches, 2u);
+  EXPECT_EQ(trace.counters.bytes_down, 800u + 320u);  // Outputs + what the host task read
+  auto got = p->download(z);
+  for (uint32_t i = 0; i < 100; ++i) ASSERT_EQ(got[i], i < 80 ? 10 + i : i) << i;
+}
+
+TEST_P(VulkanExecutorTest, HostTasksFirstAndBackToBackSeeEachOthersWrites) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 32);
+  auto y = g.output<uint32_t>("y", 32);
+  auto z = g.output<uint32_t>("z", 32);
+  g.host("make x", {host_write(x.all())}, [&](const HostContext& ctx) {
+    auto out = ctx.write(x.all());
+    for (uint32_t i = 0; i < 32; ++i) out[i] = i;
+  });
+  g.host("x to y", {host_read(x.all()), host_write(y.all())}, [&](const HostContext& ctx) {
+    auto in = ctx.read(x.all());
+    auto out = ctx.write(y.all());
+    for (uint32_t i = 0; i < 32; ++i) out[i] = in[i] * 3;
+  });
+  g.dispatch<CopyU32>("copy", {.src = y, .dst = z}, Grid{32});
+  g.host("patch z", {host_write(z.slice(0, 1))}, [&](const HostContext& ctx) { ctx.write(z.slice(0, 1))[0] = 99; });
+  auto p = run(g);
+  // On the staging path a host task with no submission right before it needs its own copy submission.
+  EXPECT_EQ(trace.counters.submissions, staging() ? 3u : 1u);
+  EXPECT_EQ(trace.counters.host_syncs, staging() ? 3u : 1u);
+  EXPECT_EQ(trace.counters.host_tasks, 3u);
+  auto got = p->download(z);
+  EXPECT_EQ(got[0], 99u);
+  for (uint32_t i = 1; i < 32; ++i) ASSERT_EQ(got[i], 3 * i) << i;
+  // A second run starts from the same state and gives the same result.
+  p->run(trace);
+  EXPECT_EQ(p->download(z), got);
+}
+
+TEST_P(VulkanExecutorTest, AHostTaskThatThrowsIsAnExecutionErrorNamingIt) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 4);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 1}, Grid{4});
+  g.host("checker", {host_read(x.all())}, [](const HostContext&) { throw std::runtime_error("bad value"); });
+  auto p = exec().prepare(compile(g));
+  try {
+    p->run(trace);
+    FAIL() << "no exception";
+  } catch (const ExecutionError& e) {
+    EXPECT_NE(std::string(e.what()).find("'checker'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad value"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(VulkanExecutorTest, AHostTaskOutsideItsDeclaredAccessIsAGraphError) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 8);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 1}, Grid{8});
+  g.host("reads too much", {host_read(x.slice(0, 4))}, [&](const HostContext& ctx) { (void)ctx.read(x.all()); });
+  auto p = exec().prepare(compile(g));
+  EXPECT_THROW(p->run(trace), GraphError);
+
+  Graph g2;
+  auto y = g2.output<uint32_t>("y", 8);
+  g2.dispatch<FillU32>("fill", {.out = y, .value = 1}, Grid{8});
+  g2.host("writes a read view", {host_read(y.all())}, [&](const HostContext& ctx) { (void)ctx.write(y.all()); });
+  auto p2 = exec().prepare(compile(g2));
+  EXPECT_THROW(p2->run(trace), GraphError);
+}
+
+TEST_P(VulkanExecutorTest, TransientsWithDisjointLifetimesShareMemoryAndKeepTheirValues) {
+  Graph g;
+  auto in = g.input<uint32_t>("in", 300);
+  auto out = g.output<uint32_t>("out", 300);
+  std::vector<Buffer<uint32_t>> t;
+  for (int i = 0; i < 5; ++i) t.push_back(g.transient<uint32_t>("t" + std::to_string(i), 300));
+  g.dispatch<CopyU32>("start", {.src = in, .dst = t[0]}, Grid{300});
+  for (int i = 0; i + 1 < 5; ++i) {
+    g.dispatch<CopyU32>("step", {.src = t[i], .dst = t[i + 1]}, Grid{300});
+    // Overwrite part of each new transient so that a stale alias would show.
+    g.dispatch<FillU32>("mark", {.out = t[i + 1].slice(0, uint32_t(i + 1)), .value = uint32_t(100 + i)},
+                        Grid{uint32_t(i + 1)});
+  }
+  g.dispatch<CopyU32>("end", {.src = t[4], .dst = out}, Grid{300});
+  Plan plan = compile(g);
+  EXPECT_LT(plan.memory.transient_arena_bytes, 5u * 300 * 4);
+  std::vector<uint32_t> data(300);
+  for (uint32_t i = 0; i < 300; ++i) data[i] = 1000 + i;
+  auto p = run(g, [&](PreparedPlan& pp) { pp.upload(in, data); });
+  EXPECT_EQ(trace.counters.bytes_up, 1200u);
+  auto got = p->download(out);
+  for (uint32_t i = 0; i < 300; ++i) ASSERT_EQ(got[i], i < 4 ? 103u : data[i]) << i;
+}
+
+TEST_P(VulkanExecutorTest, APersistentBufferWrittenByOnePlanIsReadByTheNext) {
+  {
+    Graph g;
+    auto table = g.persistent<uint32_t>("test.table", 64);
+    auto keys = g.persistent<uint32_t>("test.keys", 8);
+    g.dispatch<FillU32>("init", {.out = table, .value = 42}, Grid{64});
+    auto p = run(g, [&](PreparedPlan& pp) { pp.upload(keys, std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8}); });
+    EXPECT_EQ(p->download(table), std::vector<uint32_t>(64, 42));
+  }
+  Graph g;
+  auto table = g.persistent<uint32_t>("test.table", 64);
+  auto keys = g.persistent<uint32_t>("test.keys", 8);
+  auto out = g.output<uint32_t>("out", 72);
+  g.dispatch<CopyU32>("read table", {.src = table, .dst = out.slice(0, 64)}, Grid{64});
+  g.dispatch<CopyU32>("read keys", {.src = keys, .dst = out.slice(64, 8)}, Grid{8});
+  g.host("bump keys", {host_read(keys.all()), host_write(keys.slice(0, 1))},
+         [&](const HostContext& ctx) { ctx.write(keys.slice(0, 1))[0] = ctx.read(keys.all())[7] + 100; });
+  auto p = run(g);
+  auto got = p->download(out);
+  EXPECT_EQ(std::vector<uint32_t>(got.begin(), got.begin() + 64), std::vector<uint32_t>(64, 42));
+  EXPECT_EQ(std::vector<uint32_t>(got.begin() + 64, got.end()), (std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(p->download(keys), (std::vector<uint32_t>{108, 2, 3, 4, 5, 6, 7, 8}));
+
+  Graph wrong;
+  (void)wrong.persistent<uint32_t>("test.table", 65);
+  EXPECT_THROW((void)exec().prepare(compile(wrong)), DeviceError);
+}
+
+TEST_P(VulkanExecutorTest, AnInputNeverUploadedIsAnInputErrorNamingIt) {
+  Graph g;
+  auto in = g.input<uint32_t>("the input", 4);
+  auto out = g.output<uint32_t>("out", 4);
+  g.dispatch<CopyU32>("copy", {.src = in, .dst = out}, Grid{4});
+  auto p = exec().prepare(compile(g));
+  try {
+    p->run(trace);
+    FAIL() << "ran without its input";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'the input'"), std::string::npos) << e.what();
+  }
+  p->upload(in, std::vector<uint32_t>{1, 2, 3, 4});
+  p->run(trace);
+  p->run(trace);  // the upload stays for later runs and is counted once
+  EXPECT_EQ(trace.counters.bytes_up, 16u);
+  EXPECT_EQ(p->download(out), (std::vector<uint32_t>{1, 2, 3, 4}));
+}
+
+TEST_P(VulkanExecutorTest, AKernelWithoutSpirvIsADeviceErrorAtPrepare) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 4);
+  g.dispatch<NoSpirv>("orphan", {.out = x, .value = 1}, Grid{4});
+  try {
+    (void)exec().prepare(compile(g));
+    FAIL() << "prepared a kernel without SPIR-V";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_kernel"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(VulkanExecutorTest, NestedSpansCountTheirDispatchesAndGetDeviceTimes) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 256);
+  g.dispatch<FillU32>("first", {.out = x, .value = 0}, Grid{256});
+  {
+    auto outer = g.span("outer");
+    g.dispatch<FillU32>("a", {.out = x.slice(0, 128), .value = 1}, Grid{128});
+    {
+      auto inner = g.span("inner");
+      g.dispatch<FillU32>("b", {.out = x.slice(128, 128), .value = 2}, Grid{128});
+      g.dispatch<CopyU32>("c", {.src = x.slice(128, 128), .dst = x.slice(0, 128)}, Grid{128});
+    }
+    auto host = g.span("host only");
+    g.host("look", {host_read(x.all())}, [](const HostContext&) {});
+  }
+  auto p = run(g);
+  ASSERT_EQ(trace.spans.size(), 4u);
+  EXPECT_EQ(trace.executor, "vulkan");
+  EXPECT_EQ(trace.device, exec().device_name());
+  EXPECT_EQ(trace.spans[0].dispatches, 4u);
+  EXPECT_EQ(trace.spans[1].dispatches, 3u);
+  EXPECT_EQ(trace.spans[2].dispatches, 2u);
+  EXPECT_EQ(trace.spans[3].dispatches, 0u);
+  EXPECT_EQ(trace.spans[0].barriers, 2u);
+  EXPECT_EQ(trace.spans[1].barriers, 2u);  // before "a" (WAW on x) and before "c" (RAW)
+  EXPECT_EQ(trace.spans[2].barriers, 1u);
+  EXPECT_EQ(trace.spans[1].submissions, 1u);
+  for (int s = 0; s < 3; ++s) {
+    EXPECT_GE(trace.spans[s].device_ms, 0.0) << trace.spans[s].path;
+    EXPECT_GE(trace.spans[s].device_start_ms, 0.0) << trace.spans[s].path;
+    EXPECT_GE(trace.spans[s].host_ms, 0.0) << trace.spans[s].path;
+  }
+  EXPECT_EQ(trace.spans[3].device_ms, -1.0);
+  EXPECT_LE(trace.spans[2].device_ms, trace.spans[1].device_ms);
+  EXPECT_LE(trace.spans[1].host_ms, trace.spans[0].host_ms);
+  EXPECT_GT(trace.total_host_ms, 0.0);
+  auto got = p->download(x);
+  EXPECT_EQ(got, std::vector<uint32_t>(256, 2));
+}
+
+TEST_P(VulkanExecutorTest, LimitsComeFromTheDevice) {
+  ExecutorLimits l = exec().limits();
+  EXPECT_EQ(exec().name(), "vulkan");
+  EXPECT_GE(l.max_workgroup_size, 1u);
+  EXPECT_LE(l.max_workgroup_size, 256u);
+  EXPECT_GE(l.subgroup_size, 1u);
+  EXPECT_GT(l.max_buffer_bytes, 0u);
+  EXPECT_GT(l.max_binding_bytes, 0u);
+  if (GetParam()) {
+    EXPECT_FALSE(l.unified_memory);
+  }
+  EXPECT_TRUE(vulkan().validation_enabled());
+}
+
+TEST(VulkanExecutor, ADeviceOverrideMatchingNothingIsADeviceError) {
+  VulkanOptions options;
+  options.device = "nonexistent";
+  EXPECT_THROW((void)make_vulkan_executor(options), DeviceError);
+  setenv("VKSTARK_VULKAN_DEVICE", "nonexistent", 1);
+  try {
+    (void)make_vulkan_executor();
+    FAIL() << "made an executor on a device that does not exist";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("nonexistent"), std::string::npos) << e.what();
+  }
+  setenv("VKSTARK_VULKAN_DEVICE", "0", 1);  // an index works
+  EXPECT_NO_THROW((void)make_vulkan_executor());
+  unsetenv("VKSTARK_VULKAN_DEVICE");
+}
+
+TEST(VulkanExecutor, ListsTheDevicesTheLoaderSees) {
+  auto names = list_vulkan_devices();
+  ASSERT_FALSE(names.empty());
+  auto exec = make_vulkan_executor();
+  EXPECT_NE(std::find(names.begin(), names.end(), exec->device_name()), names.end());
+}
+
+TEST(VulkanExecutor, AutoSelectionRefusesCpuDevicesWhenAsked) {
+  VulkanOptions options;
+  options.allow_cpu_device = false;
+  try {
+    auto exec = make_vulkan_executor(options);
+    EXPECT_NE(exec->device_name().find("llvmpipe"), 0u) << "a CPU device was chosen";
+  } catch (const DeviceError& e) {  // the usual case on a machine whose only device is lavapipe
+    EXPECT_NE(std::string(e.what()).find("no usable Vulkan device"), std::string::npos) << e.what();
+  }
+}
+
+TEST(VulkanExecutor, SavesItsPipelineCacheUnderXdgCacheHome) {
+  auto dir = std::filesystem::temp_directory_path() / ("vkstark-cache-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  unsetenv("VKSTARK_PIPELINE_CACHE");
+  for (int round = 0; round < 2; ++round) {  // the second round loads the file the first wrote
+    VulkanOptions options;
+    options.validate = true;
+    auto exec = make_vulkan_executor(options);
+    Graph g;
+    auto x = g.output<uint32_t>("x", 4);
+    g.dispatch<FillU32>("fill", {.out = x, .value = 1}, Grid{4});
+    Trace trace;
+    auto p = exec->prepare(compile(g));
+    p->run(trace);
+    EXPECT_EQ(p->download(x), std::vector<uint32_t>(4, 1));
+    p.reset();
+    EXPECT_TRUE(dynamic_cast<VulkanExecutor&>(*exec).validation_messages().empty());
+  }
+  bool found = false;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    found |= e.path().filename().string().starts_with("pipelines-") && e.file_size() > 0;
+  EXPECT_TRUE(found) << "no pipeline cache file under " << dir;
+  std::filesystem::remove_all(dir);
+  unsetenv("XDG_CACHE_HOME");
+}
