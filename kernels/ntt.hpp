@@ -12,8 +12,19 @@
 
 namespace vkstark {
 
-// The largest radix of one NttStage pass: 2^kNttMaxLogRadix elements per invocation.
+// The largest radix of one NttStageFp pass: 2^kNttMaxLogRadix elements per invocation, in registers.
 inline constexpr uint32_t kNttMaxLogRadix = 4;
+// The largest radix of one NttStageSharedFp pass: 2^kNttMaxSharedLogRadix elements per group,
+// transformed by a workgroup in shared memory.
+inline constexpr uint32_t kNttMaxSharedLogRadix = 8;
+// Shared-memory capacity of the shared passes, in elements: 8 KiB of Fp, 16 KiB of Fp4 (every
+// Vulkan device has at least 16 KiB). A pass holds 2^(log_radix + log_tile) elements.
+inline constexpr uint32_t kNttSharedCapacityFp = 2048;
+inline constexpr uint32_t kNttSharedCapacityFp4 = 1024;
+// Invocations per tile that the graph builder launches for a shared pass (grid.x = tiles * this),
+// and the workgroup size the shared passes prefer. The kernels are correct for any workgroup size:
+// a workgroup loops over tiles, and workgroups beyond the last tile do nothing.
+inline constexpr uint32_t kNttSharedInvocationsPerTile = 128;
 
 // tw[t] = omega_N^t for t < grid.x = N/2, N = 2^log_n (omega_N = two_adic_generator(log_n)).
 // One table of the largest size serves every transform of size 2^k <= N: omega_{2^k} = omega_N^(N/2^k);
@@ -69,6 +80,51 @@ struct NttStageFp4 {
     uint32_t log_src = 0;
     uint32_t log_tw = 0;
     uint32_t inverse = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// NttStageFp with a radix of up to 2^kNttMaxSharedLogRadix: the same map, computed by workgroups
+// that each take a tile of 2^log_tile consecutive groups i (so that loads and stores touch runs of
+// 2^log_tile consecutive entries), hold the tile's 2^(log_radix + log_tile) entries in shared
+// memory and run the log_radix radix-2 stages there. grid.x = tiles * kNttSharedInvocationsPerTile
+// with tiles = n / 2^(log_radix + log_tile); the CPU body ignores log_tile and the tiling.
+struct NttStageSharedFp {
+  static constexpr std::string_view name = "ntt_stage_shared_fp";
+  static constexpr uint32_t workgroup_size = kNttSharedInvocationsPerTile;
+  struct Args {
+    In<Fp> src;
+    Out<Fp> dst;
+    In<Fp> tw;
+    uint32_t src_stride = 0;
+    uint32_t dst_stride = 0;
+    uint32_t log_n = 0;
+    uint32_t stage = 0;
+    uint32_t log_radix = 1;  // 1 .. kNttMaxSharedLogRadix
+    uint32_t log_src = 0;
+    uint32_t log_tw = 0;
+    uint32_t inverse = 0;
+    uint32_t log_tile = 0;  // 2^(log_radix + log_tile) <= kNttSharedCapacityFp
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+struct NttStageSharedFp4 {
+  static constexpr std::string_view name = "ntt_stage_shared_fp4";
+  static constexpr uint32_t workgroup_size = kNttSharedInvocationsPerTile;
+  struct Args {
+    In<Fp4> src;
+    Out<Fp4> dst;
+    In<Fp> tw;
+    uint32_t src_stride = 0;
+    uint32_t dst_stride = 0;
+    uint32_t log_n = 0;
+    uint32_t stage = 0;
+    uint32_t log_radix = 1;
+    uint32_t log_src = 0;
+    uint32_t log_tw = 0;
+    uint32_t inverse = 0;
+    uint32_t log_tile = 0;  // 2^(log_radix + log_tile) <= kNttSharedCapacityFp4
   };
   static void cpu(const Args& a, const CpuContext& ctx);
 };

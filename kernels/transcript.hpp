@@ -48,6 +48,7 @@ struct TranscriptSampleBits {
 // smallest valid witness, whatever the grid. best[0] must hold 0xFFFFFFFF before (FillU32).
 struct TranscriptGrindSearch {
   static constexpr std::string_view name = "transcript_grind_search";
+  static constexpr uint32_t workgroup_size = 256;
   struct Args {
     In<SpongeState> t;
     InOut<uint32_t> best;

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/field/fp.hpp"
@@ -33,8 +35,8 @@ template <DeviceElement T>
 void check_columns(const Graph& g, std::string_view task, std::string_view what, const View<T>& v, uint64_t len,
                    uint64_t stride, uint32_t batch) {
   if (batch > 1 && stride < len)
-    throw GraphError(fmt::format("{}: {} columns of {} entries overlap: column stride {} is smaller", task, what, len,
-                                 stride));
+    throw GraphError(
+        fmt::format("{}: {} columns of {} entries overlap: column stride {} is smaller", task, what, len, stride));
   const uint64_t extent = uint64_t(batch - 1) * stride + len;
   if (extent > v.count)
     throw GraphError(fmt::format("{}: {} needs {} entries ({} columns of {} at stride {}), but its {} has {}", task,
@@ -76,6 +78,26 @@ std::string range_name(std::string_view name, std::string_view unit, uint32_t fi
                     : fmt::format("{}.{}s{}-{}", name, unit, first, first + count - 1);
 }
 
+template <class T>
+constexpr uint32_t kSharedCapacity = std::is_same_v<T, Fp> ? kNttSharedCapacityFp : kNttSharedCapacityFp4;
+
+// The Args of a shared-memory pass: those of the register pass, and the tile.
+template <class KShared, class Args>
+typename KShared::Args shared_args(const Args& a, uint32_t log_tile) {
+  return {.src = a.src,
+          .dst = a.dst,
+          .tw = a.tw,
+          .src_stride = a.src_stride,
+          .dst_stride = a.dst_stride,
+          .log_n = a.log_n,
+          .stage = a.stage,
+          .log_radix = a.log_radix,
+          .log_src = a.log_src,
+          .log_tw = a.log_tw,
+          .inverse = a.inverse,
+          .log_tile = log_tile};
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -85,19 +107,21 @@ std::string Ntt::twiddle_buffer_name(uint32_t max_log_n) { return fmt::format("n
 
 Ntt::Ntt(Graph& g, uint32_t max_log_n, NttOptions options) : g_(g), max_log_n_(max_log_n), options_(options) {
   if (max_log_n > Fp::TWO_ADICITY)
-    throw InputError(fmt::format("Ntt: transforms of size 2^{} need roots of unity of that order; BabyBear has them "
-                                 "up to 2^{}",
-                                 max_log_n, Fp::TWO_ADICITY));
-  if (options.max_log_radix < 1 || options.max_log_radix > kNttMaxLogRadix)
     throw InputError(
-        fmt::format("Ntt: max_log_radix {} outside 1 .. {}", options.max_log_radix, kNttMaxLogRadix));
+        fmt::format("Ntt: transforms of size 2^{} need roots of unity of that order; BabyBear has them "
+                    "up to 2^{}",
+                    max_log_n, Fp::TWO_ADICITY));
+  if (options.max_log_radix < 1 || options.max_log_radix > kNttMaxSharedLogRadix)
+    throw InputError(
+        fmt::format("Ntt: max_log_radix {} outside 1 .. {}", options.max_log_radix, kNttMaxSharedLogRadix));
   const std::string name = twiddle_buffer_name(max_log_n);
   const uint64_t count = max_log_n == 0 ? 1 : uint64_t(1) << (max_log_n - 1);
   const bool exists =
       std::any_of(g.buffers().begin(), g.buffers().end(), [&](const BufferDesc& b) { return b.name == name; });
   twiddles_ = exists ? g.find<Fp>(name) : g.persistent<Fp>(name, count);
   if (twiddles_.count() != count || g.buffers()[twiddles_.id()].lifetime != Lifetime::Persistent)
-    throw GraphError(fmt::format("Ntt: buffer '{}' exists but is not the Persistent table of {} twiddles", name, count));
+    throw GraphError(
+        fmt::format("Ntt: buffer '{}' exists but is not the Persistent table of {} twiddles", name, count));
 }
 
 void Ntt::add_setup() {
@@ -105,7 +129,7 @@ void Ntt::add_setup() {
                            Grid{static_cast<uint32_t>(twiddles_.count())});
 }
 
-template <class K, class T>
+template <class K, class KShared, class T>
 void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> dst, uint32_t log_n,
                     uint64_t dst_stride, uint32_t batch, bool inverse, std::string_view name) {
   if (log_n > max_log_n_)
@@ -148,19 +172,30 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
     const View<T> out = to_dst ? dst : scratch;
     const uint64_t out_stride = to_dst ? dst_stride : n;
     const uint32_t r = passes[i];
-    g_.dispatch<K>(range_name(name, "stage", stage, r),
-                   {.src = in,
-                    .dst = out,
-                    .tw = twiddles_,
-                    .src_stride = static_cast<uint32_t>(in_stride),
-                    .dst_stride = static_cast<uint32_t>(out_stride),
-                    .log_n = log_n,
-                    .stage = stage,
-                    .log_radix = r,
-                    .log_src = in_log,
-                    .log_tw = max_log_n_,
-                    .inverse = inverse ? 1u : 0u},
-                   Grid{static_cast<uint32_t>(n >> r), batch});
+    const std::string task = range_name(name, "stage", stage, r);
+    const typename K::Args args{.src = in,
+                                .dst = out,
+                                .tw = twiddles_,
+                                .src_stride = static_cast<uint32_t>(in_stride),
+                                .dst_stride = static_cast<uint32_t>(out_stride),
+                                .log_n = log_n,
+                                .stage = stage,
+                                .log_radix = r,
+                                .log_src = in_log,
+                                .log_tw = max_log_n_,
+                                .inverse = inverse ? 1u : 0u};
+    if (r <= kNttMaxLogRadix) {
+      g_.dispatch<K>(task, args, Grid{static_cast<uint32_t>(n >> r), batch});
+    } else {
+      // Tiles of consecutive groups: up to 64 bytes of consecutive entries per load and store row,
+      // as many as fit the shared memory next to the 2^r entries of each group.
+      constexpr uint32_t capacity_log = std::bit_width(kSharedCapacity<T>) - 1;
+      constexpr uint32_t max_tile_log = std::bit_width(64 / sizeof(T)) - 1;
+      const uint32_t log_tile = std::min({capacity_log - r, log_n - r, max_tile_log});
+      const uint64_t tiles = n >> (r + log_tile);
+      g_.dispatch<KShared>(task, shared_args<KShared>(args, log_tile),
+                           Grid{static_cast<uint32_t>(tiles * kNttSharedInvocationsPerTile), batch});
+    }
     in = out;
     in_stride = out_stride;
     in_log = log_n;
@@ -170,19 +205,19 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
 
 void Ntt::forward(View<Fp> src, uint32_t log_src, uint64_t src_stride, View<Fp> dst, uint32_t log_n,
                   uint64_t dst_stride, uint32_t batch, std::string_view name) {
-  transform<NttStageFp>(src, log_src, src_stride, dst, log_n, dst_stride, batch, false, name);
+  transform<NttStageFp, NttStageSharedFp>(src, log_src, src_stride, dst, log_n, dst_stride, batch, false, name);
 }
 void Ntt::forward(View<Fp4> src, uint32_t log_src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n,
                   uint64_t dst_stride, uint32_t batch, std::string_view name) {
-  transform<NttStageFp4>(src, log_src, src_stride, dst, log_n, dst_stride, batch, false, name);
+  transform<NttStageFp4, NttStageSharedFp4>(src, log_src, src_stride, dst, log_n, dst_stride, batch, false, name);
 }
-void Ntt::inverse(View<Fp> src, uint64_t src_stride, View<Fp> dst, uint32_t log_n, uint64_t dst_stride,
-                  uint32_t batch, std::string_view name) {
-  transform<NttStageFp>(src, log_n, src_stride, dst, log_n, dst_stride, batch, true, name);
+void Ntt::inverse(View<Fp> src, uint64_t src_stride, View<Fp> dst, uint32_t log_n, uint64_t dst_stride, uint32_t batch,
+                  std::string_view name) {
+  transform<NttStageFp, NttStageSharedFp>(src, log_n, src_stride, dst, log_n, dst_stride, batch, true, name);
 }
 void Ntt::inverse(View<Fp4> src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n, uint64_t dst_stride,
                   uint32_t batch, std::string_view name) {
-  transform<NttStageFp4>(src, log_n, src_stride, dst, log_n, dst_stride, batch, true, name);
+  transform<NttStageFp4, NttStageSharedFp4>(src, log_n, src_stride, dst, log_n, dst_stride, batch, true, name);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,8 +231,7 @@ void rs_message(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t 
     throw InputError(fmt::format("{}: chunks of 2^{} entries (l_skip at most {})", name, l, kNttMaxLogChunk));
   check_batch(name, batch);
   if (col_len % (uint64_t(1) << l) != 0)
-    throw InputError(
-        fmt::format("{}: column length {} is not a multiple of the chunk length 2^{}", name, col_len, l));
+    throw InputError(fmt::format("{}: column length {} is not a multiple of the chunk length 2^{}", name, col_len, l));
   check_columns(g, name, "data", data, col_len, col_stride, batch);
   const uint64_t chunks = col_len >> l;
   if (chunks == 0) return;
@@ -235,8 +269,8 @@ void add_rs_message(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint6
                     std::string_view name) {
   rs_message(g, data, l, col_len, col_stride, batch, false, name);
 }
-void add_rs_message_inverse(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride,
-                            uint32_t batch, std::string_view name) {
+void add_rs_message_inverse(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride, uint32_t batch,
+                            std::string_view name) {
   rs_message(g, data, l, col_len, col_stride, batch, true, name);
 }
 
@@ -248,12 +282,12 @@ void add_subset_zeta(Graph& g, View<Fp4> data, uint32_t log_n, uint64_t col_stri
                      uint32_t bit_hi, std::string_view name, uint32_t max_bits_per_dispatch) {
   subset_transform<NttZetaFp4>(g, data, log_n, col_stride, batch, bit_lo, bit_hi, false, name, max_bits_per_dispatch);
 }
-void add_subset_mobius(Graph& g, View<Fp> data, uint32_t log_n, uint64_t col_stride, uint32_t batch,
-                       uint32_t bit_lo, uint32_t bit_hi, std::string_view name, uint32_t max_bits_per_dispatch) {
+void add_subset_mobius(Graph& g, View<Fp> data, uint32_t log_n, uint64_t col_stride, uint32_t batch, uint32_t bit_lo,
+                       uint32_t bit_hi, std::string_view name, uint32_t max_bits_per_dispatch) {
   subset_transform<NttZetaFp>(g, data, log_n, col_stride, batch, bit_lo, bit_hi, true, name, max_bits_per_dispatch);
 }
-void add_subset_mobius(Graph& g, View<Fp4> data, uint32_t log_n, uint64_t col_stride, uint32_t batch,
-                       uint32_t bit_lo, uint32_t bit_hi, std::string_view name, uint32_t max_bits_per_dispatch) {
+void add_subset_mobius(Graph& g, View<Fp4> data, uint32_t log_n, uint64_t col_stride, uint32_t batch, uint32_t bit_lo,
+                       uint32_t bit_hi, std::string_view name, uint32_t max_bits_per_dispatch) {
   subset_transform<NttZetaFp4>(g, data, log_n, col_stride, batch, bit_lo, bit_hi, true, name, max_bits_per_dispatch);
 }
 

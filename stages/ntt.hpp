@@ -27,8 +27,10 @@
 namespace vkstark {
 
 struct NttOptions {
-  // Radix-2 stages per dispatch: 1 (one radix-2 stage per dispatch) .. kNttMaxLogRadix.
-  uint32_t max_log_radix = kNttMaxLogRadix;
+  // Radix-2 stages per dispatch, 1 .. kNttMaxSharedLogRadix: the stages are split into the fewest
+  // passes of at most this many, as even as possible. Passes of up to kNttMaxLogRadix stages run
+  // in registers (NttStageFp), longer ones in shared memory (NttStageSharedFp).
+  uint32_t max_log_radix = kNttMaxSharedLogRadix;
 };
 
 class Ntt {
@@ -49,20 +51,20 @@ class Ntt {
   // hold 2^log_src entries (log_src <= log_n) at src_stride; destination columns 2^log_n entries
   // at dst_stride. src is only read. log_n == 0 copies. Tasks are named "<name>.stage<k>" (or
   // "<name>.stages<a>-<b>" for a pass of several stages) and "<name>.copy".
-  void forward(View<Fp> src, uint32_t log_src, uint64_t src_stride, View<Fp> dst, uint32_t log_n,
-               uint64_t dst_stride, uint32_t batch, std::string_view name = "ntt.forward");
-  void forward(View<Fp4> src, uint32_t log_src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n,
-               uint64_t dst_stride, uint32_t batch, std::string_view name = "ntt.forward");
+  void forward(View<Fp> src, uint32_t log_src, uint64_t src_stride, View<Fp> dst, uint32_t log_n, uint64_t dst_stride,
+               uint32_t batch, std::string_view name = "ntt.forward");
+  void forward(View<Fp4> src, uint32_t log_src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n, uint64_t dst_stride,
+               uint32_t batch, std::string_view name = "ntt.forward");
   // dst[c] = iDFT_{2^log_n}(src[c]) (1/n included), columns of 2^log_n entries.
   void inverse(View<Fp> src, uint64_t src_stride, View<Fp> dst, uint32_t log_n, uint64_t dst_stride, uint32_t batch,
                std::string_view name = "ntt.inverse");
-  void inverse(View<Fp4> src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n, uint64_t dst_stride,
-               uint32_t batch, std::string_view name = "ntt.inverse");
+  void inverse(View<Fp4> src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n, uint64_t dst_stride, uint32_t batch,
+               std::string_view name = "ntt.inverse");
 
  private:
-  template <class K, class T>
-  void transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> dst, uint32_t log_n,
-                 uint64_t dst_stride, uint32_t batch, bool inverse, std::string_view name);
+  template <class K, class KShared, class T>
+  void transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> dst, uint32_t log_n, uint64_t dst_stride,
+                 uint32_t batch, bool inverse, std::string_view name);
 
   Graph& g_;
   uint32_t max_log_n_;
@@ -76,8 +78,8 @@ class Ntt {
 void add_rs_message(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride, uint32_t batch,
                     std::string_view name = "rs_message");
 // Its inverse (per chunk: subset-Möbius, then DFT_{2^l}).
-void add_rs_message_inverse(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride,
-                            uint32_t batch, std::string_view name = "rs_message_inverse");
+void add_rs_message_inverse(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride, uint32_t batch,
+                            std::string_view name = "rs_message_inverse");
 
 // Subset-zeta (coefficients -> hypercube evaluations) over the index bits [bit_lo, bit_hi) of
 // columns of 2^log_n entries, in place: for each bit b, a[v] += a[v - 2^b] for v with bit b set.
@@ -89,11 +91,11 @@ void add_subset_zeta(Graph& g, View<Fp> data, uint32_t log_n, uint64_t col_strid
 void add_subset_zeta(Graph& g, View<Fp4> data, uint32_t log_n, uint64_t col_stride, uint32_t batch, uint32_t bit_lo,
                      uint32_t bit_hi, std::string_view name = "subset_zeta",
                      uint32_t max_bits_per_dispatch = kNttMaxLogRadix);
-void add_subset_mobius(Graph& g, View<Fp> data, uint32_t log_n, uint64_t col_stride, uint32_t batch,
-                       uint32_t bit_lo, uint32_t bit_hi, std::string_view name = "subset_mobius",
+void add_subset_mobius(Graph& g, View<Fp> data, uint32_t log_n, uint64_t col_stride, uint32_t batch, uint32_t bit_lo,
+                       uint32_t bit_hi, std::string_view name = "subset_mobius",
                        uint32_t max_bits_per_dispatch = kNttMaxLogRadix);
-void add_subset_mobius(Graph& g, View<Fp4> data, uint32_t log_n, uint64_t col_stride, uint32_t batch,
-                       uint32_t bit_lo, uint32_t bit_hi, std::string_view name = "subset_mobius",
+void add_subset_mobius(Graph& g, View<Fp4> data, uint32_t log_n, uint64_t col_stride, uint32_t batch, uint32_t bit_lo,
+                       uint32_t bit_hi, std::string_view name = "subset_mobius",
                        uint32_t max_bits_per_dispatch = kNttMaxLogRadix);
 
 // Row-major (rows x cols) in src -> column-major in dst: dst[c * rows + r] = src[r * cols + c].

@@ -209,7 +209,10 @@ void Context::create_instance(bool validate) {
   info.ppEnabledLayerNames = setup.layers.data();
   info.enabledExtensionCount = static_cast<uint32_t>(setup.extensions.size());
   info.ppEnabledExtensionNames = setup.extensions.data();
-  vk_check(fn.vkCreateInstance(&info, nullptr, &instance), "vkCreateInstance");
+  VkResult created = fn.vkCreateInstance(&info, nullptr, &instance);
+  if (created == VK_ERROR_INCOMPATIBLE_DRIVER)
+    throw DeviceError("vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER (the Vulkan loader found no usable driver)");
+  vk_check(created, "vkCreateInstance");
   debug_utils = setup.debug_utils;
   fn.load_instance(instance, debug_utils);
   validation = validate;

@@ -1,6 +1,6 @@
 // Internal to the Vulkan executor: compute pipelines, one per (kernel, workgroup size), built from
 // the embedded SPIR-V (executors/vulkan/shaders.hpp) and kept across prepares; and the on-disk
-// VkPipelineCache at $XDG_CACHE_HOME/vkstark/pipelines-<vendor>-<device>-<driver>.bin (fallback
+// VkPipelineCache at $XDG_CACHE_HOME/vkstark/pipelines-<vendor>-<device>-<driver>.bin (IDs in hex; fallback
 // ~/.cache/vkstark; VKSTARK_PIPELINE_CACHE=0 disables it; file errors are not errors).
 //
 // Lifetime: owned by the executor, destroyed before its Context; Pipeline handles stay valid until

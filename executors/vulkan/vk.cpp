@@ -39,6 +39,22 @@ void load(F& slot, PFN_vkVoidFunction f, const char* name, bool required) {
   if (!slot && required) throw DeviceError(fmt::format("the Vulkan loader has no {}", name));
 }
 
+// NVIDIA's driver fails to initialise once the loader has unloaded and reloaded it a few dozen
+// times in one process (seen on an H100: vkCreateInstance then finds "no drivers"). One instance
+// kept for the life of the process keeps the drivers loaded, so that executors can be made and
+// destroyed any number of times. It is never used for anything else.
+void keep_drivers_loaded(const VkFunctions& fn) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    auto app = vk_struct<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+    app.apiVersion = VK_API_VERSION_1_2;
+    auto info = vk_struct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+    info.pApplicationInfo = &app;
+    static VkInstance anchor = VK_NULL_HANDLE;
+    if (fn.vkCreateInstance(&info, nullptr, &anchor) != VK_SUCCESS) anchor = VK_NULL_HANDLE;
+  });
+}
+
 }  // namespace
 
 void VkFunctions::load_global() {
@@ -46,6 +62,7 @@ void VkFunctions::load_global() {
 #define VKSTARK_VK_LOAD(name) load(name, vkGetInstanceProcAddr(nullptr, #name), #name, true);
   VKSTARK_VK_GLOBAL_FUNCTIONS(VKSTARK_VK_LOAD)
 #undef VKSTARK_VK_LOAD
+  keep_drivers_loaded(*this);
 }
 
 void VkFunctions::load_instance(VkInstance instance, bool debug_utils) {

@@ -102,11 +102,10 @@ template <class T, uint32_t LR, uint32_t W>
       for (uint32_t l = 0; l < W; ++l) w1[l] = P.tw(((i0 + l) >> P.stage) << P.outer_shift);
     }
     for (uint32_t l = 0; l < W; ++l) wk[l] = P.first;
-    for (uint32_t k = 0; k < R; ++k)
-      for (uint32_t l = 0; l < W; ++l) {
-        v[k][l] = v[k][l] * wk[l];
-        wk[l] *= w1[l];
-      }
+    for (uint32_t k = 0; k < R; ++k) {
+      for (uint32_t l = 0; l < W; ++l) v[k][l] = v[k][l] * wk[l];
+      for (uint32_t l = 0; l < W; ++l) wk[l] = wk[l] * w1[l];
+    }
     if (s >= W) {
       T* o = out + (i0 & (s - 1)) + s * R * (i0 >> P.stage);
       for (uint32_t k = 0; k < R; ++k)
@@ -130,18 +129,26 @@ constexpr uint32_t kLanes = 8;
 #else
 #define VKSTARK_NTT_CLONES
 #endif
-#define VKSTARK_NTT_WIDE(T, LR)                                                                             \
+#define VKSTARK_NTT_WIDE(T, LR)                                                                          \
   VKSTARK_NTT_CLONES void stockham_wide_##T##_##LR(const Pass<T, LR>& P, uint64_t begin, uint64_t end) { \
-    stockham_blocks<T, LR, kLanes>(P, begin, end);                                                         \
+    stockham_blocks<T, LR, kLanes>(P, begin, end);                                                       \
   }
 VKSTARK_NTT_WIDE(Fp, 1)
 VKSTARK_NTT_WIDE(Fp, 2)
 VKSTARK_NTT_WIDE(Fp, 3)
 VKSTARK_NTT_WIDE(Fp, 4)
+VKSTARK_NTT_WIDE(Fp, 5)
+VKSTARK_NTT_WIDE(Fp, 6)
+VKSTARK_NTT_WIDE(Fp, 7)
+VKSTARK_NTT_WIDE(Fp, 8)
 VKSTARK_NTT_WIDE(Fp4, 1)
 VKSTARK_NTT_WIDE(Fp4, 2)
 VKSTARK_NTT_WIDE(Fp4, 3)
 VKSTARK_NTT_WIDE(Fp4, 4)
+VKSTARK_NTT_WIDE(Fp4, 5)
+VKSTARK_NTT_WIDE(Fp4, 6)
+VKSTARK_NTT_WIDE(Fp4, 7)
+VKSTARK_NTT_WIDE(Fp4, 8)
 #undef VKSTARK_NTT_WIDE
 
 template <class T, uint32_t LR>
@@ -152,10 +159,18 @@ void stockham_wide(const Pass<T, LR>& P, uint64_t begin, uint64_t end) {
   VKSTARK_NTT_CALL(Fp, 2)
   VKSTARK_NTT_CALL(Fp, 3)
   VKSTARK_NTT_CALL(Fp, 4)
+  VKSTARK_NTT_CALL(Fp, 5)
+  VKSTARK_NTT_CALL(Fp, 6)
+  VKSTARK_NTT_CALL(Fp, 7)
+  VKSTARK_NTT_CALL(Fp, 8)
   VKSTARK_NTT_CALL(Fp4, 1)
   VKSTARK_NTT_CALL(Fp4, 2)
   VKSTARK_NTT_CALL(Fp4, 3)
   VKSTARK_NTT_CALL(Fp4, 4)
+  VKSTARK_NTT_CALL(Fp4, 5)
+  VKSTARK_NTT_CALL(Fp4, 6)
+  VKSTARK_NTT_CALL(Fp4, 7)
+  VKSTARK_NTT_CALL(Fp4, 8)
 #undef VKSTARK_NTT_CALL
 }
 
@@ -193,16 +208,32 @@ void stockham_pass(const Args& a, const CpuContext& ctx) {
   }
 }
 
+// The register and the shared-memory passes compute the same map; only their radix limits differ.
 template <class T, class Args>
-void stockham(const Args& a, const CpuContext& ctx) {
+void stockham(const Args& a, const CpuContext& ctx, uint32_t max_log_radix) {
+  if (a.log_radix < 1 || a.log_radix > max_log_radix || a.log_radix > a.log_n || a.log_src > a.log_n ||
+      a.stage + a.log_radix > a.log_n || a.log_n > a.log_tw)
+    throw ExecutionError(
+        fmt::format("{}: pass of stages [{}, {}) of a 2^{} transform (source 2^{}, twiddles 2^{}) "
+                    "is not one this kernel computes (log_radix 1 .. {})",
+                    ctx.task_name(), a.stage, a.stage + a.log_radix, a.log_n, a.log_src, a.log_tw, max_log_radix));
   switch (a.log_radix) {
-    case 1: return stockham_pass<T, 1>(a, ctx);
-    case 2: return stockham_pass<T, 2>(a, ctx);
-    case 3: return stockham_pass<T, 3>(a, ctx);
-    case 4: return stockham_pass<T, 4>(a, ctx);
+    case 1:
+      return stockham_pass<T, 1>(a, ctx);
+    case 2:
+      return stockham_pass<T, 2>(a, ctx);
+    case 3:
+      return stockham_pass<T, 3>(a, ctx);
+    case 4:
+      return stockham_pass<T, 4>(a, ctx);
+    case 5:
+      return stockham_pass<T, 5>(a, ctx);
+    case 6:
+      return stockham_pass<T, 6>(a, ctx);
+    case 7:
+      return stockham_pass<T, 7>(a, ctx);
     default:
-      throw ExecutionError(
-          fmt::format("{}: log_radix {} outside 1..{}", ctx.task_name(), a.log_radix, kNttMaxLogRadix));
+      return stockham_pass<T, 8>(a, ctx);
   }
 }
 
@@ -247,8 +278,27 @@ void NttTwiddles::cpu(const Args& a, const CpuContext& ctx) {
   });
 }
 
-void NttStageFp::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp>(a, ctx); }
-void NttStageFp4::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp4>(a, ctx); }
+void NttStageFp::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp>(a, ctx, kNttMaxLogRadix); }
+void NttStageFp4::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp4>(a, ctx, kNttMaxLogRadix); }
+// The tiling is the GLSL body's business; the CPU body checks it as that body assumes it.
+template <class Args>
+static void check_tile(const Args& a, const CpuContext& ctx, uint32_t capacity) {
+  if (a.log_radix > a.log_n || a.log_tile > a.log_n - a.log_radix ||
+      (uint64_t(1) << (a.log_radix + a.log_tile)) > capacity)
+    throw ExecutionError(
+        fmt::format("{}: tiles of 2^{} groups of 2^{} entries do not fit a 2^{} transform and {} "
+                    "entries of shared memory",
+                    ctx.task_name(), a.log_tile, a.log_radix, a.log_n, capacity));
+}
+
+void NttStageSharedFp::cpu(const Args& a, const CpuContext& ctx) {
+  check_tile(a, ctx, kNttSharedCapacityFp);
+  stockham<Fp>(a, ctx, kNttMaxSharedLogRadix);
+}
+void NttStageSharedFp4::cpu(const Args& a, const CpuContext& ctx) {
+  check_tile(a, ctx, kNttSharedCapacityFp4);
+  stockham<Fp4>(a, ctx, kNttMaxSharedLogRadix);
+}
 
 void NttCopyPad::cpu(const Args& a, const CpuContext& ctx) {
   auto src = ctx.span(a.src);

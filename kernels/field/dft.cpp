@@ -12,8 +12,7 @@ namespace vkstark {
 namespace {
 
 uint32_t checked_log2(size_t n, const char* what) {
-  if (n == 0 || !std::has_single_bit(n))
-    throw InputError(fmt::format("{}: length {} is not a power of two", what, n));
+  if (n == 0 || !std::has_single_bit(n)) throw InputError(fmt::format("{}: length {} is not a power of two", what, n));
   return static_cast<uint32_t>(std::countr_zero(n));
 }
 
@@ -47,9 +46,10 @@ std::vector<T> naive_dft_impl(std::span<const T> c) {
 template <class T>
 void subset_transform(std::span<T> a, uint32_t bit_lo, uint32_t bit_hi, bool mobius) {
   if (bit_lo > bit_hi || bit_hi > 63 || a.size() % (uint64_t(1) << bit_hi) != 0)
-    throw InputError(fmt::format("subset transform over bits [{}, {}) of a vector of length {}: the length must be a "
-                                 "multiple of 2^{}",
-                                 bit_lo, bit_hi, a.size(), bit_hi));
+    throw InputError(
+        fmt::format("subset transform over bits [{}, {}) of a vector of length {}: the length must be a "
+                    "multiple of 2^{}",
+                    bit_lo, bit_hi, a.size(), bit_hi));
   for (uint32_t b = bit_lo; b < bit_hi; ++b) {
     const size_t h = size_t(1) << b;
     for (size_t base = 0; base < a.size(); base += 2 * h)
@@ -126,16 +126,14 @@ void idft(std::span<Fp4> a) { Radix2Dft(checked_log2(a.size(), "idft")).inverse(
 void subset_zeta(std::span<Fp> a, uint32_t bit_lo, uint32_t bit_hi) { subset_transform(a, bit_lo, bit_hi, false); }
 void subset_mobius(std::span<Fp> a, uint32_t bit_lo, uint32_t bit_hi) { subset_transform(a, bit_lo, bit_hi, true); }
 void subset_zeta(std::span<Fp4> a, uint32_t bit_lo, uint32_t bit_hi) { subset_transform(a, bit_lo, bit_hi, false); }
-void subset_mobius(std::span<Fp4> a, uint32_t bit_lo, uint32_t bit_hi) {
-  subset_transform(a, bit_lo, bit_hi, true);
-}
+void subset_mobius(std::span<Fp4> a, uint32_t bit_lo, uint32_t bit_hi) { subset_transform(a, bit_lo, bit_hi, true); }
 
 void rs_message_chunks(std::span<Fp> column, uint32_t l) {
   const Radix2Dft chunk_dft(l);
   const size_t len = chunk_dft.size();
   if (column.size() % len != 0)
-    throw InputError(fmt::format("RS message: column length {} is not a multiple of the chunk length 2^{}",
-                                 column.size(), l));
+    throw InputError(
+        fmt::format("RS message: column length {} is not a multiple of the chunk length 2^{}", column.size(), l));
   for (size_t at = 0; at < column.size(); at += len) {
     auto chunk = column.subspan(at, len);
     chunk_dft.inverse(chunk);
@@ -147,8 +145,8 @@ void rs_message_chunks_inverse(std::span<Fp> message, uint32_t l) {
   const Radix2Dft chunk_dft(l);
   const size_t len = chunk_dft.size();
   if (message.size() % len != 0)
-    throw InputError(fmt::format("RS message: column length {} is not a multiple of the chunk length 2^{}",
-                                 message.size(), l));
+    throw InputError(
+        fmt::format("RS message: column length {} is not a multiple of the chunk length 2^{}", message.size(), l));
   for (size_t at = 0; at < message.size(); at += len) {
     auto chunk = message.subspan(at, len);
     subset_mobius(chunk, 0, l);

@@ -1,7 +1,8 @@
 // Shared code of the NTT kernels (kernels/ntt.hpp): roots of unity and helpers, then the bodies
 // shared by the Fp and Fp4 variants. A kernel defines NTT_T (uint or uvec4) with NTT_ZERO,
 // NTT_ADD, NTT_SUB, NTT_SCALE (element times a base-field uint), declares its buffers and push
-// constants, and includes this file with one of NTT_STAGE_MAIN / NTT_ZETA_MAIN defined.
+// constants, and includes this file with one of NTT_STAGE_MAIN / NTT_SHARED_MAIN / NTT_ZETA_MAIN
+// defined.
 //
 // Loops over the up to 16 registers of a radix-16 pass have constant bounds and are unrolled, so
 // every register index is a constant; the actual radix (a push constant) only guards them. Each
@@ -37,9 +38,9 @@ uint ntt_bitrev(uint j, uint bits) { return bitfieldReverse(j) >> (32u - bits); 
 #endif  // VKSTARK_NTT_GLSL
 
 // ---------------------------------------------------------------------------------------------
-// NttStageFp / NttStageFp4: one Stockham pass of radix 2^log_radix. Needs buffers src_[], dst_[],
+// Shared by the Stockham passes (NTT_STAGE_MAIN, NTT_SHARED_MAIN): they need buffers src_[], dst_[],
 // tw_[] and the push constants of NttStageFp::Args.
-#ifdef NTT_STAGE_MAIN
+#if defined(NTT_STAGE_MAIN) || defined(NTT_SHARED_MAIN)
 
 // omega_N^e, or omega_N^-e for inverse passes (N = 2^log_tw, log_tw >= 1), from the table of N/2.
 uint ntt_twiddle(uint e) {
@@ -50,24 +51,10 @@ uint ntt_twiddle(uint e) {
   return e < half_n ? tw_[pc.tw_off + e] : fp_neg(tw_[pc.tw_off + e - half_n]);
 }
 
-void main() {
-  const uint i = vks_index_x();
-  if (i >= pc.grid_x) return;
-  const uint c = vks_index_y();
-  const uint lr = pc.log_radix;
+// In-register DFT of 2^lr <= 16 points (omega^-1 for inverse passes), decimation in time: v holds
+// the input in bit-reversed order and ends with the output in natural order.
+void ntt_dit16(inout NTT_T v[16], uint lr) {
   const uint radix = 1u << lr;
-  const uint groups = 1u << (pc.log_n - lr);
-  const uint src_len = 1u << pc.log_src;
-  const uint in_base = pc.src_off + c * pc.src_stride;
-
-  // Bit-reversed load, so that the in-place decimation in time ends in natural order.
-  NTT_T v[16];
-  [[unroll]] for (uint jj = 0u; jj < 16u; ++jj) {
-    if (jj < radix) {
-      const uint idx = i + ntt_bitrev(jj, lr) * groups;
-      v[jj] = idx < src_len ? src_[in_base + idx] : NTT_ZERO;
-    }
-  }
   [[unroll]] for (uint t = 0u; t < 4u; ++t) {
     if (t < lr) {
       const uint h = 1u << t;
@@ -83,6 +70,32 @@ void main() {
       }
     }
   }
+}
+
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// NttStageFp / NttStageFp4: one Stockham pass of radix 2^log_radix <= 16 in registers.
+#ifdef NTT_STAGE_MAIN
+
+void main() {
+  const uint i = vks_index_x();
+  if (i >= pc.grid_x) return;
+  const uint c = vks_index_y();
+  const uint lr = pc.log_radix;
+  const uint radix = 1u << lr;
+  const uint groups = 1u << (pc.log_n - lr);
+  const uint src_len = 1u << pc.log_src;
+  const uint in_base = pc.src_off + c * pc.src_stride;
+
+  NTT_T v[16];
+  [[unroll]] for (uint jj = 0u; jj < 16u; ++jj) {
+    if (jj < radix) {
+      const uint idx = i + ntt_bitrev(jj, lr) * groups;
+      v[jj] = idx < src_len ? src_[in_base + idx] : NTT_ZERO;
+    }
+  }
+  ntt_dit16(v, lr);
 
   const uint s = 1u << pc.stage;
   const uint q = i & (s - 1u);
@@ -100,6 +113,90 @@ void main() {
 }
 
 #endif  // NTT_STAGE_MAIN
+
+// ---------------------------------------------------------------------------------------------
+// NttStageSharedFp / NttStageSharedFp4: one Stockham pass of radix R = 2^log_radix <= 256 for a
+// tile of T = 2^log_tile consecutive groups per workgroup iteration. The R-point DFT of each group
+// is itself done as two local Stockham sub-passes in registers, of radix R1 = 2^ceil(log_radix/2)
+// and R2 = R / R1, exchanging through shared memory:
+//   sub-pass 1 (item (g, i1), i1 < R2): y[R1 i1 + k1] = omega_R^(i1 k1) sum_j1 a[i1 + j1 R2] omega_R1^(j1 k1)
+//   sub-pass 2 (item (g, i2), i2 < R1): b[i2 + R1 k2] = sum_j2 y[i2 + j2 R1] omega_R2^(j2 k2)
+// then b_k times omega_{n/s}^(p k) goes to global memory. Shared layout: entry j of group g at
+// sh_[j * T + g], so that consecutive invocations (g fastest) touch consecutive global entries.
+// Needs NTT_SHARED_CAPACITY (elements, >= T R) and log_tile in the push constants.
+#ifdef NTT_SHARED_MAIN
+
+shared NTT_T sh_[NTT_SHARED_CAPACITY];
+
+void main() {
+  const uint lr = pc.log_radix;
+  const uint r1 = (lr + 1u) / 2u;
+  const uint r2 = lr - r1;
+  const uint lt = pc.log_tile;
+  const uint tile_mask = (1u << lt) - 1u;
+  const uint log_groups = pc.log_n - lr;
+  const uint tiles = 1u << (log_groups - lt);
+  const uint src_len = 1u << pc.log_src;
+  const uint c = vks_index_y();
+  const uint in_base = pc.src_off + c * pc.src_stride;
+  const uint out_base = pc.dst_off + c * pc.dst_stride;
+  const uint s = 1u << pc.stage;
+  const uint outer_shift = pc.log_tw - pc.log_n + pc.stage;
+  const uint n_inv = (pc.inverse != 0u && pc.stage + lr == pc.log_n) ? ntt_inv_pow2(pc.log_n) : FP_ONE;
+  const uint wg = gl_WorkGroupSize.x;
+  const uint lid = gl_LocalInvocationID.x;
+  // Workgroups take tiles in turn; control flow is uniform within a workgroup (barriers).
+  const uint first = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint launched = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+  for (uint tile = first; tile < tiles; tile += launched) {
+    const uint i0 = tile << lt;
+    for (uint e = lid; e < (1u << (lt + r2)); e += wg) {
+      const uint g = e & tile_mask;
+      const uint i1 = e >> lt;
+      NTT_T v[16];
+      [[unroll]] for (uint jj = 0u; jj < 16u; ++jj) {
+        if (jj < (1u << r1)) {
+          const uint idx = i0 + g + ((i1 + (ntt_bitrev(jj, r1) << r2)) << log_groups);
+          v[jj] = idx < src_len ? src_[in_base + idx] : NTT_ZERO;
+        }
+      }
+      ntt_dit16(v, r1);
+      const uint w1 = ntt_twiddle(i1 << (pc.log_tw - lr));  // omega_R^i1
+      uint wk = FP_ONE;
+      [[unroll]] for (uint k = 0u; k < 16u; ++k) {
+        if (k < (1u << r1)) {
+          sh_[(((i1 << r1) + k) << lt) + g] = NTT_SCALE(v[k], wk);
+          wk = fp_mul(wk, w1);
+        }
+      }
+    }
+    barrier();
+    for (uint e = lid; e < (1u << (lt + r1)); e += wg) {
+      const uint g = e & tile_mask;
+      const uint i2 = e >> lt;
+      NTT_T v[16];
+      [[unroll]] for (uint jj = 0u; jj < 16u; ++jj) {
+        if (jj < (1u << r2)) v[jj] = sh_[((i2 + (ntt_bitrev(jj, r2) << r1)) << lt) + g];
+      }
+      ntt_dit16(v, r2);
+      const uint i = i0 + g;
+      const uint p = i >> pc.stage;
+      // b_k, k = i2 + R1 k2, times omega_{n/s}^(p k) (and n^-1 at the end of an inverse)
+      uint wk = fp_mul(ntt_twiddle((p * i2) << outer_shift), n_inv);
+      const uint step = ntt_twiddle((p << r1) << outer_shift);
+      const uint o = out_base + (i & (s - 1u)) + s * ((p << lr) + i2);
+      [[unroll]] for (uint k = 0u; k < 16u; ++k) {
+        if (k < (1u << r2)) {
+          dst_[o + ((s * k) << r1)] = NTT_SCALE(v[k], wk);
+          wk = fp_mul(wk, step);
+        }
+      }
+    }
+    barrier();  // the next tile reuses sh_
+  }
+}
+
+#endif  // NTT_SHARED_MAIN
 
 // ---------------------------------------------------------------------------------------------
 // NttZetaFp / NttZetaFp4: subset-zeta or Möbius over num_bits index bits from bit_lo. Needs the

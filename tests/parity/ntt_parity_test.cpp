@@ -71,8 +71,7 @@ class NttParity : public ExecutorTest {
       else
         dft(std::span<T>(expect));
       ASSERT_EQ(got[c], expect) << (inverse ? "inverse" : "forward") << " log_src=" << log_src << " log_n=" << log_n
-                                << " batch=" << batch << " column=" << c
-                                << " max_log_radix=" << options.max_log_radix;
+                                << " batch=" << batch << " column=" << c << " max_log_radix=" << options.max_log_radix;
     }
   }
 };
@@ -98,21 +97,21 @@ TEST_P(NttParity, ForwardMatchesTheHostDftForEverySizeUpTo4096) {
   run_setup(12);
   for (uint32_t log_n = 0; log_n <= 12; ++log_n)
     for (uint32_t batch : {1u, 3u})
-      for (uint32_t radix : {kNttMaxLogRadix, 1u})
+      for (uint32_t radix : {kNttMaxSharedLogRadix, 5u, kNttMaxLogRadix, 1u})
         check_transform<Fp>(field_values, 12, log_n, log_n, batch, false, {.max_log_radix = radix});
 }
 
 TEST_P(NttParity, ForwardOfAZeroPaddedSourceIsTheCodeword) {
   run_setup(12);
   for (auto [log_src, log_n] : {std::pair{0u, 0u}, {0u, 3u}, {1u, 2u}, {3u, 4u}, {5u, 8u}, {4u, 9u}, {10u, 12u}})
-    for (uint32_t radix : {kNttMaxLogRadix, 2u, 1u})
+    for (uint32_t radix : {kNttMaxSharedLogRadix, 6u, kNttMaxLogRadix, 2u, 1u})
       check_transform<Fp>(field_values, 12, log_src, log_n, 3, false, {.max_log_radix = radix});
 }
 
 TEST_P(NttParity, InverseMatchesTheHostInverseDft) {
   run_setup(11);
   for (uint32_t log_n : {0u, 1u, 2u, 3u, 4u, 5u, 7u, 10u, 11u})
-    for (uint32_t radix : {kNttMaxLogRadix, 3u, 1u})
+    for (uint32_t radix : {kNttMaxSharedLogRadix, 7u, kNttMaxLogRadix, 3u, 1u})
       check_transform<Fp>(field_values, 11, log_n, log_n, 3, true, {.max_log_radix = radix});
 }
 
@@ -142,11 +141,10 @@ TEST_P(NttParity, InverseUndoesForwardForSizesUpTo2To20) {
 TEST_P(NttParity, ExtensionFieldColumnsUseBaseFieldRoots) {
   run_setup(10);
   for (uint32_t log_n : {0u, 1u, 3u, 6u, 9u, 10u})
-    for (uint32_t radix : {kNttMaxLogRadix, 1u}) {
+    for (uint32_t radix : {kNttMaxSharedLogRadix, 5u, kNttMaxLogRadix, 1u}) {
       check_transform<Fp4>(ext_values, 10, log_n, log_n, 2, false, {.max_log_radix = radix});
       check_transform<Fp4>(ext_values, 10, log_n, log_n, 2, true, {.max_log_radix = radix});
-      if (log_n >= 2)
-        check_transform<Fp4>(ext_values, 10, log_n - 2, log_n, 3, false, {.max_log_radix = radix});
+      if (log_n >= 2) check_transform<Fp4>(ext_values, 10, log_n - 2, log_n, 3, false, {.max_log_radix = radix});
     }
 }
 
@@ -246,8 +244,9 @@ TEST_P(NttParity, SubsetZetaAndMobiusMatchTheHost) {
       auto xe = g.input<Fp4>("xe", batch * stride);
       auto ze = g.output<Fp4>("ze", batch * stride);
       auto copy = [&](auto from, auto to, const char* name) {
-        g.dispatch<CopyU32>(name, {.src = from.all().template bitcast<uint32_t>(), .dst = to.all().template bitcast<uint32_t>()},
-                            Grid{static_cast<uint32_t>(from.all().template bitcast<uint32_t>().count)});
+        g.dispatch<CopyU32>(
+            name, {.src = from.all().template bitcast<uint32_t>(), .dst = to.all().template bitcast<uint32_t>()},
+            Grid{static_cast<uint32_t>(from.all().template bitcast<uint32_t>().count)});
       };
       copy(x, z, "copy.z");
       add_subset_zeta(g, z.all(), log_n, stride, batch, lo, hi, "zeta", per_dispatch);

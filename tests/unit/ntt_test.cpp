@@ -214,17 +214,34 @@ std::vector<std::string> task_names(const Graph& g) {
 }
 }  // namespace
 
-TEST(NttGraph, NamesEachPassByItsStagesAndEndsInTheDestination) {
+TEST(NttGraph, DefaultPassesRunEightStagesInSharedMemory) {
   Graph g;
   Ntt ntt(g, 22);
+  auto src = g.input<Fp>("message", 42 << 20);
+  auto dst = g.output<Fp>("codeword", 42 << 22);
+  ntt.forward(src, 20, 1 << 20, dst, 22, 1 << 22, 42);
+  EXPECT_EQ(task_names(g),
+            (std::vector<std::string>{"ntt.forward.stages0-7", "ntt.forward.stages8-14", "ntt.forward.stages15-21"}));
+  for (const Task& t : g.tasks()) {
+    EXPECT_EQ(t.kernel->name, NttStageSharedFp::name);
+    EXPECT_EQ(t.grid.y, 42u);
+  }
+  // Stage 0..7: tiles of 8 groups of 256 entries (2048 entries in shared memory).
+  EXPECT_EQ(g.tasks()[0].grid.x, (1u << 22) / 2048 * kNttSharedInvocationsPerTile);
+  EXPECT_EQ(g.tasks().back().bindings[1].buffer, dst.id());
+}
+
+TEST(NttGraph, NamesEachPassByItsStagesAndEndsInTheDestination) {
+  Graph g;
+  Ntt ntt(g, 22, {.max_log_radix = 4});
   ntt.add_setup();
   auto src = g.input<Fp>("message", 42 << 20);
   auto dst = g.output<Fp>("codeword", 42 << 22);
   ntt.forward(src, 20, 1 << 20, dst, 22, 1 << 22, 42, "rs_code_matrix.ntt");
-  EXPECT_EQ(task_names(g), (std::vector<std::string>{"ntt.twiddles.22", "rs_code_matrix.ntt.stages0-3",
-                                                     "rs_code_matrix.ntt.stages4-7", "rs_code_matrix.ntt.stages8-11",
-                                                     "rs_code_matrix.ntt.stages12-15", "rs_code_matrix.ntt.stages16-18",
-                                                     "rs_code_matrix.ntt.stages19-21"}));
+  EXPECT_EQ(task_names(g),
+            (std::vector<std::string>{"ntt.twiddles.22", "rs_code_matrix.ntt.stages0-3", "rs_code_matrix.ntt.stages4-7",
+                                      "rs_code_matrix.ntt.stages8-11", "rs_code_matrix.ntt.stages12-15",
+                                      "rs_code_matrix.ntt.stages16-18", "rs_code_matrix.ntt.stages19-21"}));
   const auto& tasks = g.tasks();
   // Six passes: scratch, dst, scratch, dst, scratch, dst. The source is only read.
   EXPECT_EQ(tasks.back().bindings[1].buffer, dst.id());
@@ -244,7 +261,8 @@ TEST(NttGraph, RadixTwoOptionGivesOneStagePerDispatch) {
   auto x = g.input<Fp4>("x", 8);
   auto y = g.output<Fp4>("y", 8);
   ntt.inverse(x, 8, y, 3, 8, 1);
-  EXPECT_EQ(task_names(g), (std::vector<std::string>{"ntt.inverse.stage0", "ntt.inverse.stage1", "ntt.inverse.stage2"}));
+  EXPECT_EQ(task_names(g),
+            (std::vector<std::string>{"ntt.inverse.stage0", "ntt.inverse.stage1", "ntt.inverse.stage2"}));
   EXPECT_EQ(g.tasks()[0].bindings[1].buffer, y.id());  // odd number of passes: first pass into dst
   Graph g0;
   Ntt ntt0(g0, 0);
@@ -269,15 +287,16 @@ TEST(NttGraph, TwoNttsOfOneSizeShareTheTwiddleTable) {
 TEST(NttGraph, RejectsArgumentsThatDoNotDescribeTheViews) {
   Graph g;
   EXPECT_THROW(Ntt(g, 28), InputError);
-  EXPECT_THROW(Ntt(g, 4, {.max_log_radix = 5}), InputError);
+  EXPECT_THROW(Ntt(g, 4, {.max_log_radix = 9}), InputError);
+  EXPECT_THROW(Ntt(g, 4, {.max_log_radix = 0}), InputError);
   Ntt ntt(g, 8);
   auto x = g.input<Fp>("x", 256);
   auto y = g.output<Fp>("y", 256);
-  EXPECT_THROW(ntt.forward(x, 9, 512, y, 9, 512, 1), InputError);     // above max_log_n
-  EXPECT_THROW(ntt.forward(x, 5, 32, y, 4, 16, 1), InputError);       // source longer than the transform
-  EXPECT_THROW(ntt.forward(x, 8, 256, y, 8, 256, 2), GraphError);     // second column outside the views
-  EXPECT_THROW(ntt.forward(x, 4, 8, y, 4, 16, 2), GraphError);        // overlapping source columns
-  EXPECT_THROW(ntt.forward(x, 4, 16, y, 4, 16, 0), InputError);       // no columns
+  EXPECT_THROW(ntt.forward(x, 9, 512, y, 9, 512, 1), InputError);             // above max_log_n
+  EXPECT_THROW(ntt.forward(x, 5, 32, y, 4, 16, 1), InputError);               // source longer than the transform
+  EXPECT_THROW(ntt.forward(x, 8, 256, y, 8, 256, 2), GraphError);             // second column outside the views
+  EXPECT_THROW(ntt.forward(x, 4, 8, y, 4, 16, 2), GraphError);                // overlapping source columns
+  EXPECT_THROW(ntt.forward(x, 4, 16, y, 4, 16, 0), InputError);               // no columns
   EXPECT_THROW(ntt.forward(y, 4, 16, y.slice(8, 16), 4, 16, 1), GraphError);  // in place
   try {
     ntt.forward(x, 8, 256, y.slice(1, 255), 8, 256, 1, "codeword");

@@ -1,0 +1,31 @@
+// Writing traces into the stacked matrix (protocol.md 6.1).
+#pragma once
+
+#include "kernels/types.hpp"
+#include "runtime/kernel.hpp"
+
+namespace vkstark {
+
+// Copies a column-major trace (grid.y columns of grid.x = 2^log_height rows; column j at
+// src[j * 2^log_height]) into the stacked matrix: entry (i, j) goes to global position
+//   pos = start_row + j * 2^log_slice + i * 2^log_stride
+// of the stacked columns (stacked column start_col + pos / 2^log_stacked_height, row
+// pos mod 2^log_stacked_height), stored at dst[col * dst_col_stride + row]. log_slice =
+// max(log_height, l_skip), log_stride = max(l_skip - log_height, 0). Rows in between are left alone
+// (the caller zero-fills the matrix first).
+struct StackColumns {
+  static constexpr std::string_view name = "stack_columns";
+  struct Args {
+    In<Fp> src;
+    Out<Fp> dst;
+    uint32_t log_slice = 0;
+    uint32_t log_stride = 0;
+    uint32_t log_stacked_height = 0;
+    uint32_t start_col = 0;
+    uint32_t start_row = 0;
+    uint32_t dst_col_stride = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+}  // namespace vkstark

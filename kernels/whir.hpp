@@ -1,0 +1,137 @@
+// Kernels of the WHIR prover (protocol.md 11.2) and the multilinear helpers it needs. All values
+// are Fp4 unless said otherwise; challenges come from one-element buffers. Hypercube index b is
+// little-endian: bit k of b is coordinate k.
+#pragma once
+
+#include "kernels/types.hpp"
+#include "runtime/kernel.hpp"
+
+namespace vkstark {
+
+// acc[b] += sum_{c < width} mu^(first_power + c) * matrix[c * col_stride + b], b < grid.x.
+// (mu' batching of the stacked columns' RS messages; several commitments accumulate into one acc.)
+struct BatchColumnsExt {
+  static constexpr std::string_view name = "batch_columns_ext";
+  struct Args {
+    In<Fp> matrix;
+    In<Fp4> mu;
+    InOut<Fp4> acc;
+    uint32_t width = 0;
+    uint32_t col_stride = 0;
+    uint32_t first_power = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[b] = prod_{k < m} ((1 - 2 u_k)(1 - b_k) + u_k b_k) for b < 2^m = grid.x (protocol.md 5.6).
+struct MobiusEqTable {
+  static constexpr std::string_view name = "mobius_eq_table";
+  struct Args {
+    In<Fp4> u;
+    Out<Fp4> out;
+    uint32_t m = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[b] = eq(b, u) = prod_{k < m} (u_k b_k + (1 - u_k)(1 - b_k)) for b < 2^m = grid.x.
+struct EqTable {
+  static constexpr std::string_view name = "eq_table";
+  struct Args {
+    In<Fp4> u;
+    Out<Fp4> out;
+    uint32_t m = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// cube = (u_0, u_0^2, u_0^4, ..., u_0^(2^(l_skip-1)), u_1, ..., u_n) with n = u.count - 1 (protocol.md 11.1);
+// cube.count = l_skip + n. grid.x = 1.
+struct UCube {
+  static constexpr std::string_view name = "u_cube";
+  struct Args {
+    In<Fp4> u;
+    Out<Fp4> cube;
+    uint32_t l_skip = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// The WHIR sumcheck round polynomial s(X) = sum_y f_y(X) w_y(X), f_y(X) = f[2y] + X (f[2y+1] - f[2y])
+// (likewise w), at X = 1 and X = 2, as grid.x partial sums:
+//   partials[2 i] = sum_{y = i mod grid.x, y < half} f_y(1) w_y(1),  partials[2 i + 1] = ... f_y(2) w_y(2).
+struct SumcheckProductPartials {
+  static constexpr std::string_view name = "sumcheck_product_partials";
+  struct Args {
+    In<Fp4> f;
+    In<Fp4> w;
+    Out<Fp4> partials;
+    uint32_t half = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[i * width + c] = sum_{j = i mod grid.x, j < n} in[j * width + c], c < width.
+// Chains of these reduce partial sums to one value per c.
+struct ReduceFp4 {
+  static constexpr std::string_view name = "reduce_fp4";
+  struct Args {
+    In<Fp4> in;
+    Out<Fp4> out;
+    uint32_t n = 0;
+    uint32_t width = 1;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// dst[y] = src[2y] + alpha (src[2y+1] - src[2y]), y < grid.x (fold the first variable).
+struct FoldPairsFp4 {
+  static constexpr std::string_view name = "fold_pairs_fp4";
+  struct Args {
+    In<Fp4> src;
+    In<Fp4> alpha;
+    Out<Fp4> dst;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// Polynomial evaluation in chunks: partials[i] = z^(i chunk) sum_{j < chunk, i chunk + j < n}
+// coeffs[i chunk + j] z^j, i < grid.x. (Sum the partials with ReduceFp4.)
+struct EvalPolyPartials {
+  static constexpr std::string_view name = "eval_poly_partials";
+  struct Args {
+    In<Fp4> coeffs;
+    In<Fp4> z;
+    Out<Fp4> partials;
+    uint32_t n = 0;
+    uint32_t chunk = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// points[q] = two_adic_generator(log_domain)^idx[q] (a base-field value, as Fp4), q < grid.x.
+struct QueryPoints {
+  static constexpr std::string_view name = "query_points";
+  struct Args {
+    In<uint32_t> idx;
+    Out<Fp4> points;
+    uint32_t log_domain = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// w[b] += sum_{i < points.count} gamma^(i+1) * eq(b, pow(points[i])) for b < 2^m = grid.x, where
+// pow(z) = (z, z^2, z^4, ..., z^(2^(m-1))) and eq(b, x) = prod_k (b_k ? x_k : 1 - x_k).
+// (WHIR: points[0] = z0 with weight gamma, points[q+1] = z_q with weight gamma^(q+2).)
+struct EqPowAccumulate {
+  static constexpr std::string_view name = "eq_pow_accumulate";
+  struct Args {
+    InOut<Fp4> w;
+    In<Fp4> points;
+    In<Fp4> gamma;
+    uint32_t m = 0;
+  };
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+}  // namespace vkstark

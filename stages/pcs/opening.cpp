@@ -1,0 +1,144 @@
+#include "stages/pcs/opening.hpp"
+
+#include <fmt/format.h>
+
+#include "kernels/basic.hpp"
+#include "kernels/mle.hpp"
+#include "kernels/whir.hpp"
+#include "stages/codec.hpp"
+#include "stages/reduce.hpp"
+#include "stages/whir/verify.hpp"
+
+namespace vkstark {
+
+namespace {
+// u -> u_cube (protocol.md 11.1), host side.
+std::vector<Fp4> u_cube_of(std::span<const Fp4> u, uint32_t l_skip) {
+  std::vector<Fp4> cube;
+  Fp4 x = u[0];
+  for (uint32_t i = 0; i < l_skip; ++i, x = x.square()) cube.push_back(x);
+  cube.insert(cube.end(), u.begin() + 1, u.end());
+  return cube;
+}
+
+// openings[c] = MLE of the commitment's message column c at u_cube, for every column.
+void add_column_openings(Graph& g, const StackedCommitment& c, View<Fp4> eq, View<Fp4> out, const std::string& name) {
+  const uint32_t width = c.layout.stacked_width();
+  const uint64_t rows = uint64_t(1) << c.log_message();
+  const uint32_t parts = partial_count(rows * width) / std::max<uint32_t>(1, width) + 1;
+  View<Fp4> partials = g.transient<Fp4>(name + ".partials", uint64_t(parts) * width).all();
+  g.dispatch<MleEvalColumnsPartials>(name,
+                                     {.matrix = c.message, .eq = eq, .partials = partials, .rows = uint32_t(rows),
+                                      .col_stride = uint32_t(rows)},
+                                     Grid{parts, width});
+  add_sum_reduce(g, name, partials, parts, width, out);
+}
+}  // namespace
+
+PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<TraceView>>& commitments,
+                              const SystemParams& params) {
+  params.validate();
+  if (commitments.empty()) throw InputError("a PCS proof needs at least one commitment");
+  PcsProofGraph pg;
+  std::vector<uint32_t> widths;
+  for (const auto& traces : commitments) {
+    std::vector<MatrixShape> shapes;
+    for (const TraceView& t : traces) shapes.push_back({t.width, t.log_height});
+    widths.push_back(StackedLayout(shapes, params.l_skip, params.n_stack).stacked_width());
+  }
+  pg.shape = WhirShape::from(params, widths);
+  for (size_t c = 0; c < commitments.size(); ++c) pg.roots.push_back(pg.layout.add<Digest>(fmt::format("root.{}", c), 1));
+  pg.point = pg.layout.add<Fp4>("point", 1 + params.n_stack);
+  pg.openings = pg.layout.add<Fp4>("openings", pg.shape.total_width());
+  pg.whir = WhirRegions::reserve(pg.layout, pg.shape);
+  pg.layout.create_buffer(g);
+
+  DeviceTranscript t(g, "transcript");
+  {
+    auto span = g.span("prover.main_trace_commit");
+    for (size_t c = 0; c < commitments.size(); ++c)
+      pg.commitments.push_back(stacked_commit(g, ntt, fmt::format("commit{}", c), commitments[c], params));
+  }
+  auto openings_span = g.span("prover.openings");
+  for (size_t c = 0; c < commitments.size(); ++c) {
+    View<Digest> root = pg.layout.view(pg.roots[c]);
+    g.dispatch<CopyU32>(fmt::format("root{}", c),
+                        {.src = pg.commitments[c].root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()}, Grid{8});
+    t.observe_commit(root);
+  }
+  View<Fp4> u = pg.layout.view(pg.point);
+  t.sample_ext(u);
+  const uint32_t m = params.log_stacked_height();
+  View<Fp4> cube = g.transient<Fp4>("u_cube", m).all();
+  g.dispatch<UCube>("u_cube", {.u = u, .cube = cube, .l_skip = params.l_skip}, Grid{1});
+  {
+    auto span = g.span("stacking_openings");
+    View<Fp4> eq = g.transient<Fp4>("eq_u", uint64_t(1) << m).all();
+    g.dispatch<EqTable>("eq_u", {.u = cube, .out = eq, .m = m}, Grid{uint32_t(uint64_t(1) << m)});
+    View<Fp4> openings = pg.layout.view(pg.openings);
+    uint64_t col = 0;
+    for (size_t c = 0; c < commitments.size(); ++c) {
+      const uint32_t width = pg.commitments[c].layout.stacked_width();
+      add_column_openings(g, pg.commitments[c], eq, openings.slice(col, width), fmt::format("openings{}", c));
+      col += width;
+    }
+    t.observe_ext(openings);
+  }
+  WhirOpening in;
+  for (const StackedCommitment& c : pg.commitments) in.commitments.push_back(&c);
+  in.u_cube = cube;
+  whir_prove(g, ntt, t, pg.layout, pg.whir, pg.shape, params, in);
+  return pg;
+}
+
+PcsProof PcsProofGraph::decode(std::span<const uint32_t> words) const {
+  PcsProof p;
+  for (const auto& r : roots) p.roots.push_back(layout.read(words, r)[0]);
+  auto pt = layout.read(words, point);
+  p.point.assign(pt.begin(), pt.end());
+  auto op = layout.read(words, openings);
+  p.openings.assign(op.begin(), op.end());
+  p.whir = whir.decode(layout, words, shape);
+  return p;
+}
+
+VerifyResult verify_pcs_proof(const PcsProof& proof, const std::vector<uint32_t>& widths, const SystemParams& params) {
+  if (proof.roots.size() != widths.size())
+    return VerifyResult::reject(fmt::format("PCS proof has {} roots for {} commitments", proof.roots.size(), widths.size()));
+  if (proof.point.size() != 1 + params.n_stack)
+    return VerifyResult::reject(fmt::format("PCS proof point has {} coordinates, expected {}", proof.point.size(), 1 + params.n_stack));
+  DuplexSponge t;
+  for (const Digest& r : proof.roots) t.observe_commit(r);
+  for (const Fp4& u : proof.point)
+    if (t.sample_ext() != u) return VerifyResult::reject("PCS proof point is not the transcript's challenge");
+  for (const Fp4& v : proof.openings) t.observe_ext(v);
+  WhirStatement st{proof.roots, widths, u_cube_of(proof.point, params.l_skip), proof.openings};
+  return whir_verify(t, proof.whir, params, st);
+}
+
+std::vector<uint8_t> encode(const PcsProof& p) {
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  w.usize(p.roots.size());
+  for (const Digest& d : p.roots) w.digest(d);
+  w.usize(p.point.size());
+  for (const Fp4& v : p.point) w.ef(v);
+  w.usize(p.openings.size());
+  for (const Fp4& v : p.openings) w.ef(v);
+  encode(p.whir, out);
+  return out;
+}
+
+PcsProof decode_pcs_proof(std::span<const uint8_t> bytes) {
+  size_t pos = 0;
+  ByteReader r(bytes, pos);
+  PcsProof p;
+  for (uint64_t i = 0, n = r.count("roots length", 32); i < n; ++i) p.roots.push_back(r.digest("roots"));
+  for (uint64_t i = 0, n = r.count("point length", 16); i < n; ++i) p.point.push_back(r.ef("point"));
+  for (uint64_t i = 0, n = r.count("openings length", 16); i < n; ++i) p.openings.push_back(r.ef("openings"));
+  p.whir = decode_whir_proof(bytes, pos);
+  if (pos != bytes.size()) throw InputError(fmt::format("malformed proof: {} trailing bytes", bytes.size() - pos));
+  return p;
+}
+
+}  // namespace vkstark

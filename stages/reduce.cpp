@@ -1,0 +1,31 @@
+#include "stages/reduce.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kernels/whir.hpp"
+
+namespace vkstark {
+
+void add_sum_reduce(Graph& g, const std::string& name, View<Fp4> in, uint64_t n, uint32_t width, View<Fp4> out) {
+  if (in.count < n * width || out.count != width)
+    throw GraphError(fmt::format("reduction '{}': {} groups of {} need {} inputs (have {}) and {} outputs (have {})", name,
+                                 n, width, n * width, in.count, width, out.count));
+  View<Fp4> cur = in;
+  for (uint32_t stage = 0;; ++stage) {
+    const uint64_t groups = (n + kReduceFanIn - 1) / kReduceFanIn;
+    const bool last = groups <= 1;
+    View<Fp4> dst = last ? out : g.transient<Fp4>(fmt::format("{}.stage{}", name, stage), groups * width).all();
+    g.dispatch<ReduceFp4>(fmt::format("{}.reduce{}", name, stage),
+                          {.in = cur.slice(0, n * width), .out = dst, .n = uint32_t(n), .width = width},
+                          Grid{uint32_t(std::max<uint64_t>(groups, 1))});
+    if (last) return;
+    cur = dst;
+    n = groups;
+  }
+}
+
+uint32_t partial_count(uint64_t n) { return static_cast<uint32_t>(std::clamp<uint64_t>(n / 32, 1, 1u << 16)); }
+
+}  // namespace vkstark

@@ -1,0 +1,20 @@
+// Sum reductions on the device: n groups of `width` Fp4 values summed group-wise into `out`
+// (width values), by ReduceFp4 stages of up to kReduceFanIn values per invocation.
+#pragma once
+
+#include <string>
+
+#include "kernels/types.hpp"
+#include "runtime/graph.hpp"
+
+namespace vkstark {
+
+inline constexpr uint64_t kReduceFanIn = 256;
+
+void add_sum_reduce(Graph& g, const std::string& name, View<Fp4> in, uint64_t n, uint32_t width, View<Fp4> out);
+
+// The number of partial sums a first-level kernel should produce for n terms: enough invocations
+// to fill a large GPU, few enough that the reduction after it is two short stages.
+uint32_t partial_count(uint64_t n);
+
+}  // namespace vkstark

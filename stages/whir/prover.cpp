@@ -1,0 +1,190 @@
+#include "stages/whir/prover.hpp"
+
+#include <fmt/format.h>
+
+#include "kernels/basic.hpp"
+#include "kernels/whir.hpp"
+#include "stages/reduce.hpp"
+
+namespace vkstark {
+
+namespace {
+
+// The state of one WHIR run while the graph is built.
+class WhirBuilder {
+ public:
+  WhirBuilder(Graph& g, Ntt& ntt, DeviceTranscript& t, const ProofLayout& layout, const WhirRegions& r,
+              const WhirShape& s, const SystemParams& p)
+      : g_(g), ntt_(ntt), t_(t), layout_(layout), r_(r), s_(s), p_(p) {}
+
+  void run(const WhirOpening& in);
+
+ private:
+  View<Fp4> challenge(const std::string& name) {
+    View<Fp4> c = g_.transient<Fp4>(name, 1).all();
+    t_.sample_ext(c);
+    return c;
+  }
+  template <class T>
+  View<T> proof(const ProofRegion<T>& region) const {
+    return layout_.view(region);
+  }
+  void batch_and_weights(const WhirOpening& in);
+  void sumcheck_round(uint32_t round, uint32_t s);
+  void commit_or_finish(uint32_t round);
+  void queries(uint32_t round, const WhirOpening& in);
+
+  Graph& g_;
+  Ntt& ntt_;
+  DeviceTranscript& t_;
+  const ProofLayout& layout_;
+  const WhirRegions& r_;
+  const WhirShape& s_;
+  const SystemParams& p_;
+  View<Fp4> f_, w_;  // current folded f (evaluations) and weights, 2^m_cur each
+  uint32_t m_cur_ = 0, log_rs_ = 0;
+  View<Fp4> g_coeffs_, z0_;
+  MerkleTree tree_, prev_tree_;  // this round's codeword tree, and the one queried now
+  View<Fp4> codeword_, prev_codeword_;
+};
+
+void WhirBuilder::batch_and_weights(const WhirOpening& in) {
+  const uint64_t n = uint64_t(1) << s_.m;
+  t_.grind(p_.whir.mu_pow_bits, proof(r_.mu_pow_witness));
+  View<Fp4> mu = challenge("whir.mu");
+  // f = zeta(sum_idx mu^idx message_idx): hypercube evaluations of the batched f-hat (11.2).
+  f_ = g_.transient<Fp4>("whir.f", n).all();
+  g_.dispatch<FillU32>("whir.f.zero", {.out = f_.bitcast<uint32_t>(), .value = 0}, Grid{uint32_t(4 * n)});
+  uint32_t power = 0;
+  for (const StackedCommitment* c : in.commitments) {
+    const uint32_t width = c->layout.stacked_width();
+    g_.dispatch<BatchColumnsExt>("whir.batch",
+                                 {.matrix = c->message, .mu = mu, .acc = f_, .width = width,
+                                  .col_stride = uint32_t(n), .first_power = power},
+                                 Grid{uint32_t(n)});
+    power += width;
+  }
+  add_subset_zeta(g_, f_, s_.m, n, 1, 0, s_.m, "whir.f.zeta");
+  w_ = g_.transient<Fp4>("whir.w", n).all();
+  g_.dispatch<MobiusEqTable>("whir.w.init", {.u = in.u_cube, .out = w_, .m = s_.m}, Grid{uint32_t(n)});
+}
+
+void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
+  const uint32_t idx = round * s_.k + s;
+  const uint64_t half = uint64_t(1) << (m_cur_ - 1);
+  const std::string name = fmt::format("whir.sumcheck{}", idx);
+  const uint32_t parts = partial_count(half);
+  View<Fp4> partials = g_.transient<Fp4>(name + ".partials", 2ull * parts).all();
+  g_.dispatch<SumcheckProductPartials>(name, {.f = f_, .w = w_, .partials = partials, .half = uint32_t(half)},
+                                       Grid{parts});
+  View<Fp4> evals = proof(r_.sumcheck_polys).slice(2ull * idx, 2);
+  add_sum_reduce(g_, name, partials, parts, 2, evals);
+  t_.observe_ext(evals);
+  t_.grind(p_.whir.folding_pow_bits, proof(r_.folding_pow_witnesses).slice(idx, 1));
+  View<Fp4> alpha = challenge(fmt::format("whir.alpha{}", idx));
+  View<Fp4> f = g_.transient<Fp4>(name + ".f", half).all(), w = g_.transient<Fp4>(name + ".w", half).all();
+  g_.dispatch<FoldPairsFp4>(name + ".fold_f", {.src = f_, .alpha = alpha, .dst = f}, Grid{uint32_t(half)});
+  g_.dispatch<FoldPairsFp4>(name + ".fold_w", {.src = w_, .alpha = alpha, .dst = w}, Grid{uint32_t(half)});
+  f_ = f;
+  w_ = w;
+  --m_cur_;
+}
+
+void WhirBuilder::commit_or_finish(uint32_t round) {
+  const uint64_t n = uint64_t(1) << m_cur_;
+  const std::string name = fmt::format("whir.round{}", round);
+  // g = Möbius(f): the coefficients of the folded polynomial.
+  g_coeffs_ = g_.transient<Fp4>(name + ".g", n).all();
+  g_.dispatch<CopyU32>(name + ".g.copy", {.src = f_.bitcast<uint32_t>(), .dst = g_coeffs_.bitcast<uint32_t>()},
+                       Grid{uint32_t(4 * n)});
+  add_subset_mobius(g_, g_coeffs_, m_cur_, n, 1, 0, m_cur_, name + ".g.mobius");
+  if (round + 1 == s_.rounds()) {
+    View<Fp4> final_poly = proof(r_.final_poly);
+    g_.dispatch<CopyU32>(name + ".final_poly", {.src = g_coeffs_.bitcast<uint32_t>(), .dst = final_poly.bitcast<uint32_t>()},
+                         Grid{uint32_t(4 * n)});
+    t_.observe_ext(final_poly);
+    return;
+  }
+  // Codeword of g on 2^(log_rs - 1) points, and its Merkle tree (EF rows of width 1).
+  const uint32_t log_cw = log_rs_ - 1;
+  codeword_ = g_.transient<Fp4>(name + ".codeword", uint64_t(1) << log_cw).all();
+  ntt_.forward(g_coeffs_, m_cur_, n, codeword_, log_cw, uint64_t(1) << log_cw, 1, name + ".encode");
+  MatrixView ef_matrix{codeword_.bitcast<Fp>(), 4, log_cw, 4, 1};
+  tree_ = build_merkle_tree(g_, name + ".tree", ef_matrix, s_.k);
+  View<Digest> root = proof(r_.codeword_commits).slice(round, 1);
+  g_.dispatch<CopyU32>(name + ".root", {.src = tree_.root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()},
+                       Grid{8});
+  t_.observe_commit(root);
+  z0_ = challenge(name + ".z0");
+  // y0 = g(z0), observed.
+  const uint32_t chunk = 64, parts = uint32_t((n + chunk - 1) / chunk);
+  View<Fp4> partials = g_.transient<Fp4>(name + ".ood.partials", parts).all();
+  g_.dispatch<EvalPolyPartials>(name + ".ood",
+                                {.coeffs = g_coeffs_, .z = z0_, .partials = partials, .n = uint32_t(n), .chunk = chunk},
+                                Grid{parts});
+  View<Fp4> y0 = proof(r_.ood_values).slice(round, 1);
+  add_sum_reduce(g_, name + ".ood", partials, parts, 1, y0);
+  t_.observe_ext(y0);
+}
+
+void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
+  const std::string name = fmt::format("whir.round{}", round);
+  const uint32_t q = s_.num_queries[round];
+  t_.grind(p_.whir.query_phase_pow_bits, proof(r_.query_phase_pow_witnesses).slice(round, 1));
+  View<uint32_t> idx = g_.transient<uint32_t>(name + ".queries", std::max(q, 1u)).all().slice(0, q);
+  if (q > 0) t_.sample_bits(idx, log_rs_ - s_.k);
+  if (round == 0) {
+    for (size_t c = 0; c < in.commitments.size(); ++c) {
+      const StackedCommitment& sc = *in.commitments[c];
+      open_merkle(g_, fmt::format("{}.open{}", name, c), sc.tree, sc.codeword_matrix(), idx, proof(r_.initial_rows[c]),
+                  proof(r_.initial_paths[c]));
+    }
+  } else {
+    MatrixView ef_matrix{prev_codeword_.bitcast<Fp>(), 4, prev_tree_.log_rows, 4, 1};
+    open_merkle(g_, name + ".open", prev_tree_, ef_matrix, idx, proof(r_.codeword_values[round - 1]).bitcast<Fp>(),
+                proof(r_.codeword_paths[round - 1]));
+  }
+  View<Fp4> gamma = challenge(name + ".gamma");
+  if (round + 1 < s_.rounds()) {
+    // w += gamma g-at-z0 weight + sum_q gamma^(q+2) weight at z_q = gen(log_rs - k)^idx_q.
+    View<Fp4> points = g_.transient<Fp4>(name + ".points", 1ull + q).all();
+    g_.dispatch<CopyU32>(name + ".points.z0", {.src = z0_.bitcast<uint32_t>(), .dst = points.slice(0, 1).bitcast<uint32_t>()},
+                         Grid{4});
+    if (q > 0)
+      g_.dispatch<QueryPoints>(name + ".points", {.idx = idx, .points = points.slice(1, q), .log_domain = log_rs_ - s_.k},
+                               Grid{q});
+    g_.dispatch<EqPowAccumulate>(name + ".w.update", {.w = w_, .points = points, .gamma = gamma, .m = m_cur_},
+                                 Grid{uint32_t(uint64_t(1) << m_cur_)});
+  }
+}
+
+void WhirBuilder::run(const WhirOpening& in) {
+  m_cur_ = s_.m;
+  log_rs_ = s_.m + s_.log_blowup;
+  batch_and_weights(in);
+  for (uint32_t round = 0; round < s_.rounds(); ++round) {
+    for (uint32_t s = 0; s < s_.k; ++s) sumcheck_round(round, s);
+    commit_or_finish(round);
+    queries(round, in);
+    prev_tree_ = tree_;
+    prev_codeword_ = codeword_;
+    --log_rs_;
+  }
+}
+
+}  // namespace
+
+void whir_prove(Graph& g, Ntt& ntt, DeviceTranscript& transcript, const ProofLayout& layout,
+                const WhirRegions& regions, const WhirShape& shape, const SystemParams& params, const WhirOpening& in) {
+  if (in.commitments.size() != shape.commitment_widths.size())
+    throw InputError(fmt::format("WHIR: {} commitments but the shape has {}", in.commitments.size(),
+                                 shape.commitment_widths.size()));
+  if (in.u_cube.count != shape.m)
+    throw InputError(fmt::format("WHIR: the opening point has {} coordinates, {} expected", in.u_cube.count, shape.m));
+  if (shape.sumcheck_rounds() > shape.m)
+    throw InputError(fmt::format("WHIR: {} sumcheck rounds exceed the {} variables", shape.sumcheck_rounds(), shape.m));
+  auto span = g.span("whir");
+  WhirBuilder(g, ntt, transcript, layout, regions, shape, params).run(in);
+}
+
+}  // namespace vkstark

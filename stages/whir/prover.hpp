@@ -1,0 +1,24 @@
+// The WHIR prover of protocol.md 11.2 as device dispatches: every challenge comes from the device
+// transcript, every proof value is written in place into the proof buffer. Graph builder.
+#pragma once
+
+#include <vector>
+
+#include "stages/ntt.hpp"
+#include "stages/pcs/stacked.hpp"
+#include "stages/transcript.hpp"
+#include "stages/whir/proof.hpp"
+
+namespace vkstark {
+
+struct WhirOpening {
+  std::vector<const StackedCommitment*> commitments;  // in proof order
+  View<Fp4> u_cube;  // the m coordinates of the opening point (protocol.md 11.1)
+};
+
+// Adds the WHIR prover under a span "whir". The shape must match the commitments and params; the
+// Ntt must cover codewords of 2^(m + log_blowup - 1).
+void whir_prove(Graph& g, Ntt& ntt, DeviceTranscript& transcript, const ProofLayout& layout,
+                const WhirRegions& regions, const WhirShape& shape, const SystemParams& params, const WhirOpening& in);
+
+}  // namespace vkstark

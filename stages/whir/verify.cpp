@@ -1,0 +1,227 @@
+#include "stages/whir/verify.hpp"
+
+#include <fmt/format.h>
+
+#include "stages/pcs/merkle_verify.hpp"
+
+namespace vkstark {
+
+Fp4 mobius_eq(std::span<const Fp4> u, std::span<const Fp4> b) {
+  Fp4 acc = Fp4::one();
+  for (size_t k = 0; k < u.size(); ++k) {
+    const Fp4 one = Fp4::one();
+    acc *= (one - u[k] - u[k]) * (one - b[k]) + u[k] * b[k];
+  }
+  return acc;
+}
+
+Fp4 eq_ext(std::span<const Fp4> x, std::span<const Fp4> y) {
+  Fp4 acc = Fp4::one();
+  for (size_t k = 0; k < x.size(); ++k) acc *= x[k] * y[k] + (Fp4::one() - x[k]) * (Fp4::one() - y[k]);
+  return acc;
+}
+
+Fp4 mle_eval(std::span<const Fp4> table, std::span<const Fp4> x) {
+  std::vector<Fp4> t(table.begin(), table.end());
+  for (const Fp4& r : x) {  // fold the first (least significant) variable first
+    for (size_t y = 0; y < t.size() / 2; ++y) t[y] = t[2 * y] + r * (t[2 * y + 1] - t[2 * y]);
+    t.resize(t.size() / 2);
+  }
+  return t.empty() ? Fp4::zero() : t[0];
+}
+
+Fp4 binary_k_fold(std::vector<Fp4> vals, std::span<const Fp4> alphas, Fp x) {
+  const size_t k = alphas.size();
+  const Fp w = two_adic_generator(static_cast<uint32_t>(k));
+  Fp xp = x;  // x^(2^j)
+  for (size_t j = 0; j < k; ++j) {
+    const size_t h = size_t(1) << (k - j - 1);
+    const Fp wj = w.pow(uint64_t(1) << j);  // w_k^(2^j)
+    Fp wi = Fp::one();
+    for (size_t i = 0; i < h; ++i) {
+      const Fp X = wi * xp;
+      const Fp inv_2x = (X + X).inverse();
+      vals[i] = vals[i] + (alphas[j] - Fp4(X)) * (vals[i] - vals[i + h]) * inv_2x;
+      wi *= wj;
+    }
+    xp = xp.square();
+  }
+  return vals[0];
+}
+
+namespace {
+
+Fp4 horner(std::span<const Fp4> coeffs, const Fp4& x) {
+  Fp4 acc;
+  for (size_t i = coeffs.size(); i-- > 0;) acc = acc * x + coeffs[i];
+  return acc;
+}
+
+// Quadratic through (0, v0), (1, v1), (2, v2) at r.
+Fp4 interpolate2(const Fp4& v0, const Fp4& v1, const Fp4& v2, const Fp4& r) {
+  const Fp inv2 = Fp::from_canonical_unchecked(2).inverse();
+  // Lagrange on {0, 1, 2}: l0 = (r-1)(r-2)/2, l1 = -r(r-2), l2 = r(r-1)/2.
+  const Fp4 one = Fp4::one(), two = one + one;
+  return v0 * ((r - one) * (r - two) * inv2) - v1 * (r * (r - two)) + v2 * (r * (r - one) * inv2);
+}
+
+// Every count of the proof against the shape the parameters give.
+VerifyResult check_shape(const WhirProof& p, const WhirShape& s, const WhirStatement& st) {
+  const uint32_t R = s.rounds(), group = 1u << s.k;
+  auto bad = [](std::string what, size_t got, size_t want) {
+    return VerifyResult::reject(fmt::format("WHIR proof shape: {} has {} entries, expected {}", what, got, want));
+  };
+  if (p.sumcheck_polys.size() != s.sumcheck_rounds()) return bad("whir_sumcheck_polys", p.sumcheck_polys.size(), s.sumcheck_rounds());
+  if (p.codeword_commits.size() != R - 1) return bad("codeword_commits", p.codeword_commits.size(), R - 1);
+  if (p.ood_values.size() != R - 1) return bad("ood_values", p.ood_values.size(), R - 1);
+  if (p.folding_pow_witnesses.size() != s.sumcheck_rounds())
+    return bad("folding_pow_witnesses", p.folding_pow_witnesses.size(), s.sumcheck_rounds());
+  if (p.query_phase_pow_witnesses.size() != R) return bad("query_phase_pow_witnesses", p.query_phase_pow_witnesses.size(), R);
+  const size_t commits = st.roots.size();
+  if (p.initial_round_opened_rows.size() != commits) return bad("initial_round_opened_rows", p.initial_round_opened_rows.size(), commits);
+  if (p.initial_round_merkle_proofs.size() != commits)
+    return bad("initial_round_merkle_proofs", p.initial_round_merkle_proofs.size(), commits);
+  for (size_t c = 0; c < commits; ++c) {
+    if (p.initial_round_opened_rows[c].size() != s.num_queries[0])
+      return bad(fmt::format("initial_round_opened_rows[{}]", c), p.initial_round_opened_rows[c].size(), s.num_queries[0]);
+    if (p.initial_round_merkle_proofs[c].size() != s.num_queries[0])
+      return bad(fmt::format("initial_round_merkle_proofs[{}]", c), p.initial_round_merkle_proofs[c].size(), s.num_queries[0]);
+    for (size_t q = 0; q < s.num_queries[0]; ++q) {
+      if (p.initial_round_opened_rows[c][q].size() != size_t(group) * st.widths[c])
+        return bad(fmt::format("initial_round_opened_rows[{}][{}]", c, q), p.initial_round_opened_rows[c][q].size(),
+                   size_t(group) * st.widths[c]);
+      if (p.initial_round_merkle_proofs[c][q].size() != s.merkle_depth(0))
+        return bad(fmt::format("initial_round_merkle_proofs[{}][{}]", c, q), p.initial_round_merkle_proofs[c][q].size(),
+                   s.merkle_depth(0));
+    }
+  }
+  if (p.codeword_opened_values.size() != R - 1) return bad("codeword_opened_values", p.codeword_opened_values.size(), R - 1);
+  if (p.codeword_merkle_proofs.size() != R - 1) return bad("codeword_merkle_proofs", p.codeword_merkle_proofs.size(), R - 1);
+  for (uint32_t i = 1; i < R; ++i) {
+    const auto& vals = p.codeword_opened_values[i - 1];
+    const auto& paths = p.codeword_merkle_proofs[i - 1];
+    if (vals.size() != s.num_queries[i]) return bad(fmt::format("codeword_opened_values[{}]", i - 1), vals.size(), s.num_queries[i]);
+    if (paths.size() != s.num_queries[i]) return bad(fmt::format("codeword_merkle_proofs[{}]", i - 1), paths.size(), s.num_queries[i]);
+    for (size_t q = 0; q < vals.size(); ++q) {
+      if (vals[q].size() != group) return bad(fmt::format("codeword_opened_values[{}][{}]", i - 1, q), vals[q].size(), group);
+      if (paths[q].size() != s.merkle_depth(i))
+        return bad(fmt::format("codeword_merkle_proofs[{}][{}]", i - 1, q), paths[q].size(), s.merkle_depth(i));
+    }
+  }
+  const size_t final_len = size_t(1) << s.log_final_poly_len();
+  if (p.final_poly.size() != final_len) return bad("final_poly", p.final_poly.size(), final_len);
+  if (st.u_cube.size() != s.m) return bad("opening point", st.u_cube.size(), s.m);
+  if (st.openings.size() != s.total_width()) return bad("stacking openings", st.openings.size(), s.total_width());
+  return VerifyResult::accept();
+}
+
+}  // namespace
+
+VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams& params, const WhirStatement& st) {
+  if (st.roots.size() != st.widths.size() || st.roots.empty())
+    return VerifyResult::reject("WHIR statement: one width per commitment, at least one commitment");
+  const WhirShape s = WhirShape::from(params, st.widths);
+  if (s.sumcheck_rounds() > s.m) return VerifyResult::reject("WHIR parameters fold more variables than the point has");
+  if (VerifyResult shape = check_shape(p, s, st); !shape) return shape;
+  const uint32_t R = s.rounds(), k = s.k, group = 1u << k;
+
+  if (!t.check_witness(params.whir.mu_pow_bits, p.mu_pow_witness)) return VerifyResult::reject("WHIR: mu_pow_witness fails proof of work");
+  const Fp4 mu = t.sample_ext();
+  std::vector<Fp4> mu_pows(s.total_width());
+  Fp4 claim;
+  {
+    Fp4 pw = Fp4::one();
+    for (size_t i = 0; i < mu_pows.size(); ++i, pw *= mu) {
+      mu_pows[i] = pw;
+      claim += pw * st.openings[i];
+    }
+  }
+  uint32_t log_rs = s.m + s.log_blowup;
+  std::vector<Fp4> alphas, gammas, z0s;
+  std::vector<std::vector<Fp>> zs(R);  // query points z_q = x^(2^k), per round
+  for (uint32_t i = 0; i < R; ++i) {
+    for (uint32_t j = 0; j < k; ++j) {
+      const auto& [v1, v2] = p.sumcheck_polys[i * k + j];
+      t.observe_ext(v1);
+      t.observe_ext(v2);
+      if (!t.check_witness(params.whir.folding_pow_bits, p.folding_pow_witnesses[i * k + j]))
+        return VerifyResult::reject(fmt::format("WHIR: folding_pow_witnesses[{}] fails proof of work", i * k + j));
+      const Fp4 alpha = t.sample_ext();
+      alphas.push_back(alpha);
+      claim = interpolate2(claim - v1, v1, v2, alpha);
+    }
+    if (i + 1 < R) {
+      t.observe_commit(p.codeword_commits[i]);
+      z0s.push_back(t.sample_ext());
+      t.observe_ext(p.ood_values[i]);
+    } else {
+      for (const Fp4& c : p.final_poly) t.observe_ext(c);
+    }
+    if (!t.check_witness(params.whir.query_phase_pow_bits, p.query_phase_pow_witnesses[i]))
+      return VerifyResult::reject(fmt::format("WHIR: query_phase_pow_witnesses[{}] fails proof of work", i));
+    const Fp root_gen = two_adic_generator(log_rs);
+    std::vector<Fp4> ys;
+    for (uint32_t q = 0; q < s.num_queries[i]; ++q) {
+      const uint32_t idx = t.sample_bits(log_rs - k);
+      const Fp x = root_gen.pow(idx);
+      std::vector<Fp4> vals(group);
+      if (i == 0) {
+        size_t col0 = 0;
+        for (size_t c = 0; c < st.roots.size(); ++c) {
+          const auto& rows = p.initial_round_opened_rows[c][q];
+          const uint32_t w = st.widths[c];
+          std::vector<Digest> row_digests(group);
+          for (uint32_t tt = 0; tt < group; ++tt) {
+            std::span<const Fp> row(rows.data() + size_t(tt) * w, w);
+            row_digests[tt] = hash_slice(row);
+            for (uint32_t col = 0; col < w; ++col) vals[tt] += mu_pows[col0 + col] * row[col];
+          }
+          if (!merkle_verify(st.roots[c], idx, leaf_group_digest(row_digests), p.initial_round_merkle_proofs[c][q]))
+            return VerifyResult::reject(fmt::format("WHIR: Merkle path of query {} into commitment {} does not verify", q, c));
+          col0 += w;
+        }
+      } else {
+        vals = p.codeword_opened_values[i - 1][q];
+        std::vector<Digest> row_digests(group);
+        for (uint32_t tt = 0; tt < group; ++tt) row_digests[tt] = hash_slice(std::span<const Fp4>(&vals[tt], 1));
+        if (!merkle_verify(p.codeword_commits[i - 1], idx, leaf_group_digest(row_digests), p.codeword_merkle_proofs[i - 1][q]))
+          return VerifyResult::reject(fmt::format("WHIR: Merkle path of query {} in round {} does not verify", q, i));
+      }
+      ys.push_back(binary_k_fold(vals, std::span<const Fp4>(alphas).subspan(size_t(i) * k, k), x));
+      zs[i].push_back(x.pow(uint64_t(1) << k));
+    }
+    const Fp4 gamma = t.sample_ext();
+    gammas.push_back(gamma);
+    if (i + 1 < R) claim += gamma * p.ood_values[i];
+    Fp4 g = gamma * gamma;
+    for (const Fp4& y : ys) {
+      claim += g * y;
+      g *= gamma;
+    }
+    --log_rs;
+  }
+
+  // Final check: the weight polynomial at the folded point, against the final polynomial.
+  const uint32_t total = R * k;
+  std::span<const Fp4> u(st.u_cube);
+  Fp4 acc = mobius_eq(u.subspan(0, total), std::span<const Fp4>(alphas).subspan(0, total)) *
+            mle_eval(p.final_poly, u.subspan(total));
+  auto weight_at = [&](uint32_t j, Fp4 z) {  // eq(alphas[j..t], (z, z^2, ...)) * FinalPoly(z^(2^(t-j)))
+    std::vector<Fp4> pw;
+    for (uint32_t e = j; e < total; ++e, z = z.square()) pw.push_back(z);
+    return eq_ext(std::span<const Fp4>(alphas).subspan(j, total - j), pw) * horner(p.final_poly, z);
+  };
+  for (uint32_t i = 0; i < R; ++i) {
+    const uint32_t j = k * (i + 1);
+    if (i + 1 < R) acc += gammas[i] * weight_at(j, z0s[i]);
+    Fp4 g = gammas[i] * gammas[i];
+    for (Fp z : zs[i]) {
+      acc += g * weight_at(j, Fp4(z));
+      g *= gammas[i];
+    }
+  }
+  if (acc != claim) return VerifyResult::reject("WHIR: the final claim does not match the final polynomial");
+  return VerifyResult::accept();
+}
+
+}  // namespace vkstark
