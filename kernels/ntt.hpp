@@ -21,10 +21,9 @@ inline constexpr uint32_t kNttMaxSharedLogRadix = 8;
 // Vulkan device has at least 16 KiB). A pass holds 2^(log_radix + log_tile) elements.
 inline constexpr uint32_t kNttSharedCapacityFp = 2048;
 inline constexpr uint32_t kNttSharedCapacityFp4 = 1024;
-// Invocations per tile that the graph builder launches for a shared pass (grid.x = tiles * this),
-// and the workgroup size the shared passes prefer. The kernels are correct for any workgroup size:
+// A shared pass launches grid.x = tiles * <kernel>::workgroup_size invocations: one workgroup per
+// tile when the device grants the preferred size. The kernels are correct for any workgroup size:
 // a workgroup loops over tiles, and workgroups beyond the last tile do nothing.
-inline constexpr uint32_t kNttSharedInvocationsPerTile = 128;
 
 // tw[t] = omega_N^t for t < grid.x = N/2, N = 2^log_n (omega_N = two_adic_generator(log_n)).
 // One table of the largest size serves every transform of size 2^k <= N: omega_{2^k} = omega_N^(N/2^k);
@@ -84,14 +83,15 @@ struct NttStageFp4 {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// NttStageFp with a radix of up to 2^kNttMaxSharedLogRadix: the same map, computed by workgroups
-// that each take a tile of 2^log_tile consecutive groups i (so that loads and stores touch runs of
-// 2^log_tile consecutive entries), hold the tile's 2^(log_radix + log_tile) entries in shared
-// memory and run the log_radix radix-2 stages there. grid.x = tiles * kNttSharedInvocationsPerTile
-// with tiles = n / 2^(log_radix + log_tile); the CPU body ignores log_tile and the tiling.
+// NttStageFp with a radix R = 2^log_radix of 2^2 .. 2^kNttMaxSharedLogRadix: the same map,
+// computed by workgroups that each take a tile of 2^log_tile consecutive groups i (so that loads and
+// stores touch runs of 2^log_tile consecutive entries) and do the R-point DFTs as two radix <= 16
+// register sub-passes that exchange through shared memory (2^(log_radix + log_tile) entries).
+// grid.x = tiles * workgroup_size with tiles = n / 2^(log_radix + log_tile); the CPU body computes
+// the same map and only checks the tiling.
 struct NttStageSharedFp {
   static constexpr std::string_view name = "ntt_stage_shared_fp";
-  static constexpr uint32_t workgroup_size = kNttSharedInvocationsPerTile;
+  static constexpr uint32_t workgroup_size = 128;  // 2048 entries: 16 per invocation and sub-pass
   struct Args {
     In<Fp> src;
     Out<Fp> dst;
@@ -100,7 +100,7 @@ struct NttStageSharedFp {
     uint32_t dst_stride = 0;
     uint32_t log_n = 0;
     uint32_t stage = 0;
-    uint32_t log_radix = 1;  // 1 .. kNttMaxSharedLogRadix
+    uint32_t log_radix = 2;  // 2 .. kNttMaxSharedLogRadix
     uint32_t log_src = 0;
     uint32_t log_tw = 0;
     uint32_t inverse = 0;
@@ -111,7 +111,7 @@ struct NttStageSharedFp {
 
 struct NttStageSharedFp4 {
   static constexpr std::string_view name = "ntt_stage_shared_fp4";
-  static constexpr uint32_t workgroup_size = kNttSharedInvocationsPerTile;
+  static constexpr uint32_t workgroup_size = 64;  // 1024 entries: 16 per invocation and sub-pass
   struct Args {
     In<Fp4> src;
     Out<Fp4> dst;
@@ -120,7 +120,7 @@ struct NttStageSharedFp4 {
     uint32_t dst_stride = 0;
     uint32_t log_n = 0;
     uint32_t stage = 0;
-    uint32_t log_radix = 1;
+    uint32_t log_radix = 2;
     uint32_t log_src = 0;
     uint32_t log_tw = 0;
     uint32_t inverse = 0;
@@ -151,6 +151,7 @@ struct NttCopyPad {
 inline constexpr uint32_t kNttMaxLogChunk = 10;
 struct NttRsMessage {
   static constexpr std::string_view name = "ntt_rs_message";
+  static constexpr uint32_t workgroup_size = 128;  // the GLSL body stages up to 128 chunks of 16
   struct Args {
     InOut<Fp> data;
     uint32_t log_chunk = 0;

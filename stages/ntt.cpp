@@ -194,7 +194,7 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
       const uint32_t log_tile = std::min({capacity_log - r, log_n - r, max_tile_log});
       const uint64_t tiles = n >> (r + log_tile);
       g_.dispatch<KShared>(task, shared_args<KShared>(args, log_tile),
-                           Grid{static_cast<uint32_t>(tiles * kNttSharedInvocationsPerTile), batch});
+                           Grid{static_cast<uint32_t>(tiles * KShared::workgroup_size), batch});
     }
     in = out;
     in_stride = out_stride;

@@ -210,13 +210,13 @@ void stockham_pass(const Args& a, const CpuContext& ctx) {
 
 // The register and the shared-memory passes compute the same map; only their radix limits differ.
 template <class T, class Args>
-void stockham(const Args& a, const CpuContext& ctx, uint32_t max_log_radix) {
-  if (a.log_radix < 1 || a.log_radix > max_log_radix || a.log_radix > a.log_n || a.log_src > a.log_n ||
+void stockham(const Args& a, const CpuContext& ctx, uint32_t min_log_radix, uint32_t max_log_radix) {
+  if (a.log_radix < min_log_radix || a.log_radix > max_log_radix || a.log_radix > a.log_n || a.log_src > a.log_n ||
       a.stage + a.log_radix > a.log_n || a.log_n > a.log_tw)
-    throw ExecutionError(
-        fmt::format("{}: pass of stages [{}, {}) of a 2^{} transform (source 2^{}, twiddles 2^{}) "
-                    "is not one this kernel computes (log_radix 1 .. {})",
-                    ctx.task_name(), a.stage, a.stage + a.log_radix, a.log_n, a.log_src, a.log_tw, max_log_radix));
+    throw ExecutionError(fmt::format(
+        "{}: pass of stages [{}, {}) of a 2^{} transform (source 2^{}, twiddles 2^{}) "
+        "is not one this kernel computes (log_radix {} .. {})",
+        ctx.task_name(), a.stage, a.stage + a.log_radix, a.log_n, a.log_src, a.log_tw, min_log_radix, max_log_radix));
   switch (a.log_radix) {
     case 1:
       return stockham_pass<T, 1>(a, ctx);
@@ -278,8 +278,8 @@ void NttTwiddles::cpu(const Args& a, const CpuContext& ctx) {
   });
 }
 
-void NttStageFp::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp>(a, ctx, kNttMaxLogRadix); }
-void NttStageFp4::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp4>(a, ctx, kNttMaxLogRadix); }
+void NttStageFp::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp>(a, ctx, 1, kNttMaxLogRadix); }
+void NttStageFp4::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp4>(a, ctx, 1, kNttMaxLogRadix); }
 // The tiling is the GLSL body's business; the CPU body checks it as that body assumes it.
 template <class Args>
 static void check_tile(const Args& a, const CpuContext& ctx, uint32_t capacity) {
@@ -293,11 +293,11 @@ static void check_tile(const Args& a, const CpuContext& ctx, uint32_t capacity) 
 
 void NttStageSharedFp::cpu(const Args& a, const CpuContext& ctx) {
   check_tile(a, ctx, kNttSharedCapacityFp);
-  stockham<Fp>(a, ctx, kNttMaxSharedLogRadix);
+  stockham<Fp>(a, ctx, 2, kNttMaxSharedLogRadix);
 }
 void NttStageSharedFp4::cpu(const Args& a, const CpuContext& ctx) {
   check_tile(a, ctx, kNttSharedCapacityFp4);
-  stockham<Fp4>(a, ctx, kNttMaxSharedLogRadix);
+  stockham<Fp4>(a, ctx, 2, kNttMaxSharedLogRadix);
 }
 
 void NttCopyPad::cpu(const Args& a, const CpuContext& ctx) {

@@ -3,8 +3,6 @@
 // strided partial sums visit memory in order.
 #include "kernels/whir.hpp"
 
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <vector>
 
@@ -65,14 +63,18 @@ void strided_partials(uint64_t n, uint64_t g, uint64_t width, Fp4* out, Add add)
   constexpr uint64_t kWideGrid = 1024;  // enough columns of partials to spread over threads
   if (g >= kWideGrid || rows * width <= 4096) {
     const uint64_t grain = std::max<uint64_t>(1, 16384 / std::max<uint64_t>(1, rows * width));
-    cpu::for_each_chunk(g, [&](uint64_t i0, uint64_t i1) { rows_into(out + i0 * width, i0, i1, 0, rows); }, grain);
+    cpu::for_each_chunk(
+        g, [&](uint64_t i0, uint64_t i1) { rows_into(out + i0 * width, i0, i1, 0, rows); }, grain);
     return;
   }
   const uint64_t blocks = std::min<uint64_t>(rows, 256);
   std::vector<Fp4> local(blocks * g * width);
-  cpu::for_each_index(blocks, [&](uint64_t blk) {
-    rows_into(local.data() + blk * g * width, 0, g, rows * blk / blocks, rows * (blk + 1) / blocks);
-  }, 1);
+  cpu::for_each_index(
+      blocks,
+      [&](uint64_t blk) {
+        rows_into(local.data() + blk * g * width, 0, g, rows * blk / blocks, rows * (blk + 1) / blocks);
+      },
+      1);
   cpu::for_each_index(g * width, [&](uint64_t x) {
     Fp4 s = Fp4::zero();
     for (uint64_t blk = 0; blk < blocks; ++blk) s += local[blk * g * width + x];
@@ -81,6 +83,32 @@ void strided_partials(uint64_t n, uint64_t g, uint64_t width, Fp4* out, Add add)
 }
 
 bool is_base(const Fp4& z) { return z.c[1].is_zero() && z.c[2].is_zero() && z.c[3].is_zero(); }
+
+// A sum of products (Fp4 x Fp) with one reduction at the end: the raw products of the Montgomery
+// forms (each < p^2 < 2^62) are added in 128 bits, and (S mod p) R^-1 is the same canonical
+// element as the sum of the Montgomery products. One multiply-add per coefficient and term instead
+// of a Montgomery product and a field addition, in the two kernels whose inner loop is a long dot
+// product (BatchColumnsExt over the columns, EqPowAccumulate over the points).
+class LazyFp4Sum {
+ public:
+  void add(const Fp4& a, Fp b) {
+    for (int t = 0; t < 4; ++t) s_[t] += static_cast<u128>(uint64_t(a.c[t].mont()) * b.mont());
+  }
+  Fp4 value() const {
+    Fp4 r;
+    for (int t = 0; t < 4; ++t) {
+      // (S >> 64) 2^64 + (S mod 2^64) reduced to x = S mod p (up to a multiple of p), x < p^2 + p < p 2^32.
+      const uint64_t hi = uint64_t(s_[t] >> 64), lo = uint64_t(s_[t]);
+      r.c[t] = Fp::from_mont(Fp::mont_reduce((hi % Fp::P) * kTwo64ModP + lo % Fp::P));
+    }
+    return r;
+  }
+
+ private:
+  __extension__ typedef unsigned __int128 u128;
+  static constexpr uint64_t kTwo64ModP = uint64_t((static_cast<u128>(1) << 64) % Fp::P);
+  u128 s_[4] = {};
+};
 
 }  // namespace
 
@@ -95,14 +123,23 @@ void BatchColumnsExt::cpu(const Args& a, const CpuContext& ctx) {
     p *= mu;
   }
   const uint64_t cs = a.col_stride;
-  // Column by column over a block of b that stays in L1: each column is read contiguously.
-  cpu::for_each_chunk(ctx.grid().x, [&](uint64_t b0, uint64_t b1) {
-    Fp4* dst = acc.data() + b0;
-    for (uint64_t c = 0; c < powers.size(); ++c) {
-      const Fp* col = m.data() + c * cs + b0;
-      for (uint64_t b = 0; b < b1 - b0; ++b) dst[b] += powers[c] * col[b];
-    }
-  }, 1024);
+  // Column by column over blocks of b whose sums stay in L1: each column is read contiguously.
+  constexpr uint64_t kBlock = 256;
+  cpu::for_each_chunk(
+      ctx.grid().x,
+      [&](uint64_t b0, uint64_t b1) {
+        LazyFp4Sum sums[kBlock];
+        for (uint64_t s0 = b0; s0 < b1; s0 += kBlock) {
+          const uint64_t len = std::min(kBlock, b1 - s0);
+          std::fill(sums, sums + len, LazyFp4Sum());
+          for (uint64_t c = 0; c < powers.size(); ++c) {
+            const Fp* col = m.data() + c * cs + s0;
+            for (uint64_t b = 0; b < len; ++b) sums[b].add(powers[c], col[b]);
+          }
+          for (uint64_t b = 0; b < len; ++b) acc[s0 + b] += sums[b].value();
+        }
+      },
+      1024);
 }
 
 void MobiusEqTable::cpu(const Args& a, const CpuContext& ctx) {
@@ -167,23 +204,27 @@ void EvalPolyPartials::cpu(const Args& a, const CpuContext& ctx) {
   const Fp4 z = ctx.span(a.z)[0];
   auto partials = ctx.span(a.partials);
   const uint64_t n = a.n, chunk = a.chunk;
-  cpu::for_each_index(ctx.grid().x, [&](uint64_t i) {
-    const uint64_t start = i * chunk, end = std::min(n, start + chunk);
-    if (start >= end) {
-      partials[i] = Fp4::zero();
-      return;
-    }
-    Fp4 h = coeffs[end - 1];  // Horner over the chunk, then shift by z^start
-    for (uint64_t j = end - 1; j > start; --j) h = h * z + coeffs[j - 1];
-    partials[i] = h * z.pow(start);
-  }, std::max<uint64_t>(1, 4096 / std::max<uint64_t>(1, chunk)));
+  cpu::for_each_index(
+      ctx.grid().x,
+      [&](uint64_t i) {
+        const uint64_t start = i * chunk, end = std::min(n, start + chunk);
+        if (start >= end) {
+          partials[i] = Fp4::zero();
+          return;
+        }
+        Fp4 h = coeffs[end - 1];  // Horner over the chunk, then shift by z^start
+        for (uint64_t j = end - 1; j > start; --j) h = h * z + coeffs[j - 1];
+        partials[i] = h * z.pow(start);
+      },
+      std::max<uint64_t>(1, 4096 / std::max<uint64_t>(1, chunk)));
 }
 
 void QueryPoints::cpu(const Args& a, const CpuContext& ctx) {
   auto idx = ctx.span(a.idx);
   auto points = ctx.span(a.points);
   const Fp g = two_adic_generator(a.log_domain);
-  cpu::for_each_index(ctx.grid().x, [&](uint64_t q) { points[q] = Fp4(g.pow(idx[q])); }, 256);
+  cpu::for_each_index(
+      ctx.grid().x, [&](uint64_t q) { points[q] = Fp4(g.pow(idx[q])); }, 256);
 }
 
 // Per point z_i: half tables of eq(b, pow(z_i)) over the low bits (unweighted) and the high bits
@@ -225,36 +266,43 @@ void EqPowAccumulate::cpu(const Args& a, const CpuContext& ctx) {
     hi.resize(hi_n);
     for (uint64_t h = 0; h < hi_n; ++h) hi[h] = weight_i * hi_t[h];
   };
-  cpu::for_each_index(pb + pe, [&](uint64_t j) {
-    std::vector<Fp4> hi;
-    if (j < pb) {
-      std::vector<Fp> lo;
-      const Fp4& z = points[base_pts[j]];
-      build(z.c[0], weight[base_pts[j]], lo, hi);
-      for (uint64_t l = 0; l < lo_n; ++l) lo_base[l * pb + j] = lo[l];
-      for (uint64_t h = 0; h < hi_n; ++h) hi_base[h * pb + j] = hi[h];
-    } else {
-      const uint64_t e = j - pb;
-      std::vector<Fp4> lo;
-      build(points[ext_pts[e]], weight[ext_pts[e]], lo, hi);
-      for (uint64_t l = 0; l < lo_n; ++l) lo_ext[l * pe + e] = lo[l];
-      for (uint64_t h = 0; h < hi_n; ++h) hi_ext[h * pe + e] = hi[h];
-    }
-  }, 1);
+  cpu::for_each_index(
+      pb + pe,
+      [&](uint64_t j) {
+        std::vector<Fp4> hi;
+        if (j < pb) {
+          std::vector<Fp> lo;
+          const Fp4& z = points[base_pts[j]];
+          build(z.c[0], weight[base_pts[j]], lo, hi);
+          for (uint64_t l = 0; l < lo_n; ++l) lo_base[l * pb + j] = lo[l];
+          for (uint64_t h = 0; h < hi_n; ++h) hi_base[h * pb + j] = hi[h];
+        } else {
+          const uint64_t e = j - pb;
+          std::vector<Fp4> lo;
+          build(points[ext_pts[e]], weight[ext_pts[e]], lo, hi);
+          for (uint64_t l = 0; l < lo_n; ++l) lo_ext[l * pe + e] = lo[l];
+          for (uint64_t h = 0; h < hi_n; ++h) hi_ext[h * pe + e] = hi[h];
+        }
+      },
+      1);
 
-  cpu::for_each_chunk(uint64_t(1) << m, [&](uint64_t b0, uint64_t b1) {
-    for (uint64_t b = b0; b < b1; ++b) {
-      const uint64_t l = b & mask, h = b >> lb;
-      Fp4 acc = w[b];
-      const Fp* lo = lo_base.data() + l * pb;
-      const Fp4* hi = hi_base.data() + h * pb;
-      for (uint64_t j = 0; j < pb; ++j) acc += hi[j] * lo[j];
-      const Fp4* lo4 = lo_ext.data() + l * pe;
-      const Fp4* hi4 = hi_ext.data() + h * pe;
-      for (uint64_t j = 0; j < pe; ++j) acc += hi4[j] * lo4[j];
-      w[b] = acc;
-    }
-  }, std::max<uint64_t>(16, 65536 / std::max<uint64_t>(1, 4 * pe + pb)));
+  cpu::for_each_chunk(
+      uint64_t(1) << m,
+      [&](uint64_t b0, uint64_t b1) {
+        for (uint64_t b = b0; b < b1; ++b) {
+          const uint64_t l = b & mask, h = b >> lb;
+          LazyFp4Sum base;
+          const Fp* lo = lo_base.data() + l * pb;
+          const Fp4* hi = hi_base.data() + h * pb;
+          for (uint64_t j = 0; j < pb; ++j) base.add(hi[j], lo[j]);
+          Fp4 acc = w[b] + base.value();
+          const Fp4* lo4 = lo_ext.data() + l * pe;
+          const Fp4* hi4 = hi_ext.data() + h * pe;
+          for (uint64_t j = 0; j < pe; ++j) acc += hi4[j] * lo4[j];
+          w[b] = acc;
+        }
+      },
+      std::max<uint64_t>(16, 65536 / std::max<uint64_t>(1, 4 * pe + pb)));
 }
 
 }  // namespace vkstark

@@ -29,6 +29,15 @@ uint ntt_root(uint k, bool inverse) {
   return fp_from_canonical(inverse ? NTT_TWO_ADIC_GENERATORS_INV[k] : NTT_TWO_ADIC_GENERATORS[k]);
 }
 
+// Montgomery forms of omega_{2h}^m at [h + m] for h = 1, 2, 4, 8 and m < h (index 0: 1): the
+// butterfly twiddles of a transform of up to 16 points, as constants, and their inverses.
+const uint NTT_W16[16] = uint[16](268435454u, 268435454u, 268435454u, 473486609u, 268435454u, 1032137103u,
+    473486609u, 1964242958u, 268435454u, 1594287233u, 1032137103u, 1173759574u, 473486609u, 1844575452u,
+    1964242958u, 270522423u);
+const uint NTT_W16_INV[16] = uint[16](268435454u, 268435454u, 268435454u, 1539779312u, 268435454u, 49022963u,
+    1539779312u, 981128818u, 268435454u, 1742743498u, 49022963u, 168690469u, 1539779312u, 839506347u,
+    981128818u, 418978688u);
+
 // (2^log_n)^-1 in Montgomery form: p - (p - 1) / 2^log_n, since 2^log_n * ((p - 1) / 2^log_n) = -1.
 uint ntt_inv_pow2(uint log_n) { return fp_from_canonical(FP_P - ((FP_P - 1u) >> log_n)); }
 
@@ -60,8 +69,8 @@ void ntt_dit16(inout NTT_T v[16], uint lr) {
       const uint h = 1u << t;
       [[unroll]] for (uint j = 0u; j < 16u; ++j) {
         if (j < radix && (j & h) == 0u) {
-          // omega_{2h}^(j mod h)
-          const uint w = ntt_twiddle((j & (h - 1u)) << (pc.log_tw - t - 1u));
+          // omega_{2h}^(j mod h): a constant once the loops are unrolled
+          const uint w = pc.inverse != 0u ? NTT_W16_INV[h + (j & (h - 1u))] : NTT_W16[h + (j & (h - 1u))];
           const NTT_T u = v[j];
           const NTT_T x = NTT_SCALE(v[j + h], w);
           v[j] = NTT_ADD(u, x);
@@ -121,12 +130,18 @@ void main() {
 // and R2 = R / R1, exchanging through shared memory:
 //   sub-pass 1 (item (g, i1), i1 < R2): y[R1 i1 + k1] = omega_R^(i1 k1) sum_j1 a[i1 + j1 R2] omega_R1^(j1 k1)
 //   sub-pass 2 (item (g, i2), i2 < R1): b[i2 + R1 k2] = sum_j2 y[i2 + j2 R1] omega_R2^(j2 k2)
-// then b_k times omega_{n/s}^(p k) goes to global memory. Shared layout: entry j of group g at
-// sh_[j * T + g], so that consecutive invocations (g fastest) touch consecutive global entries.
+// then b_k times omega_{n/s}^(p k) goes to global memory. Shared layout: entry j of group g in row
+// j (swizzled, ntt_slot), column g: consecutive invocations (g fastest) touch consecutive global
+// entries.
 // Needs NTT_SHARED_CAPACITY (elements, >= T R) and log_tile in the push constants.
 #ifdef NTT_SHARED_MAIN
 
 shared NTT_T sh_[NTT_SHARED_CAPACITY];
+
+// Slot of entry j of tile group g. Rows are swizzled (low two bits of j XOR two bits of j / R1) so
+// that sub-pass 1's stores (rows R1 i1 + k for consecutive i1) and sub-pass 2's loads (rows
+// i2 + R1 j2 for consecutive i2) spread over the memory banks; a bijection on [0, R).
+uint ntt_slot(uint j, uint g, uint r1, uint lt) { return ((j ^ ((j >> r1) & 3u)) << lt) + g; }
 
 void main() {
   const uint lr = pc.log_radix;
@@ -165,7 +180,7 @@ void main() {
       uint wk = FP_ONE;
       [[unroll]] for (uint k = 0u; k < 16u; ++k) {
         if (k < (1u << r1)) {
-          sh_[(((i1 << r1) + k) << lt) + g] = NTT_SCALE(v[k], wk);
+          sh_[ntt_slot((i1 << r1) + k, g, r1, lt)] = NTT_SCALE(v[k], wk);
           wk = fp_mul(wk, w1);
         }
       }
@@ -176,7 +191,7 @@ void main() {
       const uint i2 = e >> lt;
       NTT_T v[16];
       [[unroll]] for (uint jj = 0u; jj < 16u; ++jj) {
-        if (jj < (1u << r2)) v[jj] = sh_[((i2 + (ntt_bitrev(jj, r2) << r1)) << lt) + g];
+        if (jj < (1u << r2)) v[jj] = sh_[ntt_slot(i2 + (ntt_bitrev(jj, r2) << r1), g, r1, lt)];
       }
       ntt_dit16(v, r2);
       const uint i = i0 + g;

@@ -5,10 +5,18 @@
 #include "ntt.glsl"
 // NttRsMessage (kernels/ntt.hpp, protocol.md 6.3 step 1): per chunk of 2^log_chunk entries, in place,
 // iDFT then subset-zeta over the chunk's index bits (inverse: subset-Möbius then DFT). One invocation
-// per chunk: chunks of up to 16 entries (l_skip <= 4, the common case) are transformed in registers,
-// larger ones (up to 2^10 entries) where they lie.
+// per chunk. Chunks of up to 16 entries (l_skip <= 4, the common case) are transformed in registers;
+// the workgroup stages its consecutive chunks through shared memory so that global loads and stores
+// are coalesced. Larger chunks (up to 2^10 entries) are transformed where they lie.
 layout(set = 0, binding = 0) buffer Data { uint data_[]; };
 VKS_PUSH_BEGIN VKS_VIEW(data) uint log_chunk; uint col_stride; uint inverse; VKS_PUSH_END
+
+// Staging for the chunks of one workgroup (NttRsMessage::workgroup_size invocations, at most 16
+// entries each), one pad word after every 16 so that invocation t's chunk (words 17 t ..) and its
+// neighbours' fall in different banks.
+const uint STAGE_WORDS = 128u * 17u;
+shared uint stage_[STAGE_WORDS];
+uint stage_slot(uint e) { return e + (e >> 4); }
 
 // In-place radix-2 DFT (inverse: iDFT, 1/n included) of the 2^l entries from `base`: bit-reversal
 // permutation, then decimation in time, natural order out.
@@ -58,22 +66,6 @@ void chunk_subset(uint base, uint l, bool mobius) {
   }
 }
 
-// pw[h + m] = omega_{2h}^(+-m) for h = 1, 2, 4, 8 and m < h: the butterfly twiddles of a
-// transform of up to 16 points.
-void small_twiddles(uint l, bool inv, out uint pw[16]) {
-  pw[0] = FP_ONE;
-  [[unroll]] for (uint t = 0u; t < 4u; ++t) {
-    if (t < l) {
-      const uint h = 1u << t;
-      const uint w = ntt_root(t + 1u, inv);
-      pw[h] = FP_ONE;
-      [[unroll]] for (uint m = 1u; m < 8u; ++m) {
-        if (m < h) pw[h + m] = fp_mul(pw[h + m - 1u], w);
-      }
-    }
-  }
-}
-
 // Subset-zeta (Möbius) over the l <= 4 index bits of v.
 void small_subset(inout uint v[16], uint l, bool mobius) {
   [[unroll]] for (uint t = 0u; t < 4u; ++t) {
@@ -88,73 +80,91 @@ void small_subset(inout uint v[16], uint l, bool mobius) {
   }
 }
 
-// The chunk of 2^l <= 16 entries at `base`, in registers.
-void small_chunk(uint base, uint l, bool inverse) {
+// RS message of one chunk of 2^l <= 16 entries, v loaded in bit-reversed order (v[j] = chunk[rev(j)]):
+// iDFT by decimation in time (natural order out), 1/n, then subset-zeta. Natural order out.
+void small_message(inout uint v[16], uint l) {
   const uint len = 1u << l;
-  uint pw[16];
-  uint v[16];
-  small_twiddles(l, !inverse, pw);
-  if (!inverse) {
-    // iDFT: bit-reversed load, decimation in time (natural order out), 1/n; then subset-zeta.
-    [[unroll]] for (uint j = 0u; j < 16u; ++j) {
-      if (j < len) v[j] = data_[base + (l == 0u ? 0u : ntt_bitrev(j, l))];
-    }
-    [[unroll]] for (uint t = 0u; t < 4u; ++t) {
-      if (t < l) {
-        const uint h = 1u << t;
-        [[unroll]] for (uint j = 0u; j < 16u; ++j) {
-          if (j < len && (j & h) == 0u) {
-            const uint u = v[j];
-            const uint x = fp_mul(v[j + h], pw[h + (j & (h - 1u))]);
-            v[j] = fp_add(u, x);
-            v[j + h] = fp_sub(u, x);
-          }
+  [[unroll]] for (uint t = 0u; t < 4u; ++t) {
+    if (t < l) {
+      const uint h = 1u << t;
+      [[unroll]] for (uint j = 0u; j < 16u; ++j) {
+        if (j < len && (j & h) == 0u) {
+          const uint u = v[j];
+          const uint x = fp_mul(v[j + h], NTT_W16_INV[h + (j & (h - 1u))]);
+          v[j] = fp_add(u, x);
+          v[j + h] = fp_sub(u, x);
         }
       }
     }
-    const uint n_inv = ntt_inv_pow2(l);
-    [[unroll]] for (uint j = 0u; j < 16u; ++j) {
-      if (j < len) v[j] = fp_mul(v[j], n_inv);
-    }
-    small_subset(v, l, false);
-    [[unroll]] for (uint j = 0u; j < 16u; ++j) {
-      if (j < len) data_[base + j] = v[j];
-    }
-  } else {
-    // Möbius, then DFT by decimation in frequency (bit-reversed out): bit-reversed store.
-    [[unroll]] for (uint j = 0u; j < 16u; ++j) {
-      if (j < len) v[j] = data_[base + j];
-    }
-    small_subset(v, l, true);
-    [[unroll]] for (uint tt = 0u; tt < 4u; ++tt) {
-      const uint t = 3u - tt;
-      if (t < l) {
-        const uint h = 1u << t;
-        [[unroll]] for (uint j = 0u; j < 16u; ++j) {
-          if (j < len && (j & h) == 0u) {
-            const uint u = v[j];
-            const uint x = v[j + h];
-            v[j] = fp_add(u, x);
-            v[j + h] = fp_mul(fp_sub(u, x), pw[h + (j & (h - 1u))]);
-          }
+  }
+  const uint n_inv = ntt_inv_pow2(l);
+  [[unroll]] for (uint j = 0u; j < 16u; ++j) {
+    if (j < len) v[j] = fp_mul(v[j], n_inv);
+  }
+  small_subset(v, l, false);
+}
+
+// Its inverse, v in natural order: Möbius, then the DFT by decimation in frequency, which leaves
+// the output in bit-reversed order (v[j] = result[rev(j)]).
+void small_message_inverse(inout uint v[16], uint l) {
+  const uint len = 1u << l;
+  small_subset(v, l, true);
+  [[unroll]] for (uint tt = 0u; tt < 4u; ++tt) {
+    const uint t = 3u - tt;
+    if (t < l) {
+      const uint h = 1u << t;
+      [[unroll]] for (uint j = 0u; j < 16u; ++j) {
+        if (j < len && (j & h) == 0u) {
+          const uint u = v[j];
+          const uint x = v[j + h];
+          v[j] = fp_add(u, x);
+          v[j + h] = fp_mul(fp_sub(u, x), NTT_W16[h + (j & (h - 1u))]);
         }
       }
-    }
-    [[unroll]] for (uint j = 0u; j < 16u; ++j) {
-      if (j < len) data_[base + (l == 0u ? 0u : ntt_bitrev(j, l))] = v[j];
     }
   }
 }
 
+uint small_rev(uint j, uint l) { return l == 0u ? 0u : ntt_bitrev(j, l); }
+
 void main() {
   const uint i = vks_index_x();
-  if (i >= pc.grid_x) return;
   const uint c = vks_index_y();
   const uint l = pc.log_chunk;
-  const uint base = pc.data_off + c * pc.col_stride + (i << l);
-  if (l <= 4u) {
-    small_chunk(base, l, pc.inverse != 0u);
-  } else if (pc.inverse != 0u) {
+  const bool inverse = pc.inverse != 0u;
+  const uint col = pc.data_off + c * pc.col_stride;
+  if (l <= 4u && gl_WorkGroupSize.x * 17u <= STAGE_WORDS) {
+    // This workgroup's chunks are consecutive: [first, first + wg) (those < grid_x exist). Every
+    // invocation takes part in the coalesced copies and the barriers.
+    const uint wg = gl_WorkGroupSize.x;
+    const uint lid = gl_LocalInvocationID.x;
+    const uint first = i - lid;
+    const uint chunks = min(wg, pc.grid_x - min(first, pc.grid_x));
+    const uint words = chunks << l;
+    const uint base = col + (first << l);
+    for (uint e = lid; e < words; e += wg) stage_[stage_slot(e)] = data_[base + e];
+    barrier();
+    if (lid < chunks) {
+      const uint at = lid << l;
+      uint v[16];
+      [[unroll]] for (uint j = 0u; j < 16u; ++j) {
+        if (j < (1u << l)) v[j] = stage_[stage_slot(at + (inverse ? j : small_rev(j, l)))];
+      }
+      if (inverse)
+        small_message_inverse(v, l);
+      else
+        small_message(v, l);
+      [[unroll]] for (uint j = 0u; j < 16u; ++j) {
+        if (j < (1u << l)) stage_[stage_slot(at + (inverse ? small_rev(j, l) : j))] = v[j];
+      }
+    }
+    barrier();
+    for (uint e = lid; e < words; e += wg) data_[base + e] = stage_[stage_slot(e)];
+    return;
+  }
+  if (i >= pc.grid_x) return;
+  const uint base = col + (i << l);
+  if (inverse) {
     chunk_subset(base, l, true);
     chunk_dft(base, l, false);
   } else {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels/hash/poseidon2_batch.hpp"
 #include "runtime/error.hpp"
 
 namespace vkstark {
@@ -38,23 +39,33 @@ Fp DuplexSponge::grind(uint32_t bits) {
   // lane absorb_idx overwritten by w, and the sample is lane 7 of the result.
   const uint32_t mask = (1u << bits) - 1;
   const uint32_t lane = absorb_idx_;
-  auto ok = [&](uint32_t w) {
-    Poseidon2State s = state_;
-    s[lane] = Fp::from_canonical_unchecked(w);
-    poseidon2_permute(s);
-    return (s[SPONGE_RATE - 1].value() & mask) == 0;
+  // Candidates are tested 16 at a time with the SIMD batch permutation; returns the first valid
+  // one in [from, to) or NONE.
+  constexpr uint32_t NONE = std::numeric_limits<uint32_t>::max();
+  auto first_valid = [&](uint64_t from, uint64_t to, uint32_t stop_at) {
+    constexpr uint64_t kBatch = 16;
+    Poseidon2State states[kBatch];
+    for (uint64_t w0 = from; w0 < to && w0 < stop_at; w0 += kBatch) {
+      const uint64_t n = std::min(kBatch, to - w0);
+      for (uint64_t i = 0; i < n; ++i) {
+        states[i] = state_;
+        states[i][lane] = Fp::from_canonical_unchecked(static_cast<uint32_t>(w0 + i));
+      }
+      poseidon2_permute_batch(std::span<Poseidon2State>(states, n));
+      for (uint64_t i = 0; i < n; ++i)
+        if ((states[i][SPONGE_RATE - 1].value() & mask) == 0) return static_cast<uint32_t>(w0 + i);
+    }
+    return NONE;
   };
   // Scan [0, p) in blocks; inside a block search in parallel for the minimum.
   const uint64_t block = std::max<uint64_t>(uint64_t(1) << std::min<uint32_t>(bits + 2, 22), 4096);
-  constexpr uint32_t NONE = std::numeric_limits<uint32_t>::max();
   for (uint64_t start = 0; start < Fp::P; start += block) {
     uint64_t end = std::min<uint64_t>(start + block, Fp::P);
     uint32_t found = tbb::parallel_reduce(
         tbb::blocked_range<uint64_t>(start, end, 1024), NONE,
         [&](const tbb::blocked_range<uint64_t>& r, uint32_t best) {
-          for (uint64_t w = r.begin(); w < r.end() && w < best; ++w)
-            if (ok(static_cast<uint32_t>(w))) return static_cast<uint32_t>(w);
-          return best;
+          uint32_t w = first_valid(r.begin(), r.end(), best);
+          return std::min(w, best);
         },
         [](uint32_t a, uint32_t b) { return std::min(a, b); });
     if (found != NONE) {

@@ -24,7 +24,8 @@ namespace {
 template <class T>
 Buffer<T> copy_of(Graph& g, const Buffer<T>& in, const std::string& name) {
   auto out = g.output<T>(name, in.count());
-  g.dispatch<CopyU32>(name + ".copy", {.src = in.all().template bitcast<uint32_t>(), .dst = out.all().template bitcast<uint32_t>()},
+  g.dispatch<CopyU32>(name + ".copy",
+                      {.src = in.all().template bitcast<uint32_t>(), .dst = out.all().template bitcast<uint32_t>()},
                       Grid{static_cast<uint32_t>(in.count() * sizeof(T) / 4)});
   return out;
 }
@@ -88,9 +89,14 @@ TEST_P(WhirKernelsParity, GatherRowsCopiesTheLeafGroupOfEachQuery) {
           auto m = g.input<Fp>("m", rows * width + 5);
           auto out = g.output<Fp>("out", queries * rpq * width + 3);
           g.dispatch<GatherRows>("gather",
-                                 {.idx = idx.slice(2, queries), .matrix = m.slice(5, rows * width),
-                                  .out = out.slice(3, queries * rpq * width), .width = width, .rows_per_query = rpq,
-                                  .query_stride = qs, .row_stride = rs, .col_stride = cs},
+                                 {.idx = idx.slice(2, queries),
+                                  .matrix = m.slice(5, rows * width),
+                                  .out = out.slice(3, queries * rpq * width),
+                                  .width = width,
+                                  .rows_per_query = rpq,
+                                  .query_stride = qs,
+                                  .row_stride = rs,
+                                  .col_stride = cs},
                                  Grid{queries * rpq});
           std::vector<uint32_t> vidx(queries + 2);
           for (uint32_t q = 0; q < vidx.size(); ++q) vidx[q] = (q * 2654435761u + log_rows) % qs;
@@ -122,10 +128,10 @@ TEST_P(WhirKernelsParity, GatherPathsGivesPathsThatVerifyAgainstTheRoot) {
     auto idx = g.input<uint32_t>("idx", queries);
     auto t = g.input<Digest>("tree", nodes + 1);
     auto out = g.output<Digest>("paths", queries * depth + 1);
-    g.dispatch<GatherPaths>("paths",
-                            {.idx = idx, .tree = t.slice(1, nodes), .out = out.slice(1, queries * depth),
-                             .depth = depth, .leaves = leaves},
-                            Grid{queries});
+    g.dispatch<GatherPaths>(
+        "paths",
+        {.idx = idx, .tree = t.slice(1, nodes), .out = out.slice(1, queries * depth), .depth = depth, .leaves = leaves},
+        Grid{queries});
     std::vector<uint32_t> vidx(queries);
     for (uint32_t q = 0; q < queries; ++q) vidx[q] = (q * 40503u + 7) % leaves;
     vidx[0] = 0;
@@ -178,8 +184,14 @@ TEST_P(WhirKernelsParity, GatheredRowsAndPathsOpenARealCommitment) {
     auto rows_out = g.output<Fp>("rows", queries * rpq * width);
     auto paths_out = g.output<Digest>("paths", std::max(queries * depth, 1u));
     g.dispatch<GatherRows>("rows",
-                           {.idx = idx, .matrix = m, .out = rows_out, .width = width, .rows_per_query = rpq,
-                            .query_stride = qs, .row_stride = 1, .col_stride = rows},
+                           {.idx = idx,
+                            .matrix = m,
+                            .out = rows_out,
+                            .width = width,
+                            .rows_per_query = rpq,
+                            .query_stride = qs,
+                            .row_stride = 1,
+                            .col_stride = rows},
                            Grid{queries * rpq});
     if (depth > 0)
       g.dispatch<GatherPaths>("paths", {.idx = idx, .tree = t, .out = paths_out, .depth = depth, .leaves = qs},
@@ -222,8 +234,11 @@ TEST_P(WhirKernelsParity, BatchColumnsExtAccumulatesPowersOfMuTimesColumns) {
         auto acc_in = g.input<Fp4>("acc_in", n + 1);
         auto acc = copy_of(g, acc_in, "acc");
         g.dispatch<BatchColumnsExt>("batch",
-                                    {.matrix = m.slice(2, m.count() - 2), .mu = mu.slice(1, 1),
-                                     .acc = acc.slice(1, n), .width = width, .col_stride = cs,
+                                    {.matrix = m.slice(2, m.count() - 2),
+                                     .mu = mu.slice(1, 1),
+                                     .acc = acc.slice(1, n),
+                                     .width = width,
+                                     .col_stride = cs,
                                      .first_power = first_power},
                                     Grid{n});
         auto vm = field_values(m.count(), n + width);
@@ -253,8 +268,8 @@ TEST_P(WhirKernelsParity, EqAndMobiusEqTablesMatchTheProductFormulas) {
   for (uint32_t m = 0; m <= kMaxM; ++m) {
     eq.push_back(g.output<Fp4>("eq" + std::to_string(m), (1u << m) + 1));
     mob.push_back(g.output<Fp4>("mobius" + std::to_string(m), (1u << m) + 1));
-    g.dispatch<EqTable>("eq" + std::to_string(m), {.u = u.slice(1, std::max(m, 1u)), .out = eq[m].slice(1, 1u << m), .m = m},
-                        Grid{1u << m});
+    g.dispatch<EqTable>("eq" + std::to_string(m),
+                        {.u = u.slice(1, std::max(m, 1u)), .out = eq[m].slice(1, 1u << m), .m = m}, Grid{1u << m});
     g.dispatch<MobiusEqTable>("mobius" + std::to_string(m),
                               {.u = u.slice(1, std::max(m, 1u)), .out = mob[m].slice(1, 1u << m), .m = m},
                               Grid{1u << m});
@@ -281,8 +296,7 @@ TEST_P(WhirKernelsParity, UCubeRepeatsTheSquaresOfU0ThenTheRest) {
       Graph g;
       auto u = g.input<Fp4>("u", n + 2);
       auto cube = g.output<Fp4>("cube", l_skip + n + 1);
-      g.dispatch<UCube>("cube", {.u = u.slice(1, n + 1), .cube = cube.slice(1, l_skip + n), .l_skip = l_skip},
-                        Grid{1});
+      g.dispatch<UCube>("cube", {.u = u.slice(1, n + 1), .cube = cube.slice(1, l_skip + n), .l_skip = l_skip}, Grid{1});
       auto vu = ext_values(n + 2, 10 * l_skip + n);
       auto p = run(g, [&](PreparedPlan& pp) { pp.upload(u, vu); });
       auto got = p->download(cube);
@@ -299,9 +313,8 @@ TEST_P(WhirKernelsParity, UCubeRepeatsTheSquaresOfU0ThenTheRest) {
 TEST_P(WhirKernelsParity, SumcheckProductPartialsSumTheRoundPolynomialAt1And2) {
   std::vector<std::pair<uint32_t, uint32_t>> cases;  // (half, grid)
   for (uint32_t half : test_sizes())
-    for (uint32_t grid : {1u, 3u, 64u, half, half + 5})
-      cases.emplace_back(half, grid);
-  cases.emplace_back(1u << 16, 7u);      // many rows per partial, narrow grid
+    for (uint32_t grid : {1u, 3u, 64u, half, half + 5}) cases.emplace_back(half, grid);
+  cases.emplace_back(1u << 16, 7u);     // many rows per partial, narrow grid
   cases.emplace_back(1u << 15, 2048u);  // wide grid
   for (auto [half, grid] : cases) {
     Graph g;
@@ -334,8 +347,7 @@ TEST_P(WhirKernelsParity, ReduceFp4SumsEveryGridXthRowPerColumn) {
   std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> cases;  // (n, width, grid)
   for (uint32_t n : test_sizes())
     for (uint32_t width : {1u, 2u, 3u})
-      for (uint32_t grid : {1u, 5u, 256u, n})
-        cases.emplace_back(n, width, grid);
+      for (uint32_t grid : {1u, 5u, 256u, n}) cases.emplace_back(n, width, grid);
   cases.emplace_back(100000u, 1u, 3u);  // narrow grid over many rows
   cases.emplace_back(20000u, 2u, 1u);
   cases.emplace_back(50000u, 1u, 4096u);
@@ -372,7 +384,8 @@ TEST_P(WhirKernelsParity, FoldPairsFp4FoldsTheFirstVariable) {
     });
     auto got = p->download(dst);
     for (uint32_t y = 0; y < n; ++y)
-      ASSERT_EQ(got[2 + y], vsrc[1 + 2 * y] + valpha[2] * (vsrc[2 + 2 * y] - vsrc[1 + 2 * y])) << "n=" << n << " y=" << y;
+      ASSERT_EQ(got[2 + y], vsrc[1 + 2 * y] + valpha[2] * (vsrc[2 + 2 * y] - vsrc[1 + 2 * y]))
+          << "n=" << n << " y=" << y;
   }
 }
 
@@ -388,8 +401,11 @@ TEST_P(WhirKernelsParity, EvalPolyPartialsSumToTheValueAtZ) {
       auto z = g.input<Fp4>("z", 2);
       auto partials = g.output<Fp4>("partials", grid + 1);
       g.dispatch<EvalPolyPartials>("eval",
-                                   {.coeffs = coeffs.slice(1, n), .z = z.slice(1, 1),
-                                    .partials = partials.slice(1, grid), .n = n, .chunk = chunk},
+                                   {.coeffs = coeffs.slice(1, n),
+                                    .z = z.slice(1, 1),
+                                    .partials = partials.slice(1, grid),
+                                    .n = n,
+                                    .chunk = chunk},
                                    Grid{grid});
       auto vc = ext_values(n + 1, n + chunk), vz = ext_values(2, n);
       auto p = run(g, [&](PreparedPlan& pp) {

@@ -227,7 +227,7 @@ TEST(NttGraph, DefaultPassesRunEightStagesInSharedMemory) {
     EXPECT_EQ(t.grid.y, 42u);
   }
   // Stage 0..7: tiles of 8 groups of 256 entries (2048 entries in shared memory).
-  EXPECT_EQ(g.tasks()[0].grid.x, (1u << 22) / 2048 * kNttSharedInvocationsPerTile);
+  EXPECT_EQ(g.tasks()[0].grid.x, (1u << 22) / 2048 * NttStageSharedFp::workgroup_size);
   EXPECT_EQ(g.tasks().back().bindings[1].buffer, dst.id());
 }
 

@@ -1,0 +1,135 @@
+// pcs_bench: commit + WHIR-open a random matrix, then verify (protocol.md 6 and 11). Default: the
+// keccakf stacked matrix (42 columns of 2^21, log_blowup 1, k_whir 4, app_params(21): 3 WHIR
+// rounds with 193/88/81 queries, final length 512). Prints median span times over R runs, the
+// counters of one run and the proof size; writes JSON (default bench/results/pcs_bench-<executor>.json).
+//
+//   pcs_bench [--executor cpu|vulkan|auto] [--log-height 21] [--width 42] [--runs 5] [--trace F] [--json F]
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include "bench/bench_util.hpp"
+#include "executors/cli.hpp"
+#include "executors/executors.hpp"
+#include "stages/pcs/opening.hpp"
+
+using namespace vkstark;
+
+namespace {
+
+std::vector<Fp> random_matrix(uint64_t n, uint64_t seed) {
+  std::vector<Fp> v(n);
+  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, n, 1 << 16), [&](const tbb::blocked_range<uint64_t>& r) {
+    for (uint64_t i = r.begin(); i < r.end(); ++i) {
+      uint64_t z = (i + seed) * 0x9E3779B97F4A7C15ull;  // splitmix64
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      v[i] = Fp::reduce(z ^ (z >> 31));
+    }
+  });
+  return v;
+}
+
+const std::vector<std::string> kSpans = {"run",
+                                         "prover.main_trace_commit",
+                                         "prover.main_trace_commit/stacked_commit/rs_code_matrix",
+                                         "prover.main_trace_commit/stacked_commit/merkle_tree",
+                                         "prover.openings",
+                                         "prover.openings/whir"};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  CommonArgs common;
+  uint32_t log_height = 21, width = 42;
+  int runs = 5;
+  for (int i = 1; i < argc; ++i) {
+    if (parse_common_arg(argc, argv, i, common)) continue;
+    if (!std::strcmp(argv[i], "--log-height") && i + 1 < argc) {
+      log_height = static_cast<uint32_t>(std::stoul(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--width") && i + 1 < argc) {
+      width = static_cast<uint32_t>(std::stoul(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {
+      runs = std::stoi(argv[++i]);
+    } else {
+      fmt::print("usage: pcs_bench [--log-height H] [--width W] [--runs R]\n{}", common_args_help());
+      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+    }
+  }
+  SystemParams params = app_params_with_100_bits_security(log_height);
+  auto exec = make_executor(common.executor);
+  fmt::print("pcs_bench: executor {}, device {}\n  matrix {} x 2^{}, log_blowup {}, k {}, WHIR queries", exec->name(),
+             exec->device_name(), width, log_height, params.log_blowup, params.whir.k);
+  for (const auto& r : params.whir.rounds) fmt::print(" {}", r.num_queries);
+  fmt::print(", final length 2^{}, median of {} runs\n", params.log_final_poly_len(), runs);
+
+  const uint32_t log_n = params.log_stacked_height() + params.log_blowup;
+  {
+    Graph setup;
+    Ntt(setup, log_n).add_setup();
+    Trace t;
+    exec->prepare(compile(setup))->run(t);
+  }
+  Graph g;
+  Ntt ntt(g, log_n);
+  auto matrix = g.input<Fp>("matrix", uint64_t(width) << log_height);
+  PcsProofGraph pg = build_pcs_proof(g, ntt, {{{matrix, width, log_height}}}, params);
+  Plan plan = compile(g);
+  auto prepared = exec->prepare(plan);
+  prepared->upload(matrix, random_matrix(matrix.count(), 42));
+
+  std::map<std::string, std::vector<double>> host_ms, device_ms;
+  std::vector<double> wall;
+  Trace last;
+  for (int r = 0; r < runs + 1; ++r) {  // run 0 warms pipelines and memory
+    Trace t;
+    auto a = std::chrono::steady_clock::now();
+    prepared->run(t);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+    if (r == 0) continue;
+    wall.push_back(ms);
+    for (const TraceSpan& s : t.spans) {
+      host_ms[s.path].push_back(s.host_ms);
+      device_ms[s.path].push_back(s.device_ms);
+    }
+    last = t;
+  }
+  std::vector<uint32_t> words = prepared->download(pg.layout.buffer());
+  PcsProof proof = pg.decode(words);
+  std::vector<uint8_t> bytes = encode(proof);
+  auto v0 = std::chrono::steady_clock::now();
+  VerifyResult verdict = verify_pcs_proof(proof, {pg.commitments[0].layout.stacked_width()}, params);
+  double verify_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - v0).count();
+
+  fmt::print("\n  {:<56} {:>12} {:>12}\n", "span (median)", "host ms", "device ms");
+  std::string spans_json;
+  for (const std::string& path : kSpans) {
+    double h = bench::median(host_ms[path]), d = bench::median(device_ms[path]);
+    fmt::print("  {:<56} {:>12.3f} {:>12}\n", path, h, d < 0 ? std::string("-") : fmt::format("{:.3f}", d));
+    spans_json += fmt::format("{}{{\"path\": {}, \"host_ms\": {}, \"device_ms\": {}}}", spans_json.empty() ? "" : ", ",
+                              json_string(path), json_number(h), d < 0 ? "null" : json_number(d));
+  }
+  const TraceCounters& c = last.counters;
+  fmt::print("  run() wall time median {:.3f} ms\n", bench::median(wall));
+  fmt::print("  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, bytes down {}, peak device bytes {}\n",
+             c.dispatches, c.barriers, c.submissions, c.host_syncs, c.bytes_down, c.peak_device_bytes);
+  fmt::print("  proof size {} bytes; host verification {:.1f} ms: {}\n", bytes.size(), verify_ms,
+             verdict.ok ? "accepted" : "REJECTED: " + verdict.reason);
+  std::string json = fmt::format(
+      "{{\"log_height\": {}, \"width\": {}, \"runs\": {}, \"wall_ms_median\": {}, \"spans\": [{}], \"counters\": "
+      "{{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, \"peak_device_bytes\": {}}}, "
+      "\"proof_bytes\": {}, \"verify_ms\": {}, \"verified\": {}}}",
+      log_height, width, runs, json_number(bench::median(wall)), spans_json, c.dispatches, c.barriers, c.submissions,
+      c.host_syncs, c.peak_device_bytes, bytes.size(), json_number(verify_ms), verdict.ok);
+  std::string path = common.json_file.empty() ? bench::default_result_path("pcs_bench", std::string(exec->name())) : common.json_file;
+  bench::write_result(path, "pcs_bench", std::string(exec->name()), exec->device_name(), json);
+  fmt::print("results: {}\n", path);
+  if (!common.trace_file.empty()) write_chrome_trace_file(last, common.trace_file);
+  return verdict.ok ? 0 : 1;
+} catch (const std::exception& e) {
+  fmt::print(stderr, "pcs_bench: {}\n", e.what());
+  return 1;
+}
