@@ -1,0 +1,127 @@
+// kernel_bench: throughput of single kernels on the chosen executor, timed from the trace's device
+// time of a span holding R back-to-back dispatches (median of 5 runs):
+//   Poseidon2 permutations/s (poseidon2_permute), copy bandwidth (copy_u32, read + write bytes),
+//   BabyBear multiplications/s (fp_mul), one NTT of 2^log_n x batch (ntt forward).
+//
+//   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--json F]
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "bench/bench_util.hpp"
+#include "executors/cli.hpp"
+#include "executors/executors.hpp"
+#include "kernels/basic.hpp"
+#include "kernels/elementwise.hpp"
+#include "kernels/hashing.hpp"
+#include "stages/ntt.hpp"
+
+using namespace vkstark;
+
+namespace {
+
+constexpr int kRuns = 5;
+
+// Median device time (ms) of the span "work" over kRuns runs of the plan (after one warm-up run).
+double time_span(Executor& exec, const Graph& g, const std::function<void(PreparedPlan&)>& upload) {
+  auto p = exec.prepare(compile(g));
+  upload(*p);
+  Trace warm;
+  p->run(warm);
+  std::vector<double> ms;
+  for (int r = 0; r < kRuns; ++r) {
+    Trace t;
+    p->run(t);
+    for (const TraceSpan& s : t.spans)
+      if (s.path == "work") ms.push_back(s.device_ms >= 0 ? s.device_ms : s.host_ms);
+  }
+  return bench::median(ms);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  CommonArgs common;
+  uint32_t log_states = 22;
+  for (int i = 1; i < argc; ++i) {
+    if (parse_common_arg(argc, argv, i, common)) continue;
+    if (!std::strcmp(argv[i], "--log-states") && i + 1 < argc) {
+      log_states = static_cast<uint32_t>(std::stoul(argv[++i]));
+    } else {
+      fmt::print("usage: kernel_bench [--log-states N]\n{}", common_args_help());
+      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+    }
+  }
+  auto exec = make_executor(common.executor);
+  fmt::print("kernel_bench: executor {}, device {}\n", exec->name(), exec->device_name());
+  const uint32_t reps = 4;
+  std::string json = "{";
+
+  {  // Poseidon2
+    const uint64_t n = uint64_t(1) << log_states;
+    Graph g;
+    auto s = g.input<Fp>("states", 16 * n);
+    auto w = g.output<Fp>("work_states", 16 * n);
+    g.dispatch<CopyU32>("init", {.src = s.all().bitcast<uint32_t>(), .dst = w.all().bitcast<uint32_t>()}, Grid{uint32_t(16 * n)});
+    {
+      auto span = g.span("work");
+      for (uint32_t r = 0; r < reps; ++r) g.dispatch<Poseidon2Permute>("permute", {.states = w}, Grid{uint32_t(n)});
+    }
+    double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(s, std::vector<Fp>(16 * n, Fp::one())); });
+    double rate = reps * n / (ms * 1e-3);
+    fmt::print("  poseidon2_permute: 2^{} states x {}: {:.3f} ms -> {:.3f} G permutations/s\n", log_states, reps, ms, rate / 1e9);
+    json += fmt::format("\"poseidon2_perms_per_s\": {}", json_number(rate));
+  }
+  {  // copy bandwidth on 256 Mi words (1 GiB)
+    const uint64_t n = uint64_t(1) << (log_states + 6);
+    Graph g;
+    auto a = g.transient<uint32_t>("a", n);
+    auto b = g.output<uint32_t>("b", n);
+    g.dispatch<FillU32>("fill", {.out = a, .value = 1}, Grid{uint32_t(n)});
+    {
+      auto span = g.span("work");
+      for (uint32_t r = 0; r < reps; ++r) g.dispatch<CopyU32>("copy", {.src = a, .dst = b}, Grid{uint32_t(n)});
+    }
+    double ms = time_span(*exec, g, [](PreparedPlan&) {});
+    double bw = reps * 2.0 * 4 * n / (ms * 1e-3);
+    fmt::print("  copy_u32: {} MiB x {}: {:.3f} ms -> {:.3f} TB/s (read + write)\n", 4 * n >> 20, reps, ms, bw / 1e12);
+    json += fmt::format(", \"copy_bytes_per_s\": {}", json_number(bw));
+  }
+  {  // BabyBear multiplications
+    const uint64_t n = uint64_t(1) << (log_states + 4);
+    Graph g;
+    auto a = g.input<Fp>("a", n);
+    auto c = g.output<Fp>("c", n);
+    {
+      auto span = g.span("work");
+      for (uint32_t r = 0; r < reps; ++r) g.dispatch<FpMul>("mul", {.a = a, .b = a, .out = c}, Grid{uint32_t(n)});
+    }
+    double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(a, std::vector<Fp>(n, Fp::from_canonical(3))); });
+    double rate = reps * n / (ms * 1e-3);
+    fmt::print("  fp_mul (memory-bound, 12 B per mul): 2^{} x {}: {:.3f} ms -> {:.1f} G mul/s\n", log_states + 4, reps, ms, rate / 1e9);
+    json += fmt::format(", \"fp_mul_per_s\": {}", json_number(rate));
+  }
+  {  // NTT of the keccakf codeword shape: 42 columns, 2^21 -> 2^22
+    const uint32_t log_n = 22, batch = 42;
+    { Graph setup; Ntt(setup, log_n).add_setup(); Trace t; exec->prepare(compile(setup))->run(t); }
+    Graph g;
+    Ntt ntt(g, log_n);
+    auto src = g.input<Fp>("src", uint64_t(batch) << (log_n - 1));
+    auto dst = g.output<Fp>("dst", uint64_t(batch) << log_n);
+    {
+      auto span = g.span("work");
+      ntt.forward(src, log_n - 1, uint64_t(1) << (log_n - 1), dst, log_n, uint64_t(1) << log_n, batch);
+    }
+    double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(src, std::vector<Fp>(src.count(), Fp::from_canonical(5))); });
+    fmt::print("  ntt forward 42 x (2^21 zero-padded to 2^22): {:.3f} ms\n", ms);
+    json += fmt::format(", \"ntt_42x2e22_ms\": {}", json_number(ms));
+  }
+  json += "}";
+  std::string path = common.json_file.empty() ? bench::default_result_path("kernel_bench", std::string(exec->name())) : common.json_file;
+  bench::write_result(path, "kernel_bench", std::string(exec->name()), exec->device_name(), json);
+  fmt::print("results: {}\n", path);
+  return 0;
+} catch (const std::exception& e) {
+  fmt::print(stderr, "kernel_bench: {}\n", e.what());
+  return 1;
+}
