@@ -6,7 +6,6 @@
 // synchronization validation and ends with zero validation messages.
 #include "executors/vulkan/vulkan_executor.hpp"
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -22,13 +21,6 @@
 #include "runtime/graph.hpp"
 
 using namespace vkstark;
-
-// Sanitizer builds: the Khronos validation layer (1.3.239) leaks a few objects per instance. The
-// loader unloads the layer at vkDestroyInstance, after which LeakSanitizer cannot name the frames;
-// keeping the layer loaded lets the suppression below name it, so leaks anywhere else still fail.
-extern "C" const char* __lsan_default_suppressions() { return "leak:libVkLayer_khronos_validation.so\n"; }
-[[maybe_unused]] static const bool kValidationLayerStaysLoaded =
-    dlopen("libVkLayer_khronos_validation.so", RTLD_NOW | RTLD_NODELETE) != nullptr;
 
 namespace {
 
