@@ -67,12 +67,7 @@ int main(int argc, char** argv) try {
   fmt::print(", final length 2^{}, median of {} runs\n", params.log_final_poly_len(), runs);
 
   const uint32_t log_n = params.log_stacked_height() + params.log_blowup;
-  {
-    Graph setup;
-    Ntt(setup, log_n).add_setup();
-    Trace t;
-    exec->prepare(compile(setup))->run(t);
-  }
+  prepare_ntt_twiddles(*exec, log_n);
   Graph g;
   Ntt ntt(g, log_n);
   auto matrix = g.input<Fp>("matrix", uint64_t(width) << log_height);

@@ -185,6 +185,14 @@ Plan compile(const Graph& graph, PlanOptions options) {
   return p;
 }
 
+bool Plan::read_before_written(BufferId id) const {
+  const int64_t first = memory.first_use.at(id);
+  if (first < 0) return false;
+  for (const Binding& b : tasks[first].bindings)
+    if (b.buffer == id && reads(b.access)) return true;
+  return false;
+}
+
 std::string Plan::to_text() const {
   std::ostringstream os;
   os << fmt::format(

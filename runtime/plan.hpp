@@ -89,6 +89,9 @@ class Plan {
   PlanOptions options;
 
   const BufferDesc& buffer(BufferId id) const { return buffers.at(id); }
+  // True if the first task touching the buffer reads it (it must hold data before the run: an
+  // uploaded Input, or a Persistent that an earlier run or upload filled).
+  bool read_before_written(BufferId id) const;
   std::string to_text() const;
   std::string to_dot() const;
 };

@@ -1,5 +1,7 @@
 #include "stages/ntt.hpp"
 
+#include "runtime/plan.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -304,6 +306,13 @@ void add_transpose(Graph& g, View<Fp> src, View<Fp> dst, uint32_t rows, uint32_t
   if (count == 0) return;
   g.dispatch<NttTranspose>(std::string(name), {.src = src, .dst = dst, .rows = rows, .cols = cols},
                            Grid{static_cast<uint32_t>(count)});
+}
+
+void prepare_ntt_twiddles(Executor& exec, uint32_t max_log_n) {
+  Graph setup;
+  Ntt(setup, max_log_n).add_setup();
+  Trace trace;
+  exec.prepare(compile(setup))->run(trace);
 }
 
 }  // namespace vkstark

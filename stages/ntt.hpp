@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "kernels/ntt.hpp"
+#include "runtime/executor.hpp"
 #include "runtime/graph.hpp"
 
 namespace vkstark {
@@ -71,6 +72,10 @@ class Ntt {
   NttOptions options_;
   Buffer<Fp> twiddles_;
 };
+
+// Runs the setup graph that fills the twiddle table for transforms up to 2^max_log_n on `exec`
+// (Persistent: once per executor; repeating it is harmless).
+void prepare_ntt_twiddles(Executor& exec, uint32_t max_log_n);
 
 // RS message (protocol.md 6.3 step 1, eval_to_coeff_rs_message), in place: every chunk of 2^l
 // entries of columns c < batch (col_len entries at col_stride, col_len a multiple of 2^l) becomes

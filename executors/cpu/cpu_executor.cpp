@@ -98,21 +98,26 @@ class CpuExecutor final : public Executor {
   std::unique_ptr<PreparedPlan> prepare(const Plan& plan) override { return std::make_unique<CpuPrepared>(plan, *this); }
 
   // Persistent buffers, by name; created on first use and kept for the executor's lifetime.
-  Block& persistent(const BufferDesc& b) {
-    auto it = persistent_.find(b.name);
-    if (it == persistent_.end()) return persistent_.emplace(b.name, Persistent{b.type, b.count, Block(b.bytes())}).first->second.block;
-    if (it->second.type != b.type || it->second.count != b.count)
-      throw InputError(fmt::format("Persistent buffer '{}' was created as {} x {}, now declared as {} x {}", b.name,
-                                   it->second.count, it->second.type.name, b.count, b.type.name));
-    return it->second.block;
-  }
+  Block& persistent(const BufferDesc& b) { return persistent_entry(b).block; }
+  // Whether anything (a run or an upload) has filled the Persistent buffer yet.
+  bool& persistent_written(const BufferDesc& b) { return persistent_entry(b).written; }
 
  private:
   struct Persistent {
     TypeTag type;
     uint64_t count;
     Block block;
+    bool written = false;
   };
+  Persistent& persistent_entry(const BufferDesc& b) {
+    auto it = persistent_.find(b.name);
+    if (it == persistent_.end()) return persistent_.emplace(b.name, Persistent{b.type, b.count, Block(b.bytes())}).first->second;
+    if (it->second.type != b.type || it->second.count != b.count)
+      throw InputError(fmt::format("Persistent buffer '{}' was created as {} x {}, now declared as {} x {}", b.name,
+                                   it->second.count, it->second.type.name, b.count, b.type.name));
+    return it->second;
+  }
+
   std::string device_;
   std::map<std::string, Persistent, std::less<>> persistent_;
 };
@@ -181,6 +186,7 @@ std::byte* CpuPrepared::base(BufferId id) const { return bases_[id]; }
 
 void CpuPrepared::upload_bytes(BufferId id, std::span<const std::byte> bytes) {
   std::memcpy(bases_[id], bytes.data(), bytes.size());
+  if (plan_.buffers[id].lifetime == Lifetime::Persistent) exec_.persistent_written(plan_.buffers[id]) = true;
   uploaded_[id] = true;
   pending_up_ += bytes.size();
 }
@@ -272,6 +278,13 @@ void CpuPrepared::run(Trace& trace) {
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (plan_.buffers[id].lifetime == Lifetime::Input && !uploaded_[id] && plan_.memory.first_use[id] >= 0)
       throw InputError(fmt::format("Input buffer '{}' was not uploaded before run()", plan_.buffers[id].name));
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
+    const BufferDesc& b = plan_.buffers[id];
+    if (b.lifetime != Lifetime::Persistent) continue;
+    if (plan_.read_before_written(id) && !exec_.persistent_written(b))
+      throw InputError(fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)", b.name));
+    if (plan_.memory.first_use[id] >= 0) exec_.persistent_written(b) = true;
+  }
   trace.begin_run(plan_, std::string(exec_.name()), exec_.device_name());
   span_window_.assign(plan_.spans.size(), {1e300, -1e300});
   auto t0 = Clock::now();

@@ -22,6 +22,7 @@ struct PersistentBuffer {
   uint64_t count = 0;
   DeviceBuffer device;   // what kernels bind; mapped on unified memory
   DeviceBuffer staging;  // staging mode only, made on first use: same layout as `device`
+  bool written = false;  // some run or upload has filled it
   DeviceBuffer& staging_buffer(const Context& ctx);
 };
 

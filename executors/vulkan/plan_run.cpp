@@ -29,6 +29,14 @@ void VulkanPreparedPlan::check_inputs() const {
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (plan_.buffers[id].lifetime == Lifetime::Input && !uploaded_[id] && plan_.memory.first_use[id] >= 0)
       throw InputError(fmt::format("input buffer '{}' was never uploaded before run()", plan_.buffers[id].name));
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
+    PersistentBuffer* p = loc_[id].persistent;
+    if (p == nullptr) continue;
+    if (plan_.read_before_written(id) && !p->written)
+      throw InputError(fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)",
+                                   plan_.buffers[id].name));
+    if (plan_.memory.first_use[id] >= 0) p->written = true;
+  }
 }
 
 void VulkanPreparedPlan::run_submission(size_t index, RunState& st) {

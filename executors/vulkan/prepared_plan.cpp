@@ -241,6 +241,7 @@ void VulkanPreparedPlan::upload_bytes(BufferId id, std::span<const std::byte> by
   const Location& l = loc_[id];
   pending_bytes_up_ += bytes.size();
   uploaded_[id] = true;
+  if (l.persistent) l.persistent->written = true;
   if (ctx_.unified) {  // the device is idle between runs: write the memory it reads
     if (!bytes.empty()) std::memcpy(l.host, bytes.data(), bytes.size());
     return;

@@ -26,12 +26,7 @@ struct ProofRun {
 ProofRun prove(Executor& exec, const std::vector<std::vector<TraceData>>& sets, const SystemParams& params) {
   ProofRun r;
   const uint32_t log_n = params.log_stacked_height() + params.log_blowup;
-  {
-    Graph setup;
-    Ntt(setup, log_n).add_setup();
-    Trace t;
-    exec.prepare(compile(setup))->run(t);
-  }
+  prepare_ntt_twiddles(exec, log_n);
   Graph g;
   Ntt ntt(g, log_n);
   std::vector<std::vector<TraceView>> views;

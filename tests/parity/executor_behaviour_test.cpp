@@ -210,3 +210,20 @@ TEST_P(ExecutorBehaviour, SpansCountTheirTasksAndTrace) {
   EXPECT_NE(chrome.str().find("\"name\": \"inner\""), std::string::npos);
   EXPECT_NE(summary.str().find("inner"), std::string::npos);
 }
+
+TEST_P(ExecutorBehaviour, ReadingAPersistentNobodyWroteIsAnError) {
+  Graph g;
+  auto table = g.persistent<uint32_t>("test.never_written", 8);
+  auto out = g.output<uint32_t>("out", 8);
+  g.dispatch<CopyU32>("read", {.src = table, .dst = out}, Grid{8});
+  auto p = exec().prepare(compile(g));
+  try {
+    p->run(trace);
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("test.never_written"), std::string::npos) << e.what();
+  }
+  p->upload(table, std::vector<uint32_t>(8, 3));  // an upload fills it
+  p->run(trace);
+  EXPECT_EQ(p->download(out), std::vector<uint32_t>(8, 3));
+}

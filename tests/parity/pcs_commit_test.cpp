@@ -11,11 +11,7 @@ using namespace vkstark::testing;
 
 class PcsCommit : public ExecutorTest {
  protected:
-  void setup_twiddles(uint32_t log_n) {
-    Graph setup;
-    Ntt(setup, log_n).add_setup();
-    exec().prepare(compile(setup))->run(trace);
-  }
+  void setup_twiddles(uint32_t log_n) { prepare_ntt_twiddles(exec(), log_n); }
 };
 VKSTARK_INSTANTIATE_FOR_EXECUTORS(PcsCommit);
 
