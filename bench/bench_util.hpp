@@ -44,9 +44,11 @@ inline void write_result(const std::string& path, const std::string& name, const
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
   std::ofstream f(path);
   if (!f) throw InputError(fmt::format("cannot write '{}'", path));
-  f << fmt::format("{{\n  \"bench\": {},\n  \"executor\": {},\n  \"device\": {},\n  \"commit\": {},\n  \"date\": {},\n  \"results\": {}\n}}\n",
-                   json_string(name), json_string(executor), json_string(device), json_string(VKSTARK_GIT_COMMIT),
-                   json_string(utc_date()), results_json);
+  f << fmt::format(
+      "{{\n  \"bench\": {},\n  \"executor\": {},\n  \"device\": {},\n  \"commit\": {},\n  \"date\": {},\n  "
+      "\"results\": {}\n}}\n",
+      json_string(name), json_string(executor), json_string(device), json_string(VKSTARK_GIT_COMMIT),
+      json_string(utc_date()), results_json);
 }
 
 }  // namespace vkstark::bench

@@ -62,14 +62,16 @@ int main(int argc, char** argv) try {
     Graph g;
     auto s = g.input<Fp>("states", 16 * n);
     auto w = g.output<Fp>("work_states", 16 * n);
-    g.dispatch<CopyU32>("init", {.src = s.all().bitcast<uint32_t>(), .dst = w.all().bitcast<uint32_t>()}, Grid{uint32_t(16 * n)});
+    g.dispatch<CopyU32>("init", {.src = s.all().bitcast<uint32_t>(), .dst = w.all().bitcast<uint32_t>()},
+                        Grid{uint32_t(16 * n)});
     {
       auto span = g.span("work");
       for (uint32_t r = 0; r < reps; ++r) g.dispatch<Poseidon2Permute>("permute", {.states = w}, Grid{uint32_t(n)});
     }
     double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(s, std::vector<Fp>(16 * n, Fp::one())); });
     double rate = reps * n / (ms * 1e-3);
-    fmt::print("  poseidon2_permute: 2^{} states x {}: {:.3f} ms -> {:.3f} G permutations/s\n", log_states, reps, ms, rate / 1e9);
+    fmt::print("  poseidon2_permute: 2^{} states x {}: {:.3f} ms -> {:.3f} G permutations/s\n", log_states, reps, ms,
+               rate / 1e9);
     json += fmt::format("\"poseidon2_perms_per_s\": {}", json_number(rate));
   }
   {  // copy bandwidth on 256 Mi words (1 GiB)
@@ -98,7 +100,8 @@ int main(int argc, char** argv) try {
     }
     double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(a, std::vector<Fp>(n, Fp::from_canonical(3))); });
     double rate = reps * n / (ms * 1e-3);
-    fmt::print("  fp_mul (memory-bound, 12 B per mul): 2^{} x {}: {:.3f} ms -> {:.1f} G mul/s\n", log_states + 4, reps, ms, rate / 1e9);
+    fmt::print("  fp_mul (memory-bound, 12 B per mul): 2^{} x {}: {:.3f} ms -> {:.1f} G mul/s\n", log_states + 4, reps,
+               ms, rate / 1e9);
     json += fmt::format(", \"fp_mul_per_s\": {}", json_number(rate));
   }
   {  // NTT of the keccakf codeword shape: 42 columns, 2^21 -> 2^22
@@ -112,12 +115,14 @@ int main(int argc, char** argv) try {
       auto span = g.span("work");
       ntt.forward(src, log_n - 1, uint64_t(1) << (log_n - 1), dst, log_n, uint64_t(1) << log_n, batch);
     }
-    double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(src, std::vector<Fp>(src.count(), Fp::from_canonical(5))); });
+    double ms = time_span(*exec, g,
+                          [&](PreparedPlan& p) { p.upload(src, std::vector<Fp>(src.count(), Fp::from_canonical(5))); });
     fmt::print("  ntt forward 42 x (2^21 zero-padded to 2^22): {:.3f} ms\n", ms);
     json += fmt::format(", \"ntt_42x2e22_ms\": {}", json_number(ms));
   }
   json += "}";
-  std::string path = common.json_file.empty() ? bench::default_result_path("kernel_bench", std::string(exec->name())) : common.json_file;
+  std::string path = common.json_file.empty() ? bench::default_result_path("kernel_bench", std::string(exec->name()))
+                                              : common.json_file;
   bench::write_result(path, "kernel_bench", std::string(exec->name()), exec->device_name(), json);
   fmt::print("results: {}\n", path);
   return 0;

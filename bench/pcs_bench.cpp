@@ -109,8 +109,9 @@ int main(int argc, char** argv) try {
   }
   const TraceCounters& c = last.counters;
   fmt::print("  run() wall time median {:.3f} ms\n", bench::median(wall));
-  fmt::print("  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, bytes down {}, peak device bytes {}\n",
-             c.dispatches, c.barriers, c.submissions, c.host_syncs, c.bytes_down, c.peak_device_bytes);
+  fmt::print(
+      "  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, bytes down {}, peak device bytes {}\n",
+      c.dispatches, c.barriers, c.submissions, c.host_syncs, c.bytes_down, c.peak_device_bytes);
   fmt::print("  proof size {} bytes; host verification {:.1f} ms: {}\n", bytes.size(), verify_ms,
              verdict.ok ? "accepted" : "REJECTED: " + verdict.reason);
   std::string json = fmt::format(
@@ -119,7 +120,8 @@ int main(int argc, char** argv) try {
       "\"proof_bytes\": {}, \"verify_ms\": {}, \"verified\": {}}}",
       log_height, width, runs, json_number(bench::median(wall)), spans_json, c.dispatches, c.barriers, c.submissions,
       c.host_syncs, c.peak_device_bytes, bytes.size(), json_number(verify_ms), verdict.ok);
-  std::string path = common.json_file.empty() ? bench::default_result_path("pcs_bench", std::string(exec->name())) : common.json_file;
+  std::string path =
+      common.json_file.empty() ? bench::default_result_path("pcs_bench", std::string(exec->name())) : common.json_file;
   bench::write_result(path, "pcs_bench", std::string(exec->name()), exec->device_name(), json);
   fmt::print("results: {}\n", path);
   if (!common.trace_file.empty()) write_chrome_trace_file(last, common.trace_file);

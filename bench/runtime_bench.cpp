@@ -29,7 +29,8 @@ Graph chain(uint32_t k) {
   Graph g;
   auto x = g.output<uint32_t>("x", k);
   g.dispatch<FillU32>("seed", {.out = x.slice(0, 1), .value = 7}, Grid{1});
-  for (uint32_t i = 1; i < k; ++i) g.dispatch<CopyU32>("step", {.src = x.slice(i - 1, 1), .dst = x.slice(i, 1)}, Grid{1});
+  for (uint32_t i = 1; i < k; ++i)
+    g.dispatch<CopyU32>("step", {.src = x.slice(i - 1, 1), .dst = x.slice(i, 1)}, Grid{1});
   return g;
 }
 
@@ -76,8 +77,8 @@ int main(int argc, char** argv) try {
     }
   }
   auto exec = make_executor(common.executor);
-  fmt::print("runtime_bench: executor {}, device {}, K = {}, median of {} runs\n\n", exec->name(), exec->device_name(), k,
-             runs);
+  fmt::print("runtime_bench: executor {}, device {}, K = {}, median of {} runs\n\n", exec->name(), exec->device_name(),
+             k, runs);
   Trace chain_trace;
   std::vector<Case> cases;
   Graph gc = chain(k), gi = independent(k);
@@ -93,7 +94,8 @@ int main(int argc, char** argv) try {
     const Case& c = cases[i];
     double per = 1000 * c.median_ms / k;
     fmt::print("{:<12} {:<8} {:>10} {:>11} {:>9} {:>11} {:>11.3f} {:>14.2f}\n", c.name, c.fused ? "fused" : "unfused",
-               c.counters.dispatches, c.counters.submissions, c.counters.barriers, c.counters.host_syncs, c.median_ms, per);
+               c.counters.dispatches, c.counters.submissions, c.counters.barriers, c.counters.host_syncs, c.median_ms,
+               per);
     json += fmt::format(
         "{}\n    {{\"case\": \"{}\", \"fused\": {}, \"dispatches\": {}, \"submissions\": {}, \"barriers\": {}, "
         "\"host_syncs\": {}, \"median_ms\": {}, \"us_per_dispatch\": {}}}",
@@ -102,9 +104,10 @@ int main(int argc, char** argv) try {
   }
   double chain_ratio = cases[1].median_ms / cases[0].median_ms, indep_ratio = cases[3].median_ms / cases[2].median_ms;
   fmt::print("\nunfused / fused time: chain {:.1f}x, independent {:.1f}x\n", chain_ratio, indep_ratio);
-  json += fmt::format("\n  ], \"unfused_over_fused\": {{\"chain\": {}, \"independent\": {}}}}}", json_number(chain_ratio),
-                      json_number(indep_ratio));
-  std::string path = common.json_file.empty() ? bench::default_result_path("runtime_bench", std::string(exec->name())) : common.json_file;
+  json += fmt::format("\n  ], \"unfused_over_fused\": {{\"chain\": {}, \"independent\": {}}}}}",
+                      json_number(chain_ratio), json_number(indep_ratio));
+  std::string path = common.json_file.empty() ? bench::default_result_path("runtime_bench", std::string(exec->name()))
+                                              : common.json_file;
   bench::write_result(path, "runtime_bench", std::string(exec->name()), exec->device_name(), json);
   fmt::print("results: {}\n", path);
   if (!common.trace_file.empty()) {

@@ -20,9 +20,10 @@ int main(int argc, char** argv) try {
   CommonArgs common;
   for (int i = 1; i < argc; ++i) {
     if (parse_common_arg(argc, argv, i, common)) continue;
-    fmt::print("usage: selfcheck\n  Prints the protocol.md 16.2 known-answer checks, host and device; exit status 1 on a "
-               "mismatch.\n{}",
-               common_args_help());
+    fmt::print(
+        "usage: selfcheck\n  Prints the protocol.md 16.2 known-answer checks, host and device; exit status 1 on a "
+        "mismatch.\n{}",
+        common_args_help());
     return std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ? 0 : 2;
   }
   auto t0 = std::chrono::steady_clock::now();
@@ -32,8 +33,10 @@ int main(int argc, char** argv) try {
   checks.insert(checks.end(), device.begin(), device.end());
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   int failed = 0;
-  fmt::print("vkstark self-check: known-answer values of protocol.md 16.2\n  host code, and device kernels on executor {} ({})\n\n",
-             exec->name(), exec->device_name());
+  fmt::print(
+      "vkstark self-check: known-answer values of protocol.md 16.2\n  host code, and device kernels on executor {} "
+      "({})\n\n",
+      exec->name(), exec->device_name());
   std::string json;
   for (const auto& c : checks) {
     fmt::print("  [{}] {}\n", c.ok() ? " ok " : "FAIL", c.name);

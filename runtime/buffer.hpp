@@ -37,7 +37,7 @@ struct ElementTraits<int32_t> {
 };
 
 template <class T>
-concept DeviceElement = std::is_trivially_copyable_v<T> && (sizeof(T) % 4 == 0) && requires {
+concept DeviceElement = std::is_trivially_copyable_v<T> &&(sizeof(T) % 4 == 0) && requires {
   { ElementTraits<T>::name } -> std::convertible_to<std::string_view>;
 };
 

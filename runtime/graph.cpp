@@ -6,19 +6,26 @@ namespace vkstark {
 
 std::string_view to_string(Lifetime l) {
   switch (l) {
-    case Lifetime::Input: return "Input";
-    case Lifetime::Output: return "Output";
-    case Lifetime::Persistent: return "Persistent";
-    case Lifetime::Transient: return "Transient";
+    case Lifetime::Input:
+      return "Input";
+    case Lifetime::Output:
+      return "Output";
+    case Lifetime::Persistent:
+      return "Persistent";
+    case Lifetime::Transient:
+      return "Transient";
   }
   return "?";
 }
 
 std::string_view to_string(Access a) {
   switch (a) {
-    case Access::Read: return "read";
-    case Access::Write: return "write";
-    case Access::ReadWrite: return "read-write";
+    case Access::Read:
+      return "read";
+    case Access::Write:
+      return "write";
+    case Access::ReadWrite:
+      return "read-write";
   }
   return "?";
 }
@@ -69,8 +76,8 @@ void Graph::host(std::string name, std::vector<Binding> accesses, std::function<
 
 void Graph::add_task(Task t) {
   if (t.name.empty()) throw GraphError("every task needs a name");
-  const std::string what =
-      t.kind == TaskKind::Dispatch ? fmt::format("task '{}' (kernel {})", t.name, t.kernel->name) : fmt::format("host task '{}'", t.name);
+  const std::string what = t.kind == TaskKind::Dispatch ? fmt::format("task '{}' (kernel {})", t.name, t.kernel->name)
+                                                        : fmt::format("host task '{}'", t.name);
   if (t.kind == TaskKind::Dispatch) {
     size_t words = kPushHeaderWords + 2 * t.bindings.size() + t.scalars.size();
     if (words * 4 > kMaxPushBytes)

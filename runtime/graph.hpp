@@ -73,8 +73,8 @@ enum class TaskKind : uint8_t { Dispatch, Host };
 struct Task {
   std::string name;
   TaskKind kind = TaskKind::Dispatch;
-  uint32_t span = 0;               // index into spans (0 = the graph's root span)
-  std::vector<Binding> bindings;   // declared accesses; for a dispatch, in binding order
+  uint32_t span = 0;              // index into spans (0 = the graph's root span)
+  std::vector<Binding> bindings;  // declared accesses; for a dispatch, in binding order
   // Dispatch only.
   const KernelInfo* kernel = nullptr;
   std::shared_ptr<const void> args;  // the kernel's Args, for the CPU body

@@ -38,7 +38,7 @@ template <DeviceElement T>
 struct In {
   View<T> view;
   In() = default;
-  In(View<T> v) : view(v) {}  // NOLINT(google-explicit-constructor)
+  In(View<T> v) : view(v) {}                 // NOLINT(google-explicit-constructor)
   In(const Buffer<T>& b) : view(b.all()) {}  // NOLINT
   static constexpr Access access = Access::Read;
   using element = T;
@@ -47,7 +47,7 @@ template <DeviceElement T>
 struct Out {
   View<T> view;
   Out() = default;
-  Out(View<T> v) : view(v) {}  // NOLINT
+  Out(View<T> v) : view(v) {}                 // NOLINT
   Out(const Buffer<T>& b) : view(b.all()) {}  // NOLINT
   static constexpr Access access = Access::Write;
   using element = T;
@@ -56,7 +56,7 @@ template <DeviceElement T>
 struct InOut {
   View<T> view;
   InOut() = default;
-  InOut(View<T> v) : view(v) {}  // NOLINT
+  InOut(View<T> v) : view(v) {}                 // NOLINT
   InOut(const Buffer<T>& b) : view(b.all()) {}  // NOLINT
   static constexpr Access access = Access::ReadWrite;
   using element = T;
@@ -75,7 +75,7 @@ inline constexpr bool is_param_v = is_param<std::remove_cvref_t<P>>::value;
 
 // A scalar kernel argument: trivially copyable, whole 32-bit words (u32, Fp, ...).
 template <class S>
-concept Scalar = std::is_trivially_copyable_v<S> && (sizeof(S) % 4 == 0) && !is_param_v<S>;
+concept Scalar = std::is_trivially_copyable_v<S> &&(sizeof(S) % 4 == 0) && !is_param_v<S>;
 
 // Number of invocations of a dispatch. x is the main (1-D) index space; y is a second dimension
 // (rows, batch) mapped to workgroup z on Vulkan. Kernels guard with `if (i >= grid.x) return`.

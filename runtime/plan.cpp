@@ -9,18 +9,24 @@ namespace vkstark {
 
 std::string_view to_string(BarrierKind k) {
   switch (k) {
-    case BarrierKind::None: return "none";
-    case BarrierKind::Execution: return "execution";
-    case BarrierKind::Memory: return "memory";
+    case BarrierKind::None:
+      return "none";
+    case BarrierKind::Execution:
+      return "execution";
+    case BarrierKind::Memory:
+      return "memory";
   }
   return "?";
 }
 
 std::string_view to_string(HazardKind k) {
   switch (k) {
-    case HazardKind::ReadAfterWrite: return "read-after-write";
-    case HazardKind::WriteAfterWrite: return "write-after-write";
-    case HazardKind::WriteAfterRead: return "write-after-read";
+    case HazardKind::ReadAfterWrite:
+      return "read-after-write";
+    case HazardKind::WriteAfterWrite:
+      return "write-after-write";
+    case HazardKind::WriteAfterRead:
+      return "write-after-read";
   }
   return "?";
 }

@@ -49,19 +49,23 @@ void write_chrome_trace_file(const Trace& trace, const std::string& path) {
 }
 
 void PreparedPlan::check_transfer(BufferId id, TypeTag type, uint64_t count, bool up) const {
-  if (id >= plan_.buffers.size()) throw InputError(fmt::format("{}: the buffer is not part of this plan", up ? "upload" : "download"));
+  if (id >= plan_.buffers.size())
+    throw InputError(fmt::format("{}: the buffer is not part of this plan", up ? "upload" : "download"));
   const BufferDesc& b = plan_.buffers[id];
   if (b.type != type)
-    throw InputError(fmt::format("{} of buffer '{}': it holds {}, not {}", up ? "upload" : "download", b.name, b.type.name, type.name));
+    throw InputError(fmt::format("{} of buffer '{}': it holds {}, not {}", up ? "upload" : "download", b.name,
+                                 b.type.name, type.name));
   if (up) {
     if (b.lifetime != Lifetime::Input && b.lifetime != Lifetime::Persistent)
       throw InputError(fmt::format("upload to buffer '{}': only Input and Persistent buffers take uploads, it is {}",
                                    b.name, to_string(b.lifetime)));
     if (count != b.count)
-      throw InputError(fmt::format("upload to buffer '{}': {} elements given, the buffer has {}", b.name, count, b.count));
+      throw InputError(
+          fmt::format("upload to buffer '{}': {} elements given, the buffer has {}", b.name, count, b.count));
   } else if (b.lifetime != Lifetime::Output && b.lifetime != Lifetime::Persistent) {
-    throw InputError(fmt::format("download of buffer '{}': only Output and Persistent buffers can be downloaded, it is {}",
-                                 b.name, to_string(b.lifetime)));
+    throw InputError(
+        fmt::format("download of buffer '{}': only Output and Persistent buffers can be downloaded, it is {}", b.name,
+                    to_string(b.lifetime)));
   }
 }
 

@@ -18,8 +18,8 @@ struct TraceCounters {
   uint64_t submissions = 0;  // command-buffer submissions (CPU executor: task groups run as one)
   uint64_t host_syncs = 0;   // host waits for the device
   uint64_t host_tasks = 0;
-  uint64_t bytes_up = 0;     // host -> executor memory
-  uint64_t bytes_down = 0;   // executor memory -> host
+  uint64_t bytes_up = 0;    // host -> executor memory
+  uint64_t bytes_down = 0;  // executor memory -> host
   uint64_t peak_device_bytes = 0;
 };
 
@@ -30,7 +30,7 @@ struct TraceSpan {
   double host_start_ms = 0;  // relative to the start of the run
   double host_ms = 0;        // host wall time inside the span (Vulkan: recording, submitting, waiting)
   double device_start_ms = -1;
-  double device_ms = -1;     // time the device spent between the span's edges; -1 if not measured
+  double device_ms = -1;  // time the device spent between the span's edges; -1 if not measured
   uint64_t dispatches = 0;
   uint64_t barriers = 0;
   uint64_t submissions = 0;  // submissions holding at least one task of the span

@@ -19,11 +19,14 @@ void write_chrome_trace(const Trace& t, std::ostream& os) {
   for (const TraceSpan& s : t.spans) {
     std::string args = fmt::format("{{\"path\": {}, \"dispatches\": {}, \"barriers\": {}, \"submissions\": {}}}",
                                    json_string(s.path), s.dispatches, s.barriers, s.submissions);
-    os << fmt::format(",\n  {{\"name\": {}, \"cat\": \"host\", \"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": {}, \"dur\": {}, \"args\": {}}}",
-                      json_string(s.name), json_number(s.host_start_ms * 1000), json_number(s.host_ms * 1000), args);
+    os << fmt::format(
+        ",\n  {{\"name\": {}, \"cat\": \"host\", \"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": {}, \"dur\": {}, "
+        "\"args\": {}}}",
+        json_string(s.name), json_number(s.host_start_ms * 1000), json_number(s.host_ms * 1000), args);
     if (s.device_ms >= 0)
       os << fmt::format(
-          ",\n  {{\"name\": {}, \"cat\": \"device\", \"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"ts\": {}, \"dur\": {}, \"args\": {}}}",
+          ",\n  {{\"name\": {}, \"cat\": \"device\", \"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"ts\": {}, \"dur\": {}, "
+          "\"args\": {}}}",
           json_string(s.name), json_number(s.device_start_ms * 1000), json_number(s.device_ms * 1000), args);
   }
   os << "\n]}\n";

@@ -11,12 +11,14 @@ namespace vkstark {
 void write_json(const Trace& t, std::ostream& os) {
   const TraceCounters& c = t.counters;
   os << "{\n";
-  os << fmt::format("  \"executor\": {},\n  \"device\": {},\n  \"runs\": {},\n  \"host_ms\": {},\n", json_string(t.executor),
-                    json_string(t.device), t.runs, json_number(t.total_host_ms));
+  os << fmt::format("  \"executor\": {},\n  \"device\": {},\n  \"runs\": {},\n  \"host_ms\": {},\n",
+                    json_string(t.executor), json_string(t.device), t.runs, json_number(t.total_host_ms));
   os << fmt::format(
-      "  \"counters\": {{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, \"host_tasks\": "
+      "  \"counters\": {{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, "
+      "\"host_tasks\": "
       "{}, \"bytes_up\": {}, \"bytes_down\": {}, \"peak_device_bytes\": {}}},\n",
-      c.dispatches, c.barriers, c.submissions, c.host_syncs, c.host_tasks, c.bytes_up, c.bytes_down, c.peak_device_bytes);
+      c.dispatches, c.barriers, c.submissions, c.host_syncs, c.host_tasks, c.bytes_up, c.bytes_down,
+      c.peak_device_bytes);
   os << "  \"spans\": [";
   for (size_t i = 0; i < t.spans.size(); ++i) {
     const TraceSpan& s = t.spans[i];
@@ -24,8 +26,8 @@ void write_json(const Trace& t, std::ostream& os) {
     os << fmt::format(
         "{{\"name\": {}, \"path\": {}, \"host_ms\": {}, \"device_ms\": {}, \"dispatches\": {}, \"barriers\": {}, "
         "\"submissions\": {}}}",
-        json_string(s.name), json_string(s.path), json_number(s.host_ms), s.device_ms < 0 ? "null" : json_number(s.device_ms),
-        s.dispatches, s.barriers, s.submissions);
+        json_string(s.name), json_string(s.path), json_number(s.host_ms),
+        s.device_ms < 0 ? "null" : json_number(s.device_ms), s.dispatches, s.barriers, s.submissions);
   }
   os << "\n  ]\n}\n";
 }

@@ -30,7 +30,8 @@ void write_summary(const Trace& t, std::ostream& os) {
   os << fmt::format(
       "  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, host tasks {}, bytes up {}, bytes down "
       "{}, peak device bytes {}\n",
-      c.dispatches, c.barriers, c.submissions, c.host_syncs, c.host_tasks, c.bytes_up, c.bytes_down, c.peak_device_bytes);
+      c.dispatches, c.barriers, c.submissions, c.host_syncs, c.host_tasks, c.bytes_up, c.bytes_down,
+      c.peak_device_bytes);
 }
 
 }  // namespace vkstark

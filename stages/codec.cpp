@@ -17,8 +17,8 @@ void ByteWriter::usize(uint64_t v) {
 
 void ByteReader::need(size_t n, std::string_view what) const {
   if (bytes_.size() - pos_ < n)
-    throw InputError(fmt::format("truncated proof: {} needs {} bytes at offset {}, {} left", what, n, pos_,
-                                 bytes_.size() - pos_));
+    throw InputError(
+        fmt::format("truncated proof: {} needs {} bytes at offset {}, {} left", what, n, pos_, bytes_.size() - pos_));
 }
 
 uint32_t ByteReader::u32(std::string_view what) {

@@ -24,7 +24,8 @@ WhirConfig WhirConfig::derive(uint32_t log_blowup, uint32_t log_stacked_height, 
   c.folding_pow_bits = folding_pow_bits;
   c.proximity = proximity;
   const double protocol_security = security_bits > query_phase_pow_bits ? security_bits - query_phase_pow_bits : 0;
-  const uint32_t span = log_stacked_height > log_final_poly_len_requested ? log_stacked_height - log_final_poly_len_requested : 0;
+  const uint32_t span =
+      log_stacked_height > log_final_poly_len_requested ? log_stacked_height - log_final_poly_len_requested : 0;
   const uint32_t num_rounds = (span + k - 1) / k;
   uint32_t log_inv_rate = log_blowup;
   for (uint32_t round = 0; round < num_rounds; ++round) {
@@ -46,7 +47,8 @@ WhirConfig WhirConfig::derive(uint32_t log_blowup, uint32_t log_stacked_height, 
 uint32_t SystemParams::log_final_poly_len() const {
   uint32_t folded = num_whir_sumcheck_rounds();
   if (folded > log_stacked_height())
-    throw InputError(fmt::format("WHIR folds {} variables but the stacked height has only {}", folded, log_stacked_height()));
+    throw InputError(
+        fmt::format("WHIR folds {} variables but the stacked height has only {}", folded, log_stacked_height()));
   return log_stacked_height() - folded;
 }
 
@@ -61,7 +63,8 @@ void SystemParams::validate() const {
   (void)log_final_poly_len();
   for (size_t i = 0; i < whir.rounds.size(); ++i) {
     const uint32_t log_rs = log_stacked_height() + log_blowup - static_cast<uint32_t>(i);
-    if (whir.k > log_rs) throw InputError(fmt::format("WHIR round {}: k = {} exceeds the codeword log size {}", i, whir.k, log_rs));
+    if (whir.k > log_rs)
+      throw InputError(fmt::format("WHIR round {}: k = {} exceeds the codeword log size {}", i, whir.k, log_rs));
   }
 }
 

@@ -5,7 +5,8 @@
 namespace vkstark {
 
 uint64_t ProofLayout::reserve(std::string name, uint64_t align_words, uint64_t words) {
-  if (buffer_.valid()) throw GraphError(fmt::format("proof region '{}' added after the proof buffer was created", name));
+  if (buffer_.valid())
+    throw GraphError(fmt::format("proof region '{}' added after the proof buffer was created", name));
   uint64_t offset = (total_ + align_words - 1) / align_words * align_words;
   entries_.push_back({std::move(name), offset, words});
   total_ = offset + words;

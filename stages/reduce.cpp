@@ -10,8 +10,8 @@ namespace vkstark {
 
 void add_sum_reduce(Graph& g, const std::string& name, View<Fp4> in, uint64_t n, uint32_t width, View<Fp4> out) {
   if (in.count < n * width || out.count != width)
-    throw GraphError(fmt::format("reduction '{}': {} groups of {} need {} inputs (have {}) and {} outputs (have {})", name,
-                                 n, width, n * width, in.count, width, out.count));
+    throw GraphError(fmt::format("reduction '{}': {} groups of {} need {} inputs (have {}) and {} outputs (have {})",
+                                 name, n, width, n * width, in.count, width, out.count));
   View<Fp4> cur = in;
   for (uint32_t stage = 0;; ++stage) {
     const uint64_t groups = (n + kReduceFanIn - 1) / kReduceFanIn;

@@ -23,8 +23,8 @@ std::vector<kat::Check> device_known_answer_checks(Executor& exec) {
   auto input = g.input<Fp>("input", 16 + 11);  // [0..15] for the permutation; 1, 2, 3, 0..7 to observe
   auto perms = g.output<Fp>("perms", 32);
   g.dispatch<FillU32>("zero", {.out = perms.slice(16, 16).bitcast<uint32_t>(), .value = 0}, Grid{16});
-  g.dispatch<CopyU32>("iota", {.src = input.slice(0, 16).bitcast<uint32_t>(), .dst = perms.slice(0, 16).bitcast<uint32_t>()},
-                      Grid{16});
+  g.dispatch<CopyU32>(
+      "iota", {.src = input.slice(0, 16).bitcast<uint32_t>(), .dst = perms.slice(0, 16).bitcast<uint32_t>()}, Grid{16});
   g.dispatch<Poseidon2Permute>("permute", {.states = perms}, Grid{2});
   auto fresh = g.output<Fp>("fresh", 4);
   auto ten = g.output<Fp>("ten", 10);
@@ -53,7 +53,8 @@ std::vector<kat::Check> device_known_answer_checks(Executor& exec) {
   out.push_back({"device sponge: fresh, sample_ext", vec(kat::SPONGE_FRESH_4), canon(p->download(fresh))});
   out.push_back({"device sponge: observe 1,2,3 then 10 samples", vec(kat::SPONGE_123_10), canon(p->download(ten))});
   out.push_back({"device sponge: observe 0..7 then 2 samples", vec(kat::SPONGE_0_TO_7_2), canon(p->download(two))});
-  out.push_back({"device PoW: smallest 8-bit witness, next sample", {kat::POW8_WITNESS, kat::POW8_NEXT_SAMPLE},
+  out.push_back({"device PoW: smallest 8-bit witness, next sample",
+                 {kat::POW8_WITNESS, kat::POW8_NEXT_SAMPLE},
                  canon(p->download(pow))});
   return out;
 }

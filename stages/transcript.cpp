@@ -33,7 +33,8 @@ void DeviceTranscript::sample(View<Fp> out) {
 
 void DeviceTranscript::sample_bits(View<uint32_t> out, uint32_t bits) {
   if (bits > DuplexSponge::MAX_SAMPLE_BITS)
-    throw InputError(fmt::format("sample_bits({}): at most {} bits fit in one sample", bits, DuplexSponge::MAX_SAMPLE_BITS));
+    throw InputError(
+        fmt::format("sample_bits({}): at most {} bits fit in one sample", bits, DuplexSponge::MAX_SAMPLE_BITS));
   g_.dispatch<TranscriptSampleBits>("transcript.sample_bits", {.t = state_, .out = out, .bits = bits}, Grid{1});
 }
 

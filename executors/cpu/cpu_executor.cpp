@@ -72,8 +72,8 @@ class CpuPrepared final : public PreparedPlan {
 
   CpuExecutor& exec_;
   Block arena_;
-  std::vector<Block> own_;          // per buffer (Input/Output), empty for others
-  std::vector<std::byte*> bases_;   // per buffer
+  std::vector<Block> own_;         // per buffer (Input/Output), empty for others
+  std::vector<std::byte*> bases_;  // per buffer
   std::vector<bool> uploaded_;
   uint64_t pending_up_ = 0;
   uint64_t allocated_ = 0;
@@ -95,7 +95,9 @@ class CpuExecutor final : public Executor {
     l.unified_memory = true;
     return l;
   }
-  std::unique_ptr<PreparedPlan> prepare(const Plan& plan) override { return std::make_unique<CpuPrepared>(plan, *this); }
+  std::unique_ptr<PreparedPlan> prepare(const Plan& plan) override {
+    return std::make_unique<CpuPrepared>(plan, *this);
+  }
 
   // Persistent buffers, by name; created on first use and kept for the executor's lifetime.
   Block& persistent(const BufferDesc& b) { return persistent_entry(b).block; }
@@ -111,7 +113,8 @@ class CpuExecutor final : public Executor {
   };
   Persistent& persistent_entry(const BufferDesc& b) {
     auto it = persistent_.find(b.name);
-    if (it == persistent_.end()) return persistent_.emplace(b.name, Persistent{b.type, b.count, Block(b.bytes())}).first->second;
+    if (it == persistent_.end())
+      return persistent_.emplace(b.name, Persistent{b.type, b.count, Block(b.bytes())}).first->second;
     if (it->second.type != b.type || it->second.count != b.count)
       throw InputError(fmt::format("Persistent buffer '{}' was created as {} x {}, now declared as {} x {}", b.name,
                                    it->second.count, it->second.type.name, b.count, b.type.name));
@@ -203,7 +206,8 @@ void CpuPrepared::run_dispatch(uint32_t task) {
   } catch (const std::exception& e) {
     throw ExecutionError(fmt::format("task '{}' (kernel {}) failed: {}", t.name, t.kernel->name, e.what()));
   } catch (...) {
-    throw ExecutionError(fmt::format("task '{}' (kernel {}) failed with a non-standard exception", t.name, t.kernel->name));
+    throw ExecutionError(
+        fmt::format("task '{}' (kernel {}) failed with a non-standard exception", t.name, t.kernel->name));
   }
 }
 
@@ -282,7 +286,8 @@ void CpuPrepared::run(Trace& trace) {
     const BufferDesc& b = plan_.buffers[id];
     if (b.lifetime != Lifetime::Persistent) continue;
     if (plan_.read_before_written(id) && !exec_.persistent_written(b))
-      throw InputError(fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)", b.name));
+      throw InputError(
+          fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)", b.name));
     if (plan_.memory.first_use[id] >= 0) exec_.persistent_written(b) = true;
   }
   trace.begin_run(plan_, std::string(exec_.name()), exec_.device_name());

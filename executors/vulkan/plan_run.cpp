@@ -33,8 +33,9 @@ void VulkanPreparedPlan::check_inputs() const {
     PersistentBuffer* p = loc_[id].persistent;
     if (p == nullptr) continue;
     if (plan_.read_before_written(id) && !p->written)
-      throw InputError(fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)",
-                                   plan_.buffers[id].name));
+      throw InputError(
+          fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)",
+                      plan_.buffers[id].name));
     if (plan_.memory.first_use[id] >= 0) p->written = true;
   }
 }

@@ -9,8 +9,8 @@ namespace vkstark {
 
 void FillU32::cpu(const Args& a, const CpuContext& ctx) {
   auto out = ctx.span(a.out);
-  cpu::for_each_chunk(ctx.grid().x, [&](uint64_t b, uint64_t e) { std::fill(out.begin() + b, out.begin() + e, a.value); },
-                      1 << 16);
+  cpu::for_each_chunk(
+      ctx.grid().x, [&](uint64_t b, uint64_t e) { std::fill(out.begin() + b, out.begin() + e, a.value); }, 1 << 16);
 }
 
 void CopyU32::cpu(const Args& a, const CpuContext& ctx) {

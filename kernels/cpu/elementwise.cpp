@@ -22,8 +22,12 @@ void scale(const Args& a, const CpuContext& ctx) {
 }
 }  // namespace
 
-void FpAdd::cpu(const Args& a, const CpuContext& ctx) { binary(a, ctx, [](Fp x, Fp y) { return x + y; }); }
-void FpMul::cpu(const Args& a, const CpuContext& ctx) { binary(a, ctx, [](Fp x, Fp y) { return x * y; }); }
+void FpAdd::cpu(const Args& a, const CpuContext& ctx) {
+  binary(a, ctx, [](Fp x, Fp y) { return x + y; });
+}
+void FpMul::cpu(const Args& a, const CpuContext& ctx) {
+  binary(a, ctx, [](Fp x, Fp y) { return x * y; });
+}
 void FpScale::cpu(const Args& a, const CpuContext& ctx) { scale(a, ctx); }
 void Fp4Add::cpu(const Args& a, const CpuContext& ctx) {
   binary(a, ctx, [](const Fp4& x, const Fp4& y) { return x + y; });

@@ -13,52 +13,58 @@ constexpr uint64_t kBatch = 16;  // states per SIMD batch (AVX-512 width)
 
 void Poseidon2Permute::cpu(const Args& a, const CpuContext& ctx) {
   auto* states = reinterpret_cast<Poseidon2State*>(ctx.span(a.states).data());
-  cpu::for_each_chunk(ctx.grid().x, [&](uint64_t b, uint64_t e) {
-    poseidon2_permute_batch(std::span<Poseidon2State>(states + b, e - b));
-  }, 1024);
+  cpu::for_each_chunk(
+      ctx.grid().x,
+      [&](uint64_t b, uint64_t e) { poseidon2_permute_batch(std::span<Poseidon2State>(states + b, e - b)); }, 1024);
 }
 
 void HashRows::cpu(const Args& a, const CpuContext& ctx) {
   auto m = ctx.span(a.matrix);
   auto out = ctx.span(a.out);
   const uint64_t width = a.width, rs = a.row_stride, cs = a.col_stride;
-  cpu::for_each_chunk(ctx.grid().x, [&](uint64_t b, uint64_t e) {
-    for (uint64_t r0 = b; r0 < e; r0 += kBatch) {
-      const uint64_t n = std::min(kBatch, e - r0);
-      Poseidon2State states[kBatch] = {};
-      // hash_slice: overwrite the first positions with each block of up to 8 values, permute.
-      for (uint64_t c0 = 0; c0 < width; c0 += SPONGE_RATE) {
-        const uint64_t len = std::min<uint64_t>(SPONGE_RATE, width - c0);
-        for (uint64_t k = 0; k < n; ++k)
-          for (uint64_t j = 0; j < len; ++j) states[k][j] = m[(r0 + k) * rs + (c0 + j) * cs];
-        poseidon2_permute_batch(std::span<Poseidon2State>(states, n));
-      }
-      for (uint64_t k = 0; k < n; ++k)
-        for (int j = 0; j < DIGEST_SIZE; ++j) out[r0 + k][j] = states[k][j];
-    }
-  }, 256);
+  cpu::for_each_chunk(
+      ctx.grid().x,
+      [&](uint64_t b, uint64_t e) {
+        for (uint64_t r0 = b; r0 < e; r0 += kBatch) {
+          const uint64_t n = std::min(kBatch, e - r0);
+          Poseidon2State states[kBatch] = {};
+          // hash_slice: overwrite the first positions with each block of up to 8 values, permute.
+          for (uint64_t c0 = 0; c0 < width; c0 += SPONGE_RATE) {
+            const uint64_t len = std::min<uint64_t>(SPONGE_RATE, width - c0);
+            for (uint64_t k = 0; k < n; ++k)
+              for (uint64_t j = 0; j < len; ++j) states[k][j] = m[(r0 + k) * rs + (c0 + j) * cs];
+            poseidon2_permute_batch(std::span<Poseidon2State>(states, n));
+          }
+          for (uint64_t k = 0; k < n; ++k)
+            for (int j = 0; j < DIGEST_SIZE; ++j) out[r0 + k][j] = states[k][j];
+        }
+      },
+      256);
 }
 
 void MerkleCompressLayer::cpu(const Args& a, const CpuContext& ctx) {
   auto in = ctx.span(a.in);
   auto out = ctx.span(a.out);
   const uint64_t s = a.stride;
-  cpu::for_each_chunk(ctx.grid().x, [&](uint64_t b, uint64_t e) {
-    for (uint64_t i0 = b; i0 < e; i0 += kBatch) {
-      const uint64_t n = std::min(kBatch, e - i0);
-      Poseidon2State states[kBatch];
-      for (uint64_t k = 0; k < n; ++k) {
-        const uint64_t i = i0 + k, left = 2 * (i / s) * s + i % s, right = left + s;
-        for (int j = 0; j < DIGEST_SIZE; ++j) {
-          states[k][j] = in[left][j];
-          states[k][DIGEST_SIZE + j] = in[right][j];
+  cpu::for_each_chunk(
+      ctx.grid().x,
+      [&](uint64_t b, uint64_t e) {
+        for (uint64_t i0 = b; i0 < e; i0 += kBatch) {
+          const uint64_t n = std::min(kBatch, e - i0);
+          Poseidon2State states[kBatch];
+          for (uint64_t k = 0; k < n; ++k) {
+            const uint64_t i = i0 + k, left = 2 * (i / s) * s + i % s, right = left + s;
+            for (int j = 0; j < DIGEST_SIZE; ++j) {
+              states[k][j] = in[left][j];
+              states[k][DIGEST_SIZE + j] = in[right][j];
+            }
+          }
+          poseidon2_permute_batch(std::span<Poseidon2State>(states, n));
+          for (uint64_t k = 0; k < n; ++k)
+            for (int j = 0; j < DIGEST_SIZE; ++j) out[i0 + k][j] = states[k][j];
         }
-      }
-      poseidon2_permute_batch(std::span<Poseidon2State>(states, n));
-      for (uint64_t k = 0; k < n; ++k)
-        for (int j = 0; j < DIGEST_SIZE; ++j) out[i0 + k][j] = states[k][j];
-    }
-  }, 256);
+      },
+      256);
 }
 
 }  // namespace vkstark

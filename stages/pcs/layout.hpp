@@ -14,8 +14,8 @@ struct MatrixShape {
 };
 
 struct StackedSlice {
-  uint32_t matrix = 0;      // index into the shapes given to StackedLayout
-  uint32_t column = 0;      // column of that matrix
+  uint32_t matrix = 0;  // index into the shapes given to StackedLayout
+  uint32_t column = 0;  // column of that matrix
   uint32_t stacked_col = 0;
   uint64_t row_start = 0;
   uint32_t log_height = 0;  // of the matrix

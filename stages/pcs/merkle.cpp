@@ -19,7 +19,10 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView
   t.nodes = g.transient<Digest>(name + ".nodes", 2 * leaves - 1);
   auto hash_rows = [&](View<Digest> out) {
     g.dispatch<HashRows>(name + ".rows",
-                         {.matrix = m.data, .out = out, .width = m.width, .row_stride = uint32_t(m.row_stride),
+                         {.matrix = m.data,
+                          .out = out,
+                          .width = m.width,
+                          .row_stride = uint32_t(m.row_stride),
                           .col_stride = uint32_t(m.col_stride)},
                          Grid{uint32_t(rows)});
   };
@@ -40,9 +43,9 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView
   uint64_t offset = 0;
   for (uint32_t d = 0; (leaves >> d) > 1; ++d) {
     const uint64_t n = leaves >> d;
-    g.dispatch<MerkleCompressLayer>(fmt::format("{}.layer{}", name, d),
-                                    {.in = t.nodes.slice(offset, n), .out = t.nodes.slice(offset + n, n / 2), .stride = 1},
-                                    Grid{uint32_t(n / 2)});
+    g.dispatch<MerkleCompressLayer>(
+        fmt::format("{}.layer{}", name, d),
+        {.in = t.nodes.slice(offset, n), .out = t.nodes.slice(offset + n, n / 2), .stride = 1}, Grid{uint32_t(n / 2)});
     offset += n;
   }
   return t;
@@ -52,19 +55,25 @@ void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, cons
                  View<Fp> rows_out, View<Digest> paths_out) {
   const uint32_t q = static_cast<uint32_t>(idx.count), group = 1u << tree.k;
   if (rows_out.count != uint64_t(q) * group * m.width || paths_out.count != uint64_t(q) * tree.depth())
-    throw GraphError(fmt::format("Merkle opening '{}': output views hold {} values and {} digests, {} and {} needed", name,
-                                 rows_out.count, paths_out.count, uint64_t(q) * group * m.width, uint64_t(q) * tree.depth()));
+    throw GraphError(fmt::format("Merkle opening '{}': output views hold {} values and {} digests, {} and {} needed",
+                                 name, rows_out.count, paths_out.count, uint64_t(q) * group * m.width,
+                                 uint64_t(q) * tree.depth()));
   if (q == 0) return;
   g.dispatch<GatherRows>(name + ".rows",
-                         {.idx = idx, .matrix = m.data, .out = rows_out, .width = m.width, .rows_per_query = group,
-                          .query_stride = uint32_t(tree.query_stride()), .row_stride = uint32_t(m.row_stride),
+                         {.idx = idx,
+                          .matrix = m.data,
+                          .out = rows_out,
+                          .width = m.width,
+                          .rows_per_query = group,
+                          .query_stride = uint32_t(tree.query_stride()),
+                          .row_stride = uint32_t(m.row_stride),
                           .col_stride = uint32_t(m.col_stride)},
                          Grid{q * group});
   if (tree.depth() > 0)
-    g.dispatch<GatherPaths>(name + ".paths",
-                            {.idx = idx, .tree = tree.nodes, .out = paths_out, .depth = tree.depth(),
-                             .leaves = uint32_t(tree.leaves())},
-                            Grid{q});
+    g.dispatch<GatherPaths>(
+        name + ".paths",
+        {.idx = idx, .tree = tree.nodes, .out = paths_out, .depth = tree.depth(), .leaves = uint32_t(tree.leaves())},
+        Grid{q});
 }
 
 Digest leaf_group_digest(std::span<const Digest> row_digests) {

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "kernels/hash/hash.hpp"
-#include "stages/pcs/merkle_verify.hpp"
 #include "kernels/types.hpp"
 #include "runtime/graph.hpp"
+#include "stages/pcs/merkle_verify.hpp"
 
 namespace vkstark {
 

@@ -27,10 +27,9 @@ void add_column_openings(Graph& g, const StackedCommitment& c, View<Fp4> eq, Vie
   const uint64_t rows = uint64_t(1) << c.log_message();
   const uint32_t parts = partial_count(rows * width) / std::max<uint32_t>(1, width) + 1;
   View<Fp4> partials = g.transient<Fp4>(name + ".partials", uint64_t(parts) * width).all();
-  g.dispatch<MleEvalColumnsPartials>(name,
-                                     {.matrix = c.message, .eq = eq, .partials = partials, .rows = uint32_t(rows),
-                                      .col_stride = uint32_t(rows)},
-                                     Grid{parts, width});
+  g.dispatch<MleEvalColumnsPartials>(
+      name, {.matrix = c.message, .eq = eq, .partials = partials, .rows = uint32_t(rows), .col_stride = uint32_t(rows)},
+      Grid{parts, width});
   add_sum_reduce(g, name, partials, parts, width, out);
 }
 }  // namespace
@@ -47,7 +46,8 @@ PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<
     widths.push_back(StackedLayout(shapes, params.l_skip, params.n_stack).stacked_width());
   }
   pg.shape = WhirShape::from(params, widths);
-  for (size_t c = 0; c < commitments.size(); ++c) pg.roots.push_back(pg.layout.add<Digest>(fmt::format("root.{}", c), 1));
+  for (size_t c = 0; c < commitments.size(); ++c)
+    pg.roots.push_back(pg.layout.add<Digest>(fmt::format("root.{}", c), 1));
   pg.point = pg.layout.add<Fp4>("point", 1 + params.n_stack);
   pg.openings = pg.layout.add<Fp4>("openings", pg.shape.total_width());
   pg.whir = WhirRegions::reserve(pg.layout, pg.shape);
@@ -63,7 +63,8 @@ PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<
   for (size_t c = 0; c < commitments.size(); ++c) {
     View<Digest> root = pg.layout.view(pg.roots[c]);
     g.dispatch<CopyU32>(fmt::format("root{}", c),
-                        {.src = pg.commitments[c].root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()}, Grid{8});
+                        {.src = pg.commitments[c].root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()},
+                        Grid{8});
     t.observe_commit(root);
   }
   View<Fp4> u = pg.layout.view(pg.point);
@@ -104,9 +105,11 @@ PcsProof PcsProofGraph::decode(std::span<const uint32_t> words) const {
 
 VerifyResult verify_pcs_proof(const PcsProof& proof, const std::vector<uint32_t>& widths, const SystemParams& params) {
   if (proof.roots.size() != widths.size())
-    return VerifyResult::reject(fmt::format("PCS proof has {} roots for {} commitments", proof.roots.size(), widths.size()));
+    return VerifyResult::reject(
+        fmt::format("PCS proof has {} roots for {} commitments", proof.roots.size(), widths.size()));
   if (proof.point.size() != 1 + params.n_stack)
-    return VerifyResult::reject(fmt::format("PCS proof point has {} coordinates, expected {}", proof.point.size(), 1 + params.n_stack));
+    return VerifyResult::reject(
+        fmt::format("PCS proof point has {} coordinates, expected {}", proof.point.size(), 1 + params.n_stack));
   DuplexSponge t;
   for (const Digest& r : proof.roots) t.observe_commit(r);
   for (const Fp4& u : proof.point)

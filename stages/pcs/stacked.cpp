@@ -33,23 +33,29 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   const uint32_t log_cw = m + params.log_blowup;
   if (width == 0) throw InputError(fmt::format("commitment '{}' has no columns", name));
   if (log_cw > ntt.max_log_n())
-    throw InputError(fmt::format("commitment '{}': codeword 2^{} exceeds the NTT size 2^{}", name, log_cw, ntt.max_log_n()));
+    throw InputError(
+        fmt::format("commitment '{}': codeword 2^{} exceeds the NTT size 2^{}", name, log_cw, ntt.max_log_n()));
   const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << log_cw;
   Buffer<Fp> message = g.transient<Fp>(name + ".message", width * h);
   Buffer<Fp> codeword = g.transient<Fp>(name + ".codeword", width * n);
   {
     auto rs = g.span("rs_code_matrix");
     // Stacked matrix (zeros where no trace lands), then per 2^l chunk its RS message, in place.
-    g.dispatch<FillU32>(name + ".zero", {.out = message.all().bitcast<uint32_t>(), .value = 0}, Grid{uint32_t(width * h)});
+    g.dispatch<FillU32>(name + ".zero", {.out = message.all().bitcast<uint32_t>(), .value = 0},
+                        Grid{uint32_t(width * h)});
     for (uint32_t i = 0; i < traces.size(); ++i) {
       const TraceView& t = traces[i];
       if (t.width == 0) continue;
       const uint64_t start = layout.global_start(i);
       g.dispatch<StackColumns>(fmt::format("{}.stack{}", name, i),
-                               {.src = t.data, .dst = message,
-                                .log_slice = std::max(t.log_height, l), .log_stride = l > t.log_height ? l - t.log_height : 0,
-                                .log_stacked_height = m, .start_col = uint32_t(start >> m),
-                                .start_row = uint32_t(start & (h - 1)), .dst_col_stride = uint32_t(h)},
+                               {.src = t.data,
+                                .dst = message,
+                                .log_slice = std::max(t.log_height, l),
+                                .log_stride = l > t.log_height ? l - t.log_height : 0,
+                                .log_stacked_height = m,
+                                .start_col = uint32_t(start >> m),
+                                .start_row = uint32_t(start & (h - 1)),
+                                .dst_col_stride = uint32_t(h)},
                                Grid{1u << t.log_height, t.width});
     }
     add_rs_message(g, message, l, h, h, width, name + ".rs_message");

@@ -39,7 +39,8 @@ WhirRegions WhirRegions::reserve(ProofLayout& layout, const WhirShape& s) {
         layout.add<Digest>(fmt::format("whir.initial_paths.{}", c), uint64_t(s.num_queries[0]) * s.merkle_depth(0)));
   }
   for (uint32_t i = 1; i < R; ++i) {
-    r.codeword_values.push_back(layout.add<Fp4>(fmt::format("whir.codeword_values.{}", i), uint64_t(s.num_queries[i]) * group));
+    r.codeword_values.push_back(
+        layout.add<Fp4>(fmt::format("whir.codeword_values.{}", i), uint64_t(s.num_queries[i]) * group));
     r.codeword_paths.push_back(
         layout.add<Digest>(fmt::format("whir.codeword_paths.{}", i), uint64_t(s.num_queries[i]) * s.merkle_depth(i)));
   }
@@ -129,12 +130,14 @@ WhirProof decode_whir_proof(std::span<const uint8_t> bytes, size_t& pos) {
   WhirProof p;
   p.mu_pow_witness = r.f("whir.mu_pow_witness");
   const uint64_t n_sc = r.count("whir.sumcheck_polys length", 32);
-  for (uint64_t i = 0; i < n_sc; ++i) p.sumcheck_polys.push_back({r.ef("whir.sumcheck_polys"), r.ef("whir.sumcheck_polys")});
+  for (uint64_t i = 0; i < n_sc; ++i)
+    p.sumcheck_polys.push_back({r.ef("whir.sumcheck_polys"), r.ef("whir.sumcheck_polys")});
   const uint64_t n_commits = r.count("whir.codeword_commits length", 32);
   for (uint64_t i = 0; i < n_commits; ++i) p.codeword_commits.push_back(r.digest("whir.codeword_commits"));
   const uint64_t rounds = n_commits + 1;
   if (n_sc % rounds != 0)
-    throw InputError(fmt::format("malformed proof: {} WHIR sumcheck rounds do not divide into {} rounds", n_sc, rounds));
+    throw InputError(
+        fmt::format("malformed proof: {} WHIR sumcheck rounds do not divide into {} rounds", n_sc, rounds));
   const uint64_t k = n_sc / rounds;
   if (k > 30) throw InputError(fmt::format("malformed proof: WHIR folding factor {} is too large", k));
   const uint64_t group = uint64_t(1) << k;
@@ -151,7 +154,8 @@ WhirProof decode_whir_proof(std::span<const uint8_t> bytes, size_t& pos) {
     std::vector<uint64_t> widths;
     for (uint64_t c = 0; c < commits; ++c) widths.push_back(r.count("whir.initial row width", 4));
     for (uint64_t c = 0; c < commits; ++c) {
-      if (q0 * group * widths[c] > r.remaining() / 4) throw InputError("truncated proof: whir.initial_round_opened_rows");
+      if (q0 * group * widths[c] > r.remaining() / 4)
+        throw InputError("truncated proof: whir.initial_round_opened_rows");
       for (uint64_t q = 0; q < q0; ++q) {
         std::vector<Fp> rows(group * widths[c]);
         for (Fp& v : rows) v = r.f("whir.initial_round_opened_rows");

@@ -16,10 +16,10 @@ namespace vkstark {
 
 // Everything the sizes of a WHIR proof depend on.
 struct WhirShape {
-  uint32_t m = 0;           // log2 of the stacked height (l_skip + n_stack)
+  uint32_t m = 0;  // log2 of the stacked height (l_skip + n_stack)
   uint32_t log_blowup = 1;
   uint32_t k = 1;
-  std::vector<uint32_t> num_queries;       // per round
+  std::vector<uint32_t> num_queries;        // per round
   std::vector<uint32_t> commitment_widths;  // stacked width of each commitment, in order
 
   static WhirShape from(const SystemParams& p, std::vector<uint32_t> commitment_widths);
@@ -47,7 +47,9 @@ struct WhirProof {
 
   // 2^k rows per query, with k = sumcheck rounds / WHIR rounds.
   uint64_t rows_per_query() const {
-    return query_phase_pow_witnesses.empty() ? 1 : uint64_t(1) << (sumcheck_polys.size() / query_phase_pow_witnesses.size());
+    return query_phase_pow_witnesses.empty()
+               ? 1
+               : uint64_t(1) << (sumcheck_polys.size() / query_phase_pow_witnesses.size());
   }
   bool operator==(const WhirProof&) const = default;
 };
@@ -60,10 +62,10 @@ struct WhirRegions {
   ProofRegion<Fp4> ood_values;
   ProofRegion<Fp> folding_pow_witnesses;
   ProofRegion<Fp> query_phase_pow_witnesses;
-  std::vector<ProofRegion<Fp>> initial_rows;       // per commitment: queries * 2^k * width
-  std::vector<ProofRegion<Digest>> initial_paths;  // per commitment: queries * depth
-  std::vector<ProofRegion<Fp4>> codeword_values;   // per round >= 1: queries * 2^k
-  std::vector<ProofRegion<Digest>> codeword_paths; // per round >= 1: queries * depth
+  std::vector<ProofRegion<Fp>> initial_rows;        // per commitment: queries * 2^k * width
+  std::vector<ProofRegion<Digest>> initial_paths;   // per commitment: queries * depth
+  std::vector<ProofRegion<Fp4>> codeword_values;    // per round >= 1: queries * 2^k
+  std::vector<ProofRegion<Digest>> codeword_paths;  // per round >= 1: queries * depth
   ProofRegion<Fp4> final_poly;
 
   static WhirRegions reserve(ProofLayout& layout, const WhirShape& shape);

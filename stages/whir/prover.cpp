@@ -58,10 +58,10 @@ void WhirBuilder::batch_and_weights(const WhirOpening& in) {
   uint32_t power = 0;
   for (const StackedCommitment* c : in.commitments) {
     const uint32_t width = c->layout.stacked_width();
-    g_.dispatch<BatchColumnsExt>("whir.batch",
-                                 {.matrix = c->message, .mu = mu, .acc = f_, .width = width,
-                                  .col_stride = uint32_t(n), .first_power = power},
-                                 Grid{uint32_t(n)});
+    g_.dispatch<BatchColumnsExt>(
+        "whir.batch",
+        {.matrix = c->message, .mu = mu, .acc = f_, .width = width, .col_stride = uint32_t(n), .first_power = power},
+        Grid{uint32_t(n)});
     power += width;
   }
   add_subset_zeta(g_, f_, s_.m, n, 1, 0, s_.m, "whir.f.zeta");
@@ -100,7 +100,8 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   add_subset_mobius(g_, g_coeffs_, m_cur_, n, 1, 0, m_cur_, name + ".g.mobius");
   if (round + 1 == s_.rounds()) {
     View<Fp4> final_poly = proof(r_.final_poly);
-    g_.dispatch<CopyU32>(name + ".final_poly", {.src = g_coeffs_.bitcast<uint32_t>(), .dst = final_poly.bitcast<uint32_t>()},
+    g_.dispatch<CopyU32>(name + ".final_poly",
+                         {.src = g_coeffs_.bitcast<uint32_t>(), .dst = final_poly.bitcast<uint32_t>()},
                          Grid{uint32_t(4 * n)});
     t_.observe_ext(final_poly);
     return;
@@ -148,11 +149,11 @@ void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
   if (round + 1 < s_.rounds()) {
     // w += gamma g-at-z0 weight + sum_q gamma^(q+2) weight at z_q = gen(log_rs - k)^idx_q.
     View<Fp4> points = g_.transient<Fp4>(name + ".points", 1ull + q).all();
-    g_.dispatch<CopyU32>(name + ".points.z0", {.src = z0_.bitcast<uint32_t>(), .dst = points.slice(0, 1).bitcast<uint32_t>()},
-                         Grid{4});
+    g_.dispatch<CopyU32>(name + ".points.z0",
+                         {.src = z0_.bitcast<uint32_t>(), .dst = points.slice(0, 1).bitcast<uint32_t>()}, Grid{4});
     if (q > 0)
-      g_.dispatch<QueryPoints>(name + ".points", {.idx = idx, .points = points.slice(1, q), .log_domain = log_rs_ - s_.k},
-                               Grid{q});
+      g_.dispatch<QueryPoints>(name + ".points",
+                               {.idx = idx, .points = points.slice(1, q), .log_domain = log_rs_ - s_.k}, Grid{q});
     g_.dispatch<EqPowAccumulate>(name + ".w.update", {.w = w_, .points = points, .gamma = gamma, .m = m_cur_},
                                  Grid{uint32_t(uint64_t(1) << m_cur_)});
   }
@@ -174,8 +175,8 @@ void WhirBuilder::run(const WhirOpening& in) {
 
 }  // namespace
 
-void whir_prove(Graph& g, Ntt& ntt, DeviceTranscript& transcript, const ProofLayout& layout,
-                const WhirRegions& regions, const WhirShape& shape, const SystemParams& params, const WhirOpening& in) {
+void whir_prove(Graph& g, Ntt& ntt, DeviceTranscript& transcript, const ProofLayout& layout, const WhirRegions& regions,
+                const WhirShape& shape, const SystemParams& params, const WhirOpening& in) {
   if (in.commitments.size() != shape.commitment_widths.size())
     throw InputError(fmt::format("WHIR: {} commitments but the shape has {}", in.commitments.size(),
                                  shape.commitment_widths.size()));

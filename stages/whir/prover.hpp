@@ -13,12 +13,12 @@ namespace vkstark {
 
 struct WhirOpening {
   std::vector<const StackedCommitment*> commitments;  // in proof order
-  View<Fp4> u_cube;  // the m coordinates of the opening point (protocol.md 11.1)
+  View<Fp4> u_cube;                                   // the m coordinates of the opening point (protocol.md 11.1)
 };
 
 // Adds the WHIR prover under a span "whir". The shape must match the commitments and params; the
 // Ntt must cover codewords of 2^(m + log_blowup - 1).
-void whir_prove(Graph& g, Ntt& ntt, DeviceTranscript& transcript, const ProofLayout& layout,
-                const WhirRegions& regions, const WhirShape& shape, const SystemParams& params, const WhirOpening& in);
+void whir_prove(Graph& g, Ntt& ntt, DeviceTranscript& transcript, const ProofLayout& layout, const WhirRegions& regions,
+                const WhirShape& shape, const SystemParams& params, const WhirOpening& in);
 
 }  // namespace vkstark

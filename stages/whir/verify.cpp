@@ -71,21 +71,26 @@ VerifyResult check_shape(const WhirProof& p, const WhirShape& s, const WhirState
   auto bad = [](std::string what, size_t got, size_t want) {
     return VerifyResult::reject(fmt::format("WHIR proof shape: {} has {} entries, expected {}", what, got, want));
   };
-  if (p.sumcheck_polys.size() != s.sumcheck_rounds()) return bad("whir_sumcheck_polys", p.sumcheck_polys.size(), s.sumcheck_rounds());
+  if (p.sumcheck_polys.size() != s.sumcheck_rounds())
+    return bad("whir_sumcheck_polys", p.sumcheck_polys.size(), s.sumcheck_rounds());
   if (p.codeword_commits.size() != R - 1) return bad("codeword_commits", p.codeword_commits.size(), R - 1);
   if (p.ood_values.size() != R - 1) return bad("ood_values", p.ood_values.size(), R - 1);
   if (p.folding_pow_witnesses.size() != s.sumcheck_rounds())
     return bad("folding_pow_witnesses", p.folding_pow_witnesses.size(), s.sumcheck_rounds());
-  if (p.query_phase_pow_witnesses.size() != R) return bad("query_phase_pow_witnesses", p.query_phase_pow_witnesses.size(), R);
+  if (p.query_phase_pow_witnesses.size() != R)
+    return bad("query_phase_pow_witnesses", p.query_phase_pow_witnesses.size(), R);
   const size_t commits = st.roots.size();
-  if (p.initial_round_opened_rows.size() != commits) return bad("initial_round_opened_rows", p.initial_round_opened_rows.size(), commits);
+  if (p.initial_round_opened_rows.size() != commits)
+    return bad("initial_round_opened_rows", p.initial_round_opened_rows.size(), commits);
   if (p.initial_round_merkle_proofs.size() != commits)
     return bad("initial_round_merkle_proofs", p.initial_round_merkle_proofs.size(), commits);
   for (size_t c = 0; c < commits; ++c) {
     if (p.initial_round_opened_rows[c].size() != s.num_queries[0])
-      return bad(fmt::format("initial_round_opened_rows[{}]", c), p.initial_round_opened_rows[c].size(), s.num_queries[0]);
+      return bad(fmt::format("initial_round_opened_rows[{}]", c), p.initial_round_opened_rows[c].size(),
+                 s.num_queries[0]);
     if (p.initial_round_merkle_proofs[c].size() != s.num_queries[0])
-      return bad(fmt::format("initial_round_merkle_proofs[{}]", c), p.initial_round_merkle_proofs[c].size(), s.num_queries[0]);
+      return bad(fmt::format("initial_round_merkle_proofs[{}]", c), p.initial_round_merkle_proofs[c].size(),
+                 s.num_queries[0]);
     for (size_t q = 0; q < s.num_queries[0]; ++q) {
       if (p.initial_round_opened_rows[c][q].size() != size_t(group) * st.widths[c])
         return bad(fmt::format("initial_round_opened_rows[{}][{}]", c, q), p.initial_round_opened_rows[c][q].size(),
@@ -95,15 +100,20 @@ VerifyResult check_shape(const WhirProof& p, const WhirShape& s, const WhirState
                    s.merkle_depth(0));
     }
   }
-  if (p.codeword_opened_values.size() != R - 1) return bad("codeword_opened_values", p.codeword_opened_values.size(), R - 1);
-  if (p.codeword_merkle_proofs.size() != R - 1) return bad("codeword_merkle_proofs", p.codeword_merkle_proofs.size(), R - 1);
+  if (p.codeword_opened_values.size() != R - 1)
+    return bad("codeword_opened_values", p.codeword_opened_values.size(), R - 1);
+  if (p.codeword_merkle_proofs.size() != R - 1)
+    return bad("codeword_merkle_proofs", p.codeword_merkle_proofs.size(), R - 1);
   for (uint32_t i = 1; i < R; ++i) {
     const auto& vals = p.codeword_opened_values[i - 1];
     const auto& paths = p.codeword_merkle_proofs[i - 1];
-    if (vals.size() != s.num_queries[i]) return bad(fmt::format("codeword_opened_values[{}]", i - 1), vals.size(), s.num_queries[i]);
-    if (paths.size() != s.num_queries[i]) return bad(fmt::format("codeword_merkle_proofs[{}]", i - 1), paths.size(), s.num_queries[i]);
+    if (vals.size() != s.num_queries[i])
+      return bad(fmt::format("codeword_opened_values[{}]", i - 1), vals.size(), s.num_queries[i]);
+    if (paths.size() != s.num_queries[i])
+      return bad(fmt::format("codeword_merkle_proofs[{}]", i - 1), paths.size(), s.num_queries[i]);
     for (size_t q = 0; q < vals.size(); ++q) {
-      if (vals[q].size() != group) return bad(fmt::format("codeword_opened_values[{}][{}]", i - 1, q), vals[q].size(), group);
+      if (vals[q].size() != group)
+        return bad(fmt::format("codeword_opened_values[{}][{}]", i - 1, q), vals[q].size(), group);
       if (paths[q].size() != s.merkle_depth(i))
         return bad(fmt::format("codeword_merkle_proofs[{}][{}]", i - 1, q), paths[q].size(), s.merkle_depth(i));
     }
@@ -125,7 +135,8 @@ VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams
   if (VerifyResult shape = check_shape(p, s, st); !shape) return shape;
   const uint32_t R = s.rounds(), k = s.k, group = 1u << k;
 
-  if (!t.check_witness(params.whir.mu_pow_bits, p.mu_pow_witness)) return VerifyResult::reject("WHIR: mu_pow_witness fails proof of work");
+  if (!t.check_witness(params.whir.mu_pow_bits, p.mu_pow_witness))
+    return VerifyResult::reject("WHIR: mu_pow_witness fails proof of work");
   const Fp4 mu = t.sample_ext();
   std::vector<Fp4> mu_pows(s.total_width());
   Fp4 claim;
@@ -177,14 +188,16 @@ VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams
             for (uint32_t col = 0; col < w; ++col) vals[tt] += mu_pows[col0 + col] * row[col];
           }
           if (!merkle_verify(st.roots[c], idx, leaf_group_digest(row_digests), p.initial_round_merkle_proofs[c][q]))
-            return VerifyResult::reject(fmt::format("WHIR: Merkle path of query {} into commitment {} does not verify", q, c));
+            return VerifyResult::reject(
+                fmt::format("WHIR: Merkle path of query {} into commitment {} does not verify", q, c));
           col0 += w;
         }
       } else {
         vals = p.codeword_opened_values[i - 1][q];
         std::vector<Digest> row_digests(group);
         for (uint32_t tt = 0; tt < group; ++tt) row_digests[tt] = hash_slice(std::span<const Fp4>(&vals[tt], 1));
-        if (!merkle_verify(p.codeword_commits[i - 1], idx, leaf_group_digest(row_digests), p.codeword_merkle_proofs[i - 1][q]))
+        if (!merkle_verify(p.codeword_commits[i - 1], idx, leaf_group_digest(row_digests),
+                           p.codeword_merkle_proofs[i - 1][q]))
           return VerifyResult::reject(fmt::format("WHIR: Merkle path of query {} in round {} does not verify", q, i));
       }
       ys.push_back(binary_k_fold(vals, std::span<const Fp4>(alphas).subspan(size_t(i) * k, k), x));

@@ -80,8 +80,8 @@ TEST_P(PcsWhir, ManyColumnsVerify) {
 
 TEST_P(PcsWhir, HeightsBelowTheSkipDomainAndMixedHeightsVerify) {
   SystemParams params = test_system_params_small(3, 5, 2);  // l_skip 3: heights 2^0..2^2 are strided
-  ProofRun r = prove(exec(), {{random_trace(3, 8, 3), random_trace(2, 5, 4), random_trace(4, 2, 5), random_trace(1, 0, 6)}},
-                params);
+  ProofRun r = prove(
+      exec(), {{random_trace(3, 8, 3), random_trace(2, 5, 4), random_trace(4, 2, 5), random_trace(1, 0, 6)}}, params);
   VerifyResult v = verify_pcs_proof(r.proof, r.widths, params);
   EXPECT_TRUE(v.ok) << v.reason;
 }

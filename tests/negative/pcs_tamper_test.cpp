@@ -79,15 +79,27 @@ TEST(PcsVerifier, RejectsEveryAlteredField) {
   expect_rejected("mu_pow_witness", [](PcsProof& p) { p.whir.mu_pow_witness = bump(p.whir.mu_pow_witness); });
   for (size_t i = 0; i < fixture().proof.whir.sumcheck_polys.size(); ++i)
     for (int j = 0; j < 2; ++j)
-      expect_rejected(fmt::format("sumcheck poly {}.{}", i, j), [&](PcsProof& p) { p.whir.sumcheck_polys[i][j] = bump(p.whir.sumcheck_polys[i][j]); });
-  expect_rejected("codeword commit", [](PcsProof& p) { p.whir.codeword_commits[0] = bump(p.whir.codeword_commits[0]); });
+      expect_rejected(fmt::format("sumcheck poly {}.{}", i, j),
+                      [&](PcsProof& p) { p.whir.sumcheck_polys[i][j] = bump(p.whir.sumcheck_polys[i][j]); });
+  expect_rejected("codeword commit",
+                  [](PcsProof& p) { p.whir.codeword_commits[0] = bump(p.whir.codeword_commits[0]); });
   expect_rejected("ood value", [](PcsProof& p) { p.whir.ood_values[1] = bump(p.whir.ood_values[1]); });
-  expect_rejected("folding witness", [](PcsProof& p) { p.whir.folding_pow_witnesses[3] = bump(p.whir.folding_pow_witnesses[3]); });
-  expect_rejected("query witness", [](PcsProof& p) { p.whir.query_phase_pow_witnesses[0] = bump(p.whir.query_phase_pow_witnesses[0]); });
-  expect_rejected("initial opened row", [](PcsProof& p) { p.whir.initial_round_opened_rows[0][1][2] = bump(p.whir.initial_round_opened_rows[0][1][2]); });
-  expect_rejected("initial path", [](PcsProof& p) { p.whir.initial_round_merkle_proofs[1][0][2] = bump(p.whir.initial_round_merkle_proofs[1][0][2]); });
-  expect_rejected("codeword value", [](PcsProof& p) { p.whir.codeword_opened_values[0][0][1] = bump(p.whir.codeword_opened_values[0][0][1]); });
-  expect_rejected("codeword path", [](PcsProof& p) { p.whir.codeword_merkle_proofs[1][0][0] = bump(p.whir.codeword_merkle_proofs[1][0][0]); });
+  expect_rejected("folding witness",
+                  [](PcsProof& p) { p.whir.folding_pow_witnesses[3] = bump(p.whir.folding_pow_witnesses[3]); });
+  expect_rejected("query witness",
+                  [](PcsProof& p) { p.whir.query_phase_pow_witnesses[0] = bump(p.whir.query_phase_pow_witnesses[0]); });
+  expect_rejected("initial opened row", [](PcsProof& p) {
+    p.whir.initial_round_opened_rows[0][1][2] = bump(p.whir.initial_round_opened_rows[0][1][2]);
+  });
+  expect_rejected("initial path", [](PcsProof& p) {
+    p.whir.initial_round_merkle_proofs[1][0][2] = bump(p.whir.initial_round_merkle_proofs[1][0][2]);
+  });
+  expect_rejected("codeword value", [](PcsProof& p) {
+    p.whir.codeword_opened_values[0][0][1] = bump(p.whir.codeword_opened_values[0][0][1]);
+  });
+  expect_rejected("codeword path", [](PcsProof& p) {
+    p.whir.codeword_merkle_proofs[1][0][0] = bump(p.whir.codeword_merkle_proofs[1][0][0]);
+  });
   expect_rejected("final poly", [](PcsProof& p) { p.whir.final_poly[0] = bump(p.whir.final_poly[0]); });
 }
 

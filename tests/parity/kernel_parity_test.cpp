@@ -35,8 +35,12 @@ class KernelParity : public ExecutorTest {
 };
 VKSTARK_INSTANTIATE_FOR_EXECUTORS(KernelParity);
 
-TEST_P(KernelParity, FpAddMatchesHost) { check_binary<FpAdd, Fp>(field_values, [](Fp x, Fp y) { return x + y; }); }
-TEST_P(KernelParity, FpMulMatchesHost) { check_binary<FpMul, Fp>(field_values, [](Fp x, Fp y) { return x * y; }); }
+TEST_P(KernelParity, FpAddMatchesHost) {
+  check_binary<FpAdd, Fp>(field_values, [](Fp x, Fp y) { return x + y; });
+}
+TEST_P(KernelParity, FpMulMatchesHost) {
+  check_binary<FpMul, Fp>(field_values, [](Fp x, Fp y) { return x * y; });
+}
 TEST_P(KernelParity, Fp4AddMatchesHost) {
   check_binary<Fp4Add, Fp4>(ext_values, [](const Fp4& x, const Fp4& y) { return x + y; });
 }

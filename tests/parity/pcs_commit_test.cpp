@@ -26,8 +26,10 @@ TEST_P(PcsCommit, FibFixtureCommitmentMatchesTheSpec) {
   auto code_head = g.output<Fp>("code_head", 4);
   TraceView t{trace_buf, 2, 3};
   StackedCommitment c = stacked_commit(g, ntt, "main", std::span<const TraceView>(&t, 1), params);
-  g.dispatch<CopyU32>("save_root", {.src = c.root().bitcast<uint32_t>(), .dst = root.all().bitcast<uint32_t>()}, Grid{8});
-  g.dispatch<CopyU32>("save_code", {.src = c.codeword.slice(0, 4).bitcast<uint32_t>(), .dst = code_head.all().bitcast<uint32_t>()},
+  g.dispatch<CopyU32>("save_root", {.src = c.root().bitcast<uint32_t>(), .dst = root.all().bitcast<uint32_t>()},
+                      Grid{8});
+  g.dispatch<CopyU32>("save_code",
+                      {.src = c.codeword.slice(0, 4).bitcast<uint32_t>(), .dst = code_head.all().bitcast<uint32_t>()},
                       Grid{4});
   EXPECT_EQ(c.layout.stacked_width(), 1u);
   EXPECT_EQ(c.tree.depth(), 8u);
@@ -35,8 +37,8 @@ TEST_P(PcsCommit, FibFixtureCommitmentMatchesTheSpec) {
   for (uint32_t v : {0, 1, 1, 2, 3, 5, 8, 13, 1, 1, 2, 3, 5, 8, 13, 21}) fib.push_back(Fp::from_canonical(v));
   auto p = run(g, [&](PreparedPlan& pp) { pp.upload(trace_buf, fib); });
   const std::vector<uint32_t> want_code = {1814046979, 1461043500, 1147535138, 1802358274};
-  const std::vector<uint32_t> want_root = {1535424316, 76513121, 1404469391, 1233787599,
-                                           26399599,   1956095152, 507010421, 943385872};
+  const std::vector<uint32_t> want_root = {1535424316, 76513121,   1404469391, 1233787599,
+                                           26399599,   1956095152, 507010421,  943385872};
   std::vector<uint32_t> got_code, got_root;
   for (Fp x : p->download(code_head)) got_code.push_back(x.value());
   const Digest got_digest = p->download(root)[0];

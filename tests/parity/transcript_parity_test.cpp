@@ -87,7 +87,7 @@ TEST_P(TranscriptParity, RandomSequencesMatchTheHostSponge) {
     std::vector<Expect> expects;
     for (int op = 0; op < 24; ++op) {
       int kind = static_cast<int>(rng() % 5);
-      
+
       if (kind == 0 || kind == 1) {  // observe a random slice (ext-sized or odd)
         uint32_t off = rng() % 32;
         uint32_t n = kind == 0 ? 1 + rng() % 12 : 4 * (1 + rng() % 3);
@@ -115,8 +115,8 @@ TEST_P(TranscriptParity, RandomSequencesMatchTheHostSponge) {
       }
     }
     auto final_state = g.output<SpongeState>("final", 1);
-    g.dispatch<CopyU32>("save", {.src = dev.state().all().bitcast<uint32_t>(), .dst = final_state.all().bitcast<uint32_t>()},
-                        Grid{18});
+    g.dispatch<CopyU32>(
+        "save", {.src = dev.state().all().bitcast<uint32_t>(), .dst = final_state.all().bitcast<uint32_t>()}, Grid{18});
     auto p = run(g, [&](PreparedPlan& pp) { pp.upload(pool, pool_values); });
     for (const auto& e : expects) {
       std::vector<uint32_t> got;

@@ -34,9 +34,8 @@ TEST(Graph, RejectsABitcastThatDoesNotDivideTheBuffer) {
   Graph g;
   auto x = g.input<uint32_t>("words", 3);  // 12 bytes cannot hold whole Fp4s
   auto y = g.output<Fp4>("y", 1);
-  expect_graph_error(
-      [&] { g.dispatch<Fp4Add>("add", {.a = x.all().bitcast<Fp4>(), .b = y, .out = y}, Grid{1}); },
-      {"add", "wrong element type", "words"});
+  expect_graph_error([&] { g.dispatch<Fp4Add>("add", {.a = x.all().bitcast<Fp4>(), .b = y, .out = y}, Grid{1}); },
+                     {"add", "wrong element type", "words"});
 }
 
 TEST(Graph, RejectsViewOutOfRange) {

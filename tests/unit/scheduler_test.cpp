@@ -76,8 +76,9 @@ TEST(Scheduler, WriteAfterReadNeedsOnlyAnExecutionDependency) {
   auto x = g.output<Fp>("x", 8);
   auto y = g.output<Fp>("y", 8);
   g.dispatch<FpAdd>("init", {.a = a, .b = a, .out = x}, Grid{8});
-  g.dispatch<FpAdd>("reader", {.a = x, .b = a, .out = y}, Grid{8});   // RAW on x
-  g.dispatch<FpMul>("rewriter", {.a = a, .b = a, .out = x}, Grid{8});  // WAR on x (reader), WAW on x (init, already visible)
+  g.dispatch<FpAdd>("reader", {.a = x, .b = a, .out = y}, Grid{8});  // RAW on x
+  g.dispatch<FpMul>("rewriter", {.a = a, .b = a, .out = x},
+                    Grid{8});  // WAR on x (reader), WAW on x (init, already visible)
   Plan p = compile(g);
   EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::Memory, B::Execution}));
   EXPECT_EQ(p.segments[0].steps[2].hazard.kind, HazardKind::WriteAfterRead);
@@ -152,8 +153,8 @@ TEST(Scheduler, TransientsWithDisjointLifetimesShareMemory) {
   auto t3 = g.transient<Fp>("t3", 64);
   auto out = g.output<Fp>("out", 64);
   g.dispatch<FpAdd>("0", {.a = a, .b = a, .out = t1}, Grid{64});
-  g.dispatch<FpAdd>("1", {.a = t1, .b = a, .out = t2}, Grid{64});   // t1 dies here
-  g.dispatch<FpAdd>("2", {.a = t2, .b = a, .out = t3}, Grid{64});   // t3 may take t1's place
+  g.dispatch<FpAdd>("1", {.a = t1, .b = a, .out = t2}, Grid{64});  // t1 dies here
+  g.dispatch<FpAdd>("2", {.a = t2, .b = a, .out = t3}, Grid{64});  // t3 may take t1's place
   g.dispatch<FpAdd>("3", {.a = t3, .b = t2, .out = out}, Grid{64});
   Plan p = compile(g);
   const auto& pl = p.memory.placement;
