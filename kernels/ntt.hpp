@@ -46,40 +46,32 @@ struct NttTwiddles {
 // Zero padding: source rows at or beyond 2^log_src read as 0 (log_src <= log_n; the first pass of a
 // zero-padded transform reads the short source columns directly).
 // Twiddles: tw is the NttTwiddles table of 2^log_tw (log_tw >= log_n).
+// Args of a Stockham pass on columns of T (Fp or Fp4); the twiddles are base-field roots.
+template <class T>
+struct NttStageArgs {
+  In<T> src;
+  Out<T> dst;
+  In<Fp> tw;
+  uint32_t src_stride = 0;
+  uint32_t dst_stride = 0;
+  uint32_t log_n = 0;
+  uint32_t stage = 0;
+  uint32_t log_radix = 1;  // 1 .. kNttMaxLogRadix (shared passes: 2 .. kNttMaxSharedLogRadix)
+  uint32_t log_src = 0;
+  uint32_t log_tw = 0;
+  uint32_t inverse = 0;  // 0 | 1
+};
+
 struct NttStageFp {
   static constexpr std::string_view name = "ntt_stage_fp";
-  struct Args {
-    In<Fp> src;
-    Out<Fp> dst;
-    In<Fp> tw;
-    uint32_t src_stride = 0;
-    uint32_t dst_stride = 0;
-    uint32_t log_n = 0;
-    uint32_t stage = 0;
-    uint32_t log_radix = 1;  // 1 .. kNttMaxLogRadix
-    uint32_t log_src = 0;
-    uint32_t log_tw = 0;
-    uint32_t inverse = 0;  // 0 | 1
-  };
+  using Args = NttStageArgs<Fp>;
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
 // NttStageFp on extension-field columns (base-field roots of unity): WHIR codewords.
 struct NttStageFp4 {
   static constexpr std::string_view name = "ntt_stage_fp4";
-  struct Args {
-    In<Fp4> src;
-    Out<Fp4> dst;
-    In<Fp> tw;
-    uint32_t src_stride = 0;
-    uint32_t dst_stride = 0;
-    uint32_t log_n = 0;
-    uint32_t stage = 0;
-    uint32_t log_radix = 1;
-    uint32_t log_src = 0;
-    uint32_t log_tw = 0;
-    uint32_t inverse = 0;
-  };
+  using Args = NttStageArgs<Fp4>;
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -89,43 +81,34 @@ struct NttStageFp4 {
 // register sub-passes that exchange through shared memory (2^(log_radix + log_tile) entries).
 // grid.x = tiles * workgroup_size with tiles = n / 2^(log_radix + log_tile); the CPU body computes
 // the same map and only checks the tiling.
+// Args of a shared-memory Stockham pass: NttStageArgs plus the tile size.
+template <class T>
+struct NttStageSharedArgs {
+  In<T> src;
+  Out<T> dst;
+  In<Fp> tw;
+  uint32_t src_stride = 0;
+  uint32_t dst_stride = 0;
+  uint32_t log_n = 0;
+  uint32_t stage = 0;
+  uint32_t log_radix = 2;  // 2 .. kNttMaxSharedLogRadix
+  uint32_t log_src = 0;
+  uint32_t log_tw = 0;
+  uint32_t inverse = 0;
+  uint32_t log_tile = 0;  // 2^(log_radix + log_tile) <= the kernel's shared capacity
+};
+
 struct NttStageSharedFp {
   static constexpr std::string_view name = "ntt_stage_shared_fp";
   static constexpr uint32_t workgroup_size = 128;  // 2048 entries: 16 per invocation and sub-pass
-  struct Args {
-    In<Fp> src;
-    Out<Fp> dst;
-    In<Fp> tw;
-    uint32_t src_stride = 0;
-    uint32_t dst_stride = 0;
-    uint32_t log_n = 0;
-    uint32_t stage = 0;
-    uint32_t log_radix = 2;  // 2 .. kNttMaxSharedLogRadix
-    uint32_t log_src = 0;
-    uint32_t log_tw = 0;
-    uint32_t inverse = 0;
-    uint32_t log_tile = 0;  // 2^(log_radix + log_tile) <= kNttSharedCapacityFp
-  };
+  using Args = NttStageSharedArgs<Fp>;
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
 struct NttStageSharedFp4 {
   static constexpr std::string_view name = "ntt_stage_shared_fp4";
   static constexpr uint32_t workgroup_size = 64;  // 1024 entries: 16 per invocation and sub-pass
-  struct Args {
-    In<Fp4> src;
-    Out<Fp4> dst;
-    In<Fp> tw;
-    uint32_t src_stride = 0;
-    uint32_t dst_stride = 0;
-    uint32_t log_n = 0;
-    uint32_t stage = 0;
-    uint32_t log_radix = 2;
-    uint32_t log_src = 0;
-    uint32_t log_tw = 0;
-    uint32_t inverse = 0;
-    uint32_t log_tile = 0;  // 2^(log_radix + log_tile) <= kNttSharedCapacityFp4
-  };
+  using Args = NttStageSharedArgs<Fp4>;
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -166,27 +149,24 @@ struct NttRsMessage {
 // 2^(log_n - num_bits) of column c = grid.y index owns the 2^num_bits entries whose other index
 // bits spell g, and applies, bit by bit, a[v] += a[v - 2^b] (Möbius: -=) for v with bit b set.
 // 1 <= num_bits <= kNttMaxLogRadix.
+template <class T>
+struct NttZetaArgs {
+  InOut<T> data;
+  uint32_t col_stride = 0;
+  uint32_t bit_lo = 0;
+  uint32_t num_bits = 1;
+  uint32_t mobius = 0;
+};
+
 struct NttZetaFp {
   static constexpr std::string_view name = "ntt_zeta_fp";
-  struct Args {
-    InOut<Fp> data;
-    uint32_t col_stride = 0;
-    uint32_t bit_lo = 0;
-    uint32_t num_bits = 1;
-    uint32_t mobius = 0;
-  };
+  using Args = NttZetaArgs<Fp>;
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
 struct NttZetaFp4 {
   static constexpr std::string_view name = "ntt_zeta_fp4";
-  struct Args {
-    InOut<Fp4> data;
-    uint32_t col_stride = 0;
-    uint32_t bit_lo = 0;
-    uint32_t num_bits = 1;
-    uint32_t mobius = 0;
-  };
+  using Args = NttZetaArgs<Fp4>;
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
