@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <iostream>
 #include <map>
 
 #include "bench/bench_util.hpp"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) try {
   CommonArgs common;
   uint32_t log_height = 21, width = 42;
   int runs = 5;
+  bool profile = false;
   for (int i = 1; i < argc; ++i) {
     if (parse_common_arg(argc, argv, i, common)) continue;
     if (!std::strcmp(argv[i], "--log-height") && i + 1 < argc) {
@@ -54,8 +56,12 @@ int main(int argc, char** argv) try {
       width = static_cast<uint32_t>(std::stoul(argv[++i]));
     } else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {
       runs = std::stoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--profile")) {
+      profile = true;
     } else {
-      fmt::print("usage: pcs_bench [--log-height H] [--width W] [--runs R]\n{}", common_args_help());
+      fmt::print("usage: pcs_bench [--log-height H] [--width W] [--runs R] [--profile]\n{}"
+                 "  --profile                   time every dispatch (one extra run) and list the costliest kernels\n",
+                 common_args_help());
       return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }
@@ -91,6 +97,12 @@ int main(int argc, char** argv) try {
       device_ms[s.path].push_back(s.device_ms);
     }
     last = t;
+  }
+  if (profile) {  // a separate run: per-dispatch timestamps perturb the timings above
+    Trace t;
+    t.profile_tasks = true;
+    prepared->run(t);
+    write_summary(t, std::cout);
   }
   std::vector<uint32_t> words = prepared->download(pg.layout.buffer());
   PcsProof proof = pg.decode(words);

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <string_view>
 
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
@@ -13,6 +15,11 @@ void Trace::begin_run(const Plan& plan, std::string executor_name, std::string d
   executor = std::move(executor_name);
   device = std::move(device_name);
   ++runs;
+  if (profile_tasks && tasks.size() != plan.tasks.size()) {
+    tasks.clear();
+    for (const Task& t : plan.tasks)
+      tasks.push_back({t.name, t.kind == TaskKind::Host ? std::string("host") : std::string(t.kernel->name), t.span, 0});
+  }
   if (spans.size() == plan.spans.size()) return;  // same plan shape: accumulate into the same spans
   spans.clear();
   for (const SpanDesc& s : plan.spans) {
@@ -22,6 +29,11 @@ void Trace::begin_run(const Plan& plan, std::string executor_name, std::string d
     t.parent = s.parent;
     spans.push_back(std::move(t));
   }
+}
+
+bool Trace::profile_from_environment() {
+  const char* v = std::getenv("VKSTARK_PROFILE");
+  return v && *v && std::string_view(v) != "0";
 }
 
 std::vector<uint32_t> Trace::span_chain(const Plan& plan, uint32_t task) const {

@@ -36,8 +36,19 @@ struct TraceSpan {
   uint64_t submissions = 0;  // submissions holding at least one task of the span
 };
 
+// One dispatch's device time (profiled runs only).
+struct TraceTask {
+  std::string name;
+  std::string kernel;  // "host" for host tasks
+  uint32_t span = 0;
+  double device_ms = 0;
+};
+
 class Trace {
  public:
+  // Also time every task (Vulkan: two timestamps per dispatch). Default: VKSTARK_PROFILE=1.
+  bool profile_tasks = profile_from_environment();
+  std::vector<TraceTask> tasks;  // per plan task, when profile_tasks
   std::string executor;  // "cpu" | "vulkan"
   std::string device;
   TraceCounters counters;
@@ -49,6 +60,7 @@ class Trace {
   void begin_run(const Plan& plan, std::string executor_name, std::string device_name);
   // Span index for task `task` and all its ancestors (innermost first).
   std::vector<uint32_t> span_chain(const Plan& plan, uint32_t task) const;
+  static bool profile_from_environment();
 };
 
 // Sinks.

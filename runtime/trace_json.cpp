@@ -29,7 +29,16 @@ void write_json(const Trace& t, std::ostream& os) {
         json_string(s.name), json_string(s.path), json_number(s.host_ms),
         s.device_ms < 0 ? "null" : json_number(s.device_ms), s.dispatches, s.barriers, s.submissions);
   }
-  os << "\n  ]\n}\n";
+  os << "\n  ]";
+  if (!t.tasks.empty()) {
+    os << ",\n  \"tasks\": [";
+    for (size_t i = 0; i < t.tasks.size(); ++i)
+      os << fmt::format("{}\n    {{\"name\": {}, \"kernel\": {}, \"span\": {}, \"device_ms\": {}}}", i ? "," : "",
+                        json_string(t.tasks[i].name), json_string(t.tasks[i].kernel),
+                        json_string(t.spans[t.tasks[i].span].path), json_number(t.tasks[i].device_ms));
+    os << "\n  ]";
+  }
+  os << "\n}\n";
 }
 
 }  // namespace vkstark

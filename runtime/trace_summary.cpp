@@ -1,7 +1,10 @@
 // Summary sink: the span tree with host/device times and counts, then the counters.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <ostream>
+#include <vector>
 
 #include "runtime/trace.hpp"
 
@@ -26,6 +29,22 @@ void write_summary(const Trace& t, std::ostream& os) {
   os << fmt::format("  {:<44} {:>11} {:>11} {:>10} {:>9} {:>7}\n", "span", "host ms", "device ms", "dispatches",
                     "barriers", "submits");
   if (!t.spans.empty()) print_span(t, 0, 0, os);
+  if (!t.tasks.empty()) {  // profiled: the kernels that took the most device time
+    std::map<std::string, std::pair<double, int>> by_kernel;
+    double total = 0;
+    for (const TraceTask& task : t.tasks) {
+      auto& [ms, n] = by_kernel[task.kernel];
+      ms += task.device_ms;
+      ++n;
+      total += task.device_ms;
+    }
+    std::vector<std::pair<std::string, std::pair<double, int>>> rows(by_kernel.begin(), by_kernel.end());
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+    os << fmt::format("  {:<44} {:>11} {:>9} {:>7}\n", "kernel (profiled)", "device ms", "tasks", "share");
+    for (size_t i = 0; i < rows.size() && i < 20; ++i)
+      os << fmt::format("  {:<44} {:>11.3f} {:>9} {:>6.1f}%\n", rows[i].first, rows[i].second.first, rows[i].second.second,
+                        total > 0 ? 100 * rows[i].second.first / total : 0.0);
+  }
   const TraceCounters& c = t.counters;
   os << fmt::format(
       "  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, host tasks {}, bytes up {}, bytes down "

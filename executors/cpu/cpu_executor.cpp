@@ -215,6 +215,7 @@ void CpuPrepared::record_task_time(Trace& trace, uint32_t task, Clock::time_poin
                                    Clock::time_point b) {
   double start = ms_between(t0, a), end = ms_between(t0, b);
   std::lock_guard lock(time_mutex_);
+  if (trace.profile_tasks) trace.tasks[task].device_ms += end - start;
   for (uint32_t s : trace.span_chain(plan_, task)) {
     auto& w = span_window_[s];
     w.first = std::min(w.first, start);

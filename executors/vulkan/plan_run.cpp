@@ -15,6 +15,13 @@ void VulkanPreparedPlan::run(Trace& trace) {
   check_inputs();
   RunState st(trace, plan_);
   trace.begin_run(plan_, "vulkan", ctx_.device_name());
+  st.profile = trace.profile_tasks && ctx_.timestamp_valid_bits > 0 && !plan_.tasks.empty();
+  if (st.profile && !task_queries_) {
+    auto info = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    info.queryCount = static_cast<uint32_t>(2 * plan_.tasks.size());
+    vk_check(ctx_.fn.vkCreateQueryPool(ctx_.device, &info, nullptr, &task_queries_), "vkCreateQueryPool");
+  }
   for (size_t s = 0; s < plan_.segments.size(); ++s) {
     if (plan_.segments[s].kind == Segment::Kind::Submission)
       run_submission(s, st);
@@ -60,6 +67,7 @@ void VulkanPreparedPlan::run_submission(size_t index, RunState& st) {
 void VulkanPreparedPlan::start_commands(VkCommandBuffer cb, RunState* st) {
   if (st && queries_ && !st->queries_reset) {
     ctx_.fn.vkCmdResetQueryPool(cb, queries_, 0, static_cast<uint32_t>(2 * plan_.spans.size()));
+    if (st->profile) ctx_.fn.vkCmdResetQueryPool(cb, task_queries_, 0, static_cast<uint32_t>(2 * plan_.tasks.size()));
     st->queries_reset = true;
   }
   if (pending_.empty() && persistents_.pending.empty()) return;
@@ -99,7 +107,10 @@ void VulkanPreparedPlan::record_step(VkCommandBuffer cb, const Step& step, RunSt
   if (step.barrier != BarrierKind::None) st.trace.counters.barriers++;
   for (uint32_t s : span_begin_[step.task])
     if (queries_) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 2 * s);
+  if (st.profile) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, task_queries_, 2 * step.task);
   record_dispatch(cb, plan_.tasks[step.task], dispatch_[step.task]);
+  if (st.profile)
+    ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, task_queries_, 2 * step.task + 1);
   st.trace.counters.dispatches++;
   for (uint32_t s : span_end_[step.task]) {
     if (!queries_) break;
@@ -145,6 +156,7 @@ void VulkanPreparedPlan::finish_run(RunState& st) {
   c.bytes_down += output_bytes_;
   c.peak_device_bytes = std::max(c.peak_device_bytes, device_bytes_);
   read_timestamps(st);
+  read_task_timestamps(st);
   fill_spans(st);
   st.trace.total_host_ms += st.now();
 }
@@ -173,6 +185,22 @@ void VulkanPreparedPlan::read_timestamps(RunState& st) {
     double ms = static_cast<double>(edges[s].end >= edges[s].begin ? edges[s].end - edges[s].begin : 0) * ms_per_tick;
     span.device_start_ms = static_cast<double>(edges[s].begin - t0) * ms_per_tick;
     span.device_ms = span.device_ms < 0 ? ms : span.device_ms + ms;
+  }
+}
+
+void VulkanPreparedPlan::read_task_timestamps(RunState& st) {
+  if (!st.profile) return;
+  const uint64_t mask =
+      ctx_.timestamp_valid_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << ctx_.timestamp_valid_bits) - 1;
+  const double ms_per_tick = ctx_.limits().timestampPeriod / 1e6;
+  for (uint32_t t = 0; t < plan_.tasks.size(); ++t) {
+    if (plan_.tasks[t].kind != TaskKind::Dispatch) continue;
+    uint64_t ticks[2] = {0, 0};
+    vk_check(ctx_.fn.vkGetQueryPoolResults(ctx_.device, task_queries_, 2 * t, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                                           VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "vkGetQueryPoolResults");
+    const uint64_t a = ticks[0] & mask, b = ticks[1] & mask;
+    st.trace.tasks[t].device_ms += static_cast<double>(b >= a ? b - a : 0) * ms_per_tick;
   }
 }
 

@@ -227,6 +227,8 @@ void VulkanPreparedPlan::create_commands() {
 void VulkanPreparedPlan::destroy_commands() noexcept {
   const VkFunctions& fn = ctx_.fn;
   if (queries_) fn.vkDestroyQueryPool(ctx_.device, queries_, nullptr);
+  if (task_queries_) fn.vkDestroyQueryPool(ctx_.device, task_queries_, nullptr);
+  task_queries_ = VK_NULL_HANDLE;
   if (fence_) fn.vkDestroyFence(ctx_.device, fence_, nullptr);
   if (pool_) fn.vkDestroyCommandPool(ctx_.device, pool_, nullptr);  // frees the command buffers
   queries_ = VK_NULL_HANDLE;

@@ -110,6 +110,7 @@ class VulkanPreparedPlan final : public PreparedPlan {
   void flush_for_host(uint32_t task, RunState& st);
   void finish_run(RunState& st);
   void read_timestamps(RunState& st);
+  void read_task_timestamps(RunState& st);
   void fill_spans(RunState& st);
 
   const Context& ctx_;
@@ -133,6 +134,7 @@ class VulkanPreparedPlan final : public PreparedPlan {
   int64_t last_submission_ = -1;      // segment index
   VkFence fence_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;  // two timestamps per span, when the queue has timestamps
+  VkQueryPool task_queries_ = VK_NULL_HANDLE;  // two per task, made on the first profiled run
 
   std::vector<PendingCopy> pending_;  // staging -> device copies for the next submission
   std::vector<bool> uploaded_;        // per buffer
@@ -157,6 +159,7 @@ struct VulkanPreparedPlan::RunState {
   std::vector<double> task_begin, task_end;  // per task: host ms since `start` (-1: not reached)
   std::vector<bool> stamped;                 // per span: both timestamps written in this run
   bool queries_reset = false;
+  bool profile = false;  // per-task timestamps this run
 };
 
 }  // namespace vkstark::vulkan

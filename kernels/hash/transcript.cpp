@@ -58,7 +58,8 @@ Fp DuplexSponge::grind(uint32_t bits) {
     return NONE;
   };
   // Scan [0, p) in blocks; inside a block search in parallel for the minimum.
-  const uint64_t block = std::max<uint64_t>(uint64_t(1) << std::min<uint32_t>(bits + 2, 22), 4096);
+  // Blocks of an eighth of the expected search length: little work past the first witness.
+  const uint64_t block = std::max<uint64_t>(uint64_t(1) << (bits > 3 ? bits - 3 : 0), 4096);
   for (uint64_t start = 0; start < Fp::P; start += block) {
     uint64_t end = std::min<uint64_t>(start + block, Fp::P);
     uint32_t found = tbb::parallel_reduce(

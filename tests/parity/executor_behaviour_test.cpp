@@ -227,3 +227,21 @@ TEST_P(ExecutorBehaviour, ReadingAPersistentNobodyWroteIsAnError) {
   p->run(trace);
   EXPECT_EQ(p->download(out), std::vector<uint32_t>(8, 3));
 }
+
+TEST_P(ExecutorBehaviour, ProfiledRunsTimeEveryTask) {
+  Graph g;
+  auto x = g.output<uint32_t>("x", 4096);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 1}, Grid{4096});
+  g.dispatch<CopyU32>("copy", {.src = x.slice(0, 2048), .dst = x.slice(2048, 2048)}, Grid{2048});
+  trace.profile_tasks = true;
+  auto p = run(g, [](PreparedPlan&) {});
+  ASSERT_EQ(trace.tasks.size(), 2u);
+  EXPECT_EQ(trace.tasks[0].kernel, "fill_u32");
+  EXPECT_EQ(trace.tasks[1].name, "copy");
+  for (const TraceTask& t : trace.tasks) EXPECT_GE(t.device_ms, 0.0);
+  std::ostringstream summary, json;
+  write_summary(trace, summary);
+  write_json(trace, json);
+  EXPECT_NE(summary.str().find("kernel (profiled)"), std::string::npos) << summary.str();
+  EXPECT_NE(json.str().find("\"tasks\""), std::string::npos);
+}
