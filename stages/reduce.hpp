@@ -9,7 +9,7 @@
 
 namespace vkstark {
 
-inline constexpr uint64_t kReduceFanIn = 256;
+inline constexpr uint64_t kReduceFanIn = 32;  // short sequential sums: latency, not bandwidth, bounds reductions
 
 void add_sum_reduce(Graph& g, const std::string& name, View<Fp4> in, uint64_t n, uint32_t width, View<Fp4> out);
 
