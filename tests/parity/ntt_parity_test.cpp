@@ -165,6 +165,22 @@ TEST_P(NttParity, SetupAndTransformCanShareOneGraph) {
   }
 }
 
+TEST_P(NttParity, Dft8MatchesTheKnownAnswer) {
+  Graph g;
+  Ntt ntt(g, 3);
+  ntt.add_setup();
+  auto x = g.input<Fp>("x", 8);
+  auto y = g.output<Fp>("y", 8);
+  ntt.forward(x, 3, 8, y, 3, 8, 1);
+  std::vector<Fp> vx;
+  for (uint32_t i = 1; i <= 8; ++i) vx.push_back(Fp::from_canonical(i));
+  auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
+  std::vector<Fp> expect;  // protocol.md 16.2
+  for (uint32_t v : {36u, 1976151680u, 1139445628u, 1710526337u, 2013265917u, 302739576u, 873820285u, 37114233u})
+    expect.push_back(Fp::from_canonical(v));
+  EXPECT_EQ(p->download(y), expect);
+}
+
 TEST_P(NttParity, RsMessageMatchesTheKnownAnswer) {
   Graph g;
   auto x = g.input<Fp>("x", 8);
