@@ -1,7 +1,8 @@
 // The device transcript (architecture.md, "The prover is one static graph"): the sponge state
 // lives in a one-element SpongeState buffer; these kernels advance it exactly as DuplexSponge
-// (kernels/hash/transcript.hpp) does. All but the grind search run as a single invocation
-// (grid.x = 1): the sponge is sequential.
+// (kernels/hash/transcript.hpp) does. All but the grind search run as one workgroup of 16
+// invocations that share the sequential sponge work, one state lane each (grid.x = 16;
+// kernels/glsl/sponge_coop.glsl).
 #pragma once
 
 #include "kernels/types.hpp"
@@ -13,6 +14,7 @@ namespace vkstark {
 // Digest view to Fp.
 struct TranscriptObserve {
   static constexpr std::string_view name = "transcript_observe";
+  static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
   struct Args {
     InOut<SpongeState> t;
     In<Fp> values;
@@ -24,6 +26,7 @@ struct TranscriptObserve {
 // per element give a0..a3).
 struct TranscriptSample {
   static constexpr std::string_view name = "transcript_sample";
+  static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
   struct Args {
     InOut<SpongeState> t;
     Out<Fp> out;
@@ -34,6 +37,7 @@ struct TranscriptSample {
 // out[i] = sample_bits(bits) for every element in order (bits <= 30: the graph builder checks).
 struct TranscriptSampleBits {
   static constexpr std::string_view name = "transcript_sample_bits";
+  static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
   struct Args {
     InOut<SpongeState> t;
     Out<uint32_t> out;
@@ -61,6 +65,7 @@ struct TranscriptGrindSearch {
 // bits == 0 leaves t untouched and writes w = 0 (protocol.md 2.6).
 struct TranscriptGrindFinish {
   static constexpr std::string_view name = "transcript_grind_finish";
+  static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
   struct Args {
     InOut<SpongeState> t;
     In<uint32_t> best;

@@ -24,18 +24,18 @@ DeviceTranscript::DeviceTranscript(Graph& g, std::string name, View<SpongeState>
 }
 
 void DeviceTranscript::observe(View<Fp> values) {
-  g_.dispatch<TranscriptObserve>("transcript.observe", {.t = state_, .values = values}, Grid{1});
+  g_.dispatch<TranscriptObserve>("transcript.observe", {.t = state_, .values = values}, Grid{16});
 }
 
 void DeviceTranscript::sample(View<Fp> out) {
-  g_.dispatch<TranscriptSample>("transcript.sample", {.t = state_, .out = out}, Grid{1});
+  g_.dispatch<TranscriptSample>("transcript.sample", {.t = state_, .out = out}, Grid{16});
 }
 
 void DeviceTranscript::sample_bits(View<uint32_t> out, uint32_t bits) {
   if (bits > DuplexSponge::MAX_SAMPLE_BITS)
     throw InputError(
         fmt::format("sample_bits({}): at most {} bits fit in one sample", bits, DuplexSponge::MAX_SAMPLE_BITS));
-  g_.dispatch<TranscriptSampleBits>("transcript.sample_bits", {.t = state_, .out = out, .bits = bits}, Grid{1});
+  g_.dispatch<TranscriptSampleBits>("transcript.sample_bits", {.t = state_, .out = out, .bits = bits}, Grid{16});
 }
 
 void DeviceTranscript::grind(uint32_t bits, View<Fp> witness) {
@@ -48,7 +48,7 @@ void DeviceTranscript::grind(uint32_t bits, View<Fp> witness) {
   g_.dispatch<TranscriptGrindSearch>("transcript.grind.search", {.t = state_, .best = best_, .bits = bits},
                                      Grid{width});
   g_.dispatch<TranscriptGrindFinish>("transcript.grind.finish",
-                                     {.t = state_, .best = best_, .witness = witness, .bits = bits}, Grid{1});
+                                     {.t = state_, .best = best_, .witness = witness, .bits = bits}, Grid{16});
 }
 
 }  // namespace vkstark

@@ -1,0 +1,119 @@
+// The duplex sponge (protocol.md 2.5) run by the 16 invocations of one workgroup together: each
+// invocation holds one state lane, and the Poseidon2 rounds exchange lanes through shared memory.
+// One thread running the whole permutation alone is latency-bound (about 10 us per permutation on
+// an H100); sixteen cooperating shorten the dependency chain several times. Same bits as
+// transcript.glsl and DuplexSponge: field arithmetic is exact, so the order of additions is free.
+//
+// Use: workgroup size 16 (the kernel tag asks for it), one workgroup, no invocation returns early.
+#ifndef VKSTARK_SPONGE_COOP_GLSL
+#define VKSTARK_SPONGE_COOP_GLSL
+
+#include "poseidon2.glsl"
+
+const uint P2C_DIAG[16] = uint[16](VKSTARK_P2_INTERNAL_DIAG);
+shared uint p2c_sh[16];
+
+uint p2c_lane() { return gl_LocalInvocationID.x; }
+
+// External layer: the 4x4 block on each chunk of four lanes, then the column sums.
+void p2c_external(inout uint x) {
+  const uint lane = p2c_lane(), c0 = lane & 12u, k = lane & 3u;
+  p2c_sh[lane] = x;
+  barrier();
+  const uint a = p2c_sh[c0], b = p2c_sh[c0 + 1u], c = p2c_sh[c0 + 2u], d = p2c_sh[c0 + 3u];
+  // Row k of [[2,3,1,1],[1,2,3,1],[1,1,2,3],[3,1,1,2]] = (a + b + c + d) + one of these.
+  uint extra = k == 0u ? fp_add(a, fp_double(b)) : k == 1u ? fp_add(b, fp_double(c))
+             : k == 2u ? fp_add(c, fp_double(d)) : fp_add(fp_double(a), d);
+  const uint y = fp_add(fp_add(fp_add(a, b), fp_add(c, d)), extra);
+  barrier();
+  p2c_sh[lane] = y;
+  barrier();
+  const uint s = fp_add(fp_add(p2c_sh[k], p2c_sh[4u + k]), fp_add(p2c_sh[8u + k], p2c_sh[12u + k]));
+  barrier();
+  x = fp_add(y, s);
+}
+
+// Internal layer: x_i = sum_j x_j + V_i x_i.
+void p2c_internal(inout uint x) {
+  const uint lane = p2c_lane();
+  p2c_sh[lane] = x;
+  barrier();
+  uint sum = 0u;
+  for (uint j = 0u; j < 16u; ++j) sum = fp_add(sum, p2c_sh[j]);
+  barrier();
+  x = fp_add(sum, fp_mul(x, P2C_DIAG[lane]));
+}
+
+void p2c_permute(inout uint x) {
+  const uint lane = p2c_lane();
+  p2c_external(x);
+  for (uint r = 0u; r < 4u; ++r) {
+    x = p2_sbox(fp_add(x, P2_RC_EXT_INIT[16u * r + lane]));
+    p2c_external(x);
+  }
+  for (uint r = 0u; r < 13u; ++r) {
+    if (lane == 0u) x = p2_sbox(fp_add(x, P2_RC_INT[r]));
+    p2c_internal(x);
+  }
+  for (uint r = 0u; r < 4u; ++r) {
+    x = p2_sbox(fp_add(x, P2_RC_EXT_TERM[16u * r + lane]));
+    p2c_external(x);
+  }
+}
+
+// This invocation's lane of the state plus the (uniform) indices of a SpongeState.
+struct CoopSponge {
+  uint x;
+  uint absorb_idx;
+  uint sample_idx;
+};
+
+// Loads the SpongeState at words arr[base .. base + 18) / stores it back (macros: buffers cannot
+// be function arguments in GLSL).
+#define COOP_SPONGE_LOAD(sp, arr, base)     \
+  {                                         \
+    uint b_ = (base);                       \
+    sp.x = arr[b_ + p2c_lane()];            \
+    sp.absorb_idx = arr[b_ + 16u];          \
+    sp.sample_idx = arr[b_ + 17u];          \
+  }
+#define COOP_SPONGE_STORE(sp, arr, base)    \
+  {                                         \
+    uint b_ = (base);                       \
+    arr[b_ + p2c_lane()] = sp.x;            \
+    if (p2c_lane() == 0u) {                 \
+      arr[b_ + 16u] = sp.absorb_idx;        \
+      arr[b_ + 17u] = sp.sample_idx;        \
+    }                                       \
+  }
+
+void coop_sponge_permute(inout CoopSponge sp) {
+  p2c_permute(sp.x);
+  sp.absorb_idx = 0u;
+  sp.sample_idx = P2_RATE;
+}
+
+// observe(v): overwrite lane absorb_idx; a full block permutes.
+void coop_sponge_observe(inout CoopSponge sp, uint v) {
+  if (p2c_lane() == sp.absorb_idx) sp.x = v;
+  sp.absorb_idx += 1u;
+  if (sp.absorb_idx == P2_RATE) coop_sponge_permute(sp);
+}
+
+// sample(): the squeezed lane, broadcast to every invocation.
+uint coop_sponge_sample(inout CoopSponge sp) {
+  if (sp.absorb_idx != 0u || sp.sample_idx == 0u) coop_sponge_permute(sp);
+  sp.sample_idx -= 1u;
+  p2c_sh[p2c_lane()] = sp.x;
+  barrier();
+  const uint v = p2c_sh[sp.sample_idx];
+  barrier();
+  return v;
+}
+
+uint coop_sponge_sample_bits(inout CoopSponge sp, uint bits) {
+  const uint mask = bits >= 32u ? 0xFFFFFFFFu : (1u << bits) - 1u;
+  return fp_to_canonical(coop_sponge_sample(sp)) & mask;
+}
+
+#endif
