@@ -33,30 +33,49 @@ void p2c_external(inout uint x) {
   x = fp_add(y, s);
 }
 
-// Internal layer: x_i = sum_j x_j + V_i x_i.
-void p2c_internal(inout uint x) {
+// The constants one lane needs, loaded into registers once per kernel: indexing the constant
+// tables by lane inside every round would make sixteen different constant-memory reads per access.
+struct P2cLaneConsts {
+  uint ext_init[4];
+  uint ext_term[4];
+  uint diag;
+};
+
+P2cLaneConsts p2c_lane_consts() {
   const uint lane = p2c_lane();
-  p2c_sh[lane] = x;
-  barrier();
-  uint sum = 0u;
-  for (uint j = 0u; j < 16u; ++j) sum = fp_add(sum, p2c_sh[j]);
-  barrier();
-  x = fp_add(sum, fp_mul(x, P2C_DIAG[lane]));
+  P2cLaneConsts c;
+  for (uint r = 0u; r < 4u; ++r) {
+    c.ext_init[r] = P2_RC_EXT_INIT[16u * r + lane];
+    c.ext_term[r] = P2_RC_EXT_TERM[16u * r + lane];
+  }
+  c.diag = P2C_DIAG[lane];
+  return c;
 }
 
-void p2c_permute(inout uint x) {
-  const uint lane = p2c_lane();
+// Internal layer: x_i = sum_j x_j + V_i x_i (the sum as a balanced tree of independent additions).
+void p2c_internal(inout uint x, uint diag) {
+  p2c_sh[p2c_lane()] = x;
+  barrier();
+  uint v[16];
+  for (uint j = 0u; j < 16u; ++j) v[j] = p2c_sh[j];
+  barrier();
+  for (uint w = 8u; w > 0u; w >>= 1u)
+    for (uint j = 0u; j < w; ++j) v[j] = fp_add(v[j], v[j + w]);
+  x = fp_add(v[0], fp_mul(x, diag));
+}
+
+void p2c_permute(inout uint x, P2cLaneConsts c) {
   p2c_external(x);
   for (uint r = 0u; r < 4u; ++r) {
-    x = p2_sbox(fp_add(x, P2_RC_EXT_INIT[16u * r + lane]));
+    x = p2_sbox(fp_add(x, c.ext_init[r]));
     p2c_external(x);
   }
   for (uint r = 0u; r < 13u; ++r) {
-    if (lane == 0u) x = p2_sbox(fp_add(x, P2_RC_INT[r]));
-    p2c_internal(x);
+    if (p2c_lane() == 0u) x = p2_sbox(fp_add(x, P2_RC_INT[r]));
+    p2c_internal(x, c.diag);
   }
   for (uint r = 0u; r < 4u; ++r) {
-    x = p2_sbox(fp_add(x, P2_RC_EXT_TERM[16u * r + lane]));
+    x = p2_sbox(fp_add(x, c.ext_term[r]));
     p2c_external(x);
   }
 }
@@ -66,6 +85,7 @@ struct CoopSponge {
   uint x;
   uint absorb_idx;
   uint sample_idx;
+  P2cLaneConsts consts;
 };
 
 // Loads the SpongeState at words arr[base .. base + 18) / stores it back (macros: buffers cannot
@@ -73,6 +93,7 @@ struct CoopSponge {
 #define COOP_SPONGE_LOAD(sp, arr, base)     \
   {                                         \
     uint b_ = (base);                       \
+    sp.consts = p2c_lane_consts();          \
     sp.x = arr[b_ + p2c_lane()];            \
     sp.absorb_idx = arr[b_ + 16u];          \
     sp.sample_idx = arr[b_ + 17u];          \
@@ -88,7 +109,7 @@ struct CoopSponge {
   }
 
 void coop_sponge_permute(inout CoopSponge sp) {
-  p2c_permute(sp.x);
+  p2c_permute(sp.x, sp.consts);
   sp.absorb_idx = 0u;
   sp.sample_idx = P2_RATE;
 }
