@@ -11,11 +11,16 @@
 #include "poseidon2.glsl"
 
 const uint P2C_DIAG[16] = uint[16](VKSTARK_P2_INTERNAL_DIAG);
+// Two exchange arrays used in turn: a step writes the one the previous step did not read, so it
+// needs no barrier before writing, only one after (barriers are most of the cost here).
 shared uint p2c_sh[16];
+shared uint p2c_sh2[16];
 
 uint p2c_lane() { return gl_LocalInvocationID.x; }
 
-// External layer: the 4x4 block on each chunk of four lanes, then the column sums.
+// External layer: the 4x4 block on each chunk of four lanes, then the column sums. Writes p2c_sh
+// then p2c_sh2; the step after it writes p2c_sh again, whose last reads lie before the barrier
+// that precedes the p2c_sh2 reads.
 void p2c_external(inout uint x) {
   const uint lane = p2c_lane(), c0 = lane & 12u, k = lane & 3u;
   p2c_sh[lane] = x;
@@ -25,11 +30,9 @@ void p2c_external(inout uint x) {
   uint extra = k == 0u ? fp_add(a, fp_double(b)) : k == 1u ? fp_add(b, fp_double(c))
              : k == 2u ? fp_add(c, fp_double(d)) : fp_add(fp_double(a), d);
   const uint y = fp_add(fp_add(fp_add(a, b), fp_add(c, d)), extra);
+  p2c_sh2[lane] = y;
   barrier();
-  p2c_sh[lane] = y;
-  barrier();
-  const uint s = fp_add(fp_add(p2c_sh[k], p2c_sh[4u + k]), fp_add(p2c_sh[8u + k], p2c_sh[12u + k]));
-  barrier();
+  const uint s = fp_add(fp_add(p2c_sh2[k], p2c_sh2[4u + k]), fp_add(p2c_sh2[8u + k], p2c_sh2[12u + k]));
   x = fp_add(y, s);
 }
 
@@ -53,27 +56,39 @@ P2cLaneConsts p2c_lane_consts() {
 }
 
 // Internal layer: x_i = sum_j x_j + V_i x_i (the sum as a balanced tree of independent additions).
-void p2c_internal(inout uint x, uint diag) {
-  p2c_sh[p2c_lane()] = x;
-  barrier();
+// Uses the array given: partial rounds alternate between the two, so that a round's write never
+// meets the previous round's reads without a barrier between them.
+void p2c_internal(inout uint x, uint diag, bool second) {
   uint v[16];
-  for (uint j = 0u; j < 16u; ++j) v[j] = p2c_sh[j];
-  barrier();
+  if (second) {
+    p2c_sh2[p2c_lane()] = x;
+    barrier();
+    for (uint j = 0u; j < 16u; ++j) v[j] = p2c_sh2[j];
+  } else {
+    p2c_sh[p2c_lane()] = x;
+    barrier();
+    for (uint j = 0u; j < 16u; ++j) v[j] = p2c_sh[j];
+  }
   for (uint w = 8u; w > 0u; w >>= 1u)
     for (uint j = 0u; j < w; ++j) v[j] = fp_add(v[j], v[j + w]);
   x = fp_add(v[0], fp_mul(x, diag));
 }
 
 void p2c_permute(inout uint x, P2cLaneConsts c) {
+  barrier();  // whatever read p2c_sh / p2c_sh2 before is done
   p2c_external(x);
   for (uint r = 0u; r < 4u; ++r) {
     x = p2_sbox(fp_add(x, c.ext_init[r]));
     p2c_external(x);
   }
+  // The external layer before ended reading p2c_sh2: the first partial round writes p2c_sh.
   for (uint r = 0u; r < 13u; ++r) {
     if (p2c_lane() == 0u) x = p2_sbox(fp_add(x, P2_RC_INT[r]));
-    p2c_internal(x, c.diag);
+    p2c_internal(x, c.diag, (r & 1u) == 1u);
   }
+  // The last partial round (r = 12) read p2c_sh; the external layer writes p2c_sh first: that
+  // needs a barrier between.
+  barrier();
   for (uint r = 0u; r < 4u; ++r) {
     x = p2_sbox(fp_add(x, c.ext_term[r]));
     p2c_external(x);
@@ -125,11 +140,10 @@ void coop_sponge_observe(inout CoopSponge sp, uint v) {
 uint coop_sponge_sample(inout CoopSponge sp) {
   if (sp.absorb_idx != 0u || sp.sample_idx == 0u) coop_sponge_permute(sp);
   sp.sample_idx -= 1u;
+  barrier();  // previous readers of p2c_sh are done
   p2c_sh[p2c_lane()] = sp.x;
   barrier();
-  const uint v = p2c_sh[sp.sample_idx];
-  barrier();
-  return v;
+  return p2c_sh[sp.sample_idx];
 }
 
 uint coop_sponge_sample_bits(inout CoopSponge sp, uint bits) {
