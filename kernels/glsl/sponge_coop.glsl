@@ -5,6 +5,8 @@
 // transcript.glsl and DuplexSponge: field arithmetic is exact, so the order of additions is free.
 //
 // Use: workgroup size 16 (the kernel tag asks for it), one workgroup, no invocation returns early.
+// The including kernel enables GL_EXT_control_flow_attributes: every loop here is unrolled so that
+// the small arrays stay in registers.
 #ifndef VKSTARK_SPONGE_COOP_GLSL
 #define VKSTARK_SPONGE_COOP_GLSL
 
@@ -47,7 +49,7 @@ struct P2cLaneConsts {
 P2cLaneConsts p2c_lane_consts() {
   const uint lane = p2c_lane();
   P2cLaneConsts c;
-  for (uint r = 0u; r < 4u; ++r) {
+  [[unroll]] for (uint r = 0u; r < 4u; ++r) {
     c.ext_init[r] = P2_RC_EXT_INIT[16u * r + lane];
     c.ext_term[r] = P2_RC_EXT_TERM[16u * r + lane];
   }
@@ -63,33 +65,33 @@ void p2c_internal(inout uint x, uint diag, bool second) {
   if (second) {
     p2c_sh2[p2c_lane()] = x;
     barrier();
-    for (uint j = 0u; j < 16u; ++j) v[j] = p2c_sh2[j];
+    [[unroll]] for (uint j = 0u; j < 16u; ++j) v[j] = p2c_sh2[j];
   } else {
     p2c_sh[p2c_lane()] = x;
     barrier();
-    for (uint j = 0u; j < 16u; ++j) v[j] = p2c_sh[j];
+    [[unroll]] for (uint j = 0u; j < 16u; ++j) v[j] = p2c_sh[j];
   }
-  for (uint w = 8u; w > 0u; w >>= 1u)
-    for (uint j = 0u; j < w; ++j) v[j] = fp_add(v[j], v[j + w]);
+  [[unroll]] for (uint w = 8u; w > 0u; w >>= 1u)
+    [[unroll]] for (uint j = 0u; j < w; ++j) v[j] = fp_add(v[j], v[j + w]);
   x = fp_add(v[0], fp_mul(x, diag));
 }
 
 void p2c_permute(inout uint x, P2cLaneConsts c) {
   barrier();  // whatever read p2c_sh / p2c_sh2 before is done
   p2c_external(x);
-  for (uint r = 0u; r < 4u; ++r) {
+  [[unroll]] for (uint r = 0u; r < 4u; ++r) {
     x = p2_sbox(fp_add(x, c.ext_init[r]));
     p2c_external(x);
   }
   // The external layer before ended reading p2c_sh2: the first partial round writes p2c_sh.
-  for (uint r = 0u; r < 13u; ++r) {
+  [[unroll]] for (uint r = 0u; r < 13u; ++r) {
     if (p2c_lane() == 0u) x = p2_sbox(fp_add(x, P2_RC_INT[r]));
     p2c_internal(x, c.diag, (r & 1u) == 1u);
   }
   // The last partial round (r = 12) read p2c_sh; the external layer writes p2c_sh first: that
   // needs a barrier between.
   barrier();
-  for (uint r = 0u; r < 4u; ++r) {
+  [[unroll]] for (uint r = 0u; r < 4u; ++r) {
     x = p2_sbox(fp_add(x, c.ext_term[r]));
     p2c_external(x);
   }

@@ -1,5 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "runtime.glsl"
 #include "sponge_coop.glsl"
 // TranscriptObserve (kernels/transcript.hpp): observe(values[i]) for every element of the view, in
