@@ -59,9 +59,10 @@ int main(int argc, char** argv) try {
     } else if (!std::strcmp(argv[i], "--profile")) {
       profile = true;
     } else {
-      fmt::print("usage: pcs_bench [--log-height H] [--width W] [--runs R] [--profile]\n{}"
-                 "  --profile                   time every dispatch (one extra run) and list the costliest kernels\n",
-                 common_args_help());
+      fmt::print(
+          "usage: pcs_bench [--log-height H] [--width W] [--runs R] [--profile]\n{}"
+          "  --profile                   time every dispatch (one extra run) and list the costliest kernels\n",
+          common_args_help());
       return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }

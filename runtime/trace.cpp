@@ -18,7 +18,8 @@ void Trace::begin_run(const Plan& plan, std::string executor_name, std::string d
   if (profile_tasks && tasks.size() != plan.tasks.size()) {
     tasks.clear();
     for (const Task& t : plan.tasks)
-      tasks.push_back({t.name, t.kind == TaskKind::Host ? std::string("host") : std::string(t.kernel->name), t.span, 0});
+      tasks.push_back(
+          {t.name, t.kind == TaskKind::Host ? std::string("host") : std::string(t.kernel->name), t.span, 0});
   }
   if (spans.size() == plan.spans.size()) return;  // same plan shape: accumulate into the same spans
   spans.clear();

@@ -49,7 +49,7 @@ class Trace {
   // Also time every task (Vulkan: two timestamps per dispatch). Default: VKSTARK_PROFILE=1.
   bool profile_tasks = profile_from_environment();
   std::vector<TraceTask> tasks;  // per plan task, when profile_tasks
-  std::string executor;  // "cpu" | "vulkan"
+  std::string executor;          // "cpu" | "vulkan"
   std::string device;
   TraceCounters counters;
   std::vector<TraceSpan> spans;  // span 0 = the whole run ("run")

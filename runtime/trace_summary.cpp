@@ -42,8 +42,8 @@ void write_summary(const Trace& t, std::ostream& os) {
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
     os << fmt::format("  {:<44} {:>11} {:>9} {:>7}\n", "kernel (profiled)", "device ms", "tasks", "share");
     for (size_t i = 0; i < rows.size() && i < 20; ++i)
-      os << fmt::format("  {:<44} {:>11.3f} {:>9} {:>6.1f}%\n", rows[i].first, rows[i].second.first, rows[i].second.second,
-                        total > 0 ? 100 * rows[i].second.first / total : 0.0);
+      os << fmt::format("  {:<44} {:>11.3f} {:>9} {:>6.1f}%\n", rows[i].first, rows[i].second.first,
+                        rows[i].second.second, total > 0 ? 100 * rows[i].second.first / total : 0.0);
   }
   const TraceCounters& c = t.counters;
   os << fmt::format(

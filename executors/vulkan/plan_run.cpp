@@ -190,8 +190,7 @@ void VulkanPreparedPlan::read_timestamps(RunState& st) {
 
 void VulkanPreparedPlan::read_task_timestamps(RunState& st) {
   if (!st.profile) return;
-  const uint64_t mask =
-      ctx_.timestamp_valid_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << ctx_.timestamp_valid_bits) - 1;
+  const uint64_t mask = ctx_.timestamp_valid_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << ctx_.timestamp_valid_bits) - 1;
   const double ms_per_tick = ctx_.limits().timestampPeriod / 1e6;
   for (uint32_t t = 0; t < plan_.tasks.size(); ++t) {
     if (plan_.tasks[t].kind != TaskKind::Dispatch) continue;

@@ -133,7 +133,7 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::vector<int32_t> segment_cb_;   // per segment: index into cbs_, -1 for host segments
   int64_t last_submission_ = -1;      // segment index
   VkFence fence_ = VK_NULL_HANDLE;
-  VkQueryPool queries_ = VK_NULL_HANDLE;  // two timestamps per span, when the queue has timestamps
+  VkQueryPool queries_ = VK_NULL_HANDLE;       // two timestamps per span, when the queue has timestamps
   VkQueryPool task_queries_ = VK_NULL_HANDLE;  // two per task, made on the first profiled run
 
   std::vector<PendingCopy> pending_;  // staging -> device copies for the next submission
