@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cpu/parallel.hpp"
+#include "kernels/field/lazy_sum.hpp"
 
 namespace vkstark {
 
@@ -84,32 +85,6 @@ void strided_partials(uint64_t n, uint64_t g, uint64_t width, Fp4* out, Add add)
 
 bool is_base(const Fp4& z) { return z.c[1].is_zero() && z.c[2].is_zero() && z.c[3].is_zero(); }
 
-// A sum of products (Fp4 x Fp) with one reduction at the end: the raw products of the Montgomery
-// forms (each < p^2 < 2^62) are added in 128 bits, and (S mod p) R^-1 is the same canonical
-// element as the sum of the Montgomery products. One multiply-add per coefficient and term instead
-// of a Montgomery product and a field addition, in the two kernels whose inner loop is a long dot
-// product (BatchColumnsExt over the columns, EqPowAccumulate over the points).
-class LazyFp4Sum {
- public:
-  void add(const Fp4& a, Fp b) {
-    for (int t = 0; t < 4; ++t) s_[t] += static_cast<u128>(uint64_t(a.c[t].mont()) * b.mont());
-  }
-  Fp4 value() const {
-    Fp4 r;
-    for (int t = 0; t < 4; ++t) {
-      // (S >> 64) 2^64 + (S mod 2^64) reduced to x = S mod p (up to a multiple of p), x < p^2 + p < p 2^32.
-      const uint64_t hi = uint64_t(s_[t] >> 64), lo = uint64_t(s_[t]);
-      r.c[t] = Fp::from_mont(Fp::mont_reduce((hi % Fp::P) * kTwo64ModP + lo % Fp::P));
-    }
-    return r;
-  }
-
- private:
-  __extension__ typedef unsigned __int128 u128;
-  static constexpr uint64_t kTwo64ModP = uint64_t((static_cast<u128>(1) << 64) % Fp::P);
-  u128 s_[4] = {};
-};
-
 }  // namespace
 
 void BatchColumnsExt::cpu(const Args& a, const CpuContext& ctx) {
@@ -128,10 +103,10 @@ void BatchColumnsExt::cpu(const Args& a, const CpuContext& ctx) {
   cpu::for_each_chunk(
       ctx.grid().x,
       [&](uint64_t b0, uint64_t b1) {
-        LazyFp4Sum sums[kBlock];
+        Fp4LazySum sums[kBlock];
         for (uint64_t s0 = b0; s0 < b1; s0 += kBlock) {
           const uint64_t len = std::min(kBlock, b1 - s0);
-          std::fill(sums, sums + len, LazyFp4Sum());
+          std::fill(sums, sums + len, Fp4LazySum());
           for (uint64_t c = 0; c < powers.size(); ++c) {
             const Fp* col = m.data() + c * cs + s0;
             for (uint64_t b = 0; b < len; ++b) sums[b].add(powers[c], col[b]);
@@ -291,7 +266,7 @@ void EqPowAccumulate::cpu(const Args& a, const CpuContext& ctx) {
       [&](uint64_t b0, uint64_t b1) {
         for (uint64_t b = b0; b < b1; ++b) {
           const uint64_t l = b & mask, h = b >> lb;
-          LazyFp4Sum base;
+          Fp4LazySum base;
           const Fp* lo = lo_base.data() + l * pb;
           const Fp4* hi = hi_base.data() + h * pb;
           for (uint64_t j = 0; j < pb; ++j) base.add(hi[j], lo[j]);

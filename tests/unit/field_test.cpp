@@ -8,6 +8,7 @@
 
 #include "kernels/field/fp.hpp"
 #include "kernels/field/fp4.hpp"
+#include "kernels/field/lazy_sum.hpp"
 #include "kernels/known_answers.hpp"
 #include "runtime/error.hpp"
 
@@ -230,3 +231,18 @@ TEST(Fp4, BatchInverse) {
 }
 
 TEST(Fp4, CheckedConstructorRejectsNonCanonical) { EXPECT_THROW(Fp4::from_canonical(1, 2, Fp::P, 4), InputError); }
+
+TEST(Fp4LazySum, EqualsTheReducedSumForManyLargeTerms) {
+  std::mt19937_64 rng(21);
+  Fp4LazySum lazy;
+  Fp4 plain;
+  const Fp4 big = Fp4(f(P - 1), f(P - 1), f(P - 2), f(P - 1));
+  for (int i = 0; i < 200000; ++i) {  // p-1 edge terms push the 128-bit accumulator far above 2^64
+    Fp4 a = (i % 3 == 0) ? big : random_fp4(rng);
+    Fp b = (i % 5 == 0) ? f(P - 1) : Fp::reduce(rng());
+    lazy.add(a, b);
+    plain += a * b;
+  }
+  EXPECT_EQ(lazy.value(), plain);
+  EXPECT_EQ(Fp4LazySum().value(), Fp4::zero());
+}
