@@ -14,7 +14,7 @@ using namespace vkstark;
 using namespace vkstark::testing;
 
 class ExecutorBehaviour : public ExecutorTest {};
-VKSTARK_INSTANTIATE_FOR_EXECUTORS(ExecutorBehaviour);
+VKSTARK_INSTANTIATE_FOR_EXECUTORS_AND_STAGING(ExecutorBehaviour);
 
 namespace {
 // x[0] = 7; x[i] = x[i-1] for i < K: K dependent dispatches.
@@ -203,7 +203,7 @@ TEST_P(ExecutorBehaviour, SpansCountTheirTasksAndTrace) {
   write_json(trace, json);
   write_chrome_trace(trace, chrome);
   write_summary(trace, summary);
-  EXPECT_NE(json.str().find("\"executor\": \"" + GetParam() + "\""), std::string::npos) << json.str();
+  EXPECT_NE(json.str().find("\"executor\": \"" + std::string(exec().name()) + "\""), std::string::npos) << json.str();
   EXPECT_NE(json.str().find("\"path\": \"outer/inner\""), std::string::npos) << json.str();
   EXPECT_NE(json.str().find("\"host_syncs\": 1"), std::string::npos) << json.str();
   EXPECT_NE(chrome.str().find("\"traceEvents\""), std::string::npos);

@@ -14,16 +14,27 @@
 #include <vector>
 
 #include "executors/executors.hpp"
+#include "executors/vulkan/vulkan_executor.hpp"
 #include "kernels/types.hpp"
 #include "runtime/graph.hpp"
 
 namespace vkstark::testing {
 
 // One executor of each kind per test process (a Vulkan instance with validation is slow to make).
+// "vulkan-staging" is the Vulkan executor forced onto the discrete-GPU memory path (device-local
+// buffers and staging copies), so that path runs under validation on lavapipe too.
 inline Executor& executor(const std::string& kind) {
   static std::map<std::string, std::unique_ptr<Executor>> cache;
   auto& e = cache[kind];
-  if (!e) e = make_executor(kind);
+  if (!e) {
+    if (kind == "vulkan-staging") {
+      VulkanOptions options;
+      options.force_staging = true;
+      e = make_vulkan_executor(options);
+    } else {
+      e = make_executor(kind);
+    }
+  }
   return *e;
 }
 
@@ -42,10 +53,19 @@ class ExecutorTest : public ::testing::TestWithParam<std::string> {
   Trace trace;
 };
 
-inline std::string executor_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
+inline std::string executor_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
 
 #define VKSTARK_INSTANTIATE_FOR_EXECUTORS(Suite) \
   INSTANTIATE_TEST_SUITE_P(Executors, Suite, ::testing::Values("cpu", "vulkan"), ::vkstark::testing::executor_name)
+// The same, plus the Vulkan executor on its staging (discrete-GPU) memory path.
+#define VKSTARK_INSTANTIATE_FOR_EXECUTORS_AND_STAGING(Suite)                                       \
+  INSTANTIATE_TEST_SUITE_P(Executors, Suite, ::testing::Values("cpu", "vulkan", "vulkan-staging"), \
+                           ::vkstark::testing::executor_name)
 
 // Random and edge field values: 0, 1, p-1, and values around 2^31 and 2^32 mod p.
 inline std::vector<Fp> field_values(size_t n, uint64_t seed) {
