@@ -1,14 +1,33 @@
-# vkstark_embed_shaders(<out_var> SHADERS a.comp ... DEPENDS x.glsl ... INCLUDE_DIRS dir...)
+# vkstark_embed_shaders(<out_var> SHADERS a.comp ... DEPENDS x.glsl ... INCLUDE_DIRS dir...
+#                       ABI_GENERATOR <target>)
 #
-# Compiles every compute shader to SPIR-V with glslangValidator at build time and embeds the words
-# in the library. Each kernel `foo.comp` becomes the array `vkstark_spv_foo`; a generated table
-# (`embedded_shaders.cpp`) maps the kernel name to its words (see executors/vulkan/shaders.hpp).
+# Generates each kernel's GLSL interface (abi/<name>.glsl) from its C++ Args with the ABI_GENERATOR
+# tool (kernels/glsl/generate_abi.cpp), then compiles every compute shader to SPIR-V with
+# glslangValidator at build time and embeds the words in the library. Each kernel `foo.comp`
+# becomes the array `vkstark_spv_foo`; a generated table (`embedded_shaders.cpp`) maps the kernel
+# name to its words (see executors/vulkan/shaders.hpp).
 function(vkstark_embed_shaders out_var)
-  cmake_parse_arguments(ARG "" "" "SHADERS;DEPENDS;INCLUDE_DIRS" ${ARGN})
-  set(include_flags)
+  cmake_parse_arguments(ARG "" "ABI_GENERATOR" "SHADERS;DEPENDS;INCLUDE_DIRS" ${ARGN})
+  set(abi_root ${CMAKE_CURRENT_BINARY_DIR}/generated/glsl)
+  set(include_flags -I${abi_root})
   foreach(dir IN LISTS ARG_INCLUDE_DIRS)
     list(APPEND include_flags -I${dir})
   endforeach()
+  set(names)
+  set(abi_headers)
+  foreach(shader IN LISTS ARG_SHADERS)
+    get_filename_component(name ${shader} NAME_WE)
+    list(APPEND names ${name})
+    list(APPEND abi_headers ${abi_root}/abi/${name}.glsl)
+  endforeach()
+  # One run writes every interface (only the files whose text changed, so that a kernel header edit
+  # recompiles only the shaders whose interface moved) and checks that kernels and .comp files pair up.
+  add_custom_command(
+    OUTPUT ${abi_headers}
+    COMMAND $<TARGET_FILE:${ARG_ABI_GENERATOR}> ${abi_root} ${names}
+    DEPENDS ${ARG_ABI_GENERATOR}
+    COMMENT "Generating the GLSL interfaces of the kernels from their Args"
+    VERBATIM)
   set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/generated/spv)
   file(MAKE_DIRECTORY ${gen_dir})
   set(headers)
@@ -21,7 +40,7 @@ function(vkstark_embed_shaders out_var)
       OUTPUT ${header}
       COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet ${include_flags}
               --vn vkstark_spv_${name} -o ${header} ${shader}
-      DEPENDS ${shader} ${ARG_DEPENDS}
+      DEPENDS ${shader} ${ARG_DEPENDS} ${abi_root}/abi/${name}.glsl
       COMMENT "glslangValidator ${name}.comp"
       VERBATIM)
     list(APPEND headers ${header})

@@ -15,10 +15,12 @@ struct ElementTraits<Fp> {
 template <>
 struct ElementTraits<Fp4> {
   static constexpr std::string_view name = "Fp4";
+  static constexpr std::string_view glsl = "uvec4";  // kernels/glsl/fp4.glsl
 };
 template <>
 struct ElementTraits<Digest> {
   static constexpr std::string_view name = "Digest";
+  static constexpr std::string_view glsl = "uvec4";  // two per digest
 };
 
 // The device transcript: the 18 words of a DuplexSponge (state in Montgomery form, then

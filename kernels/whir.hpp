@@ -59,14 +59,14 @@ struct UCube {
 
 // The WHIR sumcheck round polynomial s(X) = sum_y f_y(X) w_y(X), f_y(X) = f[2y] + X (f[2y+1] - f[2y])
 // (likewise w), at X = 1 and X = 2, as grid.x partial sums:
-//   partials[2 i] = sum_{y = i mod grid.x, y < half} f_y(1) w_y(1),  partials[2 i + 1] = ... f_y(2) w_y(2).
+//   partials[2 i] = sum_{y = i mod grid.x, y < pairs} f_y(1) w_y(1),  partials[2 i + 1] = ... f_y(2) w_y(2).
 struct SumcheckProductPartials {
   static constexpr std::string_view name = "sumcheck_product_partials";
   struct Args {
     In<Fp4> f;
     In<Fp4> w;
     Out<Fp4> partials;
-    uint32_t half = 0;
+    uint32_t pairs = 0;  // half the length of f and w
   };
   static void cpu(const Args& a, const CpuContext& ctx);
 };

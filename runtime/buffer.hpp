@@ -41,14 +41,20 @@ concept DeviceElement = std::is_trivially_copyable_v<T> &&(sizeof(T) % 4 == 0) &
   { ElementTraits<T>::name } -> std::convertible_to<std::string_view>;
 };
 
+// An element type as the runtime sees it. `glsl`: the GLSL type of one array entry in a kernel's
+// storage-buffer declaration ("uint" unless ElementTraits<T>::glsl says otherwise, e.g. "uvec4").
 struct TypeTag {
   std::string_view name;
   uint32_t size = 0;
-  bool operator==(const TypeTag&) const = default;
+  std::string_view glsl = "uint";
+  bool operator==(const TypeTag& o) const { return name == o.name && size == o.size; }
 };
 template <DeviceElement T>
 constexpr TypeTag type_tag() {
-  return {ElementTraits<T>::name, static_cast<uint32_t>(sizeof(T))};
+  if constexpr (requires { ElementTraits<T>::glsl; })
+    return {ElementTraits<T>::name, static_cast<uint32_t>(sizeof(T)), ElementTraits<T>::glsl};
+  else
+    return {ElementTraits<T>::name, static_cast<uint32_t>(sizeof(T)), "uint"};
 }
 
 using BufferId = uint32_t;

@@ -74,18 +74,77 @@ void Graph::host(std::string name, std::vector<Binding> accesses, std::function<
   add_task(std::move(t));
 }
 
+namespace {
+
+// Whether descriptor slot `slot` of the kernel belongs to a view array (unused slots are allowed there).
+bool is_array_slot(const KernelInfo& k, size_t slot) {
+  size_t s = 0;
+  for (const ViewParam& v : k.abi.views) {
+    if (slot < s + v.slots()) return v.array > 0;
+    s += v.slots();
+  }
+  return false;
+}
+
+std::string grid_text(Grid g) { return fmt::format("{}x{}", g.x, g.y); }
+
+}  // namespace
+
+void Graph::add_dispatch(Task t, std::optional<Grid> required, const std::string& problem) {
+  const KernelInfo& k = *t.kernel;
+  // Args and ABI come from one declaration; a mismatch means the reflection itself is broken.
+  if (t.bindings.size() != k.abi.slots() || t.scalars.size() != k.abi.scalar_words())
+    throw GraphError(fmt::format("task '{}' (kernel {}): {} views and {} scalar words, its interface has {} and {}",
+                                 t.name, k.name, t.bindings.size(), t.scalars.size(), k.abi.slots(),
+                                 k.abi.scalar_words()));
+  if (!problem.empty()) throw GraphError(fmt::format("task '{}' (kernel {}): {}", t.name, k.name, problem));
+  if (required && *required != t.grid)
+    throw GraphError(fmt::format("task '{}' (kernel {}): grid {} does not fit its views, which need grid {}", t.name,
+                                 k.name, grid_text(t.grid), grid_text(*required)));
+  add_task(std::move(t));
+}
+
+void Graph::dispatch(std::string name, std::shared_ptr<const KernelInfo> kernel, const DynamicArgs& args, Grid grid) {
+  if (!kernel) throw GraphError(fmt::format("task '{}': no kernel", name));
+  const KernelAbi& abi = kernel->abi;
+  auto fail = [&](const std::string& what) {
+    throw GraphError(fmt::format("task '{}' (kernel {}): {}", name, kernel->name, what));
+  };
+  if (args.params_.size() != abi.views.size())
+    fail(fmt::format("{} view arguments, the kernel declares {}", args.params_.size(), abi.views.size()));
+  Task t;
+  t.kind = TaskKind::Dispatch;
+  for (size_t i = 0; i < abi.views.size(); ++i) {
+    const ViewParam& p = abi.views[i];
+    const DynamicArgs::Param& a = args.params_[i];
+    if (a.array != (p.array > 0))
+      fail(fmt::format("view '{}' is {}", p.name, p.array ? "a view array: pass views()" : "one view: pass view()"));
+    if (a.slots.size() > p.slots())
+      fail(fmt::format("view array '{}' holds at most {} views, {} given", p.name, p.array, a.slots.size()));
+    for (uint32_t s = 0; s < p.slots(); ++s) {
+      Binding b = s < a.slots.size() ? a.slots[s] : Binding{kNoBuffer, 0, 0, p.type, p.access, false};
+      if (b.type != p.type)
+        fail(fmt::format("view '{}' holds {}, the kernel declares {}", p.name, b.type.name, p.type.name));
+      b.access = p.access;
+      t.bindings.push_back(b);
+    }
+  }
+  if (args.scalars_.size() != abi.scalar_words())
+    fail(fmt::format("{} scalar words, the kernel declares {}", args.scalars_.size(), abi.scalar_words()));
+  t.name = std::move(name);
+  t.kernel = std::move(kernel);
+  t.scalars = args.scalars_;
+  t.grid = grid;
+  add_task(std::move(t));
+}
+
 void Graph::add_task(Task t) {
   if (t.name.empty()) throw GraphError("every task needs a name");
   const std::string what = t.kind == TaskKind::Dispatch ? fmt::format("task '{}' (kernel {})", t.name, t.kernel->name)
                                                         : fmt::format("host task '{}'", t.name);
-  if (t.kind == TaskKind::Dispatch) {
-    size_t words = kPushHeaderWords + 2 * t.bindings.size() + t.scalars.size();
-    if (words * 4 > kMaxPushBytes)
-      throw GraphError(fmt::format("{}: {} bytes of push constants (max {}): pass fewer views or scalars", what,
-                                   words * 4, kMaxPushBytes));
-  }
   for (size_t i = 0; i < t.bindings.size(); ++i) {
     const Binding& b = t.bindings[i];
+    if (!b.used() && t.kind == TaskKind::Dispatch && b.count == 0 && is_array_slot(*t.kernel, i)) continue;
     if (b.buffer >= buffers_.size())
       throw GraphError(fmt::format("{}: binding {} refers to no buffer of this graph", what, i));
     const BufferDesc& buf = buffers_[b.buffer];
@@ -107,7 +166,7 @@ void Graph::add_task(Task t) {
                                    to_string(buf.lifetime), buf.name));
   }
   for (const Binding& b : t.bindings)
-    if (writes(b.access)) written_[b.buffer] = true;
+    if (b.used() && writes(b.access)) written_[b.buffer] = true;
   t.span = open_spans_.empty() ? 0 : open_spans_.back();
   tasks_.push_back(std::move(t));
 }

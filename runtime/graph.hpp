@@ -14,7 +14,9 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,12 +63,48 @@ class HostContext {
 // Declared accesses of a Host task.
 template <DeviceElement T>
 Binding host_read(const View<T>& v) {
-  return {v.buffer, v.offset, v.count, type_tag<T>(), Access::Read, v.reinterpreted};
+  return make_binding(v, Access::Read);
 }
 template <DeviceElement T>
 Binding host_write(const View<T>& v) {
-  return {v.buffer, v.offset, v.count, type_tag<T>(), Access::Write, v.reinterpreted};
+  return make_binding(v, Access::Write);
 }
+
+// The arguments of a run-time kernel's dispatch, in the order of its KernelAbi: views and view
+// arrays in the order of abi.views, scalar words in the order of abi.scalars. Access comes from the
+// ABI; Graph::dispatch checks counts and element types against it.
+class DynamicArgs {
+ public:
+  template <DeviceElement T>
+  DynamicArgs& view(const View<T>& v) {
+    params_.push_back({{make_binding(v, Access::Read)}, false});
+    return *this;
+  }
+  template <DeviceElement T>
+  DynamicArgs& views(std::span<const View<T>> vs) {
+    Param p{{}, true};
+    for (const View<T>& v : vs) p.slots.push_back(make_binding(v, Access::Read));
+    params_.push_back(std::move(p));
+    return *this;
+  }
+  template <DeviceElement T>
+  DynamicArgs& views(std::initializer_list<View<T>> vs) {
+    return views(std::span<const View<T>>(vs.begin(), vs.size()));
+  }
+  DynamicArgs& scalar(uint32_t word) {
+    scalars_.push_back(word);
+    return *this;
+  }
+
+ private:
+  friend class Graph;
+  struct Param {
+    std::vector<Binding> slots;
+    bool array = false;
+  };
+  std::vector<Param> params_;
+  std::vector<uint32_t> scalars_;
+};
 
 enum class TaskKind : uint8_t { Dispatch, Host };
 
@@ -76,9 +114,9 @@ struct Task {
   uint32_t span = 0;              // index into spans (0 = the graph's root span)
   std::vector<Binding> bindings;  // declared accesses; for a dispatch, in binding order
   // Dispatch only.
-  const KernelInfo* kernel = nullptr;
-  std::shared_ptr<const void> args;  // the kernel's Args, for the CPU body
-  std::vector<uint32_t> scalars;     // push-constant words after the header and view words
+  std::shared_ptr<const KernelInfo> kernel;  // shares ownership of a run-time kernel
+  std::shared_ptr<const void> args;          // the kernel's Args, for the CPU body (null: run-time kernel)
+  std::vector<uint32_t> scalars;             // scalar words, in ABI order
   Grid grid;
   // Host only.
   std::function<void(const HostContext&)> host;
@@ -114,17 +152,33 @@ class Graph {
     return Buffer<T>(id, buffers_[id].count);
   }
 
+  // A dispatch of compiled kernel K. GraphError (naming the task) on a view out of range, a wrong
+  // element type, a grid other than K::grid(args), scalars K::check rejects, ...
   template <Kernel K>
   void dispatch(std::string name, const typename K::Args& args, Grid grid) {
     Task t;
     t.name = std::move(name);
     t.kind = TaskKind::Dispatch;
-    t.kernel = &kernel_info<K>();
-    t.args = std::make_shared<const typename K::Args>(args);
+    // A compiled kernel's info is a static: the task refers to it without owning it.
+    t.kernel = std::shared_ptr<const KernelInfo>(std::shared_ptr<const KernelInfo>(), &kernel_info<K>());
     collect_bindings(args, t.bindings, t.scalars);
     t.grid = grid;
-    add_task(std::move(t));
+    std::optional<Grid> required;
+    std::string problem;
+    if constexpr (requires { K::grid(args); }) required = K::grid(args);
+    if constexpr (requires { K::check(args); }) problem = K::check(args);
+    t.args = std::make_shared<const typename K::Args>(args);
+    add_dispatch(std::move(t), required, problem);
   }
+  // The same with the grid K::grid(args) states.
+  template <Kernel K>
+    requires requires(const typename K::Args& a) { K::grid(a); }
+  void dispatch(std::string name, const typename K::Args& args) {
+    dispatch<K>(std::move(name), args, K::grid(args));
+  }
+  // A dispatch of a run-time kernel (make_runtime_kernel). GraphError when `args` does not match
+  // its ABI (number of views, element types, array capacities, scalar words).
+  void dispatch(std::string name, std::shared_ptr<const KernelInfo> kernel, const DynamicArgs& args, Grid grid);
 
   // A C++ callable on host copies of the declared views. Forces a host sync; counted in the trace.
   void host(std::string name, std::vector<Binding> accesses, std::function<void(const HostContext&)> fn);
@@ -160,6 +214,7 @@ class Graph {
   BufferId find_id(std::string_view name) const;
   void check_type(BufferId id, TypeTag type, std::string_view what) const;
   void add_task(Task t);
+  void add_dispatch(Task t, std::optional<Grid> required, const std::string& problem);
   void close_span();
 
   std::vector<BufferDesc> buffers_;

@@ -1,35 +1,52 @@
 // Kernels and their Args (architecture.md, "Kernels").
 //
-// A kernel is a tag struct:
+// A compiled kernel is a tag struct:
 //
 //   struct FpAdd {
 //     static constexpr std::string_view name = "fp_add";   // = kernels/glsl/fp_add.comp
-//     struct Args { In<Fp> a; In<Fp> b; Out<Fp> out; };    // views, then scalars
+//     struct Args { In<Fp> a; In<Fp> b; Out<Fp> out; };    // views, view arrays, scalars
+//     static Grid grid(const Args& a) { return {uint32_t(a.out.view.count)}; }  // optional
 //     static void cpu(const Args& args, const CpuContext& ctx);  // C++ body over the whole dispatch
 //   };
 //
-// Args is a plain aggregate, declared once. Its members, in declaration order, give everything
-// else: each view (In / Out / InOut) is one storage-buffer binding (binding = its index among the
-// views) and one declared access for the scheduler; each scalar member is appended to the push
-// constants. No list is written a second time: for_each_field() walks the members with structured
-// bindings. The GLSL body declares the same bindings and push constants (see kernels/glsl/
-// runtime.glsl for the push-constant header every kernel starts with).
+// Args is a plain aggregate, declared once; everything else derives from it. Its members, in
+// declaration order and with their names, give the KernelAbi (runtime/kernel_abi.hpp): each view
+// (In / Out / InOut) is one storage-buffer binding and one declared access for the scheduler, each
+// view array (InArray / OutArray / InOutArray) one binding of up to N descriptors, each scalar
+// member push-constant words. The GLSL body includes declarations generated from that ABI at build
+// time (kernels/glsl/generate_abi.cpp), so nothing lists the bindings a second time.
 //
-// Optional statics in the tag: `workgroup_size` (preferred invocations per workgroup; the Vulkan
-// executor takes min(preference, device limit)).
+// Optional statics in the tag:
+// - `workgroup_size`: preferred invocations per workgroup (the Vulkan executor takes
+//   min(preference, device limit));
+// - `static Grid grid(const Args&)`: the grid the kernel needs for these views. Graph::dispatch
+//   checks a given grid against it (GraphError naming the task), or uses it when none is given;
+// - `static std::string check(const Args&)`: what is wrong with the scalars (empty if nothing), so
+//   that both executors reject a bad dispatch when the graph is built, not one of them at run time.
+//
+// A run-time kernel (e.g. an AIR's constraints compiled at keygen) is a KernelInfo made with
+// make_runtime_kernel: SPIR-V words, a KernelAbi and a CPU body, owned by whoever made it (the
+// graph's tasks share ownership). It is dispatched with DynamicArgs (runtime/graph.hpp).
 //
 // Challenges are never scalars: kernels read them from buffers (architecture.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <memory>
 #include <span>
+#include <string>
 #include <string_view>
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include "runtime/buffer.hpp"
+#include "runtime/detail/fields.hpp"
+#include "runtime/error.hpp"
+#include "runtime/kernel_abi.hpp"
 
 namespace vkstark {
 
@@ -62,6 +79,34 @@ struct InOut {
   using element = T;
 };
 
+// Up to N views of one element type, bound as one binding of N descriptors (an AIR's variable
+// number of trace parts, say). views[0, count) are used.
+template <DeviceElement T, uint32_t N, Access A>
+struct ViewArray {
+  static_assert(N >= 1 && N <= kMaxViewArray, "a view array holds 1 .. kMaxViewArray views");
+  std::array<View<T>, N> views{};
+  uint32_t count = 0;
+
+  ViewArray() = default;
+  ViewArray(std::initializer_list<View<T>> vs) : ViewArray(std::span<const View<T>>(vs.begin(), vs.size())) {}
+  ViewArray(std::span<const View<T>> vs) {  // NOLINT(google-explicit-constructor)
+    for (const View<T>& v : vs) push_back(v);
+  }
+  void push_back(View<T> v) {
+    if (count == N) throw GraphError("a view array of capacity " + std::to_string(N) + " is full");
+    views[count++] = v;
+  }
+  static constexpr Access access = A;
+  static constexpr uint32_t capacity = N;
+  using element = T;
+};
+template <DeviceElement T, uint32_t N>
+using InArray = ViewArray<T, N, Access::Read>;
+template <DeviceElement T, uint32_t N>
+using OutArray = ViewArray<T, N, Access::Write>;
+template <DeviceElement T, uint32_t N>
+using InOutArray = ViewArray<T, N, Access::ReadWrite>;
+
 template <class P>
 struct is_param : std::false_type {};
 template <class T>
@@ -73,64 +118,25 @@ struct is_param<InOut<T>> : std::true_type {};
 template <class P>
 inline constexpr bool is_param_v = is_param<std::remove_cvref_t<P>>::value;
 
-// A scalar kernel argument: trivially copyable, whole 32-bit words (u32, Fp, ...).
+template <class P>
+struct is_view_array : std::false_type {};
+template <class T, uint32_t N, Access A>
+struct is_view_array<ViewArray<T, N, A>> : std::true_type {};
+template <class P>
+inline constexpr bool is_view_array_v = is_view_array<std::remove_cvref_t<P>>::value;
+
+// A scalar kernel argument: trivially copyable, whole 32-bit words (u32, ...).
 template <class S>
-concept Scalar = std::is_trivially_copyable_v<S> &&(sizeof(S) % 4 == 0) && !is_param_v<S>;
+concept Scalar = std::is_trivially_copyable_v<S> &&(sizeof(S) % 4 == 0) && !is_param_v<S> && !is_view_array_v<S>;
 
-// Number of invocations of a dispatch. x is the main (1-D) index space; y is a second dimension
-// (rows, batch) mapped to workgroup z on Vulkan. Kernels guard with `if (i >= grid.x) return`.
-struct Grid {
-  uint32_t x = 1;
-  uint32_t y = 1;
-  bool operator==(const Grid&) const = default;
-};
-
-namespace detail {
-
-// Aggregate member counting: T{Any, Any, ...} is valid up to the number of members. In/Out/InOut
-// and field types have constructors, so braces cannot be elided into them.
-struct AnyField {
-  template <class U>
-  constexpr operator U() const noexcept;  // NOLINT: declared only, never called
-};
-template <class T, class... A>
-constexpr size_t field_count() {
-  if constexpr (requires { T{A{}..., AnyField{}}; })
-    return field_count<T, A..., AnyField>();
-  else
-    return sizeof...(A);
-}
-
-}  // namespace detail
-
-// Calls f(member) for every member of the aggregate `args`, in declaration order (up to 16).
+// Calls f(member) for every member of the aggregate `args`, in declaration order.
 template <class Args, class F>
 void for_each_field(Args& args, F&& f) {
-  constexpr size_t n = detail::field_count<std::remove_const_t<Args>>();
-  static_assert(n <= 16, "kernel Args: at most 16 members");
-  // clang-format off
-  if constexpr (n == 0) {
-  } else if constexpr (n == 1) { auto& [a] = args; f(a);
-  } else if constexpr (n == 2) { auto& [a, b] = args; f(a); f(b);
-  } else if constexpr (n == 3) { auto& [a, b, c] = args; f(a); f(b); f(c);
-  } else if constexpr (n == 4) { auto& [a, b, c, d] = args; f(a); f(b); f(c); f(d);
-  } else if constexpr (n == 5) { auto& [a, b, c, d, e] = args; f(a); f(b); f(c); f(d); f(e);
-  } else if constexpr (n == 6) { auto& [a, b, c, d, e, g] = args; f(a); f(b); f(c); f(d); f(e); f(g);
-  } else if constexpr (n == 7) { auto& [a, b, c, d, e, g, h] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h);
-  } else if constexpr (n == 8) { auto& [a, b, c, d, e, g, h, i] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h); f(i);
-  } else if constexpr (n == 9) { auto& [a, b, c, d, e, g, h, i, j] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h); f(i); f(j);
-  } else if constexpr (n == 10) { auto& [a, b, c, d, e, g, h, i, j, k] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h); f(i); f(j); f(k);
-  } else if constexpr (n == 11) { auto& [a, b, c, d, e, g, h, i, j, k, l] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h); f(i); f(j); f(k); f(l);
-  } else if constexpr (n == 12) { auto& [a, b, c, d, e, g, h, i, j, k, l, m] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h); f(i); f(j); f(k); f(l); f(m);
-  } else if constexpr (n == 13) { auto& [a, b, c, d, e, g, h, i, j, k, l, m, o] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h); f(i); f(j); f(k); f(l); f(m); f(o);
-  } else if constexpr (n == 14) { auto& [a, b, c, d, e, g, h, i, j, k, l, m, o, p] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h); f(i); f(j); f(k); f(l); f(m); f(o); f(p);
-  } else if constexpr (n == 15) { auto& [a, b, c, d, e, g, h, i, j, k, l, m, o, p, q] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h); f(i); f(j); f(k); f(l); f(m); f(o); f(p); f(q);
-  } else { auto& [a, b, c, d, e, g, h, i, j, k, l, m, o, p, q, r] = args; f(a); f(b); f(c); f(d); f(e); f(g); f(h); f(i); f(j); f(k); f(l); f(m); f(o); f(p); f(q); f(r);
-  }
-  // clang-format on
+  std::apply([&](auto&... m) { (f(m), ...); }, detail::tie_all(args));
 }
 
-// One storage-buffer binding of a dispatch, derived from an In/Out/InOut member.
+// One descriptor slot of a dispatch: a view with its access (or, for an unused slot of a view
+// array, no buffer).
 struct Binding {
   BufferId buffer = kNoBuffer;
   uint64_t offset = 0;  // in elements of `type`
@@ -138,25 +144,59 @@ struct Binding {
   TypeTag type;
   Access access = Access::Read;
   bool reinterpreted = false;
+  bool used() const { return buffer != kNoBuffer; }
   uint64_t byte_offset() const { return offset * type.size; }
   uint64_t byte_count() const { return count * type.size; }
 };
 
-// Push-constant layout every kernel sees (kernels/glsl/runtime.glsl declares the same):
-//   u32 grid_x, grid_y; then per binding u32 offset, u32 count (elements); then the scalars.
-inline constexpr uint32_t kPushHeaderWords = 2;
-inline constexpr uint32_t kMaxPushBytes = 128;  // guaranteed by every Vulkan device
+template <DeviceElement T>
+Binding make_binding(const View<T>& v, Access access) {
+  return {v.buffer, v.offset, v.count, type_tag<T>(), access, v.reinterpreted};
+}
 
+namespace detail {
+
+template <class Args, size_t... I>
+KernelAbi abi_of(std::index_sequence<I...>) {
+  KernelAbi abi;
+  auto add = [&]<size_t K>(std::integral_constant<size_t, K>) {
+    using M = std::remove_cvref_t<std::tuple_element_t<K, decltype(tie_all(std::declval<Args&>()))>>;
+    std::string name(field_name<Args, K>());
+    if constexpr (is_param_v<M>) {
+      abi.views.push_back({std::move(name), type_tag<typename M::element>(), M::access, 0});
+    } else if constexpr (is_view_array_v<M>) {
+      abi.views.push_back({std::move(name), type_tag<typename M::element>(), M::access, M::capacity});
+    } else {
+      static_assert(Scalar<M>, "kernel Args members are views, view arrays or 32-bit-word scalars");
+      abi.scalars.push_back({std::move(name), static_cast<uint32_t>(sizeof(M) / 4)});
+    }
+  };
+  (add(std::integral_constant<size_t, I>{}), ...);
+  return abi;
+}
+
+}  // namespace detail
+
+// The ABI of a compiled kernel's Args, from its members and their names.
+template <class Args>
+KernelAbi kernel_abi() {
+  return detail::abi_of<Args>(std::make_index_sequence<detail::field_count<Args>()>{});
+}
+
+// The descriptor slots and scalar words of one dispatch, in ABI order.
 template <class Args>
 void collect_bindings(const Args& args, std::vector<Binding>& bindings, std::vector<uint32_t>& scalars) {
   for_each_field(args, [&](const auto& member) {
     using M = std::remove_cvref_t<decltype(member)>;
     if constexpr (is_param_v<M>) {
-      using T = typename M::element;
-      bindings.push_back({member.view.buffer, member.view.offset, member.view.count, type_tag<T>(), M::access,
-                          member.view.reinterpreted});
+      bindings.push_back(make_binding(member.view, M::access));
+    } else if constexpr (is_view_array_v<M>) {
+      for (uint32_t i = 0; i < M::capacity; ++i) {
+        Binding b = make_binding(member.views[i], M::access);
+        if (i >= member.count) b = {kNoBuffer, 0, 0, b.type, M::access, false};
+        bindings.push_back(b);
+      }
     } else {
-      static_assert(Scalar<M>, "kernel Args members are In<T>, Out<T>, InOut<T> or 32-bit-word scalars");
       uint32_t words[sizeof(M) / 4];
       std::memcpy(words, &member, sizeof(M));
       scalars.insert(scalars.end(), std::begin(words), std::end(words));
@@ -172,24 +212,45 @@ concept Kernel = requires(const typename K::Args& a, const CpuContext& ctx) {
   K::cpu(a, ctx);
 };
 
-// What the runtime keeps about a kernel: name (= GLSL file), workgroup preference, CPU entry.
+// What the runtime keeps about a kernel: its name (the GLSL file of a compiled kernel), ABI,
+// workgroup preference, CPU entry and, for a run-time kernel, its SPIR-V.
 struct KernelInfo {
-  std::string_view name;
+  std::string name;
+  KernelAbi abi;
   uint32_t workgroup_size = 0;  // 0: executor default
-  void (*cpu)(const void* args, const CpuContext& ctx) = nullptr;
+  // Compiled kernels: called with a pointer to the task's Args. Run-time kernels: args is null; the
+  // body reads its views and scalars through CpuContext::view / scalars.
+  std::function<void(const void* args, const CpuContext& ctx)> cpu;
+  // Empty: the executor's embedded SPIR-V of `name` (kernels/glsl/<name>.comp).
+  std::vector<uint32_t> spirv;
+  bool runtime = false;
 };
 
 template <Kernel K>
 const KernelInfo& kernel_info() {
   static const KernelInfo info = [] {
     KernelInfo i;
-    i.name = K::name;
+    i.name = std::string(K::name);
+    i.abi = kernel_abi<typename K::Args>();
+    i.abi.validate(i.name);
     if constexpr (requires { K::workgroup_size; }) i.workgroup_size = K::workgroup_size;
     i.cpu = [](const void* args, const CpuContext& ctx) { K::cpu(*static_cast<const typename K::Args*>(args), ctx); };
     return i;
   }();
   return info;
 }
+
+// A kernel made at run time. GraphError when the ABI is not usable (KernelAbi::validate) or the
+// words are not SPIR-V (magic number); the SPIR-V's own interface is checked against the ABI when
+// an executor builds its pipeline.
+struct RuntimeKernelDesc {
+  std::string name;
+  KernelAbi abi;
+  std::vector<uint32_t> spirv;
+  uint32_t workgroup_size = 0;
+  std::function<void(const CpuContext& ctx)> cpu;
+};
+[[nodiscard]] std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc);
 
 // What a CPU kernel body sees: memory of its views, the grid, its task name. Spans returned are
 // valid for the duration of the body. Thread-safe for reads; bodies parallelise inside with TBB.
@@ -198,6 +259,9 @@ class CpuContext {
   virtual ~CpuContext() = default;
   virtual Grid grid() const = 0;
   virtual std::string_view task_name() const = 0;
+  // The dispatch's descriptor slots and scalar words, in ABI order (run-time kernels read these).
+  virtual std::span<const Binding> bindings() const = 0;
+  virtual std::span<const uint32_t> scalars() const = 0;
 
   template <class T>
   std::span<const T> span(const In<T>& p) const {
@@ -211,9 +275,26 @@ class CpuContext {
   std::span<T> span(const InOut<T>& p) const {
     return {reinterpret_cast<T*>(address(p.view.buffer, p.view.byte_offset())), p.view.count};
   }
+  // View i < a.count of a view array (const elements for InArray).
+  template <class T, uint32_t N, Access A>
+  auto span(const ViewArray<T, N, A>& a, uint32_t i) const {
+    using E = std::conditional_t<A == Access::Read, const T, T>;
+    const View<T>& v = a.views.at(i);
+    return std::span<E>(reinterpret_cast<E*>(address(v.buffer, v.byte_offset())), i < a.count ? v.count : 0);
+  }
+  // Descriptor slot `slot` as elements of T. ExecutionError if T is not the slot's element type.
+  template <DeviceElement T>
+  std::span<T> view(uint32_t slot) const {
+    const Binding& b = checked_slot(slot, type_tag<T>());
+    if (!b.used()) return {};
+    return {reinterpret_cast<T*>(address(b.buffer, b.byte_offset())), b.count};
+  }
 
  protected:
   virtual std::byte* address(BufferId buffer, uint64_t byte_offset) const = 0;
+
+ private:
+  const Binding& checked_slot(uint32_t slot, TypeTag type) const;
 };
 
 }  // namespace vkstark

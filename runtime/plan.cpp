@@ -45,6 +45,7 @@ struct Range {
 };
 
 Range physical(const Plan& p, uint32_t task, const Binding& b) {
+  if (!b.used()) return {kTransientArena, 0, 0, task, b.buffer};  // an unused array slot: empty, overlaps nothing
   const Placement& pl = p.memory.placement[b.buffer];
   uint64_t begin = pl.offset + b.byte_offset();
   return {pl.region, begin, begin + b.byte_count(), task, b.buffer};
@@ -56,6 +57,7 @@ void compute_uses(Plan& p) {
   m.last_use.assign(p.buffers.size(), -1);
   for (size_t i = 0; i < p.tasks.size(); ++i)
     for (const Binding& b : p.tasks[i].bindings) {
+      if (!b.used()) continue;
       if (m.first_use[b.buffer] < 0) m.first_use[b.buffer] = static_cast<int64_t>(i);
       m.last_use[b.buffer] = static_cast<int64_t>(i);
     }
@@ -164,6 +166,7 @@ void place_barriers_and_segments(Plan& p) {
 std::string access_list(const Plan& p, const Task& t) {
   std::string out;
   for (const Binding& b : t.bindings) {
+    if (!b.used()) continue;
     const char* a = b.access == Access::Read ? "r" : b.access == Access::Write ? "w" : "rw";
     out += fmt::format(" {}:{}[{},{})", a, p.buffers[b.buffer].name, b.offset, b.offset + b.count);
   }

@@ -131,9 +131,14 @@ class TaskContext final : public CpuContext {
   TaskContext(const CpuPrepared& p, const Task& t) : p_(p), t_(t) {}
   Grid grid() const override { return t_.grid; }
   std::string_view task_name() const override { return t_.name; }
+  std::span<const Binding> bindings() const override { return t_.bindings; }
+  std::span<const uint32_t> scalars() const override { return t_.scalars; }
 
  protected:
-  std::byte* address(BufferId buffer, uint64_t byte_offset) const override { return p_.base(buffer) + byte_offset; }
+  std::byte* address(BufferId buffer, uint64_t byte_offset) const override {
+    // An unused view-array slot is empty: no memory behind it.
+    return buffer == kNoBuffer ? nullptr : p_.base(buffer) + byte_offset;
+  }
 
  private:
   const CpuPrepared& p_;

@@ -237,6 +237,8 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
   fn.vkGetPhysicalDeviceFeatures(physical, &supported);
   features.shaderInt64 = supported.shaderInt64;
   features.shaderInt16 = supported.shaderInt16;
+  features.shaderStorageBufferArrayDynamicIndexing = supported.shaderStorageBufferArrayDynamicIndexing;
+  storage_buffer_array_indexing = supported.shaderStorageBufferArrayDynamicIndexing;
   const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.queueCreateInfoCount = 1;
@@ -253,6 +255,9 @@ void Context::read_properties(bool force_staging) {
   auto subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
   auto maintenance3 =
       vk_struct<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
+  auto push = vk_struct<VkPhysicalDevicePushDescriptorPropertiesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR);
+  maintenance3.pNext = &push;
   subgroup.pNext = &maintenance3;
   auto props2 = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   props2.pNext = &subgroup;
@@ -260,6 +265,7 @@ void Context::read_properties(bool force_staging) {
   properties = props2.properties;
   subgroup_size = std::max(subgroup.subgroupSize, 1u);
   max_allocation_bytes = maintenance3.maxMemoryAllocationSize;
+  max_push_descriptors = push.maxPushDescriptors;
   fn.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
   constexpr VkMemoryPropertyFlags kUnified =
       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;

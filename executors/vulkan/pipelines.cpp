@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -48,6 +49,17 @@ std::vector<char> read_cache_file(const std::string& path, const Context& ctx) {
             std::memcmp(header.pipelineCacheUUID, ctx.properties.pipelineCacheUUID, VK_UUID_SIZE) == 0;
   if (!ok) data.clear();
   return data;
+}
+
+// A 64-bit hash of SPIR-V words (with the word count, the pipeline key): pipelines are shared by
+// content, so that a run-time kernel made twice with the same code builds one pipeline.
+uint64_t spirv_hash(std::span<const uint32_t> words) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ words.size();
+  for (uint32_t w : words) {
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  return h;
 }
 
 const EmbeddedShader* find_shader(std::string_view name) {
@@ -106,28 +118,54 @@ Pipelines::~Pipelines() {
   for (auto& [key, p] : pipelines_) destroy(p);
 }
 
-const Pipeline& Pipelines::get(const KernelInfo& kernel, uint32_t bindings, uint32_t push_words) {
-  uint32_t wg = ctx_.workgroup_size(kernel.workgroup_size);
-  uint32_t max_push = ctx_.limits().maxPushConstantsSize;
+std::span<const uint32_t> Pipelines::spirv_of(const KernelInfo& kernel) {
+  if (kernel.runtime) return kernel.spirv;
+  auto it = embedded_.find(kernel.name);
+  if (it == embedded_.end()) {
+    const EmbeddedShader* shader = find_shader(kernel.name);
+    if (!shader || shader->words.empty())
+      throw DeviceError(fmt::format("kernel {} has no SPIR-V: add kernels/glsl/{}.comp", kernel.name, kernel.name));
+    it = embedded_.emplace(kernel.name, std::make_pair(shader->words, spirv_hash(shader->words))).first;
+  }
+  return it->second.first;
+}
+
+const Pipeline& Pipelines::get(const KernelInfo& kernel) {
+  const uint32_t wg = ctx_.workgroup_size(kernel.workgroup_size);
+  const uint32_t max_push = ctx_.limits().maxPushConstantsSize;
+  const uint32_t push_words = kernel.abi.push_words();
   if (push_words * 4 > max_push)
     throw DeviceError(fmt::format("kernel {}: {} bytes of push constants, the device allows {}", kernel.name,
                                   push_words * 4, max_push));
-  uint32_t push_bytes = std::min((push_words * 4 + 15) / 16 * 16, max_push);
-  auto key = std::make_tuple(std::string(kernel.name), wg, bindings, push_bytes);
+  const uint32_t push_bytes = std::min((push_words * 4 + 15) / 16 * 16, max_push);
+  std::span<const uint32_t> spirv = spirv_of(kernel);
+  Key key;
+  key.hash = kernel.runtime ? spirv_hash(spirv) : embedded_.find(kernel.name)->second.second;
+  key.words = spirv.size();
+  key.workgroup_size = wg;
+  for (const ViewParam& v : kernel.abi.views) key.layout.push_back(v.slots());
+  key.layout.push_back(push_bytes);
   auto it = pipelines_.find(key);
-  if (it == pipelines_.end()) it = pipelines_.emplace(key, create(kernel, wg, bindings, push_bytes)).first;
+  if (it == pipelines_.end()) it = pipelines_.emplace(key, create(kernel, spirv, wg, push_bytes)).first;
   return it->second;
 }
 
-Pipeline Pipelines::create(const KernelInfo& kernel, uint32_t wg, uint32_t bindings, uint32_t push_bytes) {
-  const EmbeddedShader* shader = find_shader(kernel.name);
-  if (!shader || shader->words.empty())
-    throw DeviceError(fmt::format("kernel {} has no SPIR-V: add kernels/glsl/{}.comp", kernel.name, kernel.name));
+Pipeline Pipelines::create(const KernelInfo& kernel, std::span<const uint32_t> spirv, uint32_t wg,
+                           uint32_t push_bytes) {
+  if (kernel.abi.slots() > ctx_.max_push_descriptors)
+    throw DeviceError(fmt::format("kernel {}: {} descriptors, the device pushes at most {}", kernel.name,
+                                  kernel.abi.slots(), ctx_.max_push_descriptors));
+  bool arrays = std::any_of(kernel.abi.views.begin(), kernel.abi.views.end(),
+                            [](const ViewParam& v) { return v.array > 0; });
+  if (arrays && !ctx_.storage_buffer_array_indexing)
+    throw DeviceError(fmt::format("kernel {} indexes a view array, and the device lacks "
+                                  "shaderStorageBufferArrayDynamicIndexing",
+                                  kernel.name));
   Pipeline p;
   p.workgroup_size = wg;
   try {
-    create_layouts(p, bindings, push_bytes);
-    create_pipeline(p, kernel, shader->words);
+    create_layouts(p, kernel.abi, push_bytes);
+    create_pipeline(p, kernel, spirv);
     return p;
   } catch (...) {
     destroy(p);
@@ -135,15 +173,16 @@ Pipeline Pipelines::create(const KernelInfo& kernel, uint32_t wg, uint32_t bindi
   }
 }
 
-// A push-descriptor set of `bindings` storage buffers and one push-constant range.
-void Pipelines::create_layouts(Pipeline& p, uint32_t bindings, uint32_t push_bytes) const {
+// A push-descriptor set with one storage-buffer binding per view (N descriptors for a view array)
+// and one push-constant range.
+void Pipelines::create_layouts(Pipeline& p, const KernelAbi& abi, uint32_t push_bytes) const {
   const VkFunctions& fn = ctx_.fn;
-  std::vector<VkDescriptorSetLayoutBinding> slots(bindings);
-  for (uint32_t i = 0; i < bindings; ++i)
-    slots[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  std::vector<VkDescriptorSetLayoutBinding> slots;
+  for (uint32_t i = 0; i < abi.views.size(); ++i)
+    slots.push_back({i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, abi.views[i].slots(), VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
   auto set_info = vk_struct<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
   set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-  set_info.bindingCount = bindings;
+  set_info.bindingCount = static_cast<uint32_t>(slots.size());
   set_info.pBindings = slots.data();
   vk_check(fn.vkCreateDescriptorSetLayout(ctx_.device, &set_info, nullptr, &p.set_layout),
            "vkCreateDescriptorSetLayout");

@@ -1,5 +1,6 @@
-// Internal to the Vulkan executor: compute pipelines, one per (kernel, workgroup size), built from
-// the embedded SPIR-V (executors/vulkan/shaders.hpp) and kept across prepares; and the on-disk
+// Internal to the Vulkan executor: compute pipelines, one per (SPIR-V content, workgroup size,
+// layout), built from a run-time kernel's SPIR-V or the embedded SPIR-V of a compiled kernel
+// (executors/vulkan/shaders.hpp) and kept across prepares; and the on-disk
 // VkPipelineCache at $XDG_CACHE_HOME/vkstark/pipelines-<vendor>-<device>-<driver>.bin (IDs in hex; fallback
 // ~/.cache/vkstark; VKSTARK_PIPELINE_CACHE=0 disables it; file errors are not errors).
 //
@@ -51,21 +52,30 @@ class Pipelines {
   Pipelines(const Pipelines&) = delete;
   Pipelines& operator=(const Pipelines&) = delete;
 
-  // The pipeline of `kernel` for a dispatch with `bindings` views and `push_words` push-constant
-  // words. DeviceError when the kernel has no embedded SPIR-V or needs more push constants than
-  // the device has.
-  const Pipeline& get(const KernelInfo& kernel, uint32_t bindings, uint32_t push_words);
+  // The pipeline of `kernel`: its SPIR-V (a run-time kernel's own, else the embedded one of its
+  // name), layout from its ABI. Pipelines are shared by every kernel with the same SPIR-V content,
+  // workgroup size and layout. DeviceError when there is no SPIR-V or the device cannot run it.
+  const Pipeline& get(const KernelInfo& kernel);
 
  private:
-  Pipeline create(const KernelInfo& kernel, uint32_t workgroup_size, uint32_t bindings, uint32_t push_bytes);
-  void create_layouts(Pipeline& p, uint32_t bindings, uint32_t push_bytes) const;
+  struct Key {
+    uint64_t hash = 0;  // of the SPIR-V words
+    size_t words = 0;
+    uint32_t workgroup_size = 0;
+    std::vector<uint32_t> layout;  // descriptors per binding, then push-constant bytes
+    auto operator<=>(const Key&) const = default;
+  };
+  std::span<const uint32_t> spirv_of(const KernelInfo& kernel);
+  Pipeline create(const KernelInfo& kernel, std::span<const uint32_t> spirv, uint32_t workgroup_size,
+                  uint32_t push_bytes);
+  void create_layouts(Pipeline& p, const KernelAbi& abi, uint32_t push_bytes) const;
   void create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span<const uint32_t> spirv);
   void destroy(Pipeline& p) const noexcept;
 
   const Context& ctx_;
   PipelineCache cache_;
-  // (kernel name, workgroup size, bindings, push-constant bytes) -> pipeline
-  std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t>, Pipeline> pipelines_;
+  std::map<Key, Pipeline> pipelines_;
+  std::map<std::string, std::pair<std::span<const uint32_t>, uint64_t>, std::less<>> embedded_;  // name -> words, hash
 };
 
 }  // namespace vkstark::vulkan

@@ -92,18 +92,11 @@ void VulkanPreparedPlan::build_dispatches(Pipelines& pipelines) {
 }
 
 DispatchRecord VulkanPreparedPlan::make_dispatch(const Task& t, Pipelines& pipelines) const {
-  auto n = static_cast<uint32_t>(t.bindings.size());
-  uint32_t words = kPushHeaderWords + 2 * n + static_cast<uint32_t>(t.scalars.size());
   DispatchRecord d;
-  d.pipeline = &pipelines.get(*t.kernel, n, words);
-  d.push = {t.grid.x, t.grid.y};
-  for (const Binding& b : t.bindings) {
-    uint32_t first = 0;
-    d.descriptors.push_back(window(t, b, first));
-    d.push.push_back(first);
-    d.push.push_back(static_cast<uint32_t>(b.count));
-  }
-  d.push.insert(d.push.end(), t.scalars.begin(), t.scalars.end());
+  d.pipeline = &pipelines.get(*t.kernel);
+  std::vector<uint32_t> first(t.bindings.size(), 0);
+  for (size_t i = 0; i < t.bindings.size(); ++i) d.descriptors.push_back(window(t, t.bindings[i], first[i]));
+  pack_push_constants(t.kernel->abi, t.grid, t.bindings, first, t.scalars, d.push);
   workgroups(t, d.pipeline->workgroup_size, d.groups);
   return d;
 }

@@ -152,7 +152,7 @@ void UCube::cpu(const Args& a, const CpuContext& ctx) {
 void SumcheckProductPartials::cpu(const Args& a, const CpuContext& ctx) {
   auto f = ctx.span(a.f);
   auto w = ctx.span(a.w);
-  strided_partials(a.half, ctx.grid().x, 2, ctx.span(a.partials).data(), [&](uint64_t y, Fp4* acc) {
+  strided_partials(a.pairs, ctx.grid().x, 2, ctx.span(a.partials).data(), [&](uint64_t y, Fp4* acc) {
     const Fp4 f0 = f[2 * y], f1 = f[2 * y + 1], w0 = w[2 * y], w1 = w[2 * y + 1];
     acc[0] += f1 * w1;
     acc[1] += (f1 + f1 - f0) * (w1 + w1 - w0);

@@ -75,7 +75,7 @@ void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
   const std::string name = fmt::format("whir.sumcheck{}", idx);
   const uint32_t parts = partial_count(half);
   View<Fp4> partials = g_.transient<Fp4>(name + ".partials", 2ull * parts).all();
-  g_.dispatch<SumcheckProductPartials>(name, {.f = f_, .w = w_, .partials = partials, .half = uint32_t(half)},
+  g_.dispatch<SumcheckProductPartials>(name, {.f = f_, .w = w_, .partials = partials, .pairs = uint32_t(half)},
                                        Grid{parts});
   View<Fp4> evals = proof(r_.sumcheck_polys).slice(2ull * idx, 2);
   add_sum_reduce(g_, name, partials, parts, 2, evals);

@@ -323,7 +323,7 @@ TEST_P(WhirKernelsParity, SumcheckProductPartialsSumTheRoundPolynomialAt1And2) {
     auto partials = g.output<Fp4>("partials", 2 * grid + 1);
     g.dispatch<SumcheckProductPartials>(
         "partials",
-        {.f = f.slice(1, 2 * half), .w = w.slice(2, 2 * half), .partials = partials.slice(1, 2 * grid), .half = half},
+        {.f = f.slice(1, 2 * half), .w = w.slice(2, 2 * half), .partials = partials.slice(1, 2 * grid), .pairs = half},
         Grid{grid});
     auto vf = ext_values(f.count(), half), vw = ext_values(w.count(), half + 1);
     auto p = run(g, [&](PreparedPlan& pp) {

@@ -1,0 +1,29 @@
+// Every compiled kernel, listed once. The build-time ABI generator (kernels/glsl/generate_abi.cpp)
+// writes each one's GLSL interface from this list, and checks it against the .comp files: a kernel
+// without a GLSL body, or a body without a kernel, fails the build.
+#pragma once
+
+#include "kernels/basic.hpp"
+#include "kernels/elementwise.hpp"
+#include "kernels/hashing.hpp"
+#include "kernels/merkle.hpp"
+#include "kernels/mle.hpp"
+#include "kernels/ntt.hpp"
+#include "kernels/stacking.hpp"
+#include "kernels/transcript.hpp"
+#include "kernels/whir.hpp"
+
+// clang-format off
+#define VKSTARK_KERNELS(X)                                                                         \
+  X(FillU32) X(CopyU32)                                                                            \
+  X(FpAdd) X(FpMul) X(FpScale) X(Fp4Add) X(Fp4Mul) X(Fp4Scale)                                     \
+  X(Poseidon2Permute) X(HashRows) X(MerkleCompressLayer) X(GatherRows) X(GatherPaths)              \
+  X(MleEvalColumnsPartials)                                                                        \
+  X(NttTwiddles) X(NttStageFp) X(NttStageFp4) X(NttStageSharedFp) X(NttStageSharedFp4)             \
+  X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4) X(NttTranspose)                         \
+  X(StackColumns)                                                                                  \
+  X(TranscriptObserve) X(TranscriptSample) X(TranscriptSampleBits) X(TranscriptGrindSearch)        \
+  X(TranscriptGrindFinish)                                                                         \
+  X(BatchColumnsExt) X(MobiusEqTable) X(EqTable) X(UCube) X(SumcheckProductPartials) X(ReduceFp4) \
+  X(FoldPairsFp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)
+// clang-format on

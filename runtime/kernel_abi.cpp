@@ -1,0 +1,200 @@
+#include "runtime/kernel_abi.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "runtime/error.hpp"
+#include "runtime/kernel.hpp"
+
+namespace vkstark {
+
+namespace {
+
+// GLSL 4.60 keywords and reserved words (GLSL spec 3.6) that an Args member could plausibly be named.
+constexpr std::string_view kGlslReserved[] = {
+    "active",    "asm",       "atomic_uint", "attribute", "bool",      "break",     "buffer",     "bvec2",
+    "bvec3",     "bvec4",     "case",        "cast",      "centroid",  "class",     "coherent",   "common",
+    "const",     "continue",  "default",     "discard",   "dmat2",     "dmat3",     "dmat4",      "do",
+    "double",    "dvec2",     "dvec3",       "dvec4",     "else",      "enum",      "extern",     "external",
+    "false",     "filter",    "fixed",       "flat",      "float",     "for",       "fvec2",      "fvec3",
+    "fvec4",     "goto",      "half",        "highp",     "hvec2",     "hvec3",     "hvec4",      "if",
+    "image1D",   "image2D",   "image3D",     "in",        "inline",    "inout",     "input",      "int",
+    "interface", "invariant", "ivec2",       "ivec3",     "ivec4",     "layout",    "long",       "lowp",
+    "mat2",      "mat3",      "mat4",        "mediump",   "namespace", "noinline",  "noperspective",
+    "out",       "output",    "partition",   "patch",     "precise",   "precision", "public",     "readonly",
+    "resource",  "restrict",  "return",      "sample",    "sampler",   "shared",    "short",      "sizeof",
+    "smooth",    "static",    "struct",      "subroutine", "superp",   "switch",    "template",   "this",
+    "true",      "typedef",   "uint",        "uniform",   "union",     "unsigned",  "using",      "uvec2",
+    "uvec3",     "uvec4",     "varying",     "vec2",      "vec3",      "vec4"};
+// Names the runtime's own GLSL (runtime.glsl, the push block) uses.
+constexpr std::string_view kRuntimeNames[] = {"grid_x", "grid_y", "pc", "main"};
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  });
+}
+
+uint32_t glsl_type_bytes(std::string_view glsl) {
+  if (glsl == "uint" || glsl == "int") return 4;
+  if (glsl == "uvec2" || glsl == "ivec2") return 8;
+  if (glsl == "uvec4" || glsl == "ivec4") return 16;
+  return 0;
+}
+
+std::string_view access_qualifier(Access a) {
+  switch (a) {
+    case Access::Read:
+      return "readonly ";
+    case Access::Write:
+      return "writeonly ";
+    case Access::ReadWrite:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
+uint32_t KernelAbi::slots() const {
+  uint32_t n = 0;
+  for (const ViewParam& v : views) n += v.slots();
+  return n;
+}
+
+uint32_t KernelAbi::push_words() const {
+  uint32_t n = kPushHeaderWords;
+  for (const ViewParam& v : views) n += v.array == 0 ? 2 : 2 * v.array + 1;
+  for (const ScalarParam& s : scalars) n += s.words;
+  return n;
+}
+
+uint32_t KernelAbi::scalar_words() const {
+  uint32_t n = 0;
+  for (const ScalarParam& s : scalars) n += s.words;
+  return n;
+}
+
+void KernelAbi::validate(std::string_view kernel) const {
+  auto fail = [&](const std::string& what) { throw GraphError(fmt::format("kernel {}: {}", kernel, what)); };
+  std::set<std::string, std::less<>> names;  // every name the GLSL declarations introduce
+  auto claim = [&](const std::string& name, std::string_view member) {
+    if (!is_identifier(member)) fail(fmt::format("'{}' is not a GLSL identifier", member));
+    if (std::find(std::begin(kGlslReserved), std::end(kGlslReserved), name) != std::end(kGlslReserved))
+      fail(fmt::format("member '{}' is a GLSL reserved word: rename it in the kernel's Args", member));
+    if (std::find(std::begin(kRuntimeNames), std::end(kRuntimeNames), name) != std::end(kRuntimeNames) ||
+        name.rfind("gl_", 0) == 0 || name.rfind("vks_", 0) == 0 || name.find("__") != std::string::npos)
+      fail(fmt::format("the name '{}' (from member '{}') is reserved by GLSL or the runtime", name, member));
+    if (!names.insert(name).second)
+      fail(fmt::format("the name '{}' (from member '{}') is generated twice: rename a member", name, member));
+  };
+  for (const ViewParam& v : views) {
+    claim(v.name + "_", v.name);
+    claim(v.name + "_off", v.name);
+    claim(v.name + "_len", v.name);
+    if (v.array > 0) claim(v.name + "_count", v.name);
+    if (v.array > kMaxViewArray)
+      fail(fmt::format("view array '{}' has {} views, at most {}", v.name, v.array, kMaxViewArray));
+    const uint32_t unit = glsl_type_bytes(v.type.glsl);
+    if (unit == 0 || v.type.size % unit != 0)
+      fail(fmt::format("view '{}': element type {} ({} bytes) cannot be declared as GLSL {}", v.name, v.type.name,
+                       v.type.size, v.type.glsl));
+  }
+  for (const ScalarParam& s : scalars) {
+    claim(s.name, s.name);
+    if (s.words == 0) fail(fmt::format("scalar '{}' has no words", s.name));
+  }
+  if (push_words() * 4 > kMaxPushBytes)
+    fail(fmt::format("{} bytes of push constants (max {}): pass fewer views or scalars", push_words() * 4,
+                     kMaxPushBytes));
+}
+
+void pack_push_constants(const KernelAbi& abi, Grid grid, std::span<const Binding> slots,
+                         std::span<const uint32_t> slot_first, std::span<const uint32_t> scalars,
+                         std::vector<uint32_t>& out) {
+  out.push_back(grid.x);
+  out.push_back(grid.y);
+  size_t s = 0;
+  for (const ViewParam& v : abi.views) {
+    if (v.array == 0) {
+      out.push_back(slot_first[s]);
+      out.push_back(static_cast<uint32_t>(slots[s].count));
+      ++s;
+      continue;
+    }
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < v.array; ++i) out.push_back(slot_first[s + i]);
+    for (uint32_t i = 0; i < v.array; ++i) {
+      out.push_back(static_cast<uint32_t>(slots[s + i].count));
+      used += slots[s + i].used();
+    }
+    out.push_back(used);
+    s += v.array;
+  }
+  out.insert(out.end(), scalars.begin(), scalars.end());
+}
+
+std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel) {
+  std::string out = fmt::format(
+      "// The interface of kernel {}, generated from its Args (runtime/kernel_abi.hpp). Do not edit.\n"
+      "#include \"runtime.glsl\"\n",
+      kernel);
+  uint32_t binding = 0;
+  for (const ViewParam& v : abi.views) {
+    if (v.array == 0)
+      out += fmt::format("layout(set = 0, binding = {0}) {1}buffer VksBinding{0} {{ {2} {3}_[]; }};\n", binding,
+                         access_qualifier(v.access), v.type.glsl, v.name);
+    else
+      out += fmt::format("layout(set = 0, binding = {0}) {1}buffer VksBinding{0} {{ {2} data[]; }} {3}_[{4}];\n",
+                         binding, access_qualifier(v.access), v.type.glsl, v.name, v.array);
+    ++binding;
+  }
+  out += "layout(push_constant) uniform VksPush {\n  uint grid_x;\n  uint grid_y;\n";
+  for (const ViewParam& v : abi.views) {
+    if (v.array == 0)
+      out += fmt::format("  uint {0}_off;\n  uint {0}_len;\n", v.name);
+    else
+      out += fmt::format("  uint {0}_off[{1}];\n  uint {0}_len[{1}];\n  uint {0}_count;\n", v.name, v.array);
+  }
+  for (const ScalarParam& s : abi.scalars) {
+    if (s.words == 1)
+      out += fmt::format("  uint {};\n", s.name);
+    else
+      out += fmt::format("  uint {}[{}];\n", s.name, s.words);
+  }
+  out += "} pc;\n";
+  return out;
+}
+
+std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
+  constexpr uint32_t kSpirvMagic = 0x07230203;
+  if (desc.name.empty()) throw GraphError("a run-time kernel needs a name");
+  desc.abi.validate(desc.name);
+  if (desc.spirv.size() < 5 || desc.spirv[0] != kSpirvMagic)
+    throw GraphError(fmt::format("run-time kernel {}: its code is not SPIR-V (no magic number)", desc.name));
+  if (!desc.cpu) throw GraphError(fmt::format("run-time kernel {}: no CPU body", desc.name));
+  auto info = std::make_shared<KernelInfo>();
+  info->name = std::move(desc.name);
+  info->abi = std::move(desc.abi);
+  info->workgroup_size = desc.workgroup_size;
+  info->spirv = std::move(desc.spirv);
+  info->runtime = true;
+  info->cpu = [body = std::move(desc.cpu)](const void*, const CpuContext& ctx) { body(ctx); };
+  return info;
+}
+
+const Binding& CpuContext::checked_slot(uint32_t slot, TypeTag type) const {
+  std::span<const Binding> b = bindings();
+  if (slot >= b.size())
+    throw ExecutionError(fmt::format("task '{}': descriptor slot {} of {}", task_name(), slot, b.size()));
+  if (b[slot].type != type)
+    throw ExecutionError(fmt::format("task '{}': slot {} holds {}, read as {}", task_name(), slot, b[slot].type.name,
+                                     type.name));
+  return b[slot];
+}
+
+}  // namespace vkstark
