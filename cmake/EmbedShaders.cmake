@@ -20,11 +20,15 @@ function(vkstark_embed_shaders out_var)
     list(APPEND names ${name})
     list(APPEND abi_headers ${abi_root}/abi/${name}.glsl)
   endforeach()
-  # One run writes every interface (only the files whose text changed, so that a kernel header edit
-  # recompiles only the shaders whose interface moved) and checks that kernels and .comp files pair up.
+  # One run writes every interface and checks that kernels and .comp files pair up. A single stamp
+  # output keeps parallel make from running it twice; every shader depends on it (recompiling all of
+  # them takes seconds).
+  set(abi_stamp ${abi_root}/abi.stamp)
   add_custom_command(
-    OUTPUT ${abi_headers}
+    OUTPUT ${abi_stamp}
+    BYPRODUCTS ${abi_headers}
     COMMAND $<TARGET_FILE:${ARG_ABI_GENERATOR}> ${abi_root} ${names}
+    COMMAND ${CMAKE_COMMAND} -E touch ${abi_stamp}
     DEPENDS ${ARG_ABI_GENERATOR}
     COMMENT "Generating the GLSL interfaces of the kernels from their Args"
     VERBATIM)
@@ -40,7 +44,7 @@ function(vkstark_embed_shaders out_var)
       OUTPUT ${header}
       COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet ${include_flags}
               --vn vkstark_spv_${name} -o ${header} ${shader}
-      DEPENDS ${shader} ${ARG_DEPENDS} ${abi_root}/abi/${name}.glsl
+      DEPENDS ${shader} ${ARG_DEPENDS} ${abi_stamp}
       COMMENT "glslangValidator ${name}.comp"
       VERBATIM)
     list(APPEND headers ${header})
