@@ -172,10 +172,8 @@ class Graph {
   }
   // The same with the grid K::grid(args) states.
   template <Kernel K>
-    requires requires(const typename K::Args& a) { K::grid(a); }
-  void dispatch(std::string name, const typename K::Args& args) {
-    dispatch<K>(std::move(name), args, K::grid(args));
-  }
+  requires requires(const typename K::Args& a) { K::grid(a); }
+  void dispatch(std::string name, const typename K::Args& args) { dispatch<K>(std::move(name), args, K::grid(args)); }
   // A dispatch of a run-time kernel (make_runtime_kernel). GraphError when `args` does not match
   // its ABI (number of views, element types, array capacities, scalar words).
   void dispatch(std::string name, std::shared_ptr<const KernelInfo> kernel, const DynamicArgs& args, Grid grid);

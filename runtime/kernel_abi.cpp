@@ -15,20 +15,20 @@ namespace {
 
 // GLSL 4.60 keywords and reserved words (GLSL spec 3.6) that an Args member could plausibly be named.
 constexpr std::string_view kGlslReserved[] = {
-    "active",    "asm",       "atomic_uint", "attribute", "bool",      "break",     "buffer",     "bvec2",
-    "bvec3",     "bvec4",     "case",        "cast",      "centroid",  "class",     "coherent",   "common",
-    "const",     "continue",  "default",     "discard",   "dmat2",     "dmat3",     "dmat4",      "do",
-    "double",    "dvec2",     "dvec3",       "dvec4",     "else",      "enum",      "extern",     "external",
-    "false",     "filter",    "fixed",       "flat",      "float",     "for",       "fvec2",      "fvec3",
-    "fvec4",     "goto",      "half",        "highp",     "hvec2",     "hvec3",     "hvec4",      "if",
-    "image1D",   "image2D",   "image3D",     "in",        "inline",    "inout",     "input",      "int",
-    "interface", "invariant", "ivec2",       "ivec3",     "ivec4",     "layout",    "long",       "lowp",
-    "mat2",      "mat3",      "mat4",        "mediump",   "namespace", "noinline",  "noperspective",
-    "out",       "output",    "partition",   "patch",     "precise",   "precision", "public",     "readonly",
-    "resource",  "restrict",  "return",      "sample",    "sampler",   "shared",    "short",      "sizeof",
-    "smooth",    "static",    "struct",      "subroutine", "superp",   "switch",    "template",   "this",
-    "true",      "typedef",   "uint",        "uniform",   "union",     "unsigned",  "using",      "uvec2",
-    "uvec3",     "uvec4",     "varying",     "vec2",      "vec3",      "vec4"};
+    "active",    "asm",       "atomic_uint", "attribute", "bool",      "break",    "buffer",        "bvec2",
+    "bvec3",     "bvec4",     "case",        "cast",      "centroid",  "class",    "coherent",      "common",
+    "const",     "continue",  "default",     "discard",   "dmat2",     "dmat3",    "dmat4",         "do",
+    "double",    "dvec2",     "dvec3",       "dvec4",     "else",      "enum",     "extern",        "external",
+    "false",     "filter",    "fixed",       "flat",      "float",     "for",      "fvec2",         "fvec3",
+    "fvec4",     "goto",      "half",        "highp",     "hvec2",     "hvec3",    "hvec4",         "if",
+    "image1D",   "image2D",   "image3D",     "in",        "inline",    "inout",    "input",         "int",
+    "interface", "invariant", "ivec2",       "ivec3",     "ivec4",     "layout",   "long",          "lowp",
+    "mat2",      "mat3",      "mat4",        "mediump",   "namespace", "noinline", "noperspective", "out",
+    "output",    "partition", "patch",       "precise",   "precision", "public",   "readonly",      "resource",
+    "restrict",  "return",    "sample",      "sampler",   "shared",    "short",    "sizeof",        "smooth",
+    "static",    "struct",    "subroutine",  "superp",    "switch",    "template", "this",          "true",
+    "typedef",   "uint",      "uniform",     "union",     "unsigned",  "using",    "uvec2",         "uvec3",
+    "uvec4",     "varying",   "vec2",        "vec3",      "vec4"};
 // Names the runtime's own GLSL (runtime.glsl, the push block) uses.
 constexpr std::string_view kRuntimeNames[] = {"grid_x", "grid_y", "pc", "main"};
 
@@ -192,8 +192,8 @@ const Binding& CpuContext::checked_slot(uint32_t slot, TypeTag type) const {
   if (slot >= b.size())
     throw ExecutionError(fmt::format("task '{}': descriptor slot {} of {}", task_name(), slot, b.size()));
   if (b[slot].type != type)
-    throw ExecutionError(fmt::format("task '{}': slot {} holds {}, read as {}", task_name(), slot, b[slot].type.name,
-                                     type.name));
+    throw ExecutionError(
+        fmt::format("task '{}': slot {} holds {}, read as {}", task_name(), slot, b[slot].type.name, type.name));
   return b[slot];
 }
 

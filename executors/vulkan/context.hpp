@@ -75,8 +75,8 @@ class Context {
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
   uint32_t subgroup_size = 1;
-  uint64_t max_allocation_bytes = 0;  // VkPhysicalDeviceMaintenance3Properties
-  uint32_t max_push_descriptors = 32;  // VkPhysicalDevicePushDescriptorPropertiesKHR
+  uint64_t max_allocation_bytes = 0;           // VkPhysicalDeviceMaintenance3Properties
+  uint32_t max_push_descriptors = 32;          // VkPhysicalDevicePushDescriptorPropertiesKHR
   bool storage_buffer_array_indexing = false;  // shaderStorageBufferArrayDynamicIndexing (view arrays)
   bool debug_utils = false;
   bool validation = false;

@@ -155,12 +155,13 @@ Pipeline Pipelines::create(const KernelInfo& kernel, std::span<const uint32_t> s
   if (kernel.abi.slots() > ctx_.max_push_descriptors)
     throw DeviceError(fmt::format("kernel {}: {} descriptors, the device pushes at most {}", kernel.name,
                                   kernel.abi.slots(), ctx_.max_push_descriptors));
-  bool arrays = std::any_of(kernel.abi.views.begin(), kernel.abi.views.end(),
-                            [](const ViewParam& v) { return v.array > 0; });
+  bool arrays =
+      std::any_of(kernel.abi.views.begin(), kernel.abi.views.end(), [](const ViewParam& v) { return v.array > 0; });
   if (arrays && !ctx_.storage_buffer_array_indexing)
-    throw DeviceError(fmt::format("kernel {} indexes a view array, and the device lacks "
-                                  "shaderStorageBufferArrayDynamicIndexing",
-                                  kernel.name));
+    throw DeviceError(
+        fmt::format("kernel {} indexes a view array, and the device lacks "
+                    "shaderStorageBufferArrayDynamicIndexing",
+                    kernel.name));
   Pipeline p;
   p.workgroup_size = wg;
   try {

@@ -23,10 +23,10 @@ namespace {
 
 std::map<std::string, std::string> declarations() {
   std::map<std::string, std::string> out;
-#define VKSTARK_GENERATE(K)                              \
-  {                                                      \
-    KernelAbi abi = kernel_abi<K::Args>();               \
-    abi.validate(K::name);                               \
+#define VKSTARK_GENERATE(K)                                \
+  {                                                        \
+    KernelAbi abi = kernel_abi<K::Args>();                 \
+    abi.validate(K::name);                                 \
     out.emplace(K::name, glsl_declarations(abi, K::name)); \
   }
   VKSTARK_KERNELS(VKSTARK_GENERATE)

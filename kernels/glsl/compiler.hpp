@@ -1,0 +1,36 @@
+// Kernels made at run time from GLSL (architecture.md, "Generated kernels"): the source is
+// compiled to SPIR-V in process with libglslang, with the shared kernel headers (kernels/glsl/*.glsl
+// and the Poseidon2 constants) available to #include, and becomes a run-time kernel
+// (runtime/kernel.hpp, make_runtime_kernel) that any executor runs.
+//
+// Thread-safe: compilations may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/kernel.hpp"
+
+namespace vkstark {
+
+// SPIR-V (Vulkan 1.2) of a GLSL compute shader. GraphError with the compiler's messages when the
+// source does not compile; `name` labels them.
+[[nodiscard]] std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view name);
+
+// A run-time kernel whose GLSL is its generated interface (glsl_declarations(abi)) followed by
+// `body` (extra includes, helpers and main()). The CPU body reads its views through
+// CpuContext::view / scalars in ABI order.
+struct GlslKernelDesc {
+  std::string name;
+  KernelAbi abi;
+  std::string body;
+  uint32_t workgroup_size = 0;
+  std::function<void(const CpuContext& ctx)> cpu;
+};
+[[nodiscard]] std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc);
+
+}  // namespace vkstark

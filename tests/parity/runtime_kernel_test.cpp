@@ -1,0 +1,140 @@
+// Specifies kernels made at run time (runtime/kernel.hpp make_runtime_kernel, kernels/glsl/compiler.hpp):
+// GLSL compiled in process from a generated interface with a view array, dispatched with
+// DynamicArgs like any other task, bit-identical on every executor (Vulkan under validation), and
+// checked against its ABI when the graph is built.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "kernels/glsl/compiler.hpp"
+#include "tests/parity/executor_fixture.hpp"
+
+using namespace vkstark;
+using namespace vkstark::testing;
+
+namespace {
+
+// out[i] = shift_sum(i) = sum_{k < parts.count} parts[k][i + shift]: a view array, an output, a scalar.
+struct SumPartsArgs {
+  InArray<Fp, 4> parts;
+  Out<Fp> out;
+  uint32_t shift = 0;
+};
+
+constexpr std::string_view kSumPartsBody = R"glsl(
+#include "fp.glsl"
+void main() {
+  uint i = vks_index_x();
+  if (i >= pc.grid_x) return;
+  uint acc = 0u;
+  for (uint k = 0u; k < pc.parts_count; ++k) acc = fp_add(acc, parts_[k].data[pc.parts_off[k] + i + pc.shift]);
+  out_[pc.out_off + i] = acc;
+}
+)glsl";
+
+// The CPU body reads descriptor slots 0..3 (the array) and 4 (out), and scalar word 0.
+void sum_parts_cpu(const CpuContext& ctx) {
+  const uint32_t shift = ctx.scalars()[0];
+  std::span<Fp> out = ctx.view<Fp>(4);
+  for (uint32_t i = 0; i < ctx.grid().x; ++i) {
+    Fp acc = Fp::zero();
+    for (uint32_t k = 0; k < 4; ++k)
+      if (ctx.bindings()[k].used()) acc += ctx.view<Fp>(k)[i + shift];
+    out[i] = acc;
+  }
+}
+
+std::shared_ptr<const KernelInfo> sum_parts_kernel() {
+  return make_glsl_kernel({.name = "test_sum_parts",
+                           .abi = kernel_abi<SumPartsArgs>(),
+                           .body = std::string(kSumPartsBody),
+                           .cpu = sum_parts_cpu});
+}
+
+}  // namespace
+
+class RuntimeKernel : public ExecutorTest {};
+VKSTARK_INSTANTIATE_FOR_EXECUTORS_AND_STAGING(RuntimeKernel);
+
+TEST_P(RuntimeKernel, SumsAVariableNumberOfParts) {
+  auto kernel = sum_parts_kernel();
+  for (uint32_t parts : {1u, 2u, 4u}) {
+    const uint32_t n = 37, shift = 2;
+    Graph g;
+    std::vector<Buffer<Fp>> bufs;
+    std::vector<View<Fp>> views;
+    for (uint32_t k = 0; k < parts; ++k) {
+      bufs.push_back(g.input<Fp>(fmt::format("part{}", k), n + shift + k));
+      views.push_back(bufs.back().slice(k, n + shift));  // views at different offsets
+    }
+    auto out = g.output<Fp>("out", n + 1);
+    DynamicArgs args;
+    args.views<Fp>(views).view(out.slice(1, n)).scalar(shift);
+    g.dispatch("sum", kernel, args, Grid{n});
+    std::vector<std::vector<Fp>> data;
+    for (uint32_t k = 0; k < parts; ++k) data.push_back(field_values(n + shift + k, 100 * parts + k));
+    auto p = run(g, [&](PreparedPlan& pp) {
+      for (uint32_t k = 0; k < parts; ++k) pp.upload(bufs[k], data[k]);
+    });
+    auto got = p->download(out);
+    for (uint32_t i = 0; i < n; ++i) {
+      Fp want = Fp::zero();
+      for (uint32_t k = 0; k < parts; ++k) want += data[k][k + i + shift];
+      ASSERT_EQ(got[1 + i], want) << "parts=" << parts << " i=" << i;
+    }
+  }
+}
+
+TEST_P(RuntimeKernel, OutlivesItsMakerInsideAPlan) {
+  Graph g;
+  auto in = g.input<Fp>("in", 8);
+  auto out = g.output<Fp>("out", 8);
+  {
+    auto kernel = sum_parts_kernel();  // the graph shares ownership; the maker lets go
+    g.dispatch("sum", kernel, DynamicArgs().views<Fp>({in.all()}).view(out.all()).scalar(0), Grid{8});
+  }
+  auto data = field_values(8, 7);
+  auto p = run(g, [&](PreparedPlan& pp) { pp.upload(in, data); });
+  EXPECT_EQ(p->download(out), data);
+}
+
+TEST(RuntimeKernelArgs, MismatchesWithTheAbiAreGraphErrors) {
+  auto kernel = sum_parts_kernel();
+  Graph g;
+  auto x = g.input<Fp>("x", 8);
+  auto y = g.input<Fp4>("y", 8);
+  auto out = g.output<Fp>("out", 8);
+  auto expect = [&](const DynamicArgs& args, const std::string& part) {
+    try {
+      g.dispatch("bad", kernel, args, Grid{8});
+      FAIL() << "no GraphError for " << part;
+    } catch (const GraphError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad"), std::string::npos) << e.what();
+    }
+  };
+  expect(DynamicArgs().view(x.all()).view(out.all()).scalar(0), "view array");
+  expect(DynamicArgs().views<Fp>({x, x, x, x, x}).view(out.all()).scalar(0), "at most 4");
+  expect(DynamicArgs().views<Fp>({x.all()}).view(y.all()).scalar(0), "holds Fp4");
+  expect(DynamicArgs().views<Fp>({x.all()}).view(out.all()), "scalar words");
+  expect(DynamicArgs().views<Fp>({x.all()}), "view arguments");
+}
+
+TEST(RuntimeKernelArgs, GlslThatDoesNotCompileIsAGraphErrorWithTheLog) {
+  try {
+    (void)make_glsl_kernel({.name = "broken",
+                            .abi = kernel_abi<SumPartsArgs>(),
+                            .body = "void main() { undefined_thing(); }\n",
+                            .cpu = sum_parts_cpu});
+    FAIL() << "no GraphError";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("broken"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("undefined_thing"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RuntimeKernelArgs, WordsThatAreNotSpirvAreRejected) {
+  EXPECT_THROW(
+      (void)make_runtime_kernel(
+          {.name = "junk", .abi = kernel_abi<SumPartsArgs>(), .spirv = {1, 2, 3, 4, 5, 6}, .cpu = sum_parts_cpu}),
+      GraphError);
+}
