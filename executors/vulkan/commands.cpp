@@ -18,9 +18,9 @@ void record_copies(const Context& ctx, VkCommandBuffer cb, std::span<const Pendi
     if (c.region.size > 0) ctx.fn.vkCmdCopyBuffer(cb, c.src, c.dst, 1, &c.region);
 }
 
-void begin_commands(const Context& ctx, VkCommandBuffer cb) {
+void begin_commands(const Context& ctx, VkCommandBuffer cb, bool reusable) {
   auto info = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-  info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  info.flags = reusable ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   vk_check(ctx.fn.vkBeginCommandBuffer(cb, &info), "vkBeginCommandBuffer");
 }
 
@@ -28,11 +28,11 @@ void end_commands(const Context& ctx, VkCommandBuffer cb) {
   vk_check(ctx.fn.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
 }
 
-void submit_and_wait(const Context& ctx, VkCommandBuffer cb, VkFence fence) {
+void submit_and_wait(const Context& ctx, std::span<const VkCommandBuffer> cbs, VkFence fence) {
   vk_check(ctx.fn.vkResetFences(ctx.device, 1, &fence), "vkResetFences");
   auto submit = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cb;
+  submit.commandBufferCount = static_cast<uint32_t>(cbs.size());
+  submit.pCommandBuffers = cbs.data();
   vk_check(ctx.fn.vkQueueSubmit(ctx.queue, 1, &submit, fence), "vkQueueSubmit");
   vk_check(ctx.fn.vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
 }

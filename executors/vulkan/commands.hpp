@@ -55,9 +55,10 @@ void memory_barrier(const Context& ctx, VkCommandBuffer cb, const GlobalBarrier&
 void execution_barrier(const Context& ctx, VkCommandBuffer cb);
 void record_copies(const Context& ctx, VkCommandBuffer cb, std::span<const PendingCopy> copies);
 
-void begin_commands(const Context& ctx, VkCommandBuffer cb);
+// `reusable`: recorded once and submitted many times (no ONE_TIME_SUBMIT).
+void begin_commands(const Context& ctx, VkCommandBuffer cb, bool reusable = false);
 void end_commands(const Context& ctx, VkCommandBuffer cb);
-// vkQueueSubmit with `fence`, then one wait for it (one host sync).
-void submit_and_wait(const Context& ctx, VkCommandBuffer cb, VkFence fence);
+// One vkQueueSubmit of the command buffers, in order, with `fence`, then one wait for it (one host sync).
+void submit_and_wait(const Context& ctx, std::span<const VkCommandBuffer> cbs, VkFence fence);
 
 }  // namespace vkstark::vulkan

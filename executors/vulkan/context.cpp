@@ -232,20 +232,31 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
   queue_info.queueFamilyIndex = queue_family;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
-  // Kernels may use 64- and 16-bit integers where the device has them.
-  VkPhysicalDeviceFeatures supported{}, features{};
-  fn.vkGetPhysicalDeviceFeatures(physical, &supported);
-  features.shaderInt64 = supported.shaderInt64;
-  features.shaderInt16 = supported.shaderInt16;
-  features.shaderStorageBufferArrayDynamicIndexing = supported.shaderStorageBufferArrayDynamicIndexing;
-  storage_buffer_array_indexing = supported.shaderStorageBufferArrayDynamicIndexing;
+  // Kernels may use 64- and 16-bit integers where the device has them; view arrays need dynamic
+  // indexing of storage-buffer arrays; runs reset their timestamp queries from the host.
+  auto reset = vk_struct<VkPhysicalDeviceHostQueryResetFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
+  auto supported = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  supported.pNext = &reset;
+  fn.vkGetPhysicalDeviceFeatures2(physical, &supported);
+  auto features = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  features.features.shaderInt64 = supported.features.shaderInt64;
+  features.features.shaderInt16 = supported.features.shaderInt16;
+  features.features.shaderStorageBufferArrayDynamicIndexing =
+      supported.features.shaderStorageBufferArrayDynamicIndexing;
+  storage_buffer_array_indexing = supported.features.shaderStorageBufferArrayDynamicIndexing;
+  auto enable_reset = vk_struct<VkPhysicalDeviceHostQueryResetFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
+  enable_reset.hostQueryReset = reset.hostQueryReset;
+  host_query_reset = reset.hostQueryReset;
+  features.pNext = &enable_reset;
   const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+  info.pNext = &features;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
   info.enabledExtensionCount = 1;
   info.ppEnabledExtensionNames = extensions;
-  info.pEnabledFeatures = &features;
   vk_check(fn.vkCreateDevice(physical, &info, nullptr, &device), "vkCreateDevice");
   fn.load_device(device);
   fn.vkGetDeviceQueue(device, queue_family, 0, &queue);
@@ -281,6 +292,11 @@ uint32_t Context::workgroup_size(uint32_t preference) const {
   uint32_t wg = preference ? preference : 256;
   wg = std::min({wg, limits().maxComputeWorkGroupInvocations, limits().maxComputeWorkGroupSize[0]});
   return std::max(wg, 1u);
+}
+
+bool Context::debug_labels() const {
+  const char* v = std::getenv("VKSTARK_DEBUG_LABELS");
+  return fn.vkCmdBeginDebugUtilsLabelEXT && fn.vkCmdEndDebugUtilsLabelEXT && !(v && std::string_view(v) == "0");
 }
 
 void Context::set_name(VkObjectType type, uint64_t handle, const std::string& name) const {

@@ -63,6 +63,9 @@ class Context {
   uint32_t workgroup_size(uint32_t preference) const;
   // Names an object for debuggers and validation messages (VK_EXT_debug_utils; no-op without it).
   void set_name(VkObjectType type, uint64_t handle, const std::string& name) const;
+  // Whether recorded dispatches carry debug-utils labels with their task names: where the
+  // extension is present, unless VKSTARK_DEBUG_LABELS=0.
+  bool debug_labels() const;
 
   VkFunctions fn;
   VkInstance instance = VK_NULL_HANDLE;
@@ -78,6 +81,7 @@ class Context {
   uint64_t max_allocation_bytes = 0;           // VkPhysicalDeviceMaintenance3Properties
   uint32_t max_push_descriptors = 32;          // VkPhysicalDevicePushDescriptorPropertiesKHR
   bool storage_buffer_array_indexing = false;  // shaderStorageBufferArrayDynamicIndexing (view arrays)
+  bool host_query_reset = false;               // vkResetQueryPool from the host (Vulkan 1.2 feature)
   bool debug_utils = false;
   bool validation = false;
   // Integrated or CPU device with a DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT memory type: every

@@ -105,14 +105,14 @@ void VulkanPreparedPlan::run_host_segment(size_t index, RunState& st) {
 // Staging mode, no submission right before the host task: one copy-only submission brings the
 // device's data (with earlier host writes applied) to its staging.
 void VulkanPreparedPlan::flush_for_host(uint32_t task, RunState& st) {
-  VkCommandBuffer cb = cbs_.back();
+  VkCommandBuffer cb = spare_;
   begin_commands(ctx_, cb);
-  start_commands(cb, &st);
+  record_prologue(cb, &st);
   memory_barrier(ctx_, cb, kBeforeDownload);
   record_copies(ctx_, cb, host_down_copies(task));
   memory_barrier(ctx_, cb, kToHost);
   end_commands(ctx_, cb);
-  submit_and_wait(ctx_, cb, fence_);
+  submit_and_wait(ctx_, {&cb, 1}, fence_);
   st.trace.counters.submissions++;
   st.trace.counters.host_syncs++;
 }

@@ -10,6 +10,22 @@
 
 namespace vkstark::vulkan {
 
+namespace {
+bool same_descriptors(const std::vector<VkDescriptorBufferInfo>& a, const std::vector<VkDescriptorBufferInfo>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.buffer == y.buffer && x.offset == y.offset && x.range == y.range;
+  });
+}
+}  // namespace
+
+// What the command buffer being recorded has bound, so that a dispatch binds only what changed.
+struct VulkanPreparedPlan::BindState {
+  const Pipeline* pipeline = nullptr;
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // of the pushed descriptors and constants
+  const std::vector<VkDescriptorBufferInfo>* descriptors = nullptr;
+  const std::vector<uint32_t>* push = nullptr;
+};
+
 void VulkanPreparedPlan::run(Trace& trace) {
   size_t mark = ctx_.messages.size();
   check_inputs();
@@ -22,6 +38,7 @@ void VulkanPreparedPlan::run(Trace& trace) {
     info.queryCount = static_cast<uint32_t>(2 * plan_.tasks.size());
     vk_check(ctx_.fn.vkCreateQueryPool(ctx_.device, &info, nullptr, &task_queries_), "vkCreateQueryPool");
   }
+  reset_queries(st);
   for (size_t s = 0; s < plan_.segments.size(); ++s) {
     if (plan_.segments[s].kind == Segment::Kind::Submission)
       run_submission(s, st);
@@ -29,6 +46,7 @@ void VulkanPreparedPlan::run(Trace& trace) {
       run_host_segment(s, st);
   }
   finish_run(st);
+  commit_persistent_writes();
   ctx_.messages.throw_if_new(mark, "run");
 }
 
@@ -38,45 +56,94 @@ void VulkanPreparedPlan::check_inputs() const {
       throw InputError(fmt::format("input buffer '{}' was never uploaded before run()", plan_.buffers[id].name));
   for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
     PersistentBuffer* p = loc_[id].persistent;
-    if (p == nullptr) continue;
-    if (plan_.read_before_written(id) && !p->written)
+    if (p && plan_.read_before_written(id) && !p->written)
       throw InputError(
           fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)",
                       plan_.buffers[id].name));
-    if (plan_.memory.first_use[id] >= 0) p->written = true;
   }
+}
+
+// Only a run that completed has filled the Persistents it touches.
+void VulkanPreparedPlan::commit_persistent_writes() {
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
+    if (PersistentBuffer* p = loc_[id].persistent; p && plan_.memory.first_use[id] >= 0) p->written = true;
+}
+
+// Timestamp queries are reset before every run: from the host where the device allows it, else by
+// the run's first prologue.
+void VulkanPreparedPlan::reset_queries(RunState& st) {
+  if (!ctx_.host_query_reset) return;
+  if (queries_) ctx_.fn.vkResetQueryPool(ctx_.device, queries_, 0, static_cast<uint32_t>(2 * plan_.spans.size()));
+  if (st.profile) ctx_.fn.vkResetQueryPool(ctx_.device, task_queries_, 0, static_cast<uint32_t>(2 * plan_.tasks.size()));
+  st.queries_reset = true;
 }
 
 void VulkanPreparedPlan::run_submission(size_t index, RunState& st) {
   const Segment& seg = plan_.segments[index];
-  VkCommandBuffer cb = cbs_[segment_cb_[index]];
-  begin_commands(ctx_, cb);
-  start_commands(cb, &st);
-  for (const Step& step : seg.steps) record_step(cb, step, st);
-  finish_commands(cb, index);
-  end_commands(ctx_, cb);
-  submit_and_wait(ctx_, cb, fence_);
-  st.trace.counters.submissions++;
-  st.trace.counters.host_syncs++;
-  double done = st.now();
-  for (const Step& step : seg.steps) st.task_end[step.task] = done;
+  VkCommandBuffer cbs[2];
+  size_t n = 0;
+  begin_commands(ctx_, prologue_);
+  if (record_prologue(prologue_, &st)) {
+    end_commands(ctx_, prologue_);
+    cbs[n++] = prologue_;
+  } else {
+    end_commands(ctx_, prologue_);
+  }
+  cbs[n++] = body(index, st.profile);
+  const double start = st.now();
+  submit_and_wait(ctx_, {cbs, n}, fence_);
+  const double done = st.now();
+  for (const Step& step : seg.steps) {
+    st.task_begin[step.task] = start;
+    st.task_end[step.task] = done;
+  }
+  for (uint32_t s : segment_span_ends_[index]) st.stamped[s] = true;
+  TraceCounters& c = st.trace.counters;
+  c.submissions++;
+  c.host_syncs++;
+  c.dispatches += segment_counts_[index].dispatches;
+  c.barriers += segment_counts_[index].barriers;
 }
 
-// The start of every command buffer: the run's first one resets the timestamp queries; then the
-// uploads waiting in staging (Inputs, Persistents, host-task writes) are copied to the device.
-void VulkanPreparedPlan::start_commands(VkCommandBuffer cb, RunState* st) {
+// The body of submission segment `index`, recorded on first use.
+VkCommandBuffer VulkanPreparedPlan::body(size_t index, bool profile) {
+  VkCommandBuffer& cb = profile ? body_profiled_[index] : body_[index];
+  if (cb) return cb;
+  auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  alloc.commandPool = pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  vk_check(ctx_.fn.vkAllocateCommandBuffers(ctx_.device, &alloc, &cb), "vkAllocateCommandBuffers");
+  begin_commands(ctx_, cb, true);
+  record_body(cb, index, profile);
+  end_commands(ctx_, cb);
+  return cb;
+}
+
+void VulkanPreparedPlan::record_body(VkCommandBuffer cb, size_t index, bool profile) {
+  BindState bound;
+  for (const Step& step : plan_.segments[index].steps) record_step(cb, step, profile, bound);
+  finish_commands(cb, index);
+}
+
+// What a submission needs before its body in this run: query resets (devices without host query
+// reset) and the uploads waiting in staging (Inputs, Persistents, host-task writes). False if none.
+bool VulkanPreparedPlan::record_prologue(VkCommandBuffer cb, RunState* st) {
+  bool any = false;
   if (st && queries_ && !st->queries_reset) {
     ctx_.fn.vkCmdResetQueryPool(cb, queries_, 0, static_cast<uint32_t>(2 * plan_.spans.size()));
     if (st->profile) ctx_.fn.vkCmdResetQueryPool(cb, task_queries_, 0, static_cast<uint32_t>(2 * plan_.tasks.size()));
     st->queries_reset = true;
+    any = true;
   }
-  if (pending_.empty() && persistents_.pending.empty()) return;
+  if (pending_.empty() && persistents_.pending.empty()) return any;
   memory_barrier(ctx_, cb, kBeforeUpload);
   record_copies(ctx_, cb, persistents_.pending);
   record_copies(ctx_, cb, pending_);
   memory_barrier(ctx_, cb, kAfterUpload);
   persistents_.pending.clear();
   pending_.clear();
+  return true;
 }
 
 // The end of a submission: copies to staging for the host task that follows and (last submission)
@@ -100,47 +167,50 @@ void VulkanPreparedPlan::finish_commands(VkCommandBuffer cb, size_t index) {
   memory_barrier(ctx_, cb, kToHost);
 }
 
-void VulkanPreparedPlan::record_step(VkCommandBuffer cb, const Step& step, RunState& st) {
-  st.task_begin[step.task] = st.now();
+void VulkanPreparedPlan::record_step(VkCommandBuffer cb, const Step& step, bool profile, BindState& bound) const {
   if (step.barrier == BarrierKind::Memory) memory_barrier(ctx_, cb, kComputeToCompute);
   if (step.barrier == BarrierKind::Execution) execution_barrier(ctx_, cb);
-  if (step.barrier != BarrierKind::None) st.trace.counters.barriers++;
   for (uint32_t s : span_begin_[step.task])
     if (queries_) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 2 * s);
-  if (st.profile) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, task_queries_, 2 * step.task);
-  record_dispatch(cb, plan_.tasks[step.task], dispatch_[step.task]);
-  if (st.profile)
+  if (profile) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, task_queries_, 2 * step.task);
+  record_dispatch(cb, plan_.tasks[step.task], dispatch_[step.task], bound);
+  if (profile)
     ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, task_queries_, 2 * step.task + 1);
-  st.trace.counters.dispatches++;
-  for (uint32_t s : span_end_[step.task]) {
-    if (!queries_) break;
-    ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * s + 1);
-    st.stamped[s] = true;
-  }
+  for (uint32_t s : span_end_[step.task])
+    if (queries_) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * s + 1);
 }
 
-void VulkanPreparedPlan::record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d) const {
+void VulkanPreparedPlan::record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d,
+                                         BindState& bound) const {
   if (d.groups[0] == 0) return;  // grid.x == 0: a plan dispatch with nothing to run
   const VkFunctions& fn = ctx_.fn;
-  if (fn.vkCmdBeginDebugUtilsLabelEXT) {
+  if (debug_labels_) {
     auto label = vk_struct<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
     label.pLabelName = t.name.c_str();
     fn.vkCmdBeginDebugUtilsLabelEXT(cb, &label);
   }
   const Pipeline& p = *d.pipeline;
-  fn.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-  if (!d.descriptors.empty()) {
+  if (bound.pipeline != &p) fn.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+  // Push descriptors and constants stay bound while the layout does; push only what changed.
+  const bool same_layout = bound.layout == p.layout;
+  if (!d.descriptors.empty() && !(same_layout && same_descriptors(*bound.descriptors, d.descriptors))) {
     auto write = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
     write.dstBinding = 0;
     write.descriptorCount = static_cast<uint32_t>(d.descriptors.size());
     write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     write.pBufferInfo = d.descriptors.data();
     fn.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &write);
+    bound.descriptors = &d.descriptors;
   }
-  fn.vkCmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(d.push.size() * 4),
-                        d.push.data());
+  if (!(same_layout && *bound.push == d.push))
+    fn.vkCmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(d.push.size() * 4),
+                          d.push.data());
+  bound.pipeline = &p;
+  bound.layout = p.layout;
+  bound.push = &d.push;
+  if (d.descriptors.empty()) bound.descriptors = &d.descriptors;
   fn.vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
-  if (fn.vkCmdEndDebugUtilsLabelEXT) fn.vkCmdEndDebugUtilsLabelEXT(cb);
+  if (debug_labels_) fn.vkCmdEndDebugUtilsLabelEXT(cb);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ namespace vkstark::vulkan {
 
 VulkanPreparedPlan::VulkanPreparedPlan(const Plan& plan, const Context& ctx, Pipelines& pipelines,
                                        Persistents& persistents)
-    : PreparedPlan(plan), ctx_(ctx), persistents_(persistents) {
+    : PreparedPlan(plan), ctx_(ctx), persistents_(persistents), debug_labels_(ctx.debug_labels()) {
   try {
     allocate_memory();
     build_dispatches(pipelines);
@@ -196,25 +196,39 @@ void VulkanPreparedPlan::create_commands() {
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = ctx_.queue_family;
   vk_check(fn.vkCreateCommandPool(ctx_.device, &pool, nullptr, &pool_), "vkCreateCommandPool");
-  uint32_t count = 0;
-  for (size_t s = 0; s < plan_.segments.size(); ++s) {
-    bool submission = plan_.segments[s].kind == Segment::Kind::Submission;
-    segment_cb_.push_back(submission ? static_cast<int32_t>(count++) : -1);
-    if (submission) last_submission_ = static_cast<int64_t>(s);
+  const size_t n = plan_.segments.size();
+  body_.assign(n, VK_NULL_HANDLE);
+  body_profiled_.assign(n, VK_NULL_HANDLE);
+  segment_span_ends_.assign(n, {});
+  segment_counts_.assign(n, {});
+  for (size_t s = 0; s < n; ++s) {
+    if (plan_.segments[s].kind != Segment::Kind::Submission) continue;
+    last_submission_ = static_cast<int64_t>(s);
+    for (const Step& step : plan_.segments[s].steps) {
+      segment_counts_[s].dispatches++;
+      if (step.barrier != BarrierKind::None) segment_counts_[s].barriers++;
+      for (uint32_t span : span_end_[step.task]) segment_span_ends_[s].push_back(span);
+    }
   }
-  cbs_.resize(count + 1);  // + the spare
+  VkCommandBuffer extra[2];
   auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   alloc.commandPool = pool_;
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = count + 1;
-  vk_check(fn.vkAllocateCommandBuffers(ctx_.device, &alloc, cbs_.data()), "vkAllocateCommandBuffers");
+  alloc.commandBufferCount = 2;
+  vk_check(fn.vkAllocateCommandBuffers(ctx_.device, &alloc, extra), "vkAllocateCommandBuffers");
+  prologue_ = extra[0];
+  spare_ = extra[1];
   auto fence = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
   vk_check(fn.vkCreateFence(ctx_.device, &fence, nullptr, &fence_), "vkCreateFence");
-  if (ctx_.timestamp_valid_bits == 0 || plan_.spans.empty()) return;
-  auto queries = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
-  queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  queries.queryCount = static_cast<uint32_t>(2 * plan_.spans.size());
-  vk_check(fn.vkCreateQueryPool(ctx_.device, &queries, nullptr, &queries_), "vkCreateQueryPool");
+  if (ctx_.timestamp_valid_bits > 0 && !plan_.spans.empty()) {
+    auto queries = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queries.queryCount = static_cast<uint32_t>(2 * plan_.spans.size());
+    vk_check(fn.vkCreateQueryPool(ctx_.device, &queries, nullptr, &queries_), "vkCreateQueryPool");
+  }
+  // Every body is recorded now, once: runs only submit them.
+  for (size_t s = 0; s < n; ++s)
+    if (plan_.segments[s].kind == Segment::Kind::Submission) (void)body(s, false);
 }
 
 void VulkanPreparedPlan::destroy_commands() noexcept {
@@ -270,15 +284,15 @@ void VulkanPreparedPlan::download_bytes(BufferId id, std::span<std::byte> bytes)
 void VulkanPreparedPlan::download_persistent(BufferId id, std::span<std::byte> bytes) {
   const Location& l = loc_[id];
   DeviceBuffer& staging = l.persistent->staging_buffer(ctx_);
-  VkCommandBuffer cb = cbs_.back();
+  VkCommandBuffer cb = spare_;
   begin_commands(ctx_, cb);
-  start_commands(cb, nullptr);
+  record_prologue(cb, nullptr);
   memory_barrier(ctx_, cb, kBeforeDownload);
   PendingCopy copy{l.buffer, staging.buffer(), {0, 0, l.capacity}};
   record_copies(ctx_, cb, {&copy, 1});
   memory_barrier(ctx_, cb, kToHost);
   end_commands(ctx_, cb);
-  submit_and_wait(ctx_, cb, fence_);
+  submit_and_wait(ctx_, {&cb, 1}, fence_);
   ++deferred_submissions_;
   staging.invalidate();
   if (!bytes.empty()) std::memcpy(bytes.data(), staging.mapped(), bytes.size());

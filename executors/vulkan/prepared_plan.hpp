@@ -101,11 +101,16 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::byte* host_address(uint32_t task, BufferId buffer, uint64_t offset, uint64_t bytes, Access access) const;
 
   // run (plan_run.cpp)
+  struct BindState;
   void check_inputs() const;
+  void commit_persistent_writes();
+  void reset_queries(RunState& st);
   void run_submission(size_t index, RunState& st);
-  void record_step(VkCommandBuffer cb, const Step& step, RunState& st);
-  void record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d) const;
-  void start_commands(VkCommandBuffer cb, RunState* st);
+  VkCommandBuffer body(size_t index, bool profile);
+  void record_body(VkCommandBuffer cb, size_t index, bool profile);
+  void record_step(VkCommandBuffer cb, const Step& step, bool profile, BindState& bound) const;
+  void record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d, BindState& bound) const;
+  bool record_prologue(VkCommandBuffer cb, RunState* st);
   void finish_commands(VkCommandBuffer cb, size_t index);
   void flush_for_host(uint32_t task, RunState& st);
   void finish_run(RunState& st);
@@ -115,6 +120,7 @@ class VulkanPreparedPlan final : public PreparedPlan {
 
   const Context& ctx_;
   Persistents& persistents_;
+  bool debug_labels_ = false;  // a debug-utils label around every dispatch (names in GPU tools)
   std::deque<DeviceBuffer> owned_;  // Input/Output buffers and their staging, the arena, the dummy
   DeviceBuffer* dummy_ = nullptr;   // bound for zero-count views
   std::vector<Location> loc_;       // per buffer
@@ -128,10 +134,18 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::vector<std::vector<uint32_t>> span_end_;    // per task: spans whose end timestamp follows it
   std::vector<SpanStatic> span_static_;            // per span
 
+  // Per Submission segment, a body recorded once (barriers, dispatches, span timestamps, the copies
+  // the plan implies) and replayed by every run, so a run records nothing per dispatch; its
+  // profiled variant (timestamps around every dispatch) is recorded on the first profiled run.
+  // What changes between runs (uploads waiting in staging; query resets where the device cannot
+  // reset from the host) goes into the prologue, submitted with the body. The spare serves
+  // copy-only submissions.
   VkCommandPool pool_ = VK_NULL_HANDLE;
-  std::vector<VkCommandBuffer> cbs_;  // one per Submission segment, then a spare for copy-only submissions
-  std::vector<int32_t> segment_cb_;   // per segment: index into cbs_, -1 for host segments
-  int64_t last_submission_ = -1;      // segment index
+  std::vector<VkCommandBuffer> body_, body_profiled_;  // per segment; null for host segments
+  VkCommandBuffer prologue_ = VK_NULL_HANDLE, spare_ = VK_NULL_HANDLE;
+  std::vector<std::vector<uint32_t>> segment_span_ends_;  // per segment: spans whose end timestamp it writes
+  std::vector<SpanStatic> segment_counts_;                // per segment: dispatches and barriers it records
+  int64_t last_submission_ = -1;                          // segment index
   VkFence fence_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;       // two timestamps per span, when the queue has timestamps
   VkQueryPool task_queries_ = VK_NULL_HANDLE;  // two per task, made on the first profiled run
@@ -158,8 +172,8 @@ struct VulkanPreparedPlan::RunState {
   std::chrono::steady_clock::time_point start;
   std::vector<double> task_begin, task_end;  // per task: host ms since `start` (-1: not reached)
   std::vector<bool> stamped;                 // per span: both timestamps written in this run
-  bool queries_reset = false;
-  bool profile = false;  // per-task timestamps this run
+  bool queries_reset = false;                // (devices without host query reset) by a prologue
+  bool profile = false;                      // per-task timestamps this run
 };
 
 }  // namespace vkstark::vulkan

@@ -30,6 +30,7 @@ namespace vkstark::vulkan {
   X(vkGetPhysicalDeviceProperties)            \
   X(vkGetPhysicalDeviceProperties2)           \
   X(vkGetPhysicalDeviceFeatures)              \
+  X(vkGetPhysicalDeviceFeatures2)             \
   X(vkGetPhysicalDeviceQueueFamilyProperties) \
   X(vkGetPhysicalDeviceMemoryProperties)      \
   X(vkEnumerateDeviceExtensionProperties)     \
@@ -83,6 +84,7 @@ namespace vkstark::vulkan {
   X(vkCmdCopyBuffer)                   \
   X(vkCmdWriteTimestamp)               \
   X(vkCmdResetQueryPool)               \
+  X(vkResetQueryPool)                  \
   X(vkCreateQueryPool)                 \
   X(vkDestroyQueryPool)                \
   X(vkGetQueryPoolResults)             \
