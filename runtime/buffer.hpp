@@ -12,6 +12,7 @@ namespace vkstark {
 // When a buffer's contents exist.
 enum class Lifetime : uint8_t {
   Input,       // uploaded from the host before a run; read-only for tasks
+  Constant,    // contents given when the graph is built, uploaded by prepare(); read-only for tasks
   Output,      // written by tasks, downloadable after a run
   Persistent,  // owned by the executor across runs (proving-key data, twiddles), keyed by name
   Transient,   // lives inside one run; may share memory with transients whose lifetimes do not overlap

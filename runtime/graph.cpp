@@ -8,6 +8,8 @@ std::string_view to_string(Lifetime l) {
   switch (l) {
     case Lifetime::Input:
       return "Input";
+    case Lifetime::Constant:
+      return "Constant";
     case Lifetime::Output:
       return "Output";
     case Lifetime::Persistent:
@@ -157,9 +159,9 @@ void Graph::add_task(Task t) {
     if (b.byte_offset() + b.byte_count() > buf.bytes() || b.offset + b.count < b.offset)
       throw GraphError(fmt::format("{}: view out of range: elements [{}, {}) of buffer '{}', which has {} {}", what,
                                    b.offset, b.offset + b.count, buf.name, buf.bytes() / b.type.size, b.type.name));
-    if (writes(b.access) && buf.lifetime == Lifetime::Input)
-      throw GraphError(fmt::format("{}: writes Input buffer '{}' (inputs are read-only; use an Output or Transient)",
-                                   what, buf.name));
+    if (writes(b.access) && (buf.lifetime == Lifetime::Input || buf.lifetime == Lifetime::Constant))
+      throw GraphError(fmt::format("{}: writes {} buffer '{}' ({}s are read-only; use an Output or Transient)", what,
+                                   to_string(buf.lifetime), buf.name, to_string(buf.lifetime)));
     if (reads(b.access) && !written_[b.buffer] &&
         (buf.lifetime == Lifetime::Transient || buf.lifetime == Lifetime::Output))
       throw GraphError(fmt::format("{}: reads {} buffer '{}', which no earlier task writes", what,

@@ -33,6 +33,7 @@ struct BufferDesc {
   TypeTag type;
   uint64_t count = 0;
   Lifetime lifetime = Lifetime::Transient;
+  std::shared_ptr<const std::vector<std::byte>> data;  // a Constant's contents
   uint64_t bytes() const { return count * type.size; }
 };
 
@@ -142,6 +143,19 @@ class Graph {
   template <DeviceElement T>
   [[nodiscard]] Buffer<T> transient(std::string name, uint64_t count) {
     return add_buffer<T>(std::move(name), count, Lifetime::Transient);
+  }
+  // A read-only buffer holding `values`, uploaded by prepare(): tables and programs that follow from
+  // the graph's shape (a scalar program's instructions, say). Plans share its bytes.
+  template <DeviceElement T>
+  [[nodiscard]] Buffer<T> constant(std::string name, std::span<const T> values) {
+    Buffer<T> b = add_buffer<T>(std::move(name), values.size(), Lifetime::Constant);
+    auto bytes = std::as_bytes(values);
+    buffers_[b.id()].data = std::make_shared<const std::vector<std::byte>>(bytes.begin(), bytes.end());
+    return b;
+  }
+  template <DeviceElement T>
+  [[nodiscard]] Buffer<T> constant(std::string name, const std::vector<T>& values) {
+    return constant<T>(std::move(name), std::span<const T>(values));
   }
 
   // The buffer called `name`, as a Buffer<T>. GraphError if there is none or its element type is not T.

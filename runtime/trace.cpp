@@ -70,8 +70,10 @@ void PreparedPlan::check_transfer(BufferId id, TypeTag type, uint64_t count, boo
                                  b.type.name, type.name));
   if (up) {
     if (b.lifetime != Lifetime::Input && b.lifetime != Lifetime::Persistent)
-      throw InputError(fmt::format("upload to buffer '{}': only Input and Persistent buffers take uploads, it is {}",
-                                   b.name, to_string(b.lifetime)));
+      throw InputError(
+          fmt::format("upload to buffer '{}': only Input and Persistent buffers take uploads, it is {}{}", b.name,
+                      to_string(b.lifetime),
+                      b.lifetime == Lifetime::Constant ? " (its contents are fixed when the graph is built)" : ""));
     if (count != b.count)
       throw InputError(
           fmt::format("upload to buffer '{}': {} elements given, the buffer has {}", b.name, count, b.count));

@@ -186,6 +186,7 @@ CpuPrepared::CpuPrepared(const Plan& plan, CpuExecutor& exec)
       own_[id] = Block(b.bytes());
       bases_[id] = own_[id].data.get();
       allocated_ += b.bytes();
+      if (b.lifetime == Lifetime::Constant) std::memcpy(bases_[id], b.data->data(), b.data->size());
     }
   }
 }

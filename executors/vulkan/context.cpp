@@ -234,8 +234,8 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
   queue_info.pQueuePriorities = &priority;
   // Kernels may use 64- and 16-bit integers where the device has them; view arrays need dynamic
   // indexing of storage-buffer arrays; runs reset their timestamp queries from the host.
-  auto reset = vk_struct<VkPhysicalDeviceHostQueryResetFeatures>(
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
+  auto reset =
+      vk_struct<VkPhysicalDeviceHostQueryResetFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
   auto supported = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   supported.pNext = &reset;
   fn.vkGetPhysicalDeviceFeatures2(physical, &supported);
@@ -245,8 +245,8 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
   features.features.shaderStorageBufferArrayDynamicIndexing =
       supported.features.shaderStorageBufferArrayDynamicIndexing;
   storage_buffer_array_indexing = supported.features.shaderStorageBufferArrayDynamicIndexing;
-  auto enable_reset = vk_struct<VkPhysicalDeviceHostQueryResetFeatures>(
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
+  auto enable_reset =
+      vk_struct<VkPhysicalDeviceHostQueryResetFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
   enable_reset.hostQueryReset = reset.hostQueryReset;
   host_query_reset = reset.hostQueryReset;
   features.pNext = &enable_reset;

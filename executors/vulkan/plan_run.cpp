@@ -74,7 +74,8 @@ void VulkanPreparedPlan::commit_persistent_writes() {
 void VulkanPreparedPlan::reset_queries(RunState& st) {
   if (!ctx_.host_query_reset) return;
   if (queries_) ctx_.fn.vkResetQueryPool(ctx_.device, queries_, 0, static_cast<uint32_t>(2 * plan_.spans.size()));
-  if (st.profile) ctx_.fn.vkResetQueryPool(ctx_.device, task_queries_, 0, static_cast<uint32_t>(2 * plan_.tasks.size()));
+  if (st.profile)
+    ctx_.fn.vkResetQueryPool(ctx_.device, task_queries_, 0, static_cast<uint32_t>(2 * plan_.tasks.size()));
   st.queries_reset = true;
 }
 
@@ -174,8 +175,7 @@ void VulkanPreparedPlan::record_step(VkCommandBuffer cb, const Step& step, bool 
     if (queries_) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 2 * s);
   if (profile) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, task_queries_, 2 * step.task);
   record_dispatch(cb, plan_.tasks[step.task], dispatch_[step.task], bound);
-  if (profile)
-    ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, task_queries_, 2 * step.task + 1);
+  if (profile) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, task_queries_, 2 * step.task + 1);
   for (uint32_t s : span_end_[step.task])
     if (queries_) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * s + 1);
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -73,13 +74,14 @@ void VulkanPreparedPlan::place(BufferId id) {
     device_bytes_ += device->size();
     if (desc.lifetime == Lifetime::Output) output_bytes_ += desc.bytes();
     if (!ctx_.unified) {
-      MemoryUse use = desc.lifetime == Lifetime::Input ? MemoryUse::Upload : MemoryUse::Download;
+      MemoryUse use = desc.lifetime == Lifetime::Output ? MemoryUse::Download : MemoryUse::Upload;
       l.staging = &owned_.emplace_back(ctx_, desc.bytes(), use, desc.name + " (staging)");
     }
   }
   l.buffer = device->buffer();
   l.capacity = device->size();
   l.host = device->mapped();
+  if (desc.lifetime == Lifetime::Constant) upload_bytes(id, *desc.data);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -115,6 +117,16 @@ VkDescriptorBufferInfo VulkanPreparedPlan::window(const Task& t, const Binding& 
         fmt::format("task '{}': buffer '{}' is placed at byte {}, not a multiple of the device's "
                     "minStorageBufferOffsetAlignment {}",
                     t.name, desc.name, l.offset, lim.minStorageBufferOffsetAlignment));
+  // Experiment: bind the buffer's whole extent, so that dispatches on one buffer share descriptors.
+  static const bool whole = [] {
+    const char* v = std::getenv("VKSTARK_BIND_WHOLE");
+    return v && std::string_view(v) == "1";
+  }();
+  const uint64_t extent = std::max<uint64_t>(desc.bytes(), 4);
+  if (whole && extent <= lim.maxStorageBufferRange && b.offset <= UINT32_MAX) {
+    first = static_cast<uint32_t>(b.offset);
+    return {l.buffer, l.offset, std::min(extent, l.capacity - l.offset)};
+  }
   uint64_t start = b.byte_offset() / align * align;
   uint64_t range = std::max<uint64_t>(b.byte_offset() + b.byte_count() - start, 4);
   range = std::min(range, l.capacity - l.offset - start);

@@ -120,7 +120,7 @@ class VulkanPreparedPlan final : public PreparedPlan {
 
   const Context& ctx_;
   Persistents& persistents_;
-  bool debug_labels_ = false;  // a debug-utils label around every dispatch (names in GPU tools)
+  bool debug_labels_ = false;       // a debug-utils label around every dispatch (names in GPU tools)
   std::deque<DeviceBuffer> owned_;  // Input/Output buffers and their staging, the arena, the dummy
   DeviceBuffer* dummy_ = nullptr;   // bound for zero-count views
   std::vector<Location> loc_;       // per buffer

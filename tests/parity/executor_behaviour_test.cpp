@@ -245,3 +245,27 @@ TEST_P(ExecutorBehaviour, ProfiledRunsTimeEveryTask) {
   EXPECT_NE(summary.str().find("kernel (profiled)"), std::string::npos) << summary.str();
   EXPECT_NE(json.str().find("\"tasks\""), std::string::npos);
 }
+
+TEST_P(ExecutorBehaviour, ConstantsHoldTheirValuesInEveryRunAndRefuseUploads) {
+  Graph g;
+  std::vector<uint32_t> table = {3, 1, 4, 1, 5, 9, 2, 6};
+  auto c = g.constant<uint32_t>("table", table);
+  auto out = g.output<uint32_t>("out", 8);
+  g.dispatch<CopyU32>("copy", {.src = c, .dst = out}, Grid{8});
+  auto p = run(g, [](PreparedPlan&) {});
+  EXPECT_EQ(p->download(out), table);
+  p->run(trace);  // a second run without uploads sees the same contents
+  EXPECT_EQ(p->download(out), table);
+  EXPECT_THROW(p->upload(c, table), InputError);
+}
+
+TEST(Constants, AreReadOnlyForTasks) {
+  Graph g;
+  auto c = g.constant<uint32_t>("table", std::vector<uint32_t>{1, 2});
+  try {
+    g.dispatch<FillU32>("fill", {.out = c, .value = 0}, Grid{2});
+    FAIL() << "no GraphError";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("Constant buffer 'table'"), std::string::npos) << e.what();
+  }
+}
