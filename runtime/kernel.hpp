@@ -223,6 +223,7 @@ struct KernelInfo {
   std::function<void(const void* args, const CpuContext& ctx)> cpu;
   // Empty: the executor's embedded SPIR-V of `name` (kernels/glsl/<name>.comp).
   std::vector<uint32_t> spirv;
+  uint64_t spirv_hash = 0;  // spirv_content_hash(spirv): executors share pipelines by content
   bool runtime = false;
 };
 
@@ -251,6 +252,9 @@ struct RuntimeKernelDesc {
   std::function<void(const CpuContext& ctx)> cpu;
 };
 [[nodiscard]] std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc);
+
+// A 64-bit hash of SPIR-V words and their count.
+uint64_t spirv_content_hash(std::span<const uint32_t> words);
 
 // What a CPU kernel body sees: memory of its views, the grid, its task name. Spans returned are
 // valid for the duration of the body. Thread-safe for reads; bodies parallelise inside with TBB.

@@ -182,9 +182,19 @@ std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
   info->abi = std::move(desc.abi);
   info->workgroup_size = desc.workgroup_size;
   info->spirv = std::move(desc.spirv);
+  info->spirv_hash = spirv_content_hash(info->spirv);
   info->runtime = true;
   info->cpu = [body = std::move(desc.cpu)](const void*, const CpuContext& ctx) { body(ctx); };
   return info;
+}
+
+uint64_t spirv_content_hash(std::span<const uint32_t> words) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ words.size();
+  for (uint32_t w : words) {
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  return h;
 }
 
 const Binding& CpuContext::checked_slot(uint32_t slot, TypeTag type) const {

@@ -4,12 +4,16 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <vector>
 
 #include "executors/vulkan/shaders.hpp"
@@ -49,17 +53,6 @@ std::vector<char> read_cache_file(const std::string& path, const Context& ctx) {
             std::memcmp(header.pipelineCacheUUID, ctx.properties.pipelineCacheUUID, VK_UUID_SIZE) == 0;
   if (!ok) data.clear();
   return data;
-}
-
-// A 64-bit hash of SPIR-V words (with the word count, the pipeline key): pipelines are shared by
-// content, so that a run-time kernel made twice with the same code builds one pipeline.
-uint64_t spirv_hash(std::span<const uint32_t> words) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ words.size();
-  for (uint32_t w : words) {
-    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-    h ^= h >> 32;
-  }
-  return h;
 }
 
 const EmbeddedShader* find_shader(std::string_view name) {
@@ -125,33 +118,63 @@ std::span<const uint32_t> Pipelines::spirv_of(const KernelInfo& kernel) {
     const EmbeddedShader* shader = find_shader(kernel.name);
     if (!shader || shader->words.empty())
       throw DeviceError(fmt::format("kernel {} has no SPIR-V: add kernels/glsl/{}.comp", kernel.name, kernel.name));
-    it = embedded_.emplace(kernel.name, std::make_pair(shader->words, spirv_hash(shader->words))).first;
+    it = embedded_.emplace(kernel.name, std::make_pair(shader->words, spirv_content_hash(shader->words))).first;
   }
   return it->second.first;
 }
 
-const Pipeline& Pipelines::get(const KernelInfo& kernel) {
-  const uint32_t wg = ctx_.workgroup_size(kernel.workgroup_size);
+Pipelines::Request Pipelines::request(const KernelInfo& kernel) {
+  Request r;
+  r.kernel = &kernel;
+  r.workgroup_size = ctx_.workgroup_size(kernel.workgroup_size);
   const uint32_t max_push = ctx_.limits().maxPushConstantsSize;
   const uint32_t push_words = kernel.abi.push_words();
   if (push_words * 4 > max_push)
     throw DeviceError(fmt::format("kernel {}: {} bytes of push constants, the device allows {}", kernel.name,
                                   push_words * 4, max_push));
-  const uint32_t push_bytes = std::min((push_words * 4 + 15) / 16 * 16, max_push);
-  std::span<const uint32_t> spirv = spirv_of(kernel);
-  Key key;
-  key.hash = kernel.runtime ? spirv_hash(spirv) : embedded_.find(kernel.name)->second.second;
-  key.words = spirv.size();
-  key.workgroup_size = wg;
-  for (const ViewParam& v : kernel.abi.views) key.layout.push_back(v.slots());
-  key.layout.push_back(push_bytes);
-  auto it = pipelines_.find(key);
-  if (it == pipelines_.end()) it = pipelines_.emplace(key, create(kernel, spirv, wg, push_bytes)).first;
+  r.push_bytes = std::min((push_words * 4 + 15) / 16 * 16, max_push);
+  r.spirv = spirv_of(kernel);
+  r.key.hash = kernel.runtime ? kernel.spirv_hash : embedded_.find(kernel.name)->second.second;
+  r.key.words = r.spirv.size();
+  r.key.workgroup_size = r.workgroup_size;
+  for (const ViewParam& v : kernel.abi.views) r.key.layout.push_back(v.slots());
+  r.key.layout.push_back(r.push_bytes);
+  return r;
+}
+
+const Pipeline& Pipelines::get(const KernelInfo& kernel) {
+  Request r = request(kernel);
+  auto it = pipelines_.find(r.key);
+  if (it == pipelines_.end()) it = pipelines_.emplace(r.key, create(r)).first;
   return it->second;
 }
 
-Pipeline Pipelines::create(const KernelInfo& kernel, std::span<const uint32_t> spirv, uint32_t wg,
-                           uint32_t push_bytes) {
+void Pipelines::create_all(std::span<const KernelInfo* const> kernels) {
+  std::vector<Request> missing;
+  std::set<Key> seen;
+  for (const KernelInfo* k : kernels) {
+    Request r = request(*k);
+    if (pipelines_.count(r.key) == 0 && seen.insert(r.key).second) missing.push_back(std::move(r));
+  }
+  // Drivers compile in vkCreateComputePipelines (seconds for a large plan on a cold cache): the
+  // pipelines are independent, and the pipeline cache is internally synchronized.
+  std::vector<Pipeline> made(missing.size());
+  std::vector<std::exception_ptr> failed(missing.size());
+  tbb::parallel_for(size_t{0}, missing.size(), [&](size_t i) {
+    try {
+      made[i] = create(missing[i]);
+    } catch (...) {
+      failed[i] = std::current_exception();
+    }
+  });
+  for (size_t i = 0; i < missing.size(); ++i)
+    if (!failed[i]) pipelines_.emplace(missing[i].key, made[i]);
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+}
+
+Pipeline Pipelines::create(const Request& r) {
+  const KernelInfo& kernel = *r.kernel;
   if (kernel.abi.slots() > ctx_.max_push_descriptors)
     throw DeviceError(fmt::format("kernel {}: {} descriptors, the device pushes at most {}", kernel.name,
                                   kernel.abi.slots(), ctx_.max_push_descriptors));
@@ -163,10 +186,10 @@ Pipeline Pipelines::create(const KernelInfo& kernel, std::span<const uint32_t> s
                     "shaderStorageBufferArrayDynamicIndexing",
                     kernel.name));
   Pipeline p;
-  p.workgroup_size = wg;
+  p.workgroup_size = r.workgroup_size;
   try {
-    create_layouts(p, kernel.abi, push_bytes);
-    create_pipeline(p, kernel, spirv);
+    create_layouts(p, kernel.abi, r.push_bytes);
+    create_pipeline(p, kernel, r.spirv);
     return p;
   } catch (...) {
     destroy(p);

@@ -8,6 +8,7 @@
 // then. Thread-compatible.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -41,8 +42,8 @@ class PipelineCache {
   void save() const noexcept;
   const Context& ctx_;
   VkPipelineCache cache_ = VK_NULL_HANDLE;
-  std::string path_;  // empty: no file
-  bool dirty_ = false;
+  std::string path_;                 // empty: no file
+  std::atomic<bool> dirty_ = false;  // set by pipelines created in parallel
 };
 
 class Pipelines {
@@ -56,6 +57,9 @@ class Pipelines {
   // name), layout from its ABI. Pipelines are shared by every kernel with the same SPIR-V content,
   // workgroup size and layout. DeviceError when there is no SPIR-V or the device cannot run it.
   const Pipeline& get(const KernelInfo& kernel);
+  // Creates the pipelines of `kernels` that do not exist yet, in parallel (prepare calls it with
+  // every kernel of a plan, so that a plan compiles only what it uses, once).
+  void create_all(std::span<const KernelInfo* const> kernels);
 
  private:
   struct Key {
@@ -65,9 +69,17 @@ class Pipelines {
     std::vector<uint32_t> layout;  // descriptors per binding, then push-constant bytes
     auto operator<=>(const Key&) const = default;
   };
+  // Everything a pipeline is made from, and its key.
+  struct Request {
+    const KernelInfo* kernel = nullptr;
+    std::span<const uint32_t> spirv;
+    uint32_t workgroup_size = 0;
+    uint32_t push_bytes = 0;
+    Key key;
+  };
   std::span<const uint32_t> spirv_of(const KernelInfo& kernel);
-  Pipeline create(const KernelInfo& kernel, std::span<const uint32_t> spirv, uint32_t workgroup_size,
-                  uint32_t push_bytes);
+  Request request(const KernelInfo& kernel);
+  Pipeline create(const Request& r);  // thread-safe
   void create_layouts(Pipeline& p, const KernelAbi& abi, uint32_t push_bytes) const;
   void create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span<const uint32_t> spirv);
   void destroy(Pipeline& p) const noexcept;

@@ -88,6 +88,10 @@ void VulkanPreparedPlan::place(BufferId id) {
 // Dispatches
 
 void VulkanPreparedPlan::build_dispatches(Pipelines& pipelines) {
+  std::vector<const KernelInfo*> kernels;
+  for (const Task& t : plan_.tasks)
+    if (t.kind == TaskKind::Dispatch) kernels.push_back(t.kernel.get());
+  pipelines.create_all(kernels);
   dispatch_.resize(plan_.tasks.size());
   for (uint32_t i = 0; i < plan_.tasks.size(); ++i)
     if (plan_.tasks[i].kind == TaskKind::Dispatch) dispatch_[i] = make_dispatch(plan_.tasks[i], pipelines);
