@@ -8,6 +8,7 @@
 
 #include "runtime/error.hpp"
 #include "runtime/kernel.hpp"
+#include "runtime/spirv_interface.hpp"
 
 namespace vkstark {
 
@@ -29,8 +30,6 @@ constexpr std::string_view kGlslReserved[] = {
     "static",    "struct",    "subroutine",  "superp",    "switch",    "template", "this",          "true",
     "typedef",   "uint",      "uniform",     "union",     "unsigned",  "using",    "uvec2",         "uvec3",
     "uvec4",     "varying",   "vec2",        "vec3",      "vec4"};
-// Names the runtime's own GLSL (runtime.glsl, the push block) uses.
-constexpr std::string_view kRuntimeNames[] = {"grid_x", "grid_y", "pc", "main"};
 
 bool is_identifier(std::string_view s) {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
@@ -79,6 +78,17 @@ uint32_t KernelAbi::scalar_words() const {
   return n;
 }
 
+std::vector<PushMember> push_members(const KernelAbi& abi) {
+  std::vector<PushMember> out = {{"grid_x", 0, ""}, {"grid_y", 0, ""}};
+  for (const ViewParam& v : abi.views) {
+    out.push_back({v.name + "_off", v.array, v.name});
+    out.push_back({v.name + "_len", v.array, v.name});
+    if (v.array > 0) out.push_back({v.name + "_count", 0, v.name});
+  }
+  for (const ScalarParam& s : abi.scalars) out.push_back({s.name, s.words == 1 ? 0 : s.words, s.name});
+  return out;
+}
+
 void KernelAbi::validate(std::string_view kernel) const {
   auto fail = [&](const std::string& what) { throw GraphError(fmt::format("kernel {}: {}", kernel, what)); };
   std::set<std::string, std::less<>> names;  // every name the GLSL declarations introduce
@@ -86,17 +96,14 @@ void KernelAbi::validate(std::string_view kernel) const {
     if (!is_identifier(member)) fail(fmt::format("'{}' is not a GLSL identifier", member));
     if (std::find(std::begin(kGlslReserved), std::end(kGlslReserved), name) != std::end(kGlslReserved))
       fail(fmt::format("member '{}' is a GLSL reserved word: rename it in the kernel's Args", member));
-    if (std::find(std::begin(kRuntimeNames), std::end(kRuntimeNames), name) != std::end(kRuntimeNames) ||
-        name.rfind("gl_", 0) == 0 || name.rfind("vks_", 0) == 0 || name.find("__") != std::string::npos)
+    if (name.rfind("gl_", 0) == 0 || name.rfind("vks_", 0) == 0 || name.find("__") != std::string::npos ||
+        name == "pc" || name == "main")
       fail(fmt::format("the name '{}' (from member '{}') is reserved by GLSL or the runtime", name, member));
     if (!names.insert(name).second)
       fail(fmt::format("the name '{}' (from member '{}') is generated twice: rename a member", name, member));
   };
   for (const ViewParam& v : views) {
     claim(v.name + "_", v.name);
-    claim(v.name + "_off", v.name);
-    claim(v.name + "_len", v.name);
-    if (v.array > 0) claim(v.name + "_count", v.name);
     if (v.array > kMaxViewArray)
       fail(fmt::format("view array '{}' has {} views, at most {}", v.name, v.array, kMaxViewArray));
     const uint32_t unit = glsl_type_bytes(v.type.glsl);
@@ -104,10 +111,10 @@ void KernelAbi::validate(std::string_view kernel) const {
       fail(fmt::format("view '{}': element type {} ({} bytes) cannot be declared as GLSL {}", v.name, v.type.name,
                        v.type.size, v.type.glsl));
   }
-  for (const ScalarParam& s : scalars) {
-    claim(s.name, s.name);
+  for (const ScalarParam& s : scalars)
     if (s.words == 0) fail(fmt::format("scalar '{}' has no words", s.name));
-  }
+  for (const PushMember& m : push_members(*this))
+    if (!m.param.empty()) claim(m.name, m.param);
   if (push_words() * 4 > kMaxPushBytes)
     fail(fmt::format("{} bytes of push constants (max {}): pass fewer views or scalars", push_words() * 4,
                      kMaxPushBytes));
@@ -153,19 +160,9 @@ std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel) {
                          binding, access_qualifier(v.access), v.type.glsl, v.name, v.array);
     ++binding;
   }
-  out += "layout(push_constant) uniform VksPush {\n  uint grid_x;\n  uint grid_y;\n";
-  for (const ViewParam& v : abi.views) {
-    if (v.array == 0)
-      out += fmt::format("  uint {0}_off;\n  uint {0}_len;\n", v.name);
-    else
-      out += fmt::format("  uint {0}_off[{1}];\n  uint {0}_len[{1}];\n  uint {0}_count;\n", v.name, v.array);
-  }
-  for (const ScalarParam& s : abi.scalars) {
-    if (s.words == 1)
-      out += fmt::format("  uint {};\n", s.name);
-    else
-      out += fmt::format("  uint {}[{}];\n", s.name, s.words);
-  }
+  out += "layout(push_constant) uniform VksPush {\n";
+  for (const PushMember& m : push_members(abi))
+    out += m.count == 0 ? fmt::format("  uint {};\n", m.name) : fmt::format("  uint {}[{}];\n", m.name, m.count);
   out += "} pc;\n";
   return out;
 }
@@ -177,6 +174,8 @@ std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
   if (desc.spirv.size() < 5 || desc.spirv[0] != kSpirvMagic)
     throw GraphError(fmt::format("run-time kernel {}: its code is not SPIR-V (no magic number)", desc.name));
   if (!desc.cpu) throw GraphError(fmt::format("run-time kernel {}: no CPU body", desc.name));
+  if (std::string e = spirv_interface_mismatch(desc.spirv, desc.abi); !e.empty())
+    throw GraphError(fmt::format("run-time kernel {}: its SPIR-V does not match its interface: {}", desc.name, e));
   auto info = std::make_shared<KernelInfo>();
   info->name = std::move(desc.name);
   info->abi = std::move(desc.abi);

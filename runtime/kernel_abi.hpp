@@ -78,6 +78,14 @@ void pack_push_constants(const KernelAbi& abi, Grid grid, std::span<const Bindin
                          std::span<const uint32_t> slot_first, std::span<const uint32_t> scalars,
                          std::vector<uint32_t>& out);
 
+// One member of the push-constant block, in order: a uint, or uint[count] when count > 0.
+struct PushMember {
+  std::string name;
+  uint32_t count = 0;
+  std::string param;  // the Args member it comes from ("" for grid_x, grid_y)
+};
+std::vector<PushMember> push_members(const KernelAbi& abi);
+
 // The GLSL a kernel body includes instead of declaring its interface: the bindings (array
 // `<name>_` of the element type's GLSL type, readonly for reads, writeonly for writes) and the push
 // block `pc` laid out as above, after `#include "runtime.glsl"`.

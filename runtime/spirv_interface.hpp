@@ -1,0 +1,24 @@
+// Checks a kernel's SPIR-V against its KernelAbi (runtime/kernel_abi.hpp): what the shader declares
+// must be what the runtime binds and pushes. Used for run-time kernels (make_runtime_kernel: the
+// words may come from a file) and, in the tests, for every compiled kernel.
+//
+// Checked: storage buffers are in set 0 at bindings the ABI has, with its descriptor counts (view
+// arrays), an array stride that divides the element type, NonWritable on views the ABI reads only
+// and NonReadable on views it writes only (so the scheduler's accesses are the shader's); the
+// push-constant block fits in the ABI's push words and, where the SPIR-V keeps member names, its
+// members are the ABI's, in order.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "runtime/kernel_abi.hpp"
+
+namespace vkstark {
+
+// Empty if the SPIR-V matches `abi`, else what does not (naming the binding or member).
+std::string spirv_interface_mismatch(std::span<const uint32_t> spirv, const KernelAbi& abi);
+
+}  // namespace vkstark
