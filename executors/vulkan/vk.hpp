@@ -67,6 +67,10 @@ namespace vkstark::vulkan {
   X(vkGetPipelineCacheData)            \
   X(vkCreateDescriptorSetLayout)       \
   X(vkDestroyDescriptorSetLayout)      \
+  X(vkCreateDescriptorPool)            \
+  X(vkDestroyDescriptorPool)           \
+  X(vkAllocateDescriptorSets)          \
+  X(vkUpdateDescriptorSets)            \
   X(vkCreatePipelineLayout)            \
   X(vkDestroyPipelineLayout)           \
   X(vkCreateComputePipelines)          \
@@ -78,10 +82,12 @@ namespace vkstark::vulkan {
   X(vkBeginCommandBuffer)              \
   X(vkEndCommandBuffer)                \
   X(vkCmdBindPipeline)                 \
+  X(vkCmdBindDescriptorSets)           \
   X(vkCmdPushConstants)                \
   X(vkCmdDispatch)                     \
   X(vkCmdPipelineBarrier)              \
   X(vkCmdCopyBuffer)                   \
+  X(vkCmdFillBuffer)                   \
   X(vkCmdWriteTimestamp)               \
   X(vkCmdResetQueryPool)               \
   X(vkResetQueryPool)                  \
