@@ -34,17 +34,17 @@ Graph::Graph() { spans_.push_back({"", -1, ""}); }
 
 BufferId Graph::add_buffer_desc(std::string name, TypeTag type, uint64_t count, Lifetime lifetime) {
   if (name.empty()) throw GraphError(fmt::format("a {} buffer needs a name", to_string(lifetime)));
-  for (const auto& b : buffers_)
-    if (b.name == name) throw GraphError(fmt::format("buffer name '{}' is used twice", name));
+  const auto id = static_cast<BufferId>(buffers_.size());
+  if (!ids_.emplace(name, id).second) throw GraphError(fmt::format("buffer name '{}' is used twice", name));
   buffers_.push_back({std::move(name), type, count, lifetime});
   written_.push_back(false);
-  return static_cast<BufferId>(buffers_.size() - 1);
+  return id;
 }
 
 BufferId Graph::find_id(std::string_view name) const {
-  for (size_t i = 0; i < buffers_.size(); ++i)
-    if (buffers_[i].name == name) return static_cast<BufferId>(i);
-  throw GraphError(fmt::format("no buffer named '{}'", name));
+  auto it = ids_.find(name);
+  if (it == ids_.end()) throw GraphError(fmt::format("no buffer named '{}'", name));
+  return it->second;
 }
 
 void Graph::check_type(BufferId id, TypeTag type, std::string_view what) const {

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/buffer.hpp"
@@ -162,11 +163,19 @@ class Graph {
   void add_task(Task t);
   void close_span();
 
+  // Transparent hash: look names up by string_view without making a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+
   std::vector<BufferDesc> buffers_;
   std::vector<bool> written_;  // per buffer: some earlier task writes it
   std::vector<Task> tasks_;
   std::vector<SpanDesc> spans_;
   std::vector<uint32_t> open_spans_;
+  // Buffer ids by name.
+  std::unordered_map<std::string, BufferId, NameHash, std::equal_to<>> ids_;
 };
 
 }  // namespace vkstark
