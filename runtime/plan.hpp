@@ -93,6 +93,8 @@ class Plan {
   // uploaded Input, or a Persistent that an earlier run or upload filled).
   bool read_before_written(BufferId id) const;
   std::string to_text() const;
+  // Every dependency between tasks, found by comparing every pair of tasks: quadratic in the
+  // tasks (seconds for 10^4 tasks); meant for looking at small plans.
   std::string to_dot() const;
 };
 
