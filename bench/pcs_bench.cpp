@@ -79,8 +79,7 @@ int main(int argc, char** argv) try {
   Ntt ntt(g, log_n);
   auto matrix = g.input<Fp>("matrix", uint64_t(width) << log_height);
   PcsProofGraph pg = build_pcs_proof(g, ntt, {{{matrix, width, log_height}}}, params);
-  Plan plan = compile(g);
-  auto prepared = exec->prepare(plan);
+  auto prepared = exec->prepare(compile(std::move(g)));
   prepared->upload(matrix, random_matrix(matrix.count(), 42));
 
   std::map<std::string, std::vector<double>> host_ms, device_ms;

@@ -3,12 +3,14 @@
 // bit-identical results.
 //
 //   auto exec = make_executor("auto");
-//   auto run = exec->prepare(plan);         // allocates memory, builds pipelines
+//   auto run = exec->prepare(compile(std::move(graph)));  // allocates memory, builds pipelines
 //   run->upload(x, std::span<const Fp>(data));
 //   run->run(trace);                         // one submission and one wait per plan submission
 //   std::vector<Fp> y = run->download(out);
 //
-// Lifetimes: a PreparedPlan keeps its own copy of the plan and must not outlive its Executor.
+// Lifetimes: a PreparedPlan shares its plan (std::shared_ptr<const Plan>: prepare a plan many
+// times without copying it; prepare(Plan&&) moves it in, prepare(const Plan&) copies it once) and
+// must not outlive its Executor.
 // Thread-safety: an Executor and its PreparedPlans are used from one thread at a time.
 #pragma once
 
@@ -62,12 +64,16 @@ class PreparedPlan {
   virtual void run(Trace& trace) = 0;
 
  protected:
-  explicit PreparedPlan(Plan plan) : plan_(std::move(plan)) {}
+  explicit PreparedPlan(std::shared_ptr<const Plan> plan) : shared_plan_(std::move(plan)), plan_(*shared_plan_) {}
   virtual void upload_bytes(BufferId id, std::span<const std::byte> bytes) = 0;
   virtual void download_bytes(BufferId id, std::span<std::byte> bytes) const = 0;
   void check_transfer(BufferId id, TypeTag type, uint64_t count, bool up) const;
 
-  Plan plan_;
+ private:
+  std::shared_ptr<const Plan> shared_plan_;  // never null; declared before plan_
+
+ protected:
+  const Plan& plan_;  // *shared_plan_
 };
 
 class Executor {
@@ -76,7 +82,20 @@ class Executor {
   virtual std::string_view name() const = 0;  // "cpu" | "vulkan"
   virtual std::string device_name() const = 0;
   virtual ExecutorLimits limits() const = 0;
-  [[nodiscard]] virtual std::unique_ptr<PreparedPlan> prepare(const Plan& plan) = 0;
+
+  // Memory and pipelines for `plan`, which the PreparedPlan shares. InputError if it is null.
+  [[nodiscard]] std::unique_ptr<PreparedPlan> prepare(std::shared_ptr<const Plan> plan);
+  [[nodiscard]] std::unique_ptr<PreparedPlan> prepare(Plan&& plan) {
+    return prepare(std::make_shared<const Plan>(std::move(plan)));
+  }
+  // Copies the plan once (for callers that keep using it; prefer one of the above).
+  [[nodiscard]] std::unique_ptr<PreparedPlan> prepare(const Plan& plan) {
+    return prepare(std::make_shared<const Plan>(plan));
+  }
+
+ protected:
+  // `plan` is not null.
+  virtual std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) = 0;
 };
 
 }  // namespace vkstark

@@ -62,7 +62,9 @@ Graph::SpanScope Graph::span(std::string name) {
   return SpanScope(this);
 }
 
-void Graph::close_span() { open_spans_.pop_back(); }
+void Graph::close_span() {
+  if (!open_spans_.empty()) open_spans_.pop_back();  // empty: the graph was compiled by move meanwhile
+}
 
 void Graph::host(std::string name, std::vector<Binding> accesses, std::function<void(const HostContext&)> fn) {
   if (!fn) throw GraphError(fmt::format("host task '{}' has no callable", name));

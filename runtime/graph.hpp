@@ -27,6 +27,9 @@
 
 namespace vkstark {
 
+class Plan;
+struct PlanOptions;
+
 struct BufferDesc {
   std::string name;
   TypeTag type;
@@ -153,6 +156,8 @@ class Graph {
   const std::vector<SpanDesc>& spans() const { return spans_; }
 
  private:
+  friend Plan compile(Graph&& graph, PlanOptions options);  // moves the tasks out
+
   template <DeviceElement T>
   Buffer<T> add_buffer(std::string name, uint64_t count, Lifetime lifetime) {
     return Buffer<T>(add_buffer_desc(std::move(name), type_tag<T>(), count, lifetime), count);

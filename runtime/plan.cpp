@@ -256,16 +256,32 @@ std::string task_label(const Plan& p, uint32_t i) {
 
 }  // namespace
 
+namespace {
+Plan schedule(Plan p) {
+  compute_uses(p);
+  assign_memory(p);
+  place_barriers_and_segments(p);
+  return p;
+}
+}  // namespace
+
 Plan compile(const Graph& graph, PlanOptions options) {
   Plan p;
   p.buffers = graph.buffers();
   p.tasks = graph.tasks();
   p.spans = graph.spans();
   p.options = options;
-  compute_uses(p);
-  assign_memory(p);
-  place_barriers_and_segments(p);
-  return p;
+  return schedule(std::move(p));
+}
+
+Plan compile(Graph&& graph, PlanOptions options) {
+  Plan p;
+  p.buffers = std::move(graph.buffers_);
+  p.tasks = std::move(graph.tasks_);
+  p.spans = std::move(graph.spans_);
+  p.options = options;
+  graph = Graph();
+  return schedule(std::move(p));
 }
 
 bool Plan::read_before_written(BufferId id) const {

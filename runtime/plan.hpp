@@ -99,5 +99,8 @@ class Plan {
 };
 
 [[nodiscard]] Plan compile(const Graph& graph, PlanOptions options = {});
+// The same without copying the graph's tasks and buffers: they move into the plan, and `graph` is
+// left empty (as a new Graph).
+[[nodiscard]] Plan compile(Graph&& graph, PlanOptions options = {});
 
 }  // namespace vkstark

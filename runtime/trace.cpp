@@ -61,6 +61,11 @@ void write_chrome_trace_file(const Trace& trace, const std::string& path) {
   write_file(path, [&](std::ostream& os) { write_chrome_trace(trace, os); });
 }
 
+std::unique_ptr<PreparedPlan> Executor::prepare(std::shared_ptr<const Plan> plan) {
+  if (!plan) throw InputError("prepare: no plan (null pointer)");
+  return do_prepare(std::move(plan));
+}
+
 void PreparedPlan::check_transfer(BufferId id, TypeTag type, uint64_t count, bool up) const {
   if (id >= plan_.buffers.size())
     throw InputError(fmt::format("{}: the buffer is not part of this plan", up ? "upload" : "download"));

@@ -54,7 +54,7 @@ class CpuExecutor;
 
 class CpuPrepared final : public PreparedPlan {
  public:
-  CpuPrepared(const Plan& plan, CpuExecutor& exec);
+  CpuPrepared(std::shared_ptr<const Plan> plan, CpuExecutor& exec);
   void run(Trace& trace) override;
 
  protected:
@@ -95,8 +95,8 @@ class CpuExecutor final : public Executor {
     l.unified_memory = true;
     return l;
   }
-  std::unique_ptr<PreparedPlan> prepare(const Plan& plan) override {
-    return std::make_unique<CpuPrepared>(plan, *this);
+  std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) override {
+    return std::make_unique<CpuPrepared>(std::move(plan), *this);
   }
 
   // Persistent buffers, by name; created on first use and kept for the executor's lifetime.
@@ -163,8 +163,8 @@ class HostTaskContext final : public HostContext {
   const Task& t_;
 };
 
-CpuPrepared::CpuPrepared(const Plan& plan, CpuExecutor& exec)
-    : PreparedPlan(plan), exec_(exec), arena_(plan.memory.transient_arena_bytes) {
+CpuPrepared::CpuPrepared(std::shared_ptr<const Plan> plan, CpuExecutor& exec)
+    : PreparedPlan(std::move(plan)), exec_(exec), arena_(plan_.memory.transient_arena_bytes) {
   own_.resize(plan_.buffers.size());
   bases_.resize(plan_.buffers.size());
   uploaded_.assign(plan_.buffers.size(), false);

@@ -65,7 +65,8 @@ struct SpanStatic {
 
 class VulkanPreparedPlan final : public PreparedPlan {
  public:
-  VulkanPreparedPlan(const Plan& plan, const Context& ctx, Pipelines& pipelines, Persistents& persistents);
+  VulkanPreparedPlan(std::shared_ptr<const Plan> plan, const Context& ctx, Pipelines& pipelines,
+                     Persistents& persistents);
   ~VulkanPreparedPlan() override;
   VulkanPreparedPlan(const VulkanPreparedPlan&) = delete;
   VulkanPreparedPlan& operator=(const VulkanPreparedPlan&) = delete;

@@ -151,6 +151,19 @@ TEST_P(ExecutorBehaviour, PersistentBuffersOutliveTheirPlan) {
   EXPECT_EQ(p->download(out), std::vector<uint32_t>(64, 42));
 }
 
+TEST_P(ExecutorBehaviour, PreparedPlansShareTheirPlanInsteadOfCopyingIt) {
+  Buffer<uint32_t> x;
+  auto plan = std::make_shared<const Plan>(compile(chain(10, &x)));
+  auto p1 = exec().prepare(plan);
+  auto p2 = exec().prepare(plan);
+  EXPECT_EQ(&p1->plan(), plan.get());
+  EXPECT_EQ(&p2->plan(), plan.get());
+  p1->run(trace);
+  p2->run(trace);
+  EXPECT_EQ(p2->download(x), std::vector<uint32_t>(10, 7));
+  EXPECT_THROW((void)exec().prepare(std::shared_ptr<const Plan>()), InputError);
+}
+
 TEST_P(ExecutorBehaviour, TransfersAreCheckedForSizeAndLifetime) {
   Graph g;
   auto in = g.input<uint32_t>("in", 4);

@@ -305,6 +305,29 @@ TEST(Scheduler, ChainOfAThousandIsOneSubmissionWith999Barriers) {
   EXPECT_EQ(compile(g, {.fuse = false}).counts, counts(1000, 999, 0, 1000, 0));
 }
 
+TEST(Scheduler, CompilingAMovedGraphGivesTheSamePlanAndLeavesAnEmptyGraph) {
+  Graph g;
+  auto a = g.input<Fp>("a", 16);
+  auto t = g.transient<Fp>("t", 16);
+  auto out = g.output<Fp>("out", 16);
+  {
+    auto s = g.span("phase");
+    g.dispatch<FpAdd>("first", {.a = a, .b = a, .out = t}, Grid{16});
+    g.dispatch<FpMul>("second", {.a = t, .b = a, .out = out}, Grid{16});
+    Plan copied = compile(g);
+    Plan moved = compile(std::move(g));
+    EXPECT_EQ(moved.to_text(), copied.to_text());
+    EXPECT_EQ(moved.counts, copied.counts);
+  }                                // the span closes on the emptied graph
+  EXPECT_TRUE(g.tasks().empty());  // NOLINT(bugprone-use-after-move): specified as empty
+  EXPECT_TRUE(g.buffers().empty());
+  EXPECT_EQ(g.spans().size(), 1u);
+  auto a2 = g.input<Fp>("a", 4);  // names are free again
+  auto out2 = g.output<Fp>("out", 4);
+  g.dispatch<FpAdd>("reuse", {.a = a2, .b = a2, .out = out2}, Grid{4});
+  EXPECT_EQ(compile(std::move(g)).counts.dispatches, 1u);
+}
+
 TEST(Scheduler, PlanPrintsAsTextAndDot) {
   Graph g;
   auto a = g.input<Fp>("a", 4);
