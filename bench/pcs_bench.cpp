@@ -73,14 +73,11 @@ int main(int argc, char** argv) try {
   for (const auto& r : params.whir.rounds) fmt::print(" {}", r.num_queries);
   fmt::print(", final length 2^{}, median of {} runs\n", params.log_final_poly_len(), runs);
 
-  const uint32_t log_n = params.log_stacked_height() + params.log_blowup;
-  prepare_ntt_twiddles(*exec, log_n);
-  Graph g;
-  Ntt ntt(g, log_n);
-  auto matrix = g.input<Fp>("matrix", uint64_t(width) << log_height);
-  PcsProofGraph pg = build_pcs_proof(g, ntt, {{{matrix, width, log_height}}}, params);
-  auto prepared = exec->prepare(compile(std::move(g)));
-  prepared->upload(matrix, random_matrix(matrix.count(), 42));
+  PcsMatrixProof m = build_pcs_matrix_proof(width, log_height, params);
+  const PcsProofGraph& pg = m.proof;
+  prepare_ntt_twiddles(*exec, m.ntt_log_n);
+  auto prepared = exec->prepare(compile(std::move(m.graph)));
+  prepared->upload(m.matrix, random_matrix(m.matrix.count(), 42));
 
   std::map<std::string, std::vector<double>> host_ms, device_ms;
   std::vector<double> wall;
