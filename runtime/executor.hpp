@@ -40,10 +40,11 @@ class PreparedPlan {
 
   const Plan& plan() const { return plan_; }
 
-  // Contents of an Input or Persistent buffer for the next run. InputError on a wrong size or lifetime.
+  // Contents of an Input or Persistent buffer for the next run. InputError on a wrong size or
+  // lifetime, or a handle of another graph than the plan's.
   template <DeviceElement T>
   void upload(const Buffer<T>& b, std::span<const T> data) {
-    check_transfer(b.id(), type_tag<T>(), data.size(), true);
+    check_transfer(b.graph(), b.id(), type_tag<T>(), data.size(), true);
     upload_bytes(b.id(), std::as_bytes(data));
   }
   template <DeviceElement T>
@@ -53,7 +54,7 @@ class PreparedPlan {
   // Contents of an Output or Persistent buffer after the last run.
   template <DeviceElement T>
   [[nodiscard]] std::vector<T> download(const Buffer<T>& b) const {
-    check_transfer(b.id(), type_tag<T>(), b.count(), false);
+    check_transfer(b.graph(), b.id(), type_tag<T>(), b.count(), false);
     std::vector<T> out(b.count());
     download_bytes(b.id(), std::as_writable_bytes(std::span<T>(out)));
     return out;
@@ -67,7 +68,7 @@ class PreparedPlan {
   explicit PreparedPlan(std::shared_ptr<const Plan> plan) : shared_plan_(std::move(plan)), plan_(*shared_plan_) {}
   virtual void upload_bytes(BufferId id, std::span<const std::byte> bytes) = 0;
   virtual void download_bytes(BufferId id, std::span<std::byte> bytes) const = 0;
-  void check_transfer(BufferId id, TypeTag type, uint64_t count, bool up) const;
+  void check_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t count, bool up) const;
 
  private:
   std::shared_ptr<const Plan> shared_plan_;  // never null; declared before plan_

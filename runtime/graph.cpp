@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
 namespace vkstark {
 
 std::string_view to_string(Lifetime l) {
@@ -30,7 +32,14 @@ std::string_view to_string(Access a) {
   return "?";
 }
 
-Graph::Graph() { spans_.push_back({"", -1, ""}); }
+namespace {
+GraphId next_graph_id() {
+  static std::atomic<GraphId> next{kNoGraph + 1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+Graph::Graph() : id_(next_graph_id()) { spans_.push_back({"", -1, ""}); }
 
 BufferId Graph::add_buffer_desc(std::string name, TypeTag type, uint64_t count, Lifetime lifetime) {
   if (name.empty()) throw GraphError(fmt::format("a {} buffer needs a name", to_string(lifetime)));
@@ -88,6 +97,11 @@ void Graph::add_task(Task t) {
   }
   for (size_t i = 0; i < t.bindings.size(); ++i) {
     const Binding& b = t.bindings[i];
+    if (b.graph != id_)  // a handle no graph made, or one of another graph (its id may be valid here)
+      throw GraphError(b.graph == kNoGraph ? fmt::format("{}: binding {} refers to no buffer of this graph", what, i)
+                                           : fmt::format("{}: binding {} is a view of buffer {} of another graph "
+                                                         "(graph {}), not of this one (graph {})",
+                                                         what, i, b.buffer, b.graph, id_));
     if (b.buffer >= buffers_.size())
       throw GraphError(fmt::format("{}: binding {} refers to no buffer of this graph", what, i));
     const BufferDesc& buf = buffers_[b.buffer];

@@ -65,11 +65,11 @@ class HostContext {
 // Declared accesses of a Host task.
 template <DeviceElement T>
 Binding host_read(const View<T>& v) {
-  return {v.buffer, v.offset, v.count, type_tag<T>(), Access::Read, v.reinterpreted};
+  return {v.buffer, v.offset, v.count, type_tag<T>(), Access::Read, v.reinterpreted, v.graph};
 }
 template <DeviceElement T>
 Binding host_write(const View<T>& v) {
-  return {v.buffer, v.offset, v.count, type_tag<T>(), Access::Write, v.reinterpreted};
+  return {v.buffer, v.offset, v.count, type_tag<T>(), Access::Write, v.reinterpreted, v.graph};
 }
 
 enum class TaskKind : uint8_t { Dispatch, Host };
@@ -115,7 +115,7 @@ class Graph {
   [[nodiscard]] Buffer<T> find(std::string_view name) const {
     BufferId id = find_id(name);
     check_type(id, type_tag<T>(), "find");
-    return Buffer<T>(id, buffers_[id].count);
+    return Buffer<T>(id, buffers_[id].count, id_);
   }
 
   template <Kernel K>
@@ -151,6 +151,8 @@ class Graph {
   // Opens a span; tasks added while the scope lives belong to it. Spans nest.
   [[nodiscard]] SpanScope span(std::string name);
 
+  // Process-unique; a copy of a graph keeps it (handles made before the copy are valid in both).
+  GraphId id() const { return id_; }
   const std::vector<BufferDesc>& buffers() const { return buffers_; }
   const std::vector<Task>& tasks() const { return tasks_; }
   const std::vector<SpanDesc>& spans() const { return spans_; }
@@ -160,7 +162,7 @@ class Graph {
 
   template <DeviceElement T>
   Buffer<T> add_buffer(std::string name, uint64_t count, Lifetime lifetime) {
-    return Buffer<T>(add_buffer_desc(std::move(name), type_tag<T>(), count, lifetime), count);
+    return Buffer<T>(add_buffer_desc(std::move(name), type_tag<T>(), count, lifetime), count, id_);
   }
   BufferId add_buffer_desc(std::string name, TypeTag type, uint64_t count, Lifetime lifetime);
   BufferId find_id(std::string_view name) const;
@@ -179,6 +181,7 @@ class Graph {
   std::vector<Task> tasks_;
   std::vector<SpanDesc> spans_;
   std::vector<uint32_t> open_spans_;
+  GraphId id_;
   // Buffer ids by name.
   std::unordered_map<std::string, BufferId, NameHash, std::equal_to<>> ids_;
 };

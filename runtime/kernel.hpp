@@ -138,6 +138,7 @@ struct Binding {
   TypeTag type;
   Access access = Access::Read;
   bool reinterpreted = false;
+  GraphId graph = kNoGraph;  // the graph of the view
   uint64_t byte_offset() const { return offset * type.size; }
   uint64_t byte_count() const { return count * type.size; }
 };
@@ -154,7 +155,7 @@ void collect_bindings(const Args& args, std::vector<Binding>& bindings, std::vec
     if constexpr (is_param_v<M>) {
       using T = typename M::element;
       bindings.push_back({member.view.buffer, member.view.offset, member.view.count, type_tag<T>(), M::access,
-                          member.view.reinterpreted});
+                          member.view.reinterpreted, member.view.graph});
     } else {
       static_assert(Scalar<M>, "kernel Args members are In<T>, Out<T>, InOut<T> or 32-bit-word scalars");
       uint32_t words[sizeof(M) / 4];

@@ -271,6 +271,7 @@ Plan compile(const Graph& graph, PlanOptions options) {
   p.tasks = graph.tasks();
   p.spans = graph.spans();
   p.options = options;
+  p.graph = graph.id();
   return schedule(std::move(p));
 }
 
@@ -280,6 +281,7 @@ Plan compile(Graph&& graph, PlanOptions options) {
   p.tasks = std::move(graph.tasks_);
   p.spans = std::move(graph.spans_);
   p.options = options;
+  p.graph = graph.id_;
   graph = Graph();
   return schedule(std::move(p));
 }

@@ -87,6 +87,7 @@ class Plan {
   MemoryPlan memory;
   PlanCounts counts;
   PlanOptions options;
+  GraphId graph = kNoGraph;  // the Graph compiled: transfers of its buffers' handles only
 
   const BufferDesc& buffer(BufferId id) const { return buffers.at(id); }
   // True if the first task touching the buffer reads it (it must hold data before the run: an

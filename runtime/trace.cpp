@@ -66,7 +66,11 @@ std::unique_ptr<PreparedPlan> Executor::prepare(std::shared_ptr<const Plan> plan
   return do_prepare(std::move(plan));
 }
 
-void PreparedPlan::check_transfer(BufferId id, TypeTag type, uint64_t count, bool up) const {
+void PreparedPlan::check_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t count, bool up) const {
+  if (graph != plan_.graph)
+    throw InputError(
+        fmt::format("{}: the buffer handle belongs to another graph than the one this plan was compiled from",
+                    up ? "upload" : "download"));
   if (id >= plan_.buffers.size())
     throw InputError(fmt::format("{}: the buffer is not part of this plan", up ? "upload" : "download"));
   const BufferDesc& b = plan_.buffers[id];

@@ -186,6 +186,32 @@ TEST_P(ExecutorBehaviour, TransfersAreCheckedForSizeAndLifetime) {
   EXPECT_EQ(p->download(out), (std::vector<uint32_t>{1, 2, 3, 4}));
 }
 
+TEST_P(ExecutorBehaviour, TransfersRejectHandlesOfAnotherGraph) {
+  // Two graphs of the same shape: their handles have the same ids, names, types and sizes.
+  auto build = [](Buffer<uint32_t>* in, Buffer<uint32_t>* out) {
+    Graph g;
+    *in = g.input<uint32_t>("in", 4);
+    *out = g.output<uint32_t>("out", 4);
+    g.dispatch<CopyU32>("copy", {.src = *in, .dst = *out}, Grid{4});
+    return g;
+  };
+  Buffer<uint32_t> in, out, other_in, other_out;
+  Graph g = build(&in, &out);
+  (void)build(&other_in, &other_out);
+  ASSERT_EQ(other_in.id(), in.id());
+  auto p = exec().prepare(compile(std::move(g)));
+  EXPECT_THROW(p->upload(other_in, std::vector<uint32_t>(4)), InputError);
+  p->upload(in, std::vector<uint32_t>{1, 2, 3, 4});
+  p->run(trace);
+  try {
+    (void)p->download(other_out);
+    FAIL() << "downloaded through a handle of another graph";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("another graph"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(p->download(out), (std::vector<uint32_t>{1, 2, 3, 4}));
+}
+
 TEST_P(ExecutorBehaviour, SpansCountTheirTasksAndTrace) {
   Graph g;
   auto x = g.output<uint32_t>("x", 64);
