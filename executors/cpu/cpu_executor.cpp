@@ -289,7 +289,6 @@ void CpuPrepared::run(Trace& trace) {
     if (plan_.read_before_written(id) && !exec_.persistent_written(b))
       throw InputError(
           fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)", b.name));
-    if (plan_.memory.first_use[id] >= 0) exec_.persistent_written(b) = true;
   }
   trace.begin_run(plan_, std::string(exec_.name()), exec_.device_name());
   span_window_.assign(plan_.spans.size(), {1e300, -1e300});
@@ -317,6 +316,10 @@ void CpuPrepared::run(Trace& trace) {
   for (const BufferDesc& b : plan_.buffers)
     if (b.lifetime == Lifetime::Output) trace.counters.bytes_down += b.bytes();
   trace.counters.peak_device_bytes = std::max(trace.counters.peak_device_bytes, allocated_);
+  // Only now: a run that threw has filled nothing that later plans may read.
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
+    if (plan_.buffers[id].lifetime == Lifetime::Persistent && plan_.memory.first_use[id] >= 0)
+      exec_.persistent_written(plan_.buffers[id]) = true;
 }
 
 }  // namespace

@@ -30,6 +30,9 @@ void VulkanPreparedPlan::run(Trace& trace) {
   }
   finish_run(st);
   ctx_.messages.throw_if_new(mark, "run");
+  // Only now: a run that threw has filled nothing that later plans may read.
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
+    if (loc_[id].persistent && plan_.memory.first_use[id] >= 0) loc_[id].persistent->written = true;
 }
 
 void VulkanPreparedPlan::check_inputs() const {
@@ -43,7 +46,6 @@ void VulkanPreparedPlan::check_inputs() const {
       throw InputError(
           fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)",
                       plan_.buffers[id].name));
-    if (plan_.memory.first_use[id] >= 0) p->written = true;
   }
 }
 

@@ -267,6 +267,29 @@ TEST_P(ExecutorBehaviour, ReadingAPersistentNobodyWroteIsAnError) {
   EXPECT_EQ(p->download(out), std::vector<uint32_t>(8, 3));
 }
 
+TEST_P(ExecutorBehaviour, AFailedRunLeavesItsPersistentsUnwritten) {
+  {
+    Graph setup;
+    auto table = setup.persistent<uint32_t>("test.failed_setup", 8);
+    setup.dispatch<FillU32>("init", {.out = table, .value = 42}, Grid{8});
+    setup.host("check", {host_read(table.all())}, [](const HostContext&) { throw std::runtime_error("bad table"); });
+    auto p = exec().prepare(compile(std::move(setup)));
+    EXPECT_THROW(p->run(trace), ExecutionError);
+  }
+  Graph g;
+  auto table = g.persistent<uint32_t>("test.failed_setup", 8);
+  auto out = g.output<uint32_t>("out", 8);
+  g.dispatch<CopyU32>("read", {.src = table, .dst = out}, Grid{8});
+  auto p = exec().prepare(compile(std::move(g)));
+  try {
+    p->run(trace);
+    FAIL() << "read a Persistent that only a failed run wrote";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'test.failed_setup' is read before anything wrote it"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_P(ExecutorBehaviour, ProfiledRunsTimeEveryTask) {
   Graph g;
   auto x = g.output<uint32_t>("x", 4096);
