@@ -77,6 +77,11 @@ class PreparedPlan {
   const Plan& plan_;  // *shared_plan_
 };
 
+// Executors keep Persistent buffers by name across plans. GraphError if `desc` declares the
+// Persistent buffer that exists as `count` x `type` with another element type or count (the same
+// message on every executor).
+void check_persistent_declaration(const BufferDesc& desc, TypeTag type, uint64_t count);
+
 class Executor {
  public:
   virtual ~Executor() = default;

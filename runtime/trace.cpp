@@ -66,6 +66,13 @@ std::unique_ptr<PreparedPlan> Executor::prepare(std::shared_ptr<const Plan> plan
   return do_prepare(std::move(plan));
 }
 
+void check_persistent_declaration(const BufferDesc& desc, TypeTag type, uint64_t count) {
+  if (desc.type != type || desc.count != count)
+    throw GraphError(
+        fmt::format("Persistent buffer '{}' already exists on this executor as {} x {}; this plan declares {} x {}",
+                    desc.name, count, type.name, desc.count, desc.type.name));
+}
+
 void PreparedPlan::check_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t count, bool up) const {
   if (graph != plan_.graph)
     throw InputError(

@@ -115,9 +115,7 @@ class CpuExecutor final : public Executor {
     auto it = persistent_.find(b.name);
     if (it == persistent_.end())
       return persistent_.emplace(b.name, Persistent{b.type, b.count, Block(b.bytes())}).first->second;
-    if (it->second.type != b.type || it->second.count != b.count)
-      throw InputError(fmt::format("Persistent buffer '{}' was created as {} x {}, now declared as {} x {}", b.name,
-                                   it->second.count, it->second.type.name, b.count, b.type.name));
+    check_persistent_declaration(b, it->second.type, it->second.count);
     return it->second;
   }
 

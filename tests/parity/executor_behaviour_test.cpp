@@ -290,6 +290,34 @@ TEST_P(ExecutorBehaviour, AFailedRunLeavesItsPersistentsUnwritten) {
   }
 }
 
+TEST_P(ExecutorBehaviour, RedeclaringAPersistentWithAnotherTypeOrCountIsAGraphError) {
+  {
+    Graph g;
+    auto table = g.persistent<uint32_t>("test.redeclared", 8);
+    g.dispatch<FillU32>("init", {.out = table, .value = 1}, Grid{8});
+    run(g, [](PreparedPlan&) {});
+  }
+  auto expect_error = [&](Graph g, const std::string& declared) {
+    try {
+      (void)exec().prepare(compile(std::move(g)));
+      FAIL() << "prepared a plan that redeclares a Persistent as " << declared;
+    } catch (const GraphError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "Persistent buffer 'test.redeclared' already exists on this executor as 8 x u32; "
+                "this plan declares " +
+                    declared);
+    }
+  };
+  Graph more;
+  auto longer = more.persistent<uint32_t>("test.redeclared", 16);
+  more.dispatch<FillU32>("init", {.out = longer, .value = 1}, Grid{16});
+  expect_error(std::move(more), "16 x u32");
+  Graph retyped;
+  auto as_fp = retyped.persistent<Fp>("test.redeclared", 8);
+  retyped.dispatch<FillU32>("init", {.out = as_fp.all().bitcast<uint32_t>(), .value = 1}, Grid{8});
+  expect_error(std::move(retyped), "8 x Fp");
+}
+
 TEST_P(ExecutorBehaviour, ProfiledRunsTimeEveryTask) {
   Graph g;
   auto x = g.output<uint32_t>("x", 4096);
