@@ -10,7 +10,7 @@
 //
 // Mistakes are reported when the task is added, as GraphError naming the task and the buffer:
 // wrong element type, view out of range, write to an Input, read of a Transient (or Output) that no
-// earlier task wrote.
+// earlier task wrote, a handle made by another graph.
 #pragma once
 
 #include <functional>
