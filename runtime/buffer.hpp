@@ -1,6 +1,6 @@
 // Typed buffer handles and views (architecture.md, "Runtime concepts"). Value types, cheap to copy;
-// thread-compatible. A handle is only an id and a size: memory belongs to the executor that runs
-// the plan.
+// thread-compatible. A handle is an id, a size and the id of the Graph that made it (a graph
+// rejects handles of another graph): memory belongs to the executor that runs the plan.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +61,10 @@ constexpr TypeTag type_tag() {
 using BufferId = uint32_t;
 inline constexpr BufferId kNoBuffer = ~0u;
 
+// Process-unique id of a Graph (Graph::id()); handles and views carry the id of theirs.
+using GraphId = uint64_t;
+inline constexpr GraphId kNoGraph = 0;
+
 // A typed window [offset, offset + count) of a buffer, in elements of T. Tasks access views.
 // `bitcast` reinterprets the same bytes with another element type (e.g. Fp4 as 4 x Fp).
 template <DeviceElement T>
@@ -69,14 +73,15 @@ struct View {
   uint64_t offset = 0;
   uint64_t count = 0;
   bool reinterpreted = false;  // made by bitcast: the buffer's element type differs on purpose
+  GraphId graph = kNoGraph;    // the graph the buffer belongs to
 
   uint64_t byte_offset() const { return offset * sizeof(T); }
   uint64_t byte_count() const { return count * sizeof(T); }
-  [[nodiscard]] View slice(uint64_t off, uint64_t n) const { return {buffer, offset + off, n, reinterpreted}; }
+  [[nodiscard]] View slice(uint64_t off, uint64_t n) const { return {buffer, offset + off, n, reinterpreted, graph}; }
   template <DeviceElement U>
   [[nodiscard]] View<U> bitcast() const {
     static_assert(sizeof(T) % sizeof(U) == 0 || sizeof(U) % sizeof(T) == 0, "bitcast between incompatible sizes");
-    return {buffer, offset * sizeof(T) / sizeof(U), count * sizeof(T) / sizeof(U), true};
+    return {buffer, offset * sizeof(T) / sizeof(U), count * sizeof(T) / sizeof(U), true, graph};
   }
 };
 
@@ -87,17 +92,19 @@ class Buffer {
   Buffer() = default;
   BufferId id() const { return id_; }
   uint64_t count() const { return count_; }
+  GraphId graph() const { return graph_; }
   bool valid() const { return id_ != kNoBuffer; }
-  [[nodiscard]] View<T> all() const { return {id_, 0, count_, false}; }
+  [[nodiscard]] View<T> all() const { return {id_, 0, count_, false, graph_}; }
   // No range check here: the graph checks every view against its buffer when a task uses it.
-  [[nodiscard]] View<T> slice(uint64_t offset, uint64_t n) const { return {id_, offset, n, false}; }
+  [[nodiscard]] View<T> slice(uint64_t offset, uint64_t n) const { return {id_, offset, n, false, graph_}; }
   operator View<T>() const { return all(); }  // NOLINT: a buffer used whole is a view of itself
 
  private:
   friend class Graph;
-  Buffer(BufferId id, uint64_t count) : id_(id), count_(count) {}
+  Buffer(BufferId id, uint64_t count, GraphId graph) : id_(id), count_(count), graph_(graph) {}
   BufferId id_ = kNoBuffer;
   uint64_t count_ = 0;
+  GraphId graph_ = kNoGraph;
 };
 
 }  // namespace vkstark

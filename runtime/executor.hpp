@@ -3,12 +3,14 @@
 // bit-identical results.
 //
 //   auto exec = make_executor("auto");
-//   auto run = exec->prepare(plan);         // allocates memory, builds pipelines
+//   auto run = exec->prepare(compile(std::move(graph)));  // allocates memory, builds pipelines
 //   run->upload(x, std::span<const Fp>(data));
 //   run->run(trace);                         // one submission and one wait per plan submission
 //   std::vector<Fp> y = run->download(out);
 //
-// Lifetimes: a PreparedPlan keeps its own copy of the plan and must not outlive its Executor.
+// Lifetimes: a PreparedPlan shares its plan (std::shared_ptr<const Plan>: prepare a plan many
+// times without copying it; prepare(Plan&&) moves it in, prepare(const Plan&) copies it once) and
+// must not outlive its Executor.
 // Thread-safety: an Executor and its PreparedPlans are used from one thread at a time.
 #pragma once
 
@@ -38,10 +40,11 @@ class PreparedPlan {
 
   const Plan& plan() const { return plan_; }
 
-  // Contents of an Input or Persistent buffer for the next run. InputError on a wrong size or lifetime.
+  // Contents of an Input or Persistent buffer for the next run. InputError on a wrong size or
+  // lifetime, or a handle of another graph than the plan's.
   template <DeviceElement T>
   void upload(const Buffer<T>& b, std::span<const T> data) {
-    check_transfer(b.id(), type_tag<T>(), data.size(), true);
+    check_transfer(b.graph(), b.id(), type_tag<T>(), data.size(), true);
     upload_bytes(b.id(), std::as_bytes(data));
   }
   template <DeviceElement T>
@@ -51,7 +54,7 @@ class PreparedPlan {
   // Contents of an Output or Persistent buffer after the last run.
   template <DeviceElement T>
   [[nodiscard]] std::vector<T> download(const Buffer<T>& b) const {
-    check_transfer(b.id(), type_tag<T>(), b.count(), false);
+    check_transfer(b.graph(), b.id(), type_tag<T>(), b.count(), false);
     std::vector<T> out(b.count());
     download_bytes(b.id(), std::as_writable_bytes(std::span<T>(out)));
     return out;
@@ -62,13 +65,22 @@ class PreparedPlan {
   virtual void run(Trace& trace) = 0;
 
  protected:
-  explicit PreparedPlan(Plan plan) : plan_(std::move(plan)) {}
+  explicit PreparedPlan(std::shared_ptr<const Plan> plan) : shared_plan_(std::move(plan)), plan_(*shared_plan_) {}
   virtual void upload_bytes(BufferId id, std::span<const std::byte> bytes) = 0;
   virtual void download_bytes(BufferId id, std::span<std::byte> bytes) const = 0;
-  void check_transfer(BufferId id, TypeTag type, uint64_t count, bool up) const;
+  void check_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t count, bool up) const;
 
-  Plan plan_;
+ private:
+  std::shared_ptr<const Plan> shared_plan_;  // never null; declared before plan_
+
+ protected:
+  const Plan& plan_;  // *shared_plan_
 };
+
+// Executors keep Persistent buffers by name across plans. GraphError if `desc` declares the
+// Persistent buffer that exists as `count` x `type` with another element type or count (the same
+// message on every executor).
+void check_persistent_declaration(const BufferDesc& desc, TypeTag type, uint64_t count);
 
 class Executor {
  public:
@@ -76,7 +88,20 @@ class Executor {
   virtual std::string_view name() const = 0;  // "cpu" | "vulkan"
   virtual std::string device_name() const = 0;
   virtual ExecutorLimits limits() const = 0;
-  [[nodiscard]] virtual std::unique_ptr<PreparedPlan> prepare(const Plan& plan) = 0;
+
+  // Memory and pipelines for `plan`, which the PreparedPlan shares. InputError if it is null.
+  [[nodiscard]] std::unique_ptr<PreparedPlan> prepare(std::shared_ptr<const Plan> plan);
+  [[nodiscard]] std::unique_ptr<PreparedPlan> prepare(Plan&& plan) {
+    return prepare(std::make_shared<const Plan>(std::move(plan)));
+  }
+  // Copies the plan once (for callers that keep using it; prefer one of the above).
+  [[nodiscard]] std::unique_ptr<PreparedPlan> prepare(const Plan& plan) {
+    return prepare(std::make_shared<const Plan>(plan));
+  }
+
+ protected:
+  // `plan` is not null.
+  virtual std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) = 0;
 };
 
 }  // namespace vkstark

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
 namespace vkstark {
 
 std::string_view to_string(Lifetime l) {
@@ -32,21 +34,28 @@ std::string_view to_string(Access a) {
   return "?";
 }
 
-Graph::Graph() { spans_.push_back({"", -1, ""}); }
+namespace {
+GraphId next_graph_id() {
+  static std::atomic<GraphId> next{kNoGraph + 1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+Graph::Graph() : id_(next_graph_id()) { spans_.push_back({"", -1, ""}); }
 
 BufferId Graph::add_buffer_desc(std::string name, TypeTag type, uint64_t count, Lifetime lifetime) {
   if (name.empty()) throw GraphError(fmt::format("a {} buffer needs a name", to_string(lifetime)));
-  for (const auto& b : buffers_)
-    if (b.name == name) throw GraphError(fmt::format("buffer name '{}' is used twice", name));
+  const auto id = static_cast<BufferId>(buffers_.size());
+  if (!ids_.emplace(name, id).second) throw GraphError(fmt::format("buffer name '{}' is used twice", name));
   buffers_.push_back({std::move(name), type, count, lifetime});
   written_.push_back(false);
-  return static_cast<BufferId>(buffers_.size() - 1);
+  return id;
 }
 
 BufferId Graph::find_id(std::string_view name) const {
-  for (size_t i = 0; i < buffers_.size(); ++i)
-    if (buffers_[i].name == name) return static_cast<BufferId>(i);
-  throw GraphError(fmt::format("no buffer named '{}'", name));
+  auto it = ids_.find(name);
+  if (it == ids_.end()) throw GraphError(fmt::format("no buffer named '{}'", name));
+  return it->second;
 }
 
 void Graph::check_type(BufferId id, TypeTag type, std::string_view what) const {
@@ -64,7 +73,9 @@ Graph::SpanScope Graph::span(std::string name) {
   return SpanScope(this);
 }
 
-void Graph::close_span() { open_spans_.pop_back(); }
+void Graph::close_span() {
+  if (!open_spans_.empty()) open_spans_.pop_back();  // empty: the graph was compiled by move meanwhile
+}
 
 void Graph::host(std::string name, std::vector<Binding> accesses, std::function<void(const HostContext&)> fn) {
   if (!fn) throw GraphError(fmt::format("host task '{}' has no callable", name));
@@ -147,6 +158,11 @@ void Graph::add_task(Task t) {
   for (size_t i = 0; i < t.bindings.size(); ++i) {
     const Binding& b = t.bindings[i];
     if (!b.used() && t.kind == TaskKind::Dispatch && b.count == 0 && is_array_slot(*t.kernel, i)) continue;
+    if (b.graph != id_)  // a handle no graph made, or one of another graph (its id may be valid here)
+      throw GraphError(b.graph == kNoGraph ? fmt::format("{}: binding {} refers to no buffer of this graph", what, i)
+                                           : fmt::format("{}: binding {} is a view of buffer {} of another graph "
+                                                         "(graph {}), not of this one (graph {})",
+                                                         what, i, b.buffer, b.graph, id_));
     if (b.buffer >= buffers_.size())
       throw GraphError(fmt::format("{}: binding {} refers to no buffer of this graph", what, i));
     const BufferDesc& buf = buffers_[b.buffer];

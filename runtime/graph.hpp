@@ -10,7 +10,7 @@
 //
 // Mistakes are reported when the task is added, as GraphError naming the task and the buffer:
 // wrong element type, view out of range, write to an Input, read of a Transient (or Output) that no
-// earlier task wrote.
+// earlier task wrote, a handle made by another graph.
 #pragma once
 
 #include <functional>
@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/buffer.hpp"
@@ -27,6 +28,9 @@
 #include "runtime/kernel.hpp"
 
 namespace vkstark {
+
+class Plan;
+struct PlanOptions;
 
 struct BufferDesc {
   std::string name;
@@ -163,7 +167,7 @@ class Graph {
   [[nodiscard]] Buffer<T> find(std::string_view name) const {
     BufferId id = find_id(name);
     check_type(id, type_tag<T>(), "find");
-    return Buffer<T>(id, buffers_[id].count);
+    return Buffer<T>(id, buffers_[id].count, id_);
   }
 
   // A dispatch of compiled kernel K. GraphError (naming the task) on a view out of range, a wrong
@@ -213,14 +217,18 @@ class Graph {
   // Opens a span; tasks added while the scope lives belong to it. Spans nest.
   [[nodiscard]] SpanScope span(std::string name);
 
+  // Process-unique; a copy of a graph keeps it (handles made before the copy are valid in both).
+  GraphId id() const { return id_; }
   const std::vector<BufferDesc>& buffers() const { return buffers_; }
   const std::vector<Task>& tasks() const { return tasks_; }
   const std::vector<SpanDesc>& spans() const { return spans_; }
 
  private:
+  friend Plan compile(Graph&& graph, PlanOptions options);  // moves the tasks out
+
   template <DeviceElement T>
   Buffer<T> add_buffer(std::string name, uint64_t count, Lifetime lifetime) {
-    return Buffer<T>(add_buffer_desc(std::move(name), type_tag<T>(), count, lifetime), count);
+    return Buffer<T>(add_buffer_desc(std::move(name), type_tag<T>(), count, lifetime), count, id_);
   }
   BufferId add_buffer_desc(std::string name, TypeTag type, uint64_t count, Lifetime lifetime);
   BufferId find_id(std::string_view name) const;
@@ -229,11 +237,20 @@ class Graph {
   void add_dispatch(Task t, std::optional<Grid> required, const std::string& problem);
   void close_span();
 
+  // Transparent hash: look names up by string_view without making a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+
   std::vector<BufferDesc> buffers_;
   std::vector<bool> written_;  // per buffer: some earlier task writes it
   std::vector<Task> tasks_;
   std::vector<SpanDesc> spans_;
   std::vector<uint32_t> open_spans_;
+  GraphId id_;
+  // Buffer ids by name.
+  std::unordered_map<std::string, BufferId, NameHash, std::equal_to<>> ids_;
 };
 
 }  // namespace vkstark

@@ -145,13 +145,14 @@ struct Binding {
   Access access = Access::Read;
   bool reinterpreted = false;
   bool used() const { return buffer != kNoBuffer; }
+  GraphId graph = kNoGraph;  // the graph of the view
   uint64_t byte_offset() const { return offset * type.size; }
   uint64_t byte_count() const { return count * type.size; }
 };
 
 template <DeviceElement T>
 Binding make_binding(const View<T>& v, Access access) {
-  return {v.buffer, v.offset, v.count, type_tag<T>(), access, v.reinterpreted};
+  return {v.buffer, v.offset, v.count, type_tag<T>(), access, v.reinterpreted, v.graph};
 }
 
 namespace detail {

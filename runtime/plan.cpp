@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <sstream>
 
 namespace vkstark {
@@ -104,9 +106,87 @@ void assign_memory(Plan& p) {
   }
 }
 
+// Pending accesses since a barrier, kept per region of assigned memory so that a task looks only
+// at the ranges of the regions it touches. first_overlap() returns the earliest added range that
+// overlaps, the one a scan of all pending ranges in the order they were added would find first:
+// plans (hazards included) do not depend on how the pending ranges are stored.
+//
+// Per region, the union of the non-empty ranges is kept as disjoint pieces in a map keyed by their
+// first byte; a piece names the earliest range that covers it. Ranges are only added and then all
+// dropped at a barrier, so a piece's earliest range never changes once set, and the earliest range
+// overlapping [b, e) is the earliest among the pieces overlapping [b, e): a lookup costs
+// O(log n + pieces overlapping), and any overlap found leads to a barrier that clears the set.
+// Empty ranges follow Range::overlaps (an empty range overlaps a range that holds its position
+// strictly inside); they are rare (zero-count views) and handled by plain scans.
+class PendingRanges {
+ public:
+  explicit PendingRanges(size_t buffers) : regions_(buffers + 1) {}
+
+  void add(const Range& r) {
+    const size_t slot = slot_of(r.region);
+    Region& reg = regions_[slot];
+    if (reg.ranges.empty()) used_.push_back(slot);
+    const auto index = static_cast<uint32_t>(reg.ranges.size());
+    reg.ranges.push_back(r);
+    if (r.begin == r.end) {
+      reg.empties.emplace(r.begin, index);
+      return;
+    }
+    uint64_t cur = r.begin;
+    auto it = reg.pieces.upper_bound(r.begin);
+    if (it != reg.pieces.begin()) cur = std::max(cur, std::prev(it)->second.end);
+    for (; cur < r.end; ++it) {  // fill the gaps between the pieces already there
+      if (it == reg.pieces.end() || it->first >= r.end) {
+        reg.pieces.emplace_hint(it, cur, Piece{r.end, index});
+        break;
+      }
+      if (it->first > cur) reg.pieces.emplace_hint(it, cur, Piece{it->first, index});
+      cur = std::max(cur, it->second.end);
+    }
+  }
+
+  const Range* first_overlap(const Range& r) const {
+    const Region& reg = regions_[slot_of(r.region)];
+    if (reg.ranges.empty()) return nullptr;
+    uint32_t best = kNone;
+    if (r.begin == r.end) {
+      for (uint32_t i = 0; i < reg.ranges.size() && best == kNone; ++i)
+        if (r.overlaps(reg.ranges[i])) best = i;
+    } else {
+      auto it = reg.pieces.upper_bound(r.begin);
+      if (it != reg.pieces.begin() && std::prev(it)->second.end > r.begin) best = std::prev(it)->second.range;
+      for (; it != reg.pieces.end() && it->first < r.end; ++it) best = std::min(best, it->second.range);
+      for (auto e = reg.empties.upper_bound(r.begin); e != reg.empties.end() && e->first < r.end; ++e)
+        best = std::min(best, e->second);
+    }
+    return best == kNone ? nullptr : &reg.ranges[best];
+  }
+
+  void clear() {
+    for (size_t slot : used_) regions_[slot] = Region{};
+    used_.clear();
+  }
+
+ private:
+  static constexpr uint32_t kNone = ~0u;
+  struct Piece {
+    uint64_t end;    // the piece is [key, end)
+    uint32_t range;  // index into Region::ranges of the earliest range covering the piece
+  };
+  struct Region {
+    std::vector<Range> ranges;                  // in the order added
+    std::map<uint64_t, Piece> pieces;           // disjoint, covering the non-empty ranges
+    std::multimap<uint64_t, uint32_t> empties;  // empty ranges by position
+  };
+  size_t slot_of(uint32_t region) const { return region == kTransientArena ? regions_.size() - 1 : region; }
+
+  std::vector<Region> regions_;  // per buffer with its own memory, then the transient arena
+  std::vector<size_t> used_;     // regions holding ranges
+};
+
 void place_barriers_and_segments(Plan& p) {
-  std::vector<Range> pending_writes;  // since the last memory barrier
-  std::vector<Range> pending_reads;   // since the last barrier of any kind
+  PendingRanges pending_writes(p.buffers.size());  // since the last memory barrier
+  PendingRanges pending_reads(p.buffers.size());   // since the last barrier of any kind
   for (uint32_t i = 0; i < p.tasks.size(); ++i) {
     const Task& t = p.tasks[i];
     Step step;
@@ -123,20 +203,17 @@ void place_barriers_and_segments(Plan& p) {
     bool memory = false, exec = false;
     for (size_t k = 0; k < t.bindings.size() && !memory; ++k) {
       const Range& r = mine[k];
-      for (const Range& w : pending_writes)
-        if (r.overlaps(w)) {
-          memory = true;
-          HazardKind kind = reads(t.bindings[k].access) ? HazardKind::ReadAfterWrite : HazardKind::WriteAfterWrite;
-          step.hazard = {kind, w.task, w.buffer, r.buffer};
-          break;
+      if (const Range* w = pending_writes.first_overlap(r)) {
+        memory = true;
+        HazardKind kind = reads(t.bindings[k].access) ? HazardKind::ReadAfterWrite : HazardKind::WriteAfterWrite;
+        step.hazard = {kind, w->task, w->buffer, r.buffer};
+        break;
+      }
+      if (!exec && writes(t.bindings[k].access))
+        if (const Range* rd = pending_reads.first_overlap(r)) {
+          exec = true;
+          step.hazard = {HazardKind::WriteAfterRead, rd->task, rd->buffer, r.buffer};
         }
-      if (!memory && !exec && writes(t.bindings[k].access))
-        for (const Range& rd : pending_reads)
-          if (r.overlaps(rd)) {
-            exec = true;
-            step.hazard = {HazardKind::WriteAfterRead, rd.task, rd.buffer, r.buffer};
-            break;
-          }
     }
     if (memory) {
       step.barrier = BarrierKind::Memory;
@@ -149,8 +226,8 @@ void place_barriers_and_segments(Plan& p) {
       ++p.counts.execution_barriers;
     }
     for (size_t k = 0; k < t.bindings.size(); ++k) {
-      if (reads(t.bindings[k].access)) pending_reads.push_back(mine[k]);
-      if (writes(t.bindings[k].access)) pending_writes.push_back(mine[k]);
+      if (reads(t.bindings[k].access)) pending_reads.add(mine[k]);
+      if (writes(t.bindings[k].access)) pending_writes.add(mine[k]);
     }
     ++p.counts.dispatches;
     bool open = p.options.fuse && !p.segments.empty() && p.segments.back().kind == Segment::Kind::Submission;
@@ -182,16 +259,34 @@ std::string task_label(const Plan& p, uint32_t i) {
 
 }  // namespace
 
+namespace {
+Plan schedule(Plan p) {
+  compute_uses(p);
+  assign_memory(p);
+  place_barriers_and_segments(p);
+  return p;
+}
+}  // namespace
+
 Plan compile(const Graph& graph, PlanOptions options) {
   Plan p;
   p.buffers = graph.buffers();
   p.tasks = graph.tasks();
   p.spans = graph.spans();
   p.options = options;
-  compute_uses(p);
-  assign_memory(p);
-  place_barriers_and_segments(p);
-  return p;
+  p.graph = graph.id();
+  return schedule(std::move(p));
+}
+
+Plan compile(Graph&& graph, PlanOptions options) {
+  Plan p;
+  p.buffers = std::move(graph.buffers_);
+  p.tasks = std::move(graph.tasks_);
+  p.spans = std::move(graph.spans_);
+  p.options = options;
+  p.graph = graph.id_;
+  graph = Graph();
+  return schedule(std::move(p));
 }
 
 bool Plan::read_before_written(BufferId id) const {

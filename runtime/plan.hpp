@@ -87,15 +87,21 @@ class Plan {
   MemoryPlan memory;
   PlanCounts counts;
   PlanOptions options;
+  GraphId graph = kNoGraph;  // the Graph compiled: transfers of its buffers' handles only
 
   const BufferDesc& buffer(BufferId id) const { return buffers.at(id); }
   // True if the first task touching the buffer reads it (it must hold data before the run: an
   // uploaded Input, or a Persistent that an earlier run or upload filled).
   bool read_before_written(BufferId id) const;
   std::string to_text() const;
+  // Every dependency between tasks, found by comparing every pair of tasks: quadratic in the
+  // tasks (seconds for 10^4 tasks); meant for looking at small plans.
   std::string to_dot() const;
 };
 
 [[nodiscard]] Plan compile(const Graph& graph, PlanOptions options = {});
+// The same without copying the graph's tasks and buffers: they move into the plan, and `graph` is
+// left empty (as a new Graph).
+[[nodiscard]] Plan compile(Graph&& graph, PlanOptions options = {});
 
 }  // namespace vkstark

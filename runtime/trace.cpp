@@ -61,7 +61,23 @@ void write_chrome_trace_file(const Trace& trace, const std::string& path) {
   write_file(path, [&](std::ostream& os) { write_chrome_trace(trace, os); });
 }
 
-void PreparedPlan::check_transfer(BufferId id, TypeTag type, uint64_t count, bool up) const {
+std::unique_ptr<PreparedPlan> Executor::prepare(std::shared_ptr<const Plan> plan) {
+  if (!plan) throw InputError("prepare: no plan (null pointer)");
+  return do_prepare(std::move(plan));
+}
+
+void check_persistent_declaration(const BufferDesc& desc, TypeTag type, uint64_t count) {
+  if (desc.type != type || desc.count != count)
+    throw GraphError(
+        fmt::format("Persistent buffer '{}' already exists on this executor as {} x {}; this plan declares {} x {}",
+                    desc.name, count, type.name, desc.count, desc.type.name));
+}
+
+void PreparedPlan::check_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t count, bool up) const {
+  if (graph != plan_.graph)
+    throw InputError(
+        fmt::format("{}: the buffer handle belongs to another graph than the one this plan was compiled from",
+                    up ? "upload" : "download"));
   if (id >= plan_.buffers.size())
     throw InputError(fmt::format("{}: the buffer is not part of this plan", up ? "upload" : "download"));
   const BufferDesc& b = plan_.buffers[id];

@@ -312,7 +312,7 @@ void prepare_ntt_twiddles(Executor& exec, uint32_t max_log_n) {
   Graph setup;
   Ntt(setup, max_log_n).add_setup();
   Trace trace;
-  exec.prepare(compile(setup))->run(trace);
+  exec.prepare(compile(std::move(setup)))->run(trace);
 }
 
 }  // namespace vkstark

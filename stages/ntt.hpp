@@ -6,7 +6,7 @@
 // Twiddles: an Ntt of max_log_n reads the Persistent buffer "ntt.twiddles.<max_log_n>"
 // (omega_N^t, t < N/2, N = 2^max_log_n). A setup graph writes it once per executor:
 //
-//   { Graph setup; Ntt(setup, 22).add_setup(); exec.prepare(compile(setup))->run(trace); }
+//   { Graph setup; Ntt(setup, 22).add_setup(); exec.prepare(compile(std::move(setup)))->run(trace); }
 //   Graph g; Ntt ntt(g, 22); ntt.forward(msg, 20, 1 << 20, code, 22, 1 << 22, 42);  // any number of plans
 //
 // Conventions (protocol.md 1.2): DFT(c)[i] = sum_j c_j omega_n^(ij), natural order in and out,

@@ -38,7 +38,7 @@ std::vector<kat::Check> device_known_answer_checks(Executor& exec) {
   t3.sample(two);
   t4.grind(8, pow.slice(0, 1));
   t4.sample(pow.slice(1, 1));
-  auto p = exec.prepare(compile(g));
+  auto p = exec.prepare(compile(std::move(g)));
   std::vector<Fp> in;
   for (uint32_t i = 0; i < 16; ++i) in.push_back(Fp::from_canonical(i));
   for (uint32_t v : {1, 2, 3}) in.push_back(Fp::from_canonical(v));

@@ -54,7 +54,7 @@ class CpuExecutor;
 
 class CpuPrepared final : public PreparedPlan {
  public:
-  CpuPrepared(const Plan& plan, CpuExecutor& exec);
+  CpuPrepared(std::shared_ptr<const Plan> plan, CpuExecutor& exec);
   void run(Trace& trace) override;
 
  protected:
@@ -95,8 +95,8 @@ class CpuExecutor final : public Executor {
     l.unified_memory = true;
     return l;
   }
-  std::unique_ptr<PreparedPlan> prepare(const Plan& plan) override {
-    return std::make_unique<CpuPrepared>(plan, *this);
+  std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) override {
+    return std::make_unique<CpuPrepared>(std::move(plan), *this);
   }
 
   // Persistent buffers, by name; created on first use and kept for the executor's lifetime.
@@ -115,9 +115,7 @@ class CpuExecutor final : public Executor {
     auto it = persistent_.find(b.name);
     if (it == persistent_.end())
       return persistent_.emplace(b.name, Persistent{b.type, b.count, Block(b.bytes())}).first->second;
-    if (it->second.type != b.type || it->second.count != b.count)
-      throw InputError(fmt::format("Persistent buffer '{}' was created as {} x {}, now declared as {} x {}", b.name,
-                                   it->second.count, it->second.type.name, b.count, b.type.name));
+    check_persistent_declaration(b, it->second.type, it->second.count);
     return it->second;
   }
 
@@ -168,8 +166,8 @@ class HostTaskContext final : public HostContext {
   const Task& t_;
 };
 
-CpuPrepared::CpuPrepared(const Plan& plan, CpuExecutor& exec)
-    : PreparedPlan(plan), exec_(exec), arena_(plan.memory.transient_arena_bytes) {
+CpuPrepared::CpuPrepared(std::shared_ptr<const Plan> plan, CpuExecutor& exec)
+    : PreparedPlan(std::move(plan)), exec_(exec), arena_(plan_.memory.transient_arena_bytes) {
   own_.resize(plan_.buffers.size());
   bases_.resize(plan_.buffers.size());
   uploaded_.assign(plan_.buffers.size(), false);
@@ -295,7 +293,6 @@ void CpuPrepared::run(Trace& trace) {
     if (plan_.read_before_written(id) && !exec_.persistent_written(b))
       throw InputError(
           fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)", b.name));
-    if (plan_.memory.first_use[id] >= 0) exec_.persistent_written(b) = true;
   }
   trace.begin_run(plan_, std::string(exec_.name()), exec_.device_name());
   span_window_.assign(plan_.spans.size(), {1e300, -1e300});
@@ -323,6 +320,10 @@ void CpuPrepared::run(Trace& trace) {
   for (const BufferDesc& b : plan_.buffers)
     if (b.lifetime == Lifetime::Output) trace.counters.bytes_down += b.bytes();
   trace.counters.peak_device_bytes = std::max(trace.counters.peak_device_bytes, allocated_);
+  // Only now: a run that threw has filled nothing that later plans may read.
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
+    if (plan_.buffers[id].lifetime == Lifetime::Persistent && plan_.memory.first_use[id] >= 0)
+      exec_.persistent_written(plan_.buffers[id]) = true;
 }
 
 }  // namespace

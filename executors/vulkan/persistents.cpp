@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "runtime/error.hpp"
+#include "runtime/executor.hpp"
 
 namespace vkstark::vulkan {
 
@@ -14,12 +15,7 @@ DeviceBuffer& PersistentBuffer::staging_buffer(const Context& ctx) {
 PersistentBuffer& Persistents::get(const BufferDesc& desc) {
   auto it = buffers_.find(desc.name);
   if (it != buffers_.end()) {
-    const PersistentBuffer& p = *it->second;
-    if (p.type != desc.type || p.count != desc.count)
-      throw DeviceError(
-          fmt::format("persistent buffer '{}' already exists on this executor as {} x {}; this plan "
-                      "declares {} x {}",
-                      desc.name, p.count, p.type.name, desc.count, desc.type.name));
+    check_persistent_declaration(desc, it->second->type, it->second->count);
     return *it->second;
   }
   auto p = std::make_unique<PersistentBuffer>();

@@ -29,8 +29,8 @@ struct PersistentBuffer {
 class Persistents {
  public:
   explicit Persistents(const Context& ctx) : ctx_(ctx) {}
-  // The buffer called desc.name, made on first use. DeviceError if it exists with another element
-  // type or count.
+  // The buffer called desc.name, made on first use. GraphError if it exists with another element
+  // type or count (check_persistent_declaration).
   PersistentBuffer& get(const BufferDesc& desc);
   bool contains(const std::string& name) const { return buffers_.count(name) != 0; }
   uint64_t device_bytes() const;

@@ -46,8 +46,10 @@ void VulkanPreparedPlan::run(Trace& trace) {
       run_host_segment(s, st);
   }
   finish_run(st);
-  commit_persistent_writes();
   ctx_.messages.throw_if_new(mark, "run");
+  // Only now: a run that threw has filled nothing that later plans may read.
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
+    if (loc_[id].persistent && plan_.memory.first_use[id] >= 0) loc_[id].persistent->written = true;
 }
 
 void VulkanPreparedPlan::check_inputs() const {
@@ -61,12 +63,6 @@ void VulkanPreparedPlan::check_inputs() const {
           fmt::format("Persistent buffer '{}' is read before anything wrote it (run its setup graph first)",
                       plan_.buffers[id].name));
   }
-}
-
-// Only a run that completed has filled the Persistents it touches.
-void VulkanPreparedPlan::commit_persistent_writes() {
-  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
-    if (PersistentBuffer* p = loc_[id].persistent; p && plan_.memory.first_use[id] >= 0) p->written = true;
 }
 
 // Timestamp queries are reset before every run: from the host where the device allows it, else by

@@ -12,9 +12,9 @@
 
 namespace vkstark::vulkan {
 
-VulkanPreparedPlan::VulkanPreparedPlan(const Plan& plan, const Context& ctx, Pipelines& pipelines,
+VulkanPreparedPlan::VulkanPreparedPlan(std::shared_ptr<const Plan> plan, const Context& ctx, Pipelines& pipelines,
                                        Persistents& persistents)
-    : PreparedPlan(plan), ctx_(ctx), persistents_(persistents), debug_labels_(ctx.debug_labels()) {
+    : PreparedPlan(std::move(plan)), ctx_(ctx), persistents_(persistents), debug_labels_(ctx.debug_labels()) {
   try {
     allocate_memory();
     build_dispatches(pipelines);

@@ -65,7 +65,8 @@ struct SpanStatic {
 
 class VulkanPreparedPlan final : public PreparedPlan {
  public:
-  VulkanPreparedPlan(const Plan& plan, const Context& ctx, Pipelines& pipelines, Persistents& persistents);
+  VulkanPreparedPlan(std::shared_ptr<const Plan> plan, const Context& ctx, Pipelines& pipelines,
+                     Persistents& persistents);
   ~VulkanPreparedPlan() override;
   VulkanPreparedPlan(const VulkanPreparedPlan&) = delete;
   VulkanPreparedPlan& operator=(const VulkanPreparedPlan&) = delete;
@@ -103,7 +104,6 @@ class VulkanPreparedPlan final : public PreparedPlan {
   // run (plan_run.cpp)
   struct BindState;
   void check_inputs() const;
-  void commit_persistent_writes();
   void reset_queries(RunState& st);
   void run_submission(size_t index, RunState& st);
   VkCommandBuffer body(size_t index, bool profile);

@@ -41,9 +41,9 @@ class VulkanExecutorImpl final : public VulkanExecutor {
     return l;
   }
 
-  std::unique_ptr<PreparedPlan> prepare(const Plan& plan) override {
+  std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) override {
     size_t mark = ctx_->messages.size();
-    auto prepared = std::make_unique<vulkan::VulkanPreparedPlan>(plan, *ctx_, *pipelines_, *persistents_);
+    auto prepared = std::make_unique<vulkan::VulkanPreparedPlan>(std::move(plan), *ctx_, *pipelines_, *persistents_);
     ctx_->messages.throw_if_new(mark, "prepare");
     return prepared;
   }

@@ -92,6 +92,15 @@ PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<
   return pg;
 }
 
+PcsMatrixProof build_pcs_matrix_proof(uint32_t width, uint32_t log_height, const SystemParams& params) {
+  PcsMatrixProof m;
+  m.ntt_log_n = params.log_stacked_height() + params.log_blowup;
+  Ntt ntt(m.graph, m.ntt_log_n);
+  m.matrix = m.graph.input<Fp>("matrix", uint64_t(width) << log_height);
+  m.proof = build_pcs_proof(m.graph, ntt, {{{m.matrix, width, log_height}}}, params);
+  return m;
+}
+
 PcsProof PcsProofGraph::decode(std::span<const uint32_t> words) const {
   PcsProof p;
   for (const auto& r : roots) p.roots.push_back(layout.read(words, r)[0]);

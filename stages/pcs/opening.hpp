@@ -43,6 +43,17 @@ struct PcsProofGraph {
 [[nodiscard]] PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<TraceView>>& commitments,
                                             const SystemParams& params);
 
+// The standalone PCS proof of one matrix of `width` columns of 2^log_height rows (the Input
+// "matrix", column-major), in a graph of its own: what pcs_bench runs and what the PCS plan's
+// golden counts hold. Its Ntt covers 2^ntt_log_n; run prepare_ntt_twiddles(exec, ntt_log_n) first.
+struct PcsMatrixProof {
+  Graph graph;
+  Buffer<Fp> matrix;
+  PcsProofGraph proof;
+  uint32_t ntt_log_n = 0;
+};
+[[nodiscard]] PcsMatrixProof build_pcs_matrix_proof(uint32_t width, uint32_t log_height, const SystemParams& params);
+
 // Verifies on the host: replays the transcript and runs the WHIR verifier.
 VerifyResult verify_pcs_proof(const PcsProof& proof, const std::vector<uint32_t>& widths, const SystemParams& params);
 

@@ -151,6 +151,19 @@ TEST_P(ExecutorBehaviour, PersistentBuffersOutliveTheirPlan) {
   EXPECT_EQ(p->download(out), std::vector<uint32_t>(64, 42));
 }
 
+TEST_P(ExecutorBehaviour, PreparedPlansShareTheirPlanInsteadOfCopyingIt) {
+  Buffer<uint32_t> x;
+  auto plan = std::make_shared<const Plan>(compile(chain(10, &x)));
+  auto p1 = exec().prepare(plan);
+  auto p2 = exec().prepare(plan);
+  EXPECT_EQ(&p1->plan(), plan.get());
+  EXPECT_EQ(&p2->plan(), plan.get());
+  p1->run(trace);
+  p2->run(trace);
+  EXPECT_EQ(p2->download(x), std::vector<uint32_t>(10, 7));
+  EXPECT_THROW((void)exec().prepare(std::shared_ptr<const Plan>()), InputError);
+}
+
 TEST_P(ExecutorBehaviour, TransfersAreCheckedForSizeAndLifetime) {
   Graph g;
   auto in = g.input<uint32_t>("in", 4);
@@ -170,6 +183,32 @@ TEST_P(ExecutorBehaviour, TransfersAreCheckedForSizeAndLifetime) {
   EXPECT_THROW(p->upload(out, std::vector<uint32_t>(4)), InputError);
   p->upload(in, std::vector<uint32_t>{1, 2, 3, 4});
   p->run(trace);
+  EXPECT_EQ(p->download(out), (std::vector<uint32_t>{1, 2, 3, 4}));
+}
+
+TEST_P(ExecutorBehaviour, TransfersRejectHandlesOfAnotherGraph) {
+  // Two graphs of the same shape: their handles have the same ids, names, types and sizes.
+  auto build = [](Buffer<uint32_t>* in, Buffer<uint32_t>* out) {
+    Graph g;
+    *in = g.input<uint32_t>("in", 4);
+    *out = g.output<uint32_t>("out", 4);
+    g.dispatch<CopyU32>("copy", {.src = *in, .dst = *out}, Grid{4});
+    return g;
+  };
+  Buffer<uint32_t> in, out, other_in, other_out;
+  Graph g = build(&in, &out);
+  (void)build(&other_in, &other_out);
+  ASSERT_EQ(other_in.id(), in.id());
+  auto p = exec().prepare(compile(std::move(g)));
+  EXPECT_THROW(p->upload(other_in, std::vector<uint32_t>(4)), InputError);
+  p->upload(in, std::vector<uint32_t>{1, 2, 3, 4});
+  p->run(trace);
+  try {
+    (void)p->download(other_out);
+    FAIL() << "downloaded through a handle of another graph";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("another graph"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(p->download(out), (std::vector<uint32_t>{1, 2, 3, 4}));
 }
 
@@ -226,6 +265,57 @@ TEST_P(ExecutorBehaviour, ReadingAPersistentNobodyWroteIsAnError) {
   p->upload(table, std::vector<uint32_t>(8, 3));  // an upload fills it
   p->run(trace);
   EXPECT_EQ(p->download(out), std::vector<uint32_t>(8, 3));
+}
+
+TEST_P(ExecutorBehaviour, AFailedRunLeavesItsPersistentsUnwritten) {
+  {
+    Graph setup;
+    auto table = setup.persistent<uint32_t>("test.failed_setup", 8);
+    setup.dispatch<FillU32>("init", {.out = table, .value = 42}, Grid{8});
+    setup.host("check", {host_read(table.all())}, [](const HostContext&) { throw std::runtime_error("bad table"); });
+    auto p = exec().prepare(compile(std::move(setup)));
+    EXPECT_THROW(p->run(trace), ExecutionError);
+  }
+  Graph g;
+  auto table = g.persistent<uint32_t>("test.failed_setup", 8);
+  auto out = g.output<uint32_t>("out", 8);
+  g.dispatch<CopyU32>("read", {.src = table, .dst = out}, Grid{8});
+  auto p = exec().prepare(compile(std::move(g)));
+  try {
+    p->run(trace);
+    FAIL() << "read a Persistent that only a failed run wrote";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'test.failed_setup' is read before anything wrote it"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_P(ExecutorBehaviour, RedeclaringAPersistentWithAnotherTypeOrCountIsAGraphError) {
+  {
+    Graph g;
+    auto table = g.persistent<uint32_t>("test.redeclared", 8);
+    g.dispatch<FillU32>("init", {.out = table, .value = 1}, Grid{8});
+    run(g, [](PreparedPlan&) {});
+  }
+  auto expect_error = [&](Graph g, const std::string& declared) {
+    try {
+      (void)exec().prepare(compile(std::move(g)));
+      FAIL() << "prepared a plan that redeclares a Persistent as " << declared;
+    } catch (const GraphError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "Persistent buffer 'test.redeclared' already exists on this executor as 8 x u32; "
+                "this plan declares " +
+                    declared);
+    }
+  };
+  Graph more;
+  auto longer = more.persistent<uint32_t>("test.redeclared", 16);
+  more.dispatch<FillU32>("init", {.out = longer, .value = 1}, Grid{16});
+  expect_error(std::move(more), "16 x u32");
+  Graph retyped;
+  auto as_fp = retyped.persistent<Fp>("test.redeclared", 8);
+  retyped.dispatch<FillU32>("init", {.out = as_fp.all().bitcast<uint32_t>(), .value = 1}, Grid{8});
+  expect_error(std::move(retyped), "8 x Fp");
 }
 
 TEST_P(ExecutorBehaviour, ProfiledRunsTimeEveryTask) {

@@ -86,7 +86,49 @@ TEST(Graph, RejectsAForeignBufferHandle) {
   (void)other.output<uint32_t>("y", 4);
   Graph g;
   expect_graph_error([&] { g.dispatch<FillU32>("fill", {.out = foreign, .value = 1}, Grid{4}); },
-                     {"fill", "no buffer"});
+                     {"fill", "another graph"});
+}
+
+TEST(Graph, RejectsAForeignHandleWhoseIdIsValidHere) {
+  Graph other;
+  auto foreign = other.output<uint32_t>("x", 4);
+  Graph g;
+  auto mine = g.output<uint32_t>("x", 4);  // same id, same name, same type and size as `foreign`
+  ASSERT_EQ(mine.id(), foreign.id());
+  expect_graph_error([&] { g.dispatch<FillU32>("fill", {.out = foreign, .value = 1}, Grid{4}); },
+                     {"task 'fill'", "binding 0", "another graph"});
+  expect_graph_error([&] { g.dispatch<FillU32>("slice", {.out = foreign.slice(1, 2), .value = 1}, Grid{2}); },
+                     {"slice", "another graph"});
+  auto words = other.output<Fp>("words", 4);
+  expect_graph_error(
+      [&] { g.dispatch<FillU32>("bitcast", {.out = words.all().bitcast<uint32_t>(), .value = 1}, Grid{4}); },
+      {"bitcast", "another graph"});
+  expect_graph_error([&] { g.host("inspect", {host_read(foreign.all())}, [](const HostContext&) {}); },
+                     {"host task 'inspect'", "another graph"});
+  EXPECT_TRUE(g.tasks().empty());
+  g.dispatch<FillU32>("fill", {.out = mine, .value = 1}, Grid{4});
+  EXPECT_EQ(g.tasks().size(), 1u);
+}
+
+TEST(Graph, RejectsAHandleNoGraphMade) {
+  Graph g;
+  Buffer<uint32_t> unset;
+  expect_graph_error([&] { g.dispatch<FillU32>("fill", {.out = unset, .value = 1}, Grid{4}); },
+                     {"fill", "refers to no buffer of this graph"});
+}
+
+TEST(Graph, HandlesCarryTheIdOfTheirGraph) {
+  Graph g, h;
+  EXPECT_NE(g.id(), h.id());
+  EXPECT_NE(g.id(), kNoGraph);
+  auto x = g.input<Fp>("x", 8);
+  EXPECT_EQ(x.graph(), g.id());
+  EXPECT_EQ(x.slice(2, 3).graph, g.id());
+  EXPECT_EQ(x.all().bitcast<uint32_t>().graph, g.id());
+  EXPECT_EQ(g.find<Fp>("x").graph(), g.id());
+  EXPECT_EQ(host_write(x.all()).graph, g.id());
+  Graph copy = g;  // a copy is the same graph so far: the handles stay valid in it
+  EXPECT_EQ(copy.id(), g.id());
 }
 
 TEST(Graph, DerivesBindingsAndScalarsFromArgsInDeclarationOrder) {

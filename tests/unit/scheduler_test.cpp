@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <random>
 
 #include "kernels/basic.hpp"
@@ -31,6 +32,77 @@ std::vector<BarrierKind> barriers_of(const Plan& p) {
   return out;
 }
 using B = BarrierKind;
+
+// A kernel with every kind of access, for graphs that are compiled and never run.
+struct ReadModifyWrite {
+  static constexpr std::string_view name = "test_read_modify_write";
+  struct Args {
+    In<uint32_t> in;
+    InOut<uint32_t> inout;
+    Out<uint32_t> out;
+  };
+  static void cpu(const Args&, const CpuContext&) {}
+};
+
+// The barrier placement of compile() as a plain scan of every pending access in the order added,
+// on the plan's assigned memory: the reference the scheduler's per-region lookup must reproduce.
+std::vector<Step> naive_steps(const Plan& p) {
+  struct Range {
+    uint32_t region;
+    uint64_t begin, end;
+    uint32_t task;
+    BufferId buffer;
+    bool overlaps(const Range& o) const { return region == o.region && begin < o.end && o.begin < end; }
+  };
+  std::vector<Range> pending_writes, pending_reads;
+  std::vector<Step> out;
+  for (uint32_t i = 0; i < p.tasks.size(); ++i) {
+    const Task& t = p.tasks[i];
+    Step step;
+    step.task = i;
+    if (t.kind == TaskKind::Host) {
+      out.push_back(step);
+      continue;
+    }
+    std::vector<Range> mine;
+    for (const Binding& b : t.bindings) {
+      const Placement& pl = p.memory.placement[b.buffer];
+      mine.push_back(
+          {pl.region, pl.offset + b.byte_offset(), pl.offset + b.byte_offset() + b.byte_count(), i, b.buffer});
+    }
+    bool memory = false, exec = false;
+    for (size_t k = 0; k < mine.size() && !memory; ++k) {
+      for (const Range& w : pending_writes)
+        if (mine[k].overlaps(w)) {
+          memory = true;
+          auto kind = reads(t.bindings[k].access) ? HazardKind::ReadAfterWrite : HazardKind::WriteAfterWrite;
+          step.hazard = {kind, w.task, w.buffer, mine[k].buffer};
+          break;
+        }
+      if (!memory && !exec && writes(t.bindings[k].access))
+        for (const Range& r : pending_reads)
+          if (mine[k].overlaps(r)) {
+            exec = true;
+            step.hazard = {HazardKind::WriteAfterRead, r.task, r.buffer, mine[k].buffer};
+            break;
+          }
+    }
+    if (memory) {
+      step.barrier = B::Memory;
+      pending_writes.clear();
+      pending_reads.clear();
+    } else if (exec) {
+      step.barrier = B::Execution;
+      pending_reads.clear();
+    }
+    for (size_t k = 0; k < mine.size(); ++k) {
+      if (reads(t.bindings[k].access)) pending_reads.push_back(mine[k]);
+      if (writes(t.bindings[k].access)) pending_writes.push_back(mine[k]);
+    }
+    out.push_back(step);
+  }
+  return out;
+}
 }  // namespace
 
 TEST(Scheduler, InsertsMemoryBarriersOnAReadAfterWriteChain) {
@@ -233,6 +305,29 @@ TEST(Scheduler, ChainOfAThousandIsOneSubmissionWith999Barriers) {
   EXPECT_EQ(compile(g, {.fuse = false}).counts, counts(1000, 999, 0, 1000, 0));
 }
 
+TEST(Scheduler, CompilingAMovedGraphGivesTheSamePlanAndLeavesAnEmptyGraph) {
+  Graph g;
+  auto a = g.input<Fp>("a", 16);
+  auto t = g.transient<Fp>("t", 16);
+  auto out = g.output<Fp>("out", 16);
+  {
+    auto s = g.span("phase");
+    g.dispatch<FpAdd>("first", {.a = a, .b = a, .out = t}, Grid{16});
+    g.dispatch<FpMul>("second", {.a = t, .b = a, .out = out}, Grid{16});
+    Plan copied = compile(g);
+    Plan moved = compile(std::move(g));
+    EXPECT_EQ(moved.to_text(), copied.to_text());
+    EXPECT_EQ(moved.counts, copied.counts);
+  }                                // the span closes on the emptied graph
+  EXPECT_TRUE(g.tasks().empty());  // NOLINT(bugprone-use-after-move): specified as empty
+  EXPECT_TRUE(g.buffers().empty());
+  EXPECT_EQ(g.spans().size(), 1u);
+  auto a2 = g.input<Fp>("a", 4);  // names are free again
+  auto out2 = g.output<Fp>("out", 4);
+  g.dispatch<FpAdd>("reuse", {.a = a2, .b = a2, .out = out2}, Grid{4});
+  EXPECT_EQ(compile(std::move(g)).counts.dispatches, 1u);
+}
+
 TEST(Scheduler, PlanPrintsAsTextAndDot) {
   Graph g;
   auto a = g.input<Fp>("a", 4);
@@ -251,4 +346,114 @@ TEST(Scheduler, PlanPrintsAsTextAndDot) {
   std::string dot = p.to_dot();
   EXPECT_NE(dot.find("digraph plan"), std::string::npos);
   EXPECT_NE(dot.find("t0 -> t1 [label=\"RAW\"]"), std::string::npos) << dot;
+}
+
+// ~20000 tasks over ~2000 buffers: 10000 independent writes into 1000 transients a_k (all live
+// together, so 10000 writes stay pending in the arena), then 1000 chains of 10 that ping-pong on a
+// 2-element transient c_k. Each chain starts from a_k[0]; the c_k alias each other (c_0 excepted,
+// as a_0 is still live when it is placed), so chain k >= 2 starts with a write-after-read on the
+// memory chain k-1 last read. Guards against a compile time quadratic in the tasks.
+TEST(Scheduler, CompilesTwentyThousandTasksOverTwoThousandBuffers) {
+  constexpr uint32_t kGroups = 1000, kPerGroup = 10;
+  Graph g;
+  auto src = g.input<uint32_t>("src", kPerGroup);
+  std::vector<Buffer<uint32_t>> a, c;
+  for (uint32_t k = 0; k < kGroups; ++k) a.push_back(g.transient<uint32_t>(fmt::format("a{}", k), 16));
+  for (uint32_t k = 0; k < kGroups; ++k) c.push_back(g.transient<uint32_t>(fmt::format("c{}", k), 2));
+  auto out = g.output<uint32_t>("out", kGroups);
+  for (uint32_t k = 0; k < kGroups; ++k)
+    for (uint32_t j = 0; j < kPerGroup; ++j)
+      g.dispatch<CopyU32>("load", {.src = src.slice(j, 1), .dst = a[k].slice(j, 1)}, Grid{1});
+  for (uint32_t k = 0; k < kGroups; ++k) {
+    g.dispatch<CopyU32>("start", {.src = a[k].slice(0, 1), .dst = c[k].slice(0, 1)}, Grid{1});
+    for (uint32_t j = 1; j + 1 < kPerGroup; ++j)
+      g.dispatch<CopyU32>("step", {.src = c[k].slice((j - 1) % 2, 1), .dst = c[k].slice(j % 2, 1)}, Grid{1});
+    g.dispatch<CopyU32>("end", {.src = c[k].slice(0, 1), .dst = out.slice(k, 1)}, Grid{1});
+  }
+  ASSERT_EQ(g.tasks().size(), 2u * kGroups * kPerGroup);
+  ASSERT_EQ(g.buffers().size(), 2u * kGroups + 2);
+  Plan p = compile(g);
+  // Memory: the first chain's start (after all loads), then every later step of every chain.
+  // Execution: chains 2.. start by overwriting c_k[0], where chain k-1 read c_{k-1}[0] last.
+  EXPECT_EQ(p.counts, counts(2 * kGroups * kPerGroup, 1 + kGroups * (kPerGroup - 1), kGroups - 2, 1, 0));
+  EXPECT_EQ(p.memory.transient_arena_bytes, (kGroups + 1) * kTransientAlignment);
+  Plan unaliased = compile(g, {.alias_transients = false});
+  EXPECT_EQ(unaliased.counts, counts(2 * kGroups * kPerGroup, 1 + kGroups * (kPerGroup - 1), 0, 1, 0));
+  EXPECT_EQ(unaliased.memory.transient_arena_bytes, 2 * kGroups * kTransientAlignment);
+}
+
+TEST(Scheduler, BarriersMatchAPlainScanOfEveryPendingAccess) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    Graph g;
+    std::vector<Buffer<uint32_t>> bufs;
+    std::vector<bool> readable, writable;
+    const int n_bufs = 1 + rng() % 8;
+    for (int i = 0; i < n_bufs; ++i) {
+      const uint64_t n = 1 + rng() % 200;
+      switch (rng() % 4) {
+        case 0:
+          bufs.push_back(g.input<uint32_t>(fmt::format("in{}", i), n));
+          readable.push_back(true);
+          writable.push_back(false);
+          break;
+        case 1:
+          bufs.push_back(g.output<uint32_t>(fmt::format("out{}", i), n));
+          readable.push_back(false);
+          writable.push_back(true);
+          break;
+        default:
+          bufs.push_back(g.transient<uint32_t>(fmt::format("t{}", i), n));
+          readable.push_back(false);
+          writable.push_back(true);
+      }
+    }
+    // A random view, sometimes empty, of a buffer that may be read and/or written.
+    auto view = [&](bool read, bool write) -> std::optional<View<uint32_t>> {
+      std::vector<size_t> ok;
+      for (size_t i = 0; i < bufs.size(); ++i)
+        if ((!read || readable[i]) && (!write || writable[i])) ok.push_back(i);
+      if (ok.empty()) return std::nullopt;
+      const Buffer<uint32_t>& b = bufs[ok[rng() % ok.size()]];
+      const uint64_t off = rng() % b.count();
+      const uint64_t n = rng() % 8 == 0 ? 0 : 1 + rng() % (b.count() - off);
+      return b.slice(off, n);
+    };
+    const int n_tasks = 1 + rng() % 40;
+    for (int k = 0; k < n_tasks; ++k) {
+      auto out = view(false, true);
+      auto in = view(true, false);
+      auto inout = view(true, true);
+      const int kind = rng() % 10;
+      if (!out) break;
+      if (kind < 3 || !in) {
+        g.dispatch<FillU32>("fill", {.out = *out, .value = 1}, Grid{1});
+      } else if (kind < 6 || !inout) {
+        g.dispatch<CopyU32>("copy", {.src = *in, .dst = *out}, Grid{1});
+      } else if (kind < 9) {
+        g.dispatch<ReadModifyWrite>("rmw", {.in = *in, .inout = *inout, .out = *out}, Grid{1});
+      } else {
+        g.host("host", {host_read(*in), host_write(*out)}, [](const HostContext&) {});
+      }
+      for (size_t i = 0; i < bufs.size(); ++i)
+        if (bufs[i].id() == out->buffer) readable[i] = true;
+    }
+    for (PlanOptions options : {PlanOptions{}, PlanOptions{.alias_transients = false}, PlanOptions{.fuse = false}}) {
+      Plan p = compile(g, options);
+      std::vector<Step> expected = naive_steps(p);
+      std::vector<Step> got;
+      for (const Segment& s : p.segments) got.insert(got.end(), s.steps.begin(), s.steps.end());
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        SCOPED_TRACE(fmt::format("trial {}, step {}", trial, i));
+        ASSERT_EQ(got[i].task, expected[i].task) << p.to_text();
+        ASSERT_EQ(got[i].barrier, expected[i].barrier) << p.to_text();
+        if (got[i].barrier == B::None) continue;
+        EXPECT_EQ(got[i].hazard.kind, expected[i].hazard.kind);
+        EXPECT_EQ(got[i].hazard.earlier_task, expected[i].hazard.earlier_task);
+        EXPECT_EQ(got[i].hazard.earlier_buffer, expected[i].hazard.earlier_buffer);
+        EXPECT_EQ(got[i].hazard.buffer, expected[i].hazard.buffer);
+      }
+    }
+  }
 }

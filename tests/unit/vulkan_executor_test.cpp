@@ -256,7 +256,7 @@ TEST_P(VulkanExecutorTest, APersistentBufferWrittenByOnePlanIsReadByTheNext) {
 
   Graph wrong;
   (void)wrong.persistent<uint32_t>("test.table", 65);
-  EXPECT_THROW((void)exec().prepare(compile(wrong)), DeviceError);
+  EXPECT_THROW((void)exec().prepare(compile(wrong)), GraphError);
 }
 
 TEST_P(VulkanExecutorTest, AnInputNeverUploadedIsAnInputErrorNamingIt) {
