@@ -118,6 +118,7 @@ Context::Context(const VulkanOptions& options) {
     physical = chosen.handle;
     create_device(chosen);
     read_properties(options.force_staging);
+    arm_exit_guard();
   } catch (...) {
     destroy();
     throw;
@@ -127,6 +128,7 @@ Context::Context(const VulkanOptions& options) {
 Context::~Context() { destroy(); }
 
 void Context::destroy() noexcept {
+  if (exit_guard_ran()) return;  // the process is ending and the driver may be gone (vk.hpp)
   if (device) {
     fn.vkDeviceWaitIdle(device);
     fn.vkDestroyDevice(device, nullptr);

@@ -118,6 +118,7 @@ DeviceBuffer::~DeviceBuffer() { release(); }
 
 void DeviceBuffer::release() noexcept {
   if (!ctx_) return;
+  if (exit_guard_ran()) buffer_ = VK_NULL_HANDLE, memory_ = VK_NULL_HANDLE;  // the process is ending
   if (buffer_) ctx_->fn.vkDestroyBuffer(ctx_->device, buffer_, nullptr);
   if (memory_) ctx_->fn.vkFreeMemory(ctx_->device, memory_, nullptr);  // unmaps implicitly
   buffer_ = VK_NULL_HANDLE;

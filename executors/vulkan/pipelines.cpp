@@ -68,14 +68,24 @@ PipelineCache::PipelineCache(const Context& ctx) : ctx_(ctx), path_(cache_path(c
   auto info = vk_struct<VkPipelineCacheCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO);
   info.initialDataSize = data.size();
   info.pInitialData = data.empty() ? nullptr : data.data();
-  if (ctx.fn.vkCreatePipelineCache(ctx.device, &info, nullptr, &cache_) == VK_SUCCESS) return;
+  if (ctx.fn.vkCreatePipelineCache(ctx.device, &info, nullptr, &cache_) == VK_SUCCESS) {
+    register_exit_work(this, [this] {
+      if (dirty_) save();
+    });
+    return;
+  }
   // A cache file the driver rejects is dropped, not an error.
   info.initialDataSize = 0;
   info.pInitialData = nullptr;
   vk_check(ctx.fn.vkCreatePipelineCache(ctx.device, &info, nullptr, &cache_), "vkCreatePipelineCache");
+  register_exit_work(this, [this] {
+    if (dirty_) save();
+  });
 }
 
 PipelineCache::~PipelineCache() {
+  unregister_exit_work(this);
+  if (exit_guard_ran()) return;  // saved by the exit guard; the driver may be gone
   if (dirty_) save();
   ctx_.fn.vkDestroyPipelineCache(ctx_.device, cache_, nullptr);
 }
@@ -108,6 +118,7 @@ void PipelineCache::save() const noexcept {
 Pipelines::Pipelines(const Context& ctx) : ctx_(ctx), cache_(ctx) {}
 
 Pipelines::~Pipelines() {
+  if (exit_guard_ran()) return;
   for (auto& [key, p] : pipelines_) destroy(p);
 }
 
@@ -171,6 +182,7 @@ void Pipelines::create_all(std::span<const KernelInfo* const> kernels) {
     if (!failed[i]) pipelines_.emplace(missing[i].key, made[i]);
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
+  if (!missing.empty()) arm_exit_guard();  // compiling may have loaded more of the driver
 }
 
 Pipeline Pipelines::create(const Request& r) {

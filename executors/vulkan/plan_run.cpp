@@ -46,6 +46,10 @@ void VulkanPreparedPlan::run(Trace& trace) {
       run_host_segment(s, st);
   }
   finish_run(st);
+  if (!ctx_.submitted) {
+    ctx_.submitted = true;
+    arm_exit_guard(true);
+  }
   ctx_.messages.throw_if_new(mark, "run");
   // Only now: a run that threw has filled nothing that later plans may read.
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)

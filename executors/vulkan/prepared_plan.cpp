@@ -28,6 +28,7 @@ VulkanPreparedPlan::VulkanPreparedPlan(std::shared_ptr<const Plan> plan, const C
 }
 
 VulkanPreparedPlan::~VulkanPreparedPlan() {
+  if (exit_guard_ran()) return;  // the process is ending and the driver may be gone (vk.hpp)
   ctx_.fn.vkDeviceWaitIdle(ctx_.device);
   destroy_commands();
 }
@@ -121,16 +122,6 @@ VkDescriptorBufferInfo VulkanPreparedPlan::window(const Task& t, const Binding& 
         fmt::format("task '{}': buffer '{}' is placed at byte {}, not a multiple of the device's "
                     "minStorageBufferOffsetAlignment {}",
                     t.name, desc.name, l.offset, lim.minStorageBufferOffsetAlignment));
-  // Experiment: bind the buffer's whole extent, so that dispatches on one buffer share descriptors.
-  static const bool whole = [] {
-    const char* v = std::getenv("VKSTARK_BIND_WHOLE");
-    return v && std::string_view(v) == "1";
-  }();
-  const uint64_t extent = std::max<uint64_t>(desc.bytes(), 4);
-  if (whole && extent <= lim.maxStorageBufferRange && b.offset <= UINT32_MAX) {
-    first = static_cast<uint32_t>(b.offset);
-    return {l.buffer, l.offset, std::min(extent, l.capacity - l.offset)};
-  }
   uint64_t start = b.byte_offset() / align * align;
   uint64_t range = std::max<uint64_t>(b.byte_offset() + b.byte_count() - start, 4);
   range = std::min(range, l.capacity - l.offset - start);

@@ -2,7 +2,11 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <link.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include "runtime/error.hpp"
@@ -55,7 +59,61 @@ void keep_drivers_loaded(const VkFunctions& fn) {
   });
 }
 
+struct ExitGuard {
+  std::mutex mutex;
+  std::map<const void*, std::function<void()>> work;
+  int registered_objects = -1;  // loaded shared objects when the guard was last registered
+  std::atomic<bool> ran = false;
+};
+ExitGuard& exit_guard() {
+  static ExitGuard* guard = new ExitGuard;  // never destroyed: exit handlers use it
+  return *guard;
+}
+
+void run_exit_guard() {
+  ExitGuard& g = exit_guard();
+  if (g.ran.exchange(true)) return;
+  std::lock_guard lock(g.mutex);
+  for (auto& [owner, work] : g.work) {
+    try {
+      work();
+    } catch (...) {  // nothing may escape an exit handler
+    }
+  }
+}
+
+int loaded_objects() {
+  int n = 0;
+  dl_iterate_phdr([](dl_phdr_info*, size_t, void* count) { return ++*static_cast<int*>(count), 0; }, &n);
+  return n;
+}
+
 }  // namespace
+
+void arm_exit_guard(bool after_first_run) {
+  ExitGuard& g = exit_guard();
+  std::lock_guard lock(g.mutex);
+  // A handler registered later runs earlier. Registering again only when the driver has loaded more
+  // libraries since keeps the handler after theirs without growing the list at every prepare.
+  const int n = loaded_objects();
+  if (n == g.registered_objects && !after_first_run) return;
+  g.registered_objects = n;
+  std::atexit(run_exit_guard);
+}
+
+bool exit_guard_ran() { return exit_guard().ran.load(); }
+
+void register_exit_work(const void* owner, std::function<void()> work) {
+  ExitGuard& g = exit_guard();
+  std::lock_guard lock(g.mutex);
+  g.work[owner] = std::move(work);
+}
+
+void unregister_exit_work(const void* owner) {
+  ExitGuard& g = exit_guard();
+  std::lock_guard lock(g.mutex);
+  g.work.erase(owner);
+}
 
 void VkFunctions::load_global() {
   vkGetInstanceProcAddr = open_loader();

@@ -12,6 +12,7 @@
 #endif
 #include <vulkan/vulkan.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -123,6 +124,24 @@ T vk_struct(VkStructureType type) {
   t.sType = type;
   return t;
 }
+
+// Process exit. A Vulkan driver tears itself down in exit handlers and static destructors that it
+// registers when it is loaded and used; an executor kept in a static (a function-local map, say)
+// whose destructor runs after those would call into a dead driver (seen on NVIDIA: SIGSEGV at exit).
+// So every time the executor has made the driver load or initialise more (devices, pipelines),
+// it registers an exit guard after it; the guard runs before the driver's handlers, waits for the
+// live devices to go idle, runs their at-exit work (saving pipeline caches), and from then on
+// Vulkan objects are left to the end of the process instead of destroyed.
+//
+// Thread-safe.
+// `after_first_run`: register again even if no library was loaded (the driver initialises state at
+// its first submission too).
+void arm_exit_guard(bool after_first_run = false);
+// True once the exit guard has run: destructors must not call Vulkan any more.
+bool exit_guard_ran();
+// Devices the guard waits for, with their at-exit work; a Context registers itself.
+void register_exit_work(const void* owner, std::function<void()> work);
+void unregister_exit_work(const void* owner);
 
 // "VK_ERROR_OUT_OF_DEVICE_MEMORY", ...; "VkResult(<n>)" for codes this file does not know.
 std::string_view vk_result_name(VkResult result);

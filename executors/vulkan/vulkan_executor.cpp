@@ -21,7 +21,7 @@ class VulkanExecutorImpl final : public VulkanExecutor {
     ctx_->messages.throw_if_new(0, "creating the Vulkan executor");
   }
   ~VulkanExecutorImpl() override {
-    ctx_->fn.vkDeviceWaitIdle(ctx_->device);
+    if (!vulkan::exit_guard_ran()) ctx_->fn.vkDeviceWaitIdle(ctx_->device);
     persistents_.reset();
     pipelines_.reset();  // saves the pipeline cache
   }
