@@ -1,9 +1,13 @@
 // Specifies Graph construction errors (architecture.md, "Errors"): each mistake throws GraphError
-// when the task is added, and the message names the task and the buffer.
+// when the task is added, and the message names the task and the buffer; a grid other than the one
+// a kernel states, or scalars its check() rejects, are such mistakes too (runtime/kernel.hpp).
 #include <gtest/gtest.h>
 
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/ntt.hpp"
+#include "kernels/stacking.hpp"
+#include "kernels/transcript.hpp"
 #include "runtime/graph.hpp"
 
 using namespace vkstark;
@@ -126,4 +130,94 @@ TEST(Graph, TasksBelongToTheSpanOpenWhenAdded) {
   EXPECT_EQ(g.tasks()[0].span, 0u);
   EXPECT_EQ(spans[g.tasks()[1].span].path, "prover/commit");
   EXPECT_EQ(spans[g.tasks()[2].span].path, "prover");
+}
+
+TEST(Graph, RejectsAGridOtherThanTheOneTheViewsNeed) {
+  Graph g;
+  auto a = g.input<Fp>("a", 8);
+  auto out = g.output<Fp>("out", 8);
+  expect_graph_error([&] { g.dispatch<FpAdd>("sum", {.a = a, .b = a, .out = out}, Grid{7}); },
+                     {"sum", "fp_add", "grid 7x1", "need grid 8x1"});
+  expect_graph_error(
+      [&] {
+        g.dispatch<FpAdd>("sum", {.a = a, .b = a, .out = out}, Grid{8, 2});
+      },
+      {"sum", "grid 8x2", "need grid 8x1"});
+  EXPECT_TRUE(g.tasks().empty());
+}
+
+TEST(Graph, TakesTheGridAKernelStatesWhenNoneIsGiven) {
+  Graph g;
+  auto a = g.input<Fp>("a", 8);
+  auto out = g.output<Fp>("out", 8);
+  g.dispatch<FpAdd>("sum", {.a = a, .b = a, .out = out});
+  // Three columns of 2^3 rows stacked with l_skip = 2 into a matrix of height 2^4.
+  auto trace = g.input<Fp>("trace", 24);
+  auto stacked = g.output<Fp>("stacked", 32);
+  g.dispatch<StackColumns>("stack", {.src = trace,
+                                     .dst = stacked,
+                                     .log_slice = 3,
+                                     .log_stride = 0,
+                                     .log_stacked_height = 4,
+                                     .start_col = 0,
+                                     .start_row = 0,
+                                     .dst_col_stride = 16});
+  auto state = g.transient<SpongeState>("t", 1);
+  g.dispatch<FillU32>("init", {.out = state.all().bitcast<uint32_t>(), .value = 0});
+  g.dispatch<TranscriptObserve>("observe", {.t = state, .values = a});
+  ASSERT_EQ(g.tasks().size(), 4u);
+  EXPECT_EQ(g.tasks()[0].grid, (Grid{8, 1}));
+  EXPECT_EQ(g.tasks()[1].grid, (Grid{8, 3}));
+  EXPECT_EQ(g.tasks()[2].grid, (Grid{18, 1}));
+  EXPECT_EQ(g.tasks()[3].grid, (Grid{16, 1}));
+}
+
+TEST(Graph, RejectsScalarsAKernelCannotComputeWithWhenTheTaskIsAdded) {
+  Graph g;
+  auto data = g.output<Fp>("data", 64);
+  g.dispatch<FillU32>("zero", {.out = data.all().bitcast<uint32_t>(), .value = 0});
+  // Five bits per dispatch: the bodies hold at most 2^kNttMaxLogRadix = 16 entries in registers.
+  expect_graph_error(
+      [&] { g.dispatch<NttZetaFp>("zeta", {.data = data, .log_n = 6, .col_stride = 64, .bit_lo = 0, .num_bits = 5}); },
+      {"zeta", "ntt_zeta_fp", "num_bits 5 outside 1 .. 4"});
+  // The same with the grid given: the scalars are checked first.
+  expect_graph_error(
+      [&] {
+        g.dispatch<NttZetaFp>("zeta", {.data = data, .log_n = 6, .col_stride = 64, .bit_lo = 3, .num_bits = 4},
+                              Grid{4});
+      },
+      {"zeta", "bits [3, 7) of columns of 2^6 entries"});
+  auto state = g.transient<SpongeState>("t", 1);
+  g.dispatch<FillU32>("init", {.out = state.all().bitcast<uint32_t>(), .value = 0});
+  auto out = g.output<uint32_t>("queries", 4);
+  expect_graph_error([&] { g.dispatch<TranscriptSampleBits>("draw", {.t = state, .out = out, .bits = 31}); },
+                     {"draw", "transcript_sample_bits", "bits 31", "at most 30"});
+  EXPECT_EQ(g.tasks().size(), 2u);
+}
+
+TEST(Graph, RejectsAShapeOfViewsAKernelCannotComputeOn) {
+  Graph g;
+  auto src = g.input<Fp>("src", 40);
+  auto tw = g.persistent<Fp>("tw", 8);
+  auto dst = g.output<Fp>("dst", 40);
+  // Two columns of 16 at stride 20 end at 36, not 40: the destination must hold exactly its columns.
+  expect_graph_error(
+      [&] {
+        g.dispatch<NttStageFp>("pass", {.src = src,
+                                        .dst = dst,
+                                        .tw = tw,
+                                        .src_stride = 20,
+                                        .dst_stride = 20,
+                                        .log_n = 4,
+                                        .stage = 0,
+                                        .log_radix = 4,
+                                        .log_src = 4,
+                                        .log_tw = 4});
+      },
+      {"pass", "ntt_stage_fp", "dst has 40 elements", "columns of 16 entries at stride 20"});
+  expect_graph_error(
+      [&] {
+        g.dispatch<CopyU32>("copy", {.src = src.all().bitcast<uint32_t>(), .dst = dst.slice(0, 8).bitcast<uint32_t>()});
+      },
+      {"copy", "src has 40 elements, 8 expected"});
 }
