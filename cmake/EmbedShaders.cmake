@@ -12,15 +12,23 @@
 # "abi/foo.glsl" right after its #version / #extension lines and that neither it nor a shared
 # header (DEPENDS) declares descriptor bindings or push constants itself.
 
-# The lines of `file` as a list: semicolons and square brackets (list syntax) become spaces and
-# parentheses, which the checks below do not look at.
+# The lines of `file` as a list. Semicolons and square brackets (list syntax) are kept out of the
+# elements as placeholders; vkstark_line_text puts them back.
 function(vkstark_read_lines file out_var)
   file(READ ${file} text)
-  string(REPLACE ";" " " text "${text}")
-  string(REPLACE "[" "(" text "${text}")
-  string(REPLACE "]" ")" text "${text}")
+  string(REPLACE ";" "<vks:semicolon>" text "${text}")
+  string(REPLACE "[" "<vks:lbracket>" text "${text}")
+  string(REPLACE "]" "<vks:rbracket>" text "${text}")
   string(REPLACE "\n" ";" text "${text}")
   set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+function(vkstark_line_text line out_var)
+  string(REPLACE "<vks:semicolon>" ";" line "${line}")
+  string(REPLACE "<vks:lbracket>" "[" line "${line}")
+  string(REPLACE "<vks:rbracket>" "]" line "${line}")
+  string(STRIP "${line}" line)
+  set(${out_var} "${line}" PARENT_SCOPE)
 endfunction()
 
 # Fails with a message naming the file and line when `shader` (kernels/glsl/<name>.comp) does not
@@ -36,7 +44,7 @@ function(vkstark_check_shader_interface shader)
       math(EXPR n "${n} + 1")
       if(line MATCHES "layout[ \t]*\\(([^)]*[, \t])?(set|binding)[ \t]*=" OR line MATCHES "push_constant"
          OR line MATCHES "VKS_PUSH_")
-        string(STRIP "${line}" line)
+        vkstark_line_text("${line}" line)
         string(APPEND problems "\n  ${file}:${n}: declares a binding or push constants: `${line}`")
       endif()
     endforeach()
@@ -57,6 +65,7 @@ function(vkstark_check_shader_interface shader)
     endif()
   endforeach()
   if(NOT first STREQUAL "#include \"abi/${name}.glsl\"")
+    vkstark_line_text("${first}" first)
     string(APPEND problems "\n  ${shader}: the first line after #version / #extension must be "
                            "#include \"abi/${name}.glsl\" (found `${first}`)")
   endif()
