@@ -62,11 +62,10 @@ int main(int argc, char** argv) try {
     Graph g;
     auto s = g.input<Fp>("states", 16 * n);
     auto w = g.output<Fp>("work_states", 16 * n);
-    g.dispatch<CopyU32>("init", {.src = s.all().bitcast<uint32_t>(), .dst = w.all().bitcast<uint32_t>()},
-                        Grid{uint32_t(16 * n)});
+    g.dispatch<CopyU32>("init", {.src = s.all().bitcast<uint32_t>(), .dst = w.all().bitcast<uint32_t>()});
     {
       auto span = g.span("work");
-      for (uint32_t r = 0; r < reps; ++r) g.dispatch<Poseidon2Permute>("permute", {.states = w}, Grid{uint32_t(n)});
+      for (uint32_t r = 0; r < reps; ++r) g.dispatch<Poseidon2Permute>("permute", {.states = w});
     }
     double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(s, std::vector<Fp>(16 * n, Fp::one())); });
     double rate = reps * n / (ms * 1e-3);
@@ -79,10 +78,10 @@ int main(int argc, char** argv) try {
     Graph g;
     auto a = g.transient<uint32_t>("a", n);
     auto b = g.output<uint32_t>("b", n);
-    g.dispatch<FillU32>("fill", {.out = a, .value = 1}, Grid{uint32_t(n)});
+    g.dispatch<FillU32>("fill", {.out = a, .value = 1});
     {
       auto span = g.span("work");
-      for (uint32_t r = 0; r < reps; ++r) g.dispatch<CopyU32>("copy", {.src = a, .dst = b}, Grid{uint32_t(n)});
+      for (uint32_t r = 0; r < reps; ++r) g.dispatch<CopyU32>("copy", {.src = a, .dst = b});
     }
     double ms = time_span(*exec, g, [](PreparedPlan&) {});
     double bw = reps * 2.0 * 4 * n / (ms * 1e-3);
@@ -96,7 +95,7 @@ int main(int argc, char** argv) try {
     auto c = g.output<Fp>("c", n);
     {
       auto span = g.span("work");
-      for (uint32_t r = 0; r < reps; ++r) g.dispatch<FpMul>("mul", {.a = a, .b = a, .out = c}, Grid{uint32_t(n)});
+      for (uint32_t r = 0; r < reps; ++r) g.dispatch<FpMul>("mul", {.a = a, .b = a, .out = c});
     }
     double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(a, std::vector<Fp>(n, Fp::from_canonical(3))); });
     double rate = reps * n / (ms * 1e-3);

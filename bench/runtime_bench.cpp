@@ -31,16 +31,15 @@ struct Case {
 Graph chain(uint32_t k) {
   Graph g;
   auto x = g.output<uint32_t>("x", k);
-  g.dispatch<FillU32>("seed", {.out = x.slice(0, 1), .value = 7}, Grid{1});
-  for (uint32_t i = 1; i < k; ++i)
-    g.dispatch<CopyU32>("step", {.src = x.slice(i - 1, 1), .dst = x.slice(i, 1)}, Grid{1});
+  g.dispatch<FillU32>("seed", {.out = x.slice(0, 1), .value = 7});
+  for (uint32_t i = 1; i < k; ++i) g.dispatch<CopyU32>("step", {.src = x.slice(i - 1, 1), .dst = x.slice(i, 1)});
   return g;
 }
 
 Graph independent(uint32_t k) {
   Graph g;
   auto x = g.output<uint32_t>("x", k);
-  for (uint32_t i = 0; i < k; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(i, 1), .value = i}, Grid{1});
+  for (uint32_t i = 0; i < k; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(i, 1), .value = i});
   return g;
 }
 

@@ -6,6 +6,75 @@
 # glslangValidator at build time and embeds the words in the library. Each kernel `foo.comp`
 # becomes the array `vkstark_spv_foo`; a generated table (`embedded_shaders.cpp`) maps the kernel
 # name to its words (see executors/vulkan/shaders.hpp).
+#
+# A kernel's interface is declared once, in its Args: before compiling `foo.comp`, the build checks
+# (vkstark_check_shader_interface, run by this file in script mode) that it includes
+# "abi/foo.glsl" right after its #version / #extension lines and that neither it nor a shared
+# header (DEPENDS) declares descriptor bindings or push constants itself.
+
+# The lines of `file` as a list. Semicolons and square brackets (list syntax) are kept out of the
+# elements as placeholders; vkstark_line_text puts them back.
+function(vkstark_read_lines file out_var)
+  file(READ ${file} text)
+  string(REPLACE ";" "<vks:semicolon>" text "${text}")
+  string(REPLACE "[" "<vks:lbracket>" text "${text}")
+  string(REPLACE "]" "<vks:rbracket>" text "${text}")
+  string(REPLACE "\n" ";" text "${text}")
+  set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+function(vkstark_line_text line out_var)
+  string(REPLACE "<vks:semicolon>" ";" line "${line}")
+  string(REPLACE "<vks:lbracket>" "[" line "${line}")
+  string(REPLACE "<vks:rbracket>" "]" line "${line}")
+  string(STRIP "${line}" line)
+  set(${out_var} "${line}" PARENT_SCOPE)
+endfunction()
+
+# Fails with a message naming the file and line when `shader` (kernels/glsl/<name>.comp) does not
+# take its interface from abi/<name>.glsl, or when it or one of the shared headers given after it
+# declares bindings or push constants.
+function(vkstark_check_shader_interface shader)
+  get_filename_component(name ${shader} NAME_WE)
+  set(problems "")
+  foreach(file IN ITEMS ${shader} ${ARGN})
+    vkstark_read_lines(${file} lines)
+    set(n 0)
+    foreach(line IN LISTS lines)
+      math(EXPR n "${n} + 1")
+      if(line MATCHES "layout[ \t]*\\(([^)]*[, \t])?(set|binding)[ \t]*=" OR line MATCHES "push_constant"
+         OR line MATCHES "VKS_PUSH_")
+        vkstark_line_text("${line}" line)
+        string(APPEND problems "\n  ${file}:${n}: declares a binding or push constants: `${line}`")
+      endif()
+    endforeach()
+  endforeach()
+  # The first line that is not #version, #extension, blank or a comment must be the ABI include.
+  vkstark_read_lines(${shader} lines)
+  set(first "")
+  set(n 0)
+  foreach(line IN LISTS lines)
+    math(EXPR n "${n} + 1")
+    string(STRIP "${line}" line)
+    if(line MATCHES "^#include[ \t]*\"runtime.glsl\"")
+      string(APPEND problems "\n  ${shader}:${n}: includes runtime.glsl (abi/${name}.glsl includes it)")
+    endif()
+    if(first STREQUAL "" AND NOT (line STREQUAL "" OR line MATCHES "^#version" OR line MATCHES "^#extension"
+                                  OR line MATCHES "^//"))
+      set(first "${line}")
+    endif()
+  endforeach()
+  if(NOT first STREQUAL "#include \"abi/${name}.glsl\"")
+    vkstark_line_text("${first}" first)
+    string(APPEND problems "\n  ${shader}: the first line after #version / #extension must be "
+                           "#include \"abi/${name}.glsl\" (found `${first}`)")
+  endif()
+  if(problems)
+    message(FATAL_ERROR "kernel ${name}: its interface is generated from its C++ Args (runtime/kernel_abi.hpp); "
+                        "its .comp includes abi/${name}.glsl and declares none of it itself:${problems}")
+  endif()
+endfunction()
+
 function(vkstark_embed_shaders out_var)
   cmake_parse_arguments(ARG "" "ABI_GENERATOR" "SHADERS;DEPENDS;INCLUDE_DIRS" ${ARGN})
   set(abi_root ${CMAKE_CURRENT_BINARY_DIR}/generated/glsl)
@@ -42,9 +111,11 @@ function(vkstark_embed_shaders out_var)
     set(header ${gen_dir}/${name}.h)
     add_custom_command(
       OUTPUT ${header}
+      COMMAND ${CMAKE_COMMAND} -DVKSTARK_SHADER=${shader} "-DVKSTARK_SHADER_HEADERS=${ARG_DEPENDS}"
+              -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
       COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet ${include_flags}
               --vn vkstark_spv_${name} -o ${header} ${shader}
-      DEPENDS ${shader} ${ARG_DEPENDS} ${abi_stamp}
+      DEPENDS ${shader} ${ARG_DEPENDS} ${abi_stamp} ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
       COMMENT "glslangValidator ${name}.comp"
       VERBATIM)
     list(APPEND headers ${header})
@@ -65,3 +136,7 @@ function(vkstark_embed_shaders out_var)
   set_source_files_properties(${table} PROPERTIES OBJECT_DEPENDS "${headers}")
   set(${out_var} ${table} ${headers} PARENT_SCOPE)
 endfunction()
+
+if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
+  vkstark_check_shader_interface(${VKSTARK_SHADER} ${VKSTARK_SHADER_HEADERS})
+endif()

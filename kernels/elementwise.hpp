@@ -1,7 +1,9 @@
-// Element-wise arithmetic on Fp and Fp4 vectors; one invocation per element (grid.x = count).
-// Challenges come from buffers (a one-element view), never from push constants.
+// Element-wise arithmetic on Fp and Fp4 vectors; one invocation per element (grid.x = out.count,
+// operands of the same count). Challenges come from buffers (a view of one element), never from
+// push constants.
 #pragma once
 
+#include "kernels/detail/grid.hpp"
 #include "kernels/types.hpp"
 #include "runtime/kernel.hpp"
 
@@ -15,6 +17,8 @@ struct FpAdd {
     In<Fp> b;
     Out<Fp> out;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -26,6 +30,8 @@ struct FpMul {
     In<Fp> b;
     Out<Fp> out;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -37,6 +43,8 @@ struct FpScale {
     In<Fp> c;
     Out<Fp> out;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -48,6 +56,8 @@ struct Fp4Add {
     In<Fp4> b;
     Out<Fp4> out;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -59,6 +69,8 @@ struct Fp4Mul {
     In<Fp4> b;
     Out<Fp4> out;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -70,6 +82,8 @@ struct Fp4Scale {
     In<Fp4> c;
     Out<Fp4> out;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 

@@ -1,22 +1,25 @@
 // Poseidon2 kernels: batch permutation, hash_slice of matrix rows, one Merkle compress layer.
 #pragma once
 
+#include "kernels/detail/grid.hpp"
 #include "kernels/types.hpp"
 #include "runtime/kernel.hpp"
 
 namespace vkstark {
 
-// Permutes grid.x states of 16 consecutive Fp each, in place.
+// Permutes grid.x = states.count / 16 states of 16 consecutive Fp each, in place.
 struct Poseidon2Permute {
   static constexpr std::string_view name = "poseidon2_permute";
   static constexpr uint32_t workgroup_size = 256;  // measured best on an H100 (2.98 vs 2.72 G perm/s at 128)
   struct Args {
     InOut<Fp> states;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.states.view.count / 16)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// out[r] = hash_slice(row r) for r < grid.x, where row r is the `width` elements
+// out[r] = hash_slice(row r) for r < grid.x = out.count, where row r is the `width` elements
 // matrix[r * row_stride + c * col_stride], c = 0..width-1 (row-major: row_stride = width,
 // col_stride = 1; column-major of height h: row_stride = 1, col_stride = h).
 struct HashRows {
@@ -29,13 +32,16 @@ struct HashRows {
     uint32_t row_stride = 0;
     uint32_t col_stride = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// One Merkle layer (protocol.md 2.4): for i < grid.x, with s = stride,
+// One Merkle layer (protocol.md 2.4): for i < grid.x = out.count, with s = stride,
 //   out[i] = compress(in[2(i/s)s + i%s], in[(2(i/s)+1)s + i%s]).
 // stride 1 is the ordinary layer out[i] = compress(in[2i], in[2i+1]); stride = query_stride gives
-// the strided layers that combine the 2^k rows of a leaf group.
+// the strided layers that combine the 2^k rows of a leaf group. in.count = 2 out.count, and
+// out.count is a multiple of the stride.
 struct MerkleCompressLayer {
   static constexpr std::string_view name = "merkle_compress";
   static constexpr uint32_t workgroup_size = 256;  // measured best on an H100 (2.98 vs 2.72 G perm/s at 128)
@@ -44,6 +50,8 @@ struct MerkleCompressLayer {
     Out<Digest> out;
     uint32_t stride = 1;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 

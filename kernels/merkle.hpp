@@ -7,15 +7,16 @@
 // d - 1, the root last: 2 * leaves - 1 digests.
 #pragma once
 
+#include "kernels/detail/grid.hpp"
 #include "kernels/types.hpp"
 #include "runtime/kernel.hpp"
 
 namespace vkstark {
 
-// For query q < idx.count and t < rows_per_query (grid.x = num_queries * rows_per_query):
+// For query q < idx.count and t < rows_per_query (grid.x = idx.count * rows_per_query):
 //   out[(q * rows_per_query + t) * width + c] = matrix[(idx[q] + t * query_stride) * row_stride + c * col_stride]
 // for c < width: the 2^k rows of leaf group idx[q], in order of t. An EF matrix of width 1 is a
-// base matrix of width 4 (row_stride 4, col_stride 1).
+// base matrix of width 4 (row_stride 4, col_stride 1). out.count = grid.x * width.
 struct GatherRows {
   static constexpr std::string_view name = "gather_rows";
   struct Args {
@@ -28,11 +29,14 @@ struct GatherRows {
     uint32_t row_stride = 0;
     uint32_t col_stride = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.idx.view.count * a.rows_per_query)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// For query q < grid.x and level d < depth: out[q * depth + d] = the sibling of the path node at
-// level d, i.e. tree[layer_offset(d) + ((idx[q] >> d) ^ 1)] with layer_offset(d) = sum_{e<d} leaves >> e.
+// For query q < grid.x = idx.count and level d < depth (out.count = idx.count * depth): out[q * depth + d] = the
+// sibling of the path node at level d, i.e. tree[layer_offset(d) + ((idx[q] >> d) ^ 1)] with layer_offset(d) =
+// sum_{e<d} leaves >> e.
 struct GatherPaths {
   static constexpr std::string_view name = "gather_paths";
   struct Args {
@@ -42,6 +46,8 @@ struct GatherPaths {
     uint32_t depth = 0;
     uint32_t leaves = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.idx.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 

@@ -3,10 +3,13 @@
 // chunks, subset-zeta / Möbius passes and the row-major <-> column-major transpose. The graph
 // builder that strings these together is stages/ntt.hpp; the host reference is kernels/field/dft.hpp.
 //
-// Columns: a batch of grid.y columns, column c of a view starting at element c * <stride> of it.
-// Every kernel is a pure function of its inputs, so CPU and GLSL bodies give identical bits.
+// Columns: a batch of grid.y columns, column c of a view starting at element c * <stride> of it; the
+// view of the columns a kernel writes holds exactly them (the last column ends the view), so the
+// view gives grid.y. Every kernel is a pure function of its inputs, so CPU and GLSL bodies give
+// identical bits.
 #pragma once
 
+#include "kernels/detail/grid.hpp"
 #include "kernels/types.hpp"
 #include "runtime/kernel.hpp"
 
@@ -25,15 +28,17 @@ inline constexpr uint32_t kNttSharedCapacityFp4 = 1024;
 // tile when the device grants the preferred size. The kernels are correct for any workgroup size:
 // a workgroup loops over tiles, and workgroups beyond the last tile do nothing.
 
-// tw[t] = omega_N^t for t < grid.x = N/2, N = 2^log_n (omega_N = two_adic_generator(log_n)).
-// One table of the largest size serves every transform of size 2^k <= N: omega_{2^k} = omega_N^(N/2^k);
-// the exponents N/2 .. N-1 are -tw[e - N/2].
+// tw[t] = omega_N^t for t < grid.x = tw.count = max(1, N/2), N = 2^log_n <= 2^27
+// (omega_N = two_adic_generator(log_n)). One table of the largest size serves every transform of
+// size 2^k <= N: omega_{2^k} = omega_N^(N/2^k); the exponents N/2 .. N-1 are -tw[e - N/2].
 struct NttTwiddles {
   static constexpr std::string_view name = "ntt_twiddles";
   struct Args {
     Out<Fp> tw;
     uint32_t log_n = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.tw.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -46,6 +51,8 @@ struct NttTwiddles {
 // Zero padding: source rows at or beyond 2^log_src read as 0 (log_src <= log_n; the first pass of a
 // zero-padded transform reads the short source columns directly).
 // Twiddles: tw is the NttTwiddles table of 2^log_tw (log_tw >= log_n).
+// Columns: dst holds exactly grid.y columns of n entries, dst_stride apart; src, grid.y columns of
+// (at least) 2^log_src entries, src_stride apart.
 // Args of a Stockham pass on columns of T (Fp or Fp4); the twiddles are base-field roots.
 template <class T>
 struct NttStageArgs {
@@ -62,9 +69,22 @@ struct NttStageArgs {
   uint32_t inverse = 0;  // 0 | 1
 };
 
+// The grid of a register pass: n / R groups of each column.
+template <class T>
+Grid ntt_stage_grid(const NttStageArgs<T>& a) {
+  const uint32_t lr = a.log_radix <= a.log_n ? a.log_radix : a.log_n;
+  return {detail::grid_dim(detail::pow2(a.log_n - lr)),
+          detail::column_count(a.dst.view.count, detail::pow2(a.log_n), a.dst_stride)};
+}
+// What is wrong with a Stockham pass of radix 2^min_log_radix .. 2^max_log_radix ("" if nothing).
+template <class T>
+std::string ntt_stage_problem(const NttStageArgs<T>& a, uint32_t min_log_radix, uint32_t max_log_radix);
+
 struct NttStageFp {
   static constexpr std::string_view name = "ntt_stage_fp";
   using Args = NttStageArgs<Fp>;
+  static Grid grid(const Args& a) { return ntt_stage_grid(a); }
+  static std::string check(const Args& a) { return ntt_stage_problem(a, 1, kNttMaxLogRadix); }
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -72,6 +92,8 @@ struct NttStageFp {
 struct NttStageFp4 {
   static constexpr std::string_view name = "ntt_stage_fp4";
   using Args = NttStageArgs<Fp4>;
+  static Grid grid(const Args& a) { return ntt_stage_grid(a); }
+  static std::string check(const Args& a) { return ntt_stage_problem(a, 1, kNttMaxLogRadix); }
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -80,7 +102,7 @@ struct NttStageFp4 {
 // stores touch runs of 2^log_tile consecutive entries) and do the R-point DFTs as two radix <= 16
 // register sub-passes that exchange through shared memory (2^(log_radix + log_tile) entries).
 // grid.x = tiles * workgroup_size with tiles = n / 2^(log_radix + log_tile); the CPU body computes
-// the same map and only checks the tiling.
+// the same map.
 // Args of a shared-memory Stockham pass: NttStageArgs plus the tile size.
 template <class T>
 struct NttStageSharedArgs {
@@ -98,10 +120,25 @@ struct NttStageSharedArgs {
   uint32_t log_tile = 0;  // 2^(log_radix + log_tile) <= the kernel's shared capacity
 };
 
+// The grid of a shared pass: one workgroup of the kernel's preferred size per tile, per column.
+template <class T>
+Grid ntt_shared_grid(const NttStageSharedArgs<T>& a, uint32_t workgroup_size) {
+  const uint64_t tile_log = uint64_t(a.log_radix) + a.log_tile;
+  const uint64_t tiles = tile_log <= a.log_n ? detail::pow2(a.log_n - tile_log) : 0;
+  return {detail::grid_dim(tiles * workgroup_size),
+          detail::column_count(a.dst.view.count, detail::pow2(a.log_n), a.dst_stride)};
+}
+// What is wrong with a shared pass whose tiles of 2^(log_radix + log_tile) entries must fit
+// `capacity` entries of shared memory ("" if nothing).
+template <class T>
+std::string ntt_shared_problem(const NttStageSharedArgs<T>& a, uint32_t capacity);
+
 struct NttStageSharedFp {
   static constexpr std::string_view name = "ntt_stage_shared_fp";
   static constexpr uint32_t workgroup_size = 128;  // 2048 entries: 16 per invocation and sub-pass
   using Args = NttStageSharedArgs<Fp>;
+  static Grid grid(const Args& a) { return ntt_shared_grid(a, workgroup_size); }
+  static std::string check(const Args& a) { return ntt_shared_problem(a, kNttSharedCapacityFp); }
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -109,11 +146,13 @@ struct NttStageSharedFp4 {
   static constexpr std::string_view name = "ntt_stage_shared_fp4";
   static constexpr uint32_t workgroup_size = 64;  // 1024 entries: 16 per invocation and sub-pass
   using Args = NttStageSharedArgs<Fp4>;
+  static Grid grid(const Args& a) { return ntt_shared_grid(a, workgroup_size); }
+  static std::string check(const Args& a) { return ntt_shared_problem(a, kNttSharedCapacityFp4); }
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// Zero-padded strided copy of 32-bit words: for i < grid.x (the destination column length) and
-// column c = grid.y index, dst[c * dst_stride + i] = i < src_count ? src[c * src_stride + i] : 0.
+// Zero-padded strided copy of 32-bit words: for i < grid.x = dst_count (the destination column
+// length) and column c = grid.y index, dst[c * dst_stride + i] = i < src_count ? src[c * src_stride + i] : 0.
 // Fp and Fp4 columns go through bitcast<uint32_t>() views (Fp4: lengths and strides times 4).
 struct NttCopyPad {
   static constexpr std::string_view name = "ntt_copy_pad";
@@ -123,14 +162,20 @@ struct NttCopyPad {
     uint32_t src_stride = 0;
     uint32_t dst_stride = 0;
     uint32_t src_count = 0;  // (not src_len: GLSL names each view's length <view>_len)
+    uint32_t dst_count = 0;
   };
+  static Grid grid(const Args& a) {
+    return {a.dst_count, detail::column_count(a.dst.view.count, a.dst_count, a.dst_stride)};
+  }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// RS message of PLE chunks (protocol.md 6.3 step 1), in place: for chunk i < grid.x of column
-// c = grid.y index, the 2^log_chunk entries at data[c * col_stride + i 2^log_chunk ...] become
-// subset-zeta(iDFT_{2^log_chunk}(chunk)) over the log_chunk index bits. inverse = 1 computes the
-// inverse map: subset-Möbius then DFT. log_chunk <= kNttMaxLogChunk.
+// RS message of PLE chunks (protocol.md 6.3 step 1), in place: for chunk i < grid.x =
+// col_len / 2^log_chunk of column c = grid.y index, the 2^log_chunk entries at
+// data[c * col_stride + i 2^log_chunk ...] become subset-zeta(iDFT_{2^log_chunk}(chunk)) over the
+// log_chunk index bits. inverse = 1 computes the inverse map: subset-Möbius then DFT.
+// log_chunk <= kNttMaxLogChunk; col_len is a multiple of 2^log_chunk.
 inline constexpr uint32_t kNttMaxLogChunk = 10;
 struct NttRsMessage {
   static constexpr std::string_view name = "ntt_rs_message";
@@ -138,9 +183,15 @@ struct NttRsMessage {
   struct Args {
     InOut<Fp> data;
     uint32_t log_chunk = 0;
+    uint32_t col_len = 0;
     uint32_t col_stride = 0;
     uint32_t inverse = 0;
   };
+  static Grid grid(const Args& a) {
+    const uint32_t chunks = a.log_chunk < 32 ? a.col_len >> a.log_chunk : 0;
+    return {chunks, detail::column_count(a.data.view.count, a.col_len, a.col_stride)};
+  }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -148,31 +199,45 @@ struct NttRsMessage {
 // [bit_lo, bit_lo + num_bits) of columns of 2^log_n entries, in place. Invocation g < grid.x =
 // 2^(log_n - num_bits) of column c = grid.y index owns the 2^num_bits entries whose other index
 // bits spell g, and applies, bit by bit, a[v] += a[v - 2^b] (Möbius: -=) for v with bit b set.
-// 1 <= num_bits <= kNttMaxLogRadix.
+// 1 <= num_bits <= kNttMaxLogRadix, bit_lo + num_bits <= log_n.
 template <class T>
 struct NttZetaArgs {
   InOut<T> data;
+  uint32_t log_n = 0;
   uint32_t col_stride = 0;
   uint32_t bit_lo = 0;
   uint32_t num_bits = 1;
   uint32_t mobius = 0;
 };
 
+template <class T>
+Grid ntt_zeta_grid(const NttZetaArgs<T>& a) {
+  const uint32_t nb = a.num_bits <= a.log_n ? a.num_bits : a.log_n;
+  return {detail::grid_dim(detail::pow2(a.log_n - nb)),
+          detail::column_count(a.data.view.count, detail::pow2(a.log_n), a.col_stride)};
+}
+template <class T>
+std::string ntt_zeta_problem(const NttZetaArgs<T>& a);
+
 struct NttZetaFp {
   static constexpr std::string_view name = "ntt_zeta_fp";
   using Args = NttZetaArgs<Fp>;
+  static Grid grid(const Args& a) { return ntt_zeta_grid(a); }
+  static std::string check(const Args& a) { return ntt_zeta_problem(a); }
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
 struct NttZetaFp4 {
   static constexpr std::string_view name = "ntt_zeta_fp4";
   using Args = NttZetaArgs<Fp4>;
+  static Grid grid(const Args& a) { return ntt_zeta_grid(a); }
+  static std::string check(const Args& a) { return ntt_zeta_problem(a); }
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
 // Row-major (rows x cols) -> column-major: dst[c * rows + r] = src[r * cols + c], for
-// i = c * rows + r < grid.x = rows * cols. Column-major -> row-major is the same kernel with rows
-// and cols swapped.
+// i = c * rows + r < grid.x = rows * cols = src.count = dst.count. Column-major -> row-major is the
+// same kernel with rows and cols swapped.
 struct NttTranspose {
   static constexpr std::string_view name = "ntt_transpose";
   struct Args {
@@ -181,6 +246,8 @@ struct NttTranspose {
     uint32_t rows = 0;
     uint32_t cols = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(uint64_t(a.rows) * a.cols)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 

@@ -2,13 +2,16 @@
 // lives in a one-element SpongeState buffer; these kernels advance it exactly as DuplexSponge
 // (kernels/hash/transcript.hpp) does. All but the grind search run as one workgroup of 16
 // invocations that share the sequential sponge work, one state lane each (grid.x = 16;
-// kernels/glsl/sponge_coop.glsl).
+// kernels/glsl/sponge_coop.glsl), on a t of one SpongeState.
 #pragma once
 
 #include "kernels/types.hpp"
 #include "runtime/kernel.hpp"
 
 namespace vkstark {
+
+// The grid of the cooperative transcript kernels: one workgroup of 16 invocations.
+inline constexpr Grid kTranscriptGrid{16};
 
 // observe(values[i]) for every element in order. observe_ext / observe_commit: bitcast the Fp4 or
 // Digest view to Fp.
@@ -19,6 +22,8 @@ struct TranscriptObserve {
     InOut<SpongeState> t;
     In<Fp> values;
   };
+  static Grid grid(const Args&) { return kTranscriptGrid; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -31,10 +36,12 @@ struct TranscriptSample {
     InOut<SpongeState> t;
     Out<Fp> out;
   };
+  static Grid grid(const Args&) { return kTranscriptGrid; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// out[i] = sample_bits(bits) for every element in order (bits <= 30: the graph builder checks).
+// out[i] = sample_bits(bits) for every element in order (bits <= DuplexSponge::MAX_SAMPLE_BITS = 30).
 struct TranscriptSampleBits {
   static constexpr std::string_view name = "transcript_sample_bits";
   static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
@@ -43,6 +50,8 @@ struct TranscriptSampleBits {
     Out<uint32_t> out;
     uint32_t bits = 0;
   };
+  static Grid grid(const Args&) { return kTranscriptGrid; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -50,6 +59,7 @@ struct TranscriptSampleBits {
 // check_witness(bits, w) on a copy of t). Invocation j tests j, j + grid.x, j + 2 grid.x, ... and
 // stops once its candidate exceeds the best found so far, so the search is deterministic: the
 // smallest valid witness, whatever the grid. best[0] must hold 0xFFFFFFFF before (FillU32).
+// No grid(): the number of searching invocations is a free parallelism choice.
 struct TranscriptGrindSearch {
   static constexpr std::string_view name = "transcript_grind_search";
   static constexpr uint32_t workgroup_size = 256;
@@ -58,6 +68,7 @@ struct TranscriptGrindSearch {
     InOut<uint32_t> best;
     uint32_t bits = 0;
   };
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -72,6 +83,8 @@ struct TranscriptGrindFinish {
     Out<Fp> witness;
     uint32_t bits = 0;
   };
+  static Grid grid(const Args&) { return kTranscriptGrid; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 

@@ -3,12 +3,13 @@
 // little-endian: bit k of b is coordinate k.
 #pragma once
 
+#include "kernels/detail/grid.hpp"
 #include "kernels/types.hpp"
 #include "runtime/kernel.hpp"
 
 namespace vkstark {
 
-// acc[b] += sum_{c < width} mu^(first_power + c) * matrix[c * col_stride + b], b < grid.x.
+// acc[b] += sum_{c < width} mu^(first_power + c) * matrix[c * col_stride + b], b < grid.x = acc.count.
 // (mu' batching of the stacked columns' RS messages; several commitments accumulate into one acc.)
 struct BatchColumnsExt {
   static constexpr std::string_view name = "batch_columns_ext";
@@ -20,10 +21,13 @@ struct BatchColumnsExt {
     uint32_t col_stride = 0;
     uint32_t first_power = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.acc.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// out[b] = prod_{k < m} ((1 - 2 u_k)(1 - b_k) + u_k b_k) for b < 2^m = grid.x (protocol.md 5.6).
+// out[b] = prod_{k < m} ((1 - 2 u_k)(1 - b_k) + u_k b_k) for b < 2^m = grid.x = out.count
+// (protocol.md 5.6).
 struct MobiusEqTable {
   static constexpr std::string_view name = "mobius_eq_table";
   struct Args {
@@ -31,10 +35,12 @@ struct MobiusEqTable {
     Out<Fp4> out;
     uint32_t m = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// out[b] = eq(b, u) = prod_{k < m} (u_k b_k + (1 - u_k)(1 - b_k)) for b < 2^m = grid.x.
+// out[b] = eq(b, u) = prod_{k < m} (u_k b_k + (1 - u_k)(1 - b_k)) for b < 2^m = grid.x = out.count.
 struct EqTable {
   static constexpr std::string_view name = "eq_table";
   struct Args {
@@ -42,6 +48,8 @@ struct EqTable {
     Out<Fp4> out;
     uint32_t m = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
@@ -54,11 +62,13 @@ struct UCube {
     Out<Fp4> cube;
     uint32_t l_skip = 0;
   };
+  static Grid grid(const Args&) { return {1}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
 // The WHIR sumcheck round polynomial s(X) = sum_y f_y(X) w_y(X), f_y(X) = f[2y] + X (f[2y+1] - f[2y])
-// (likewise w), at X = 1 and X = 2, as grid.x partial sums:
+// (likewise w), at X = 1 and X = 2, as grid.x = partials.count / 2 partial sums:
 //   partials[2 i] = sum_{y = i mod grid.x, y < pairs} f_y(1) w_y(1),  partials[2 i + 1] = ... f_y(2) w_y(2).
 struct SumcheckProductPartials {
   static constexpr std::string_view name = "sumcheck_product_partials";
@@ -68,10 +78,13 @@ struct SumcheckProductPartials {
     Out<Fp4> partials;
     uint32_t pairs = 0;  // half the length of f and w
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.partials.view.count / 2)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// out[i * width + c] = sum_{j = i mod grid.x, j < n} in[j * width + c], c < width.
+// out[i * width + c] = sum_{j = i mod grid.x, j < n} in[j * width + c], c < width, i < grid.x =
+// out.count / width.
 // Chains of these reduce partial sums to one value per c.
 struct ReduceFp4 {
   static constexpr std::string_view name = "reduce_fp4";
@@ -81,10 +94,13 @@ struct ReduceFp4 {
     uint32_t n = 0;
     uint32_t width = 1;
   };
+  static Grid grid(const Args& a) { return {a.width == 0 ? 0 : detail::grid_dim(a.out.view.count / a.width)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// dst[y] = src[2y] + alpha (src[2y+1] - src[2y]), y < grid.x (fold the first variable).
+// dst[y] = src[2y] + alpha (src[2y+1] - src[2y]), y < grid.x = dst.count = src.count / 2 (fold the
+// first variable).
 struct FoldPairsFp4 {
   static constexpr std::string_view name = "fold_pairs_fp4";
   struct Args {
@@ -92,11 +108,13 @@ struct FoldPairsFp4 {
     In<Fp4> alpha;
     Out<Fp4> dst;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.dst.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
 // Polynomial evaluation in chunks: partials[i] = z^(i chunk) sum_{j < chunk, i chunk + j < n}
-// coeffs[i chunk + j] z^j, i < grid.x. (Sum the partials with ReduceFp4.)
+// coeffs[i chunk + j] z^j, i < grid.x = partials.count. (Sum the partials with ReduceFp4.)
 struct EvalPolyPartials {
   static constexpr std::string_view name = "eval_poly_partials";
   struct Args {
@@ -106,10 +124,13 @@ struct EvalPolyPartials {
     uint32_t n = 0;
     uint32_t chunk = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.partials.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// points[q] = two_adic_generator(log_domain)^idx[q] (a base-field value, as Fp4), q < grid.x.
+// points[q] = two_adic_generator(log_domain)^idx[q] (a base-field value, as Fp4), q < grid.x =
+// points.count = idx.count; log_domain <= Fp::TWO_ADICITY.
 struct QueryPoints {
   static constexpr std::string_view name = "query_points";
   struct Args {
@@ -117,10 +138,12 @@ struct QueryPoints {
     Out<Fp4> points;
     uint32_t log_domain = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.points.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// w[b] += sum_{i < points.count} gamma^(i+1) * eq(b, pow(points[i])) for b < 2^m = grid.x, where
+// w[b] += sum_{i < points.count} gamma^(i+1) * eq(b, pow(points[i])) for b < 2^m = grid.x = w.count, where
 // pow(z) = (z, z^2, z^4, ..., z^(2^(m-1))) and eq(b, x) = prod_k (b_k ? x_k : 1 - x_k).
 // (WHIR: points[0] = z0 with weight gamma, points[q+1] = z_q with weight gamma^(q+2).)
 struct EqPowAccumulate {
@@ -131,6 +154,8 @@ struct EqPowAccumulate {
     In<Fp4> gamma;
     uint32_t m = 0;
   };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.w.view.count)}; }
+  static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 

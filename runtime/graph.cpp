@@ -110,11 +110,13 @@ void Graph::add_dispatch(Task t, std::optional<Grid> required, const std::string
     throw GraphError(fmt::format("task '{}' (kernel {}): {} views and {} scalar words, its interface has {} and {}",
                                  t.name, k.name, t.bindings.size(), t.scalars.size(), k.abi.slots(),
                                  k.abi.scalar_words()));
+  // The views themselves first: the kernel's own rules assume views of this graph.
+  check_bindings(t);
   if (!problem.empty()) throw GraphError(fmt::format("task '{}' (kernel {}): {}", t.name, k.name, problem));
   if (required && *required != t.grid)
     throw GraphError(fmt::format("task '{}' (kernel {}): grid {} does not fit its views, which need grid {}", t.name,
                                  k.name, grid_text(t.grid), grid_text(*required)));
-  add_task(std::move(t));
+  append(std::move(t));
 }
 
 void Graph::dispatch(std::string name, std::shared_ptr<const KernelInfo> kernel, const DynamicArgs& args, Grid grid) {
@@ -152,6 +154,11 @@ void Graph::dispatch(std::string name, std::shared_ptr<const KernelInfo> kernel,
 }
 
 void Graph::add_task(Task t) {
+  check_bindings(t);
+  append(std::move(t));
+}
+
+void Graph::check_bindings(const Task& t) const {
   if (t.name.empty()) throw GraphError("every task needs a name");
   const std::string what = t.kind == TaskKind::Dispatch ? fmt::format("task '{}' (kernel {})", t.name, t.kernel->name)
                                                         : fmt::format("host task '{}'", t.name);
@@ -183,6 +190,9 @@ void Graph::add_task(Task t) {
       throw GraphError(fmt::format("{}: reads {} buffer '{}', which no earlier task writes", what,
                                    to_string(buf.lifetime), buf.name));
   }
+}
+
+void Graph::append(Task t) {
   for (const Binding& b : t.bindings)
     if (b.used() && writes(b.access)) written_[b.buffer] = true;
   t.span = open_spans_.empty() ? 0 : open_spans_.back();

@@ -234,6 +234,8 @@ class Graph {
   BufferId find_id(std::string_view name) const;
   void check_type(BufferId id, TypeTag type, std::string_view what) const;
   void add_task(Task t);
+  void check_bindings(const Task& t) const;
+  void append(Task t);
   void add_dispatch(Task t, std::optional<Grid> required, const std::string& problem);
   void close_span();
 

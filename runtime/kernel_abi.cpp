@@ -91,7 +91,7 @@ std::vector<PushMember> push_members(const KernelAbi& abi) {
 
 void KernelAbi::validate(std::string_view kernel) const {
   auto fail = [&](const std::string& what) { throw GraphError(fmt::format("kernel {}: {}", kernel, what)); };
-  std::set<std::string, std::less<>> names;  // every name the GLSL declarations introduce
+  std::set<std::string, std::less<>> names = {"grid_x", "grid_y"};  // every name the GLSL declarations introduce
   auto claim = [&](const std::string& name, std::string_view member) {
     if (!is_identifier(member)) fail(fmt::format("'{}' is not a GLSL identifier", member));
     if (std::find(std::begin(kGlslReserved), std::end(kGlslReserved), name) != std::end(kGlslReserved))
@@ -99,6 +99,8 @@ void KernelAbi::validate(std::string_view kernel) const {
     if (name.rfind("gl_", 0) == 0 || name.rfind("vks_", 0) == 0 || name.find("__") != std::string::npos ||
         name == "pc" || name == "main")
       fail(fmt::format("the name '{}' (from member '{}') is reserved by GLSL or the runtime", name, member));
+    if (name == "grid_x" || name == "grid_y")
+      fail(fmt::format("the name '{}' (from member '{}') is reserved by the runtime", name, member));
     if (!names.insert(name).second)
       fail(fmt::format("the name '{}' (from member '{}') is generated twice: rename a member", name, member));
   };

@@ -32,6 +32,9 @@ bool overlap(const View<A>& a, const View<B>& b) {
          b.byte_offset() < a.byte_offset() + a.byte_count();
 }
 
+// Entries from the first column's start to the last one's end: batch columns of `len` at `stride`.
+uint64_t extent(uint64_t len, uint64_t stride, uint32_t batch) { return uint64_t(batch - 1) * stride + len; }
+
 // The columns c < batch of `len` entries at `stride` fit in the view and in 32-bit kernel indices.
 template <DeviceElement T>
 void check_columns(const Graph& g, std::string_view task, std::string_view what, const View<T>& v, uint64_t len,
@@ -39,13 +42,13 @@ void check_columns(const Graph& g, std::string_view task, std::string_view what,
   if (batch > 1 && stride < len)
     throw GraphError(
         fmt::format("{}: {} columns of {} entries overlap: column stride {} is smaller", task, what, len, stride));
-  const uint64_t extent = uint64_t(batch - 1) * stride + len;
-  if (extent > v.count)
+  const uint64_t span = extent(len, stride, batch);
+  if (span > v.count)
     throw GraphError(fmt::format("{}: {} needs {} entries ({} columns of {} at stride {}), but its {} has {}", task,
-                                 what, extent, batch, len, stride, describe(g, v), v.count));
-  if (extent > std::numeric_limits<uint32_t>::max() || stride > std::numeric_limits<uint32_t>::max())
+                                 what, span, batch, len, stride, describe(g, v), v.count));
+  if (span > std::numeric_limits<uint32_t>::max() || stride > std::numeric_limits<uint32_t>::max())
     throw InputError(fmt::format("{}: {} spans {} entries (column stride {}); kernels index with 32 bits", task, what,
-                                 extent, stride));
+                                 span, stride));
 }
 
 void check_batch(std::string_view task, uint32_t batch) {
@@ -127,8 +130,7 @@ Ntt::Ntt(Graph& g, uint32_t max_log_n, NttOptions options) : g_(g), max_log_n_(m
 }
 
 void Ntt::add_setup() {
-  g_.dispatch<NttTwiddles>(twiddle_buffer_name(max_log_n_), {.tw = twiddles_, .log_n = max_log_n_},
-                           Grid{static_cast<uint32_t>(twiddles_.count())});
+  g_.dispatch<NttTwiddles>(twiddle_buffer_name(max_log_n_), {.tw = twiddles_, .log_n = max_log_n_});
 }
 
 template <class K, class KShared, class T>
@@ -147,16 +149,16 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
   if (overlap(src, dst))
     throw GraphError(fmt::format("{}: source {} and destination {} overlap (the transform is out of place)", name,
                                  describe(g_, src), describe(g_, dst)));
+  dst = dst.slice(0, extent(n, dst_stride, batch));  // exactly the columns: the kernels' grids follow from it
 
   if (log_n == 0) {  // DFT_1 = iDFT_1 = identity
     constexpr uint32_t words = sizeof(T) / sizeof(uint32_t);
-    g_.dispatch<NttCopyPad>(fmt::format("{}.copy", name),
-                            {.src = src.template bitcast<uint32_t>(),
-                             .dst = dst.template bitcast<uint32_t>(),
-                             .src_stride = static_cast<uint32_t>(src_stride * words),
-                             .dst_stride = static_cast<uint32_t>(dst_stride * words),
-                             .src_count = words},
-                            Grid{words, batch});
+    g_.dispatch<NttCopyPad>(fmt::format("{}.copy", name), {.src = src.template bitcast<uint32_t>(),
+                                                           .dst = dst.template bitcast<uint32_t>(),
+                                                           .src_stride = static_cast<uint32_t>(src_stride * words),
+                                                           .dst_stride = static_cast<uint32_t>(dst_stride * words),
+                                                           .src_count = words,
+                                                           .dst_count = words});
     return;
   }
 
@@ -187,16 +189,14 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
                                 .log_tw = max_log_n_,
                                 .inverse = inverse ? 1u : 0u};
     if (r <= kNttMaxLogRadix) {
-      g_.dispatch<K>(task, args, Grid{static_cast<uint32_t>(n >> r), batch});
+      g_.dispatch<K>(task, args);
     } else {
       // Tiles of consecutive groups: up to 64 bytes of consecutive entries per load and store row,
       // as many as fit the shared memory next to the 2^r entries of each group.
       constexpr uint32_t capacity_log = std::bit_width(kSharedCapacity<T>) - 1;
       constexpr uint32_t max_tile_log = std::bit_width(64 / sizeof(T)) - 1;
       const uint32_t log_tile = std::min({capacity_log - r, log_n - r, max_tile_log});
-      const uint64_t tiles = n >> (r + log_tile);
-      g_.dispatch<KShared>(task, shared_args<KShared>(args, log_tile),
-                           Grid{static_cast<uint32_t>(tiles * KShared::workgroup_size), batch});
+      g_.dispatch<KShared>(task, shared_args<KShared>(args, log_tile));
     }
     in = out;
     in_stride = out_stride;
@@ -237,10 +237,11 @@ void rs_message(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t 
   check_columns(g, name, "data", data, col_len, col_stride, batch);
   const uint64_t chunks = col_len >> l;
   if (chunks == 0) return;
-  g.dispatch<NttRsMessage>(
-      std::string(name),
-      {.data = data, .log_chunk = l, .col_stride = static_cast<uint32_t>(col_stride), .inverse = inverse ? 1u : 0u},
-      Grid{static_cast<uint32_t>(chunks), batch});
+  g.dispatch<NttRsMessage>(std::string(name), {.data = data.slice(0, extent(col_len, col_stride, batch)),
+                                               .log_chunk = l,
+                                               .col_len = static_cast<uint32_t>(col_len),
+                                               .col_stride = static_cast<uint32_t>(col_stride),
+                                               .inverse = inverse ? 1u : 0u});
 }
 
 template <class K, class T>
@@ -252,15 +253,15 @@ void subset_transform(Graph& g, View<T> data, uint32_t log_n, uint64_t col_strid
     throw InputError(fmt::format("{}: bits [{}, {}) of columns of 2^{} entries", name, bit_lo, bit_hi, log_n));
   check_batch(name, batch);
   check_columns(g, name, "data", data, uint64_t(1) << log_n, col_stride, batch);
+  data = data.slice(0, extent(uint64_t(1) << log_n, col_stride, batch));
   uint32_t bit = bit_lo;
   for (uint32_t nb : split_passes(bit_hi - bit_lo, max_bits)) {
-    g.dispatch<K>(range_name(name, "bit", bit, nb),
-                  {.data = data,
-                   .col_stride = static_cast<uint32_t>(col_stride),
-                   .bit_lo = bit,
-                   .num_bits = nb,
-                   .mobius = mobius ? 1u : 0u},
-                  Grid{uint32_t(1) << (log_n - nb), batch});
+    g.dispatch<K>(range_name(name, "bit", bit, nb), {.data = data,
+                                                     .log_n = log_n,
+                                                     .col_stride = static_cast<uint32_t>(col_stride),
+                                                     .bit_lo = bit,
+                                                     .num_bits = nb,
+                                                     .mobius = mobius ? 1u : 0u});
     bit += nb;
   }
 }
@@ -304,8 +305,8 @@ void add_transpose(Graph& g, View<Fp> src, View<Fp> dst, uint32_t rows, uint32_t
     throw GraphError(fmt::format("{}: source {} and destination {} overlap (the transpose is out of place)", name,
                                  describe(g, src), describe(g, dst)));
   if (count == 0) return;
-  g.dispatch<NttTranspose>(std::string(name), {.src = src, .dst = dst, .rows = rows, .cols = cols},
-                           Grid{static_cast<uint32_t>(count)});
+  g.dispatch<NttTranspose>(std::string(name),
+                           {.src = src.slice(0, count), .dst = dst.slice(0, count), .rows = rows, .cols = cols});
 }
 
 void prepare_ntt_twiddles(Executor& exec, uint32_t max_log_n) {

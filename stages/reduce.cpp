@@ -18,8 +18,7 @@ void add_sum_reduce(Graph& g, const std::string& name, View<Fp4> in, uint64_t n,
     const bool last = groups <= 1;
     View<Fp4> dst = last ? out : g.transient<Fp4>(fmt::format("{}.stage{}", name, stage), groups * width).all();
     g.dispatch<ReduceFp4>(fmt::format("{}.reduce{}", name, stage),
-                          {.in = cur.slice(0, n * width), .out = dst, .n = uint32_t(n), .width = width},
-                          Grid{uint32_t(std::max<uint64_t>(groups, 1))});
+                          {.in = cur.slice(0, n * width), .out = dst, .n = uint32_t(n), .width = width});
     if (last) return;
     cur = dst;
     n = groups;

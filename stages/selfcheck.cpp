@@ -22,10 +22,10 @@ std::vector<kat::Check> device_known_answer_checks(Executor& exec) {
   Graph g;
   auto input = g.input<Fp>("input", 16 + 11);  // [0..15] for the permutation; 1, 2, 3, 0..7 to observe
   auto perms = g.output<Fp>("perms", 32);
-  g.dispatch<FillU32>("zero", {.out = perms.slice(16, 16).bitcast<uint32_t>(), .value = 0}, Grid{16});
-  g.dispatch<CopyU32>(
-      "iota", {.src = input.slice(0, 16).bitcast<uint32_t>(), .dst = perms.slice(0, 16).bitcast<uint32_t>()}, Grid{16});
-  g.dispatch<Poseidon2Permute>("permute", {.states = perms}, Grid{2});
+  g.dispatch<FillU32>("zero", {.out = perms.slice(16, 16).bitcast<uint32_t>(), .value = 0});
+  g.dispatch<CopyU32>("iota",
+                      {.src = input.slice(0, 16).bitcast<uint32_t>(), .dst = perms.slice(0, 16).bitcast<uint32_t>()});
+  g.dispatch<Poseidon2Permute>("permute", {.states = perms});
   auto fresh = g.output<Fp>("fresh", 4);
   auto ten = g.output<Fp>("ten", 10);
   auto two = g.output<Fp>("two", 2);

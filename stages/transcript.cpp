@@ -12,30 +12,28 @@ namespace vkstark {
 DeviceTranscript::DeviceTranscript(Graph& g, std::string name) : g_(g) {
   state_ = g.transient<SpongeState>(name, 1);
   best_ = g.transient<uint32_t>(name + ".grind_best", 1);
-  g.dispatch<FillU32>(name + ".init", {.out = state_.all().bitcast<uint32_t>(), .value = 0},
-                      Grid{sizeof(SpongeState) / 4});
+  g.dispatch<FillU32>(name + ".init", {.out = state_.all().bitcast<uint32_t>(), .value = 0});
 }
 
 DeviceTranscript::DeviceTranscript(Graph& g, std::string name, View<SpongeState> initial) : g_(g) {
   state_ = g.transient<SpongeState>(name, 1);
   best_ = g.transient<uint32_t>(name + ".grind_best", 1);
-  g.dispatch<CopyU32>(name + ".init", {.src = initial.bitcast<uint32_t>(), .dst = state_.all().bitcast<uint32_t>()},
-                      Grid{sizeof(SpongeState) / 4});
+  g.dispatch<CopyU32>(name + ".init", {.src = initial.bitcast<uint32_t>(), .dst = state_.all().bitcast<uint32_t>()});
 }
 
 void DeviceTranscript::observe(View<Fp> values) {
-  g_.dispatch<TranscriptObserve>("transcript.observe", {.t = state_, .values = values}, Grid{16});
+  g_.dispatch<TranscriptObserve>("transcript.observe", {.t = state_, .values = values});
 }
 
 void DeviceTranscript::sample(View<Fp> out) {
-  g_.dispatch<TranscriptSample>("transcript.sample", {.t = state_, .out = out}, Grid{16});
+  g_.dispatch<TranscriptSample>("transcript.sample", {.t = state_, .out = out});
 }
 
 void DeviceTranscript::sample_bits(View<uint32_t> out, uint32_t bits) {
   if (bits > DuplexSponge::MAX_SAMPLE_BITS)
     throw InputError(
         fmt::format("sample_bits({}): at most {} bits fit in one sample", bits, DuplexSponge::MAX_SAMPLE_BITS));
-  g_.dispatch<TranscriptSampleBits>("transcript.sample_bits", {.t = state_, .out = out, .bits = bits}, Grid{16});
+  g_.dispatch<TranscriptSampleBits>("transcript.sample_bits", {.t = state_, .out = out, .bits = bits});
 }
 
 void DeviceTranscript::grind(uint32_t bits, View<Fp> witness) {
@@ -44,11 +42,11 @@ void DeviceTranscript::grind(uint32_t bits, View<Fp> witness) {
   // Search width: enough invocations to cover the expected 2^bits candidates in a few rounds each.
   // The result does not depend on it (the search finds the smallest witness).
   const uint32_t width = std::clamp<uint32_t>(1u << std::min(bits, 16u), 64, 1u << 16);
-  g_.dispatch<FillU32>("transcript.grind.reset", {.out = best_, .value = 0xFFFFFFFFu}, Grid{1});
+  g_.dispatch<FillU32>("transcript.grind.reset", {.out = best_, .value = 0xFFFFFFFFu});
   g_.dispatch<TranscriptGrindSearch>("transcript.grind.search", {.t = state_, .best = best_, .bits = bits},
                                      Grid{width});
   g_.dispatch<TranscriptGrindFinish>("transcript.grind.finish",
-                                     {.t = state_, .best = best_, .witness = witness, .bits = bits}, Grid{16});
+                                     {.t = state_, .best = best_, .witness = witness, .bits = bits});
 }
 
 }  // namespace vkstark

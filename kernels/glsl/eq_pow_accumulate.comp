@@ -1,23 +1,19 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#include "runtime.glsl"
+#include "abi/eq_pow_accumulate.glsl"
 #include "fp4.glsl"
 // EqPowAccumulate (kernels/whir.hpp): w[b] += sum_i gamma^(i+1) eq(b, pow(points[i])), with
 // pow(z) = (z, z^2, ..., z^(2^(m-1))) and eq(b, x) = prod_k (b_k ? x_k : 1 - x_k). Points in the
 // base field (the query points) take a base-field path; the branch is uniform across invocations.
-layout(set = 0, binding = 0) buffer W { uvec4 w[]; };
-layout(set = 0, binding = 1) readonly buffer Points { uvec4 points[]; };
-layout(set = 0, binding = 2) readonly buffer Gamma { uvec4 gamma[]; };
-VKS_PUSH_BEGIN VKS_VIEW(w) VKS_VIEW(points) VKS_VIEW(gamma) uint m; VKS_PUSH_END
 
 void main() {
   uint b = vks_index_x();
   if (b >= pc.grid_x) return;
-  uvec4 g = gamma[pc.gamma_off];
+  uvec4 g = gamma_[pc.gamma_off];
   uvec4 weight = g;  // gamma^(i+1)
-  uvec4 acc = w[pc.w_off + b];
+  uvec4 acc = w_[pc.w_off + b];
   for (uint i = 0u; i < pc.points_len; ++i) {
-    uvec4 z = points[pc.points_off + i];
+    uvec4 z = points_[pc.points_off + i];
     if (z.y == 0u && z.z == 0u && z.w == 0u) {
       uint x = z.x, e = FP_ONE;
       for (uint k = 0u; k < pc.m; ++k) {
@@ -35,5 +31,5 @@ void main() {
     }
     weight = fp4_mul(weight, g);
   }
-  w[pc.w_off + b] = acc;
+  w_[pc.w_off + b] = acc;
 }

@@ -1,15 +1,11 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#include "runtime.glsl"
+#include "abi/fp_scale.glsl"
 #include "fp.glsl"
 // FpScale (kernels/elementwise.hpp): out[i] = a[i] * c[0] over Fp (Montgomery form).
-layout(set = 0, binding = 0) readonly buffer A { uint a[]; };
-layout(set = 0, binding = 1) readonly buffer C { uint c[]; };
-layout(set = 0, binding = 2) writeonly buffer Out { uint o[]; };
-VKS_PUSH_BEGIN VKS_VIEW(a) VKS_VIEW(c) VKS_VIEW(out) VKS_PUSH_END
 
 void main() {
   uint i = vks_index_x();
   if (i >= pc.grid_x) return;
-  o[pc.out_off + i] = fp_mul(a[pc.a_off + i], c[pc.c_off]);
+  out_[pc.out_off + i] = fp_mul(a_[pc.a_off + i], c_[pc.c_off]);
 }

@@ -1,12 +1,8 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#include "runtime.glsl"
+#include "abi/mle_eval_columns_partials.glsl"
 #include "fp4.glsl"
 // MleEvalColumnsPartials (kernels/mle.hpp): partials[i * width + c] = sum_{b = i mod grid_x} matrix[c][b] * eq[b].
-layout(set = 0, binding = 0) readonly buffer Matrix { uint m[]; };
-layout(set = 0, binding = 1) readonly buffer Eq { uvec4 eq[]; };
-layout(set = 0, binding = 2) writeonly buffer Partials { uvec4 part[]; };
-VKS_PUSH_BEGIN VKS_VIEW(matrix) VKS_VIEW(eq) VKS_VIEW(partials) uint rows; uint col_stride; VKS_PUSH_END
 
 void main() {
   uint i = vks_index_x();
@@ -14,6 +10,6 @@ void main() {
   uint c = vks_index_y();
   uvec4 acc = uvec4(0u);
   uint base = pc.matrix_off + c * pc.col_stride;
-  for (uint b = i; b < pc.rows; b += pc.grid_x) acc = fp4_add(acc, fp4_scale(eq[pc.eq_off + b], m[base + b]));
-  part[pc.partials_off + i * pc.grid_y + c] = acc;
+  for (uint b = i; b < pc.rows; b += pc.grid_x) acc = fp4_add(acc, fp4_scale(eq_[pc.eq_off + b], matrix_[base + b]));
+  partials_[pc.partials_off + i * pc.grid_y + c] = acc;
 }

@@ -1,7 +1,7 @@
 // Shared code of the NTT kernels (kernels/ntt.hpp): roots of unity and helpers, then the bodies
 // shared by the Fp and Fp4 variants. A kernel defines NTT_T (uint or uvec4) with NTT_ZERO,
-// NTT_ADD, NTT_SUB, NTT_SCALE (element times a base-field uint), declares its buffers and push
-// constants, and includes this file with one of NTT_STAGE_MAIN / NTT_SHARED_MAIN / NTT_ZETA_MAIN
+// NTT_ADD, NTT_SUB, NTT_SCALE (element times a base-field uint) after including its generated
+// interface (abi/<kernel>.glsl), and includes this file with one of NTT_STAGE_MAIN / NTT_SHARED_MAIN / NTT_ZETA_MAIN
 // defined.
 //
 // Loops over the up to 16 registers of a radix-16 pass have constant bounds and are unrolled, so

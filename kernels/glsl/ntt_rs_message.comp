@@ -1,15 +1,13 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#include "runtime.glsl"
+#include "abi/ntt_rs_message.glsl"
 #include "ntt.glsl"
 // NttRsMessage (kernels/ntt.hpp, protocol.md 6.3 step 1): per chunk of 2^log_chunk entries, in place,
 // iDFT then subset-zeta over the chunk's index bits (inverse: subset-Möbius then DFT). One invocation
 // per chunk. Chunks of up to 16 entries (l_skip <= 4, the common case) are transformed in registers;
 // the workgroup stages its consecutive chunks through shared memory so that global loads and stores
 // are coalesced. Larger chunks (up to 2^10 entries) are transformed where they lie.
-layout(set = 0, binding = 0) buffer Data { uint data_[]; };
-VKS_PUSH_BEGIN VKS_VIEW(data) uint log_chunk; uint col_stride; uint inverse; VKS_PUSH_END
 
 // Staging for the chunks of one workgroup (NttRsMessage::workgroup_size invocations, at most 16
 // entries each), one pad word after every 16 so that invocation t's chunk (words 17 t ..) and its

@@ -1,10 +1,7 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#include "runtime.glsl"
+#include "abi/ntt_transpose.glsl"
 // NttTranspose (kernels/ntt.hpp): row-major rows x cols -> column-major, dst[c * rows + r] = src[r * cols + c].
-layout(set = 0, binding = 0) readonly buffer Src { uint src_[]; };
-layout(set = 0, binding = 1) writeonly buffer Dst { uint dst_[]; };
-VKS_PUSH_BEGIN VKS_VIEW(src) VKS_VIEW(dst) uint rows; uint cols; VKS_PUSH_END
 
 void main() {
   const uint i = vks_index_x();

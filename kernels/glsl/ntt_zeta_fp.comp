@@ -1,11 +1,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#include "runtime.glsl"
+#include "abi/ntt_zeta_fp.glsl"
 #include "fp.glsl"
 // NttZetaFp (kernels/ntt.hpp): subset-zeta / Möbius over num_bits index bits of Fp columns, in place.
-layout(set = 0, binding = 0) buffer Data { uint data_[]; };
-VKS_PUSH_BEGIN VKS_VIEW(data) uint col_stride; uint bit_lo; uint num_bits; uint mobius; VKS_PUSH_END
 
 #define NTT_T uint
 #define NTT_ZERO 0u

@@ -1,11 +1,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#include "runtime.glsl"
+#include "abi/ntt_zeta_fp4.glsl"
 #include "fp4.glsl"
 // NttZetaFp4 (kernels/ntt.hpp): subset-zeta / Möbius over num_bits index bits of Fp4 columns, in place.
-layout(set = 0, binding = 0) buffer Data { uvec4 data_[]; };
-VKS_PUSH_BEGIN VKS_VIEW(data) uint col_stride; uint bit_lo; uint num_bits; uint mobius; VKS_PUSH_END
 
 #define NTT_T uvec4
 #define NTT_ZERO FP4_ZERO

@@ -1,11 +1,8 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#include "runtime.glsl"
+#include "abi/query_points.glsl"
 #include "fp4.glsl"
 // QueryPoints (kernels/whir.hpp): points[q] = two_adic_generator(log_domain)^idx[q], as an Fp4.
-layout(set = 0, binding = 0) readonly buffer Idx { uint idx[]; };
-layout(set = 0, binding = 1) writeonly buffer Points { uvec4 points[]; };
-VKS_PUSH_BEGIN VKS_VIEW(idx) VKS_VIEW(points) uint log_domain; VKS_PUSH_END
 
 // two_adic_generator(k) of protocol.md 1.2 (canonical).
 const uint TWO_ADIC_GENERATORS[28] = uint[28](
@@ -18,5 +15,5 @@ void main() {
   uint q = vks_index_x();
   if (q >= pc.grid_x) return;
   uint g = fp_from_canonical(TWO_ADIC_GENERATORS[min(pc.log_domain, 27u)]);
-  points[pc.points_off + q] = uvec4(fp_pow(g, idx[pc.idx_off + q]), 0u, 0u, 0u);
+  points_[pc.points_off + q] = uvec4(fp_pow(g, idx_[pc.idx_off + q]), 0u, 0u, 0u);
 }

@@ -1,16 +1,16 @@
-// Runtime contract of every kernel (runtime/kernel.hpp). Include first in each .comp:
+// Runtime contract of every kernel (runtime/kernel.hpp): workgroup size, subgroup size, grid
+// indices. A kernel does not include this file, nor declare its own bindings or push constants: it
+// includes its interface, generated at build time from its C++ Args (runtime/kernel_abi.hpp,
+// kernels/glsl/generate_abi.cpp), which includes this file:
 //
 //   #version 460
 //   #extension GL_GOOGLE_include_directive : require
-//   #include "runtime.glsl"
-//   layout(set = 0, binding = 0) readonly buffer A { uint a[]; };   // one binding per view, in
-//   layout(set = 0, binding = 1) writeonly buffer O { uint o[]; };  // Args declaration order
-//   VKS_PUSH_BEGIN VKS_VIEW(a) VKS_VIEW(o) uint scalar0; VKS_PUSH_END
-//   void main() { uint i = vks_index_x(); if (i >= pc.grid_x) return; o[pc.o_off + i] = a[pc.a_off + i]; }
+//   #include "abi/copy_u32.glsl"   // src_[], dst_[], pc.src_off, pc.src_len, pc.dst_off, ...
+//   void main() { uint i = vks_index_x(); if (i >= pc.grid_x) return; dst_[pc.dst_off + i] = src_[pc.src_off + i]; }
 //
-// Push constants: grid_x, grid_y, then per view its element offset and element count (a view is
-// bound as a whole buffer or an aligned window; `off` locates the view inside what is bound), then
-// the Args scalars in declaration order.
+// The build checks this (cmake/EmbedShaders.cmake). Push constants: grid_x, grid_y, then per view
+// its element offset inside what is bound and its element count, then the Args scalars in
+// declaration order.
 #ifndef VKSTARK_RUNTIME_GLSL
 #define VKSTARK_RUNTIME_GLSL
 
@@ -18,10 +18,6 @@
 layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
 // The device's subgroup size (for kernels that reduce within subgroups).
 layout(constant_id = 1) const uint VKS_SUBGROUP_SIZE = 32;
-
-#define VKS_PUSH_BEGIN layout(push_constant) uniform Push { uint grid_x; uint grid_y;
-#define VKS_VIEW(name) uint name##_off; uint name##_len;
-#define VKS_PUSH_END } pc;
 
 // Index along grid.x. Large grids are spread over workgroup dimensions x and y by the executor.
 uint vks_index_x() {

@@ -1,11 +1,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#include "runtime.glsl"
+#include "abi/transcript_grind_search.glsl"
 #include "transcript.glsl"
 // TranscriptGrindSearch (kernels/transcript.hpp): best[0] = min(best[0], smallest w in [0, p) with check_witness(bits, w)).
-layout(set = 0, binding = 0) readonly buffer T { uint t[]; };  // SpongeState = 18 uints
-layout(set = 0, binding = 1) buffer Best { uint best[]; };      // canonical integer; 0xFFFFFFFF: none yet
-VKS_PUSH_BEGIN VKS_VIEW(t) VKS_VIEW(best) uint bits; VKS_PUSH_END
+// A SpongeState is 18 words of t_; best holds a canonical integer, 0xFFFFFFFF while none is found.
 
 // Invocation j tests w = j, j + L, j + 2L, ... (L = grid.x) in increasing order. Whatever absorb_idx
 // is, observe(w) + sample() is one permutation of the state with lane absorb_idx overwritten by w,
@@ -23,15 +21,15 @@ void main() {
   const uint mask = pc.bits >= 32u ? 0xFFFFFFFFu : (1u << pc.bits) - 1u;
   const uint best_idx = pc.best_off;
   Sponge sp;
-  SPONGE_LOAD(sp, t, pc.t_off * SPONGE_WORDS);
+  SPONGE_LOAD(sp, t_, pc.t_off * SPONGE_WORDS);
   const uint lane = sp.absorb_idx;
   for (uint w = j; w < FP_P;) {
-    if (w > atomicAdd(best[best_idx], 0u)) break;  // atomic read of the current best
+    if (w > atomicAdd(best_[best_idx], 0u)) break;  // atomic read of the current best
     uint s[16] = sp.s;
     p2_set_rate_lane(s, lane, fp_from_canonical(w));
     poseidon2_permute(s);
     if ((fp_to_canonical(s[7]) & mask) == 0u) {
-      atomicMin(best[best_idx], w);
+      atomicMin(best_[best_idx], w);
       break;
     }
     if (step >= FP_P - w) break;  // w + step >= p (and no 32-bit wrap)

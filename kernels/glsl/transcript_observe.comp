@@ -1,29 +1,26 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#include "runtime.glsl"
+#include "abi/transcript_observe.glsl"
 #include "sponge_coop.glsl"
 // TranscriptObserve (kernels/transcript.hpp): observe(values[i]) for every element of the view, in
 // order; one workgroup of 16 invocations, one state lane each (sponge_coop.glsl).
-layout(set = 0, binding = 0) buffer T { uint t[]; };  // SpongeState = 18 uints
-layout(set = 0, binding = 1) readonly buffer Values { uint values[]; };
-VKS_PUSH_BEGIN VKS_VIEW(t) VKS_VIEW(values) VKS_PUSH_END
 
 void main() {
   if (gl_WorkGroupSize.x != 16u || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
   CoopSponge sp;
-  COOP_SPONGE_LOAD(sp, t, pc.t_off * 18u);
+  COOP_SPONGE_LOAD(sp, t_, pc.t_off * 18u);
   const uint lane = p2c_lane();
   uint i = 0u;
   while (i < pc.values_len) {
     if (sp.absorb_idx == 0u && pc.values_len - i >= P2_RATE) {  // a whole block: lanes 0..7 at once
-      if (lane < P2_RATE) sp.x = values[pc.values_off + i + lane];
+      if (lane < P2_RATE) sp.x = values_[pc.values_off + i + lane];
       coop_sponge_permute(sp);
       i += P2_RATE;
     } else {
-      coop_sponge_observe(sp, values[pc.values_off + i]);
+      coop_sponge_observe(sp, values_[pc.values_off + i]);
       i += 1u;
     }
   }
-  COOP_SPONGE_STORE(sp, t, pc.t_off * 18u);
+  COOP_SPONGE_STORE(sp, t_, pc.t_off * 18u);
 }

@@ -18,13 +18,11 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView
   const uint64_t rows = uint64_t(1) << m.log_rows, leaves = t.leaves();
   t.nodes = g.transient<Digest>(name + ".nodes", 2 * leaves - 1);
   auto hash_rows = [&](View<Digest> out) {
-    g.dispatch<HashRows>(name + ".rows",
-                         {.matrix = m.data,
-                          .out = out,
-                          .width = m.width,
-                          .row_stride = uint32_t(m.row_stride),
-                          .col_stride = uint32_t(m.col_stride)},
-                         Grid{uint32_t(rows)});
+    g.dispatch<HashRows>(name + ".rows", {.matrix = m.data,
+                                          .out = out,
+                                          .width = m.width,
+                                          .row_stride = uint32_t(m.row_stride),
+                                          .col_stride = uint32_t(m.col_stride)});
   };
   if (k == 0) {
     hash_rows(t.nodes.slice(0, leaves));
@@ -36,7 +34,7 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView
       const uint64_t n = rows >> (i + 1);
       const std::string task = fmt::format("{}.group{}", name, i);
       View<Digest> out = i + 1 == k ? t.nodes.slice(0, leaves) : g.transient<Digest>(task, n).all();
-      g.dispatch<MerkleCompressLayer>(task, {.in = level, .out = out, .stride = uint32_t(leaves)}, Grid{uint32_t(n)});
+      g.dispatch<MerkleCompressLayer>(task, {.in = level, .out = out, .stride = uint32_t(leaves)});
       level = out;
     }
   }
@@ -45,7 +43,7 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView
     const uint64_t n = leaves >> d;
     g.dispatch<MerkleCompressLayer>(
         fmt::format("{}.layer{}", name, d),
-        {.in = t.nodes.slice(offset, n), .out = t.nodes.slice(offset + n, n / 2), .stride = 1}, Grid{uint32_t(n / 2)});
+        {.in = t.nodes.slice(offset, n), .out = t.nodes.slice(offset + n, n / 2), .stride = 1});
     offset += n;
   }
   return t;
@@ -59,21 +57,18 @@ void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, cons
                                  name, rows_out.count, paths_out.count, uint64_t(q) * group * m.width,
                                  uint64_t(q) * tree.depth()));
   if (q == 0) return;
-  g.dispatch<GatherRows>(name + ".rows",
-                         {.idx = idx,
-                          .matrix = m.data,
-                          .out = rows_out,
-                          .width = m.width,
-                          .rows_per_query = group,
-                          .query_stride = uint32_t(tree.query_stride()),
-                          .row_stride = uint32_t(m.row_stride),
-                          .col_stride = uint32_t(m.col_stride)},
-                         Grid{q * group});
+  g.dispatch<GatherRows>(name + ".rows", {.idx = idx,
+                                          .matrix = m.data,
+                                          .out = rows_out,
+                                          .width = m.width,
+                                          .rows_per_query = group,
+                                          .query_stride = uint32_t(tree.query_stride()),
+                                          .row_stride = uint32_t(m.row_stride),
+                                          .col_stride = uint32_t(m.col_stride)});
   if (tree.depth() > 0)
     g.dispatch<GatherPaths>(
         name + ".paths",
-        {.idx = idx, .tree = tree.nodes, .out = paths_out, .depth = tree.depth(), .leaves = uint32_t(tree.leaves())},
-        Grid{q});
+        {.idx = idx, .tree = tree.nodes, .out = paths_out, .depth = tree.depth(), .leaves = uint32_t(tree.leaves())});
 }
 
 Digest leaf_group_digest(std::span<const Digest> row_digests) {

@@ -28,8 +28,8 @@ void add_column_openings(Graph& g, const StackedCommitment& c, View<Fp4> eq, Vie
   const uint32_t parts = partial_count(rows * width) / std::max<uint32_t>(1, width) + 1;
   View<Fp4> partials = g.transient<Fp4>(name + ".partials", uint64_t(parts) * width).all();
   g.dispatch<MleEvalColumnsPartials>(
-      name, {.matrix = c.message, .eq = eq, .partials = partials, .rows = uint32_t(rows), .col_stride = uint32_t(rows)},
-      Grid{parts, width});
+      name,
+      {.matrix = c.message, .eq = eq, .partials = partials, .rows = uint32_t(rows), .col_stride = uint32_t(rows)});
   add_sum_reduce(g, name, partials, parts, width, out);
 }
 }  // namespace
@@ -63,19 +63,18 @@ PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<
   for (size_t c = 0; c < commitments.size(); ++c) {
     View<Digest> root = pg.layout.view(pg.roots[c]);
     g.dispatch<CopyU32>(fmt::format("root{}", c),
-                        {.src = pg.commitments[c].root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()},
-                        Grid{8});
+                        {.src = pg.commitments[c].root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()});
     t.observe_commit(root);
   }
   View<Fp4> u = pg.layout.view(pg.point);
   t.sample_ext(u);
   const uint32_t m = params.log_stacked_height();
   View<Fp4> cube = g.transient<Fp4>("u_cube", m).all();
-  g.dispatch<UCube>("u_cube", {.u = u, .cube = cube, .l_skip = params.l_skip}, Grid{1});
+  g.dispatch<UCube>("u_cube", {.u = u, .cube = cube, .l_skip = params.l_skip});
   {
     auto span = g.span("stacking_openings");
     View<Fp4> eq = g.transient<Fp4>("eq_u", uint64_t(1) << m).all();
-    g.dispatch<EqTable>("eq_u", {.u = cube, .out = eq, .m = m}, Grid{uint32_t(uint64_t(1) << m)});
+    g.dispatch<EqTable>("eq_u", {.u = cube, .out = eq, .m = m});
     View<Fp4> openings = pg.layout.view(pg.openings);
     uint64_t col = 0;
     for (size_t c = 0; c < commitments.size(); ++c) {

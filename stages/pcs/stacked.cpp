@@ -41,8 +41,7 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   {
     auto rs = g.span("rs_code_matrix");
     // Stacked matrix (zeros where no trace lands), then per 2^l chunk its RS message, in place.
-    g.dispatch<FillU32>(name + ".zero", {.out = message.all().bitcast<uint32_t>(), .value = 0},
-                        Grid{uint32_t(width * h)});
+    g.dispatch<FillU32>(name + ".zero", {.out = message.all().bitcast<uint32_t>(), .value = 0});
     for (uint32_t i = 0; i < traces.size(); ++i) {
       const TraceView& t = traces[i];
       if (t.width == 0) continue;
@@ -55,8 +54,7 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
                                 .log_stacked_height = m,
                                 .start_col = uint32_t(start >> m),
                                 .start_row = uint32_t(start & (h - 1)),
-                                .dst_col_stride = uint32_t(h)},
-                               Grid{1u << t.log_height, t.width});
+                                .dst_col_stride = uint32_t(h)});
     }
     add_rs_message(g, message, l, h, h, width, name + ".rs_message");
     ntt.forward(message, m, h, codeword, log_cw, n, width, name + ".encode");

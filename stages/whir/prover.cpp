@@ -54,19 +54,18 @@ void WhirBuilder::batch_and_weights(const WhirOpening& in) {
   View<Fp4> mu = challenge("whir.mu");
   // f = zeta(sum_idx mu^idx message_idx): hypercube evaluations of the batched f-hat (11.2).
   f_ = g_.transient<Fp4>("whir.f", n).all();
-  g_.dispatch<FillU32>("whir.f.zero", {.out = f_.bitcast<uint32_t>(), .value = 0}, Grid{uint32_t(4 * n)});
+  g_.dispatch<FillU32>("whir.f.zero", {.out = f_.bitcast<uint32_t>(), .value = 0});
   uint32_t power = 0;
   for (const StackedCommitment* c : in.commitments) {
     const uint32_t width = c->layout.stacked_width();
     g_.dispatch<BatchColumnsExt>(
         "whir.batch",
-        {.matrix = c->message, .mu = mu, .acc = f_, .width = width, .col_stride = uint32_t(n), .first_power = power},
-        Grid{uint32_t(n)});
+        {.matrix = c->message, .mu = mu, .acc = f_, .width = width, .col_stride = uint32_t(n), .first_power = power});
     power += width;
   }
   add_subset_zeta(g_, f_, s_.m, n, 1, 0, s_.m, "whir.f.zeta");
   w_ = g_.transient<Fp4>("whir.w", n).all();
-  g_.dispatch<MobiusEqTable>("whir.w.init", {.u = in.u_cube, .out = w_, .m = s_.m}, Grid{uint32_t(n)});
+  g_.dispatch<MobiusEqTable>("whir.w.init", {.u = in.u_cube, .out = w_, .m = s_.m});
 }
 
 void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
@@ -75,16 +74,15 @@ void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
   const std::string name = fmt::format("whir.sumcheck{}", idx);
   const uint32_t parts = partial_count(half);
   View<Fp4> partials = g_.transient<Fp4>(name + ".partials", 2ull * parts).all();
-  g_.dispatch<SumcheckProductPartials>(name, {.f = f_, .w = w_, .partials = partials, .pairs = uint32_t(half)},
-                                       Grid{parts});
+  g_.dispatch<SumcheckProductPartials>(name, {.f = f_, .w = w_, .partials = partials, .pairs = uint32_t(half)});
   View<Fp4> evals = proof(r_.sumcheck_polys).slice(2ull * idx, 2);
   add_sum_reduce(g_, name, partials, parts, 2, evals);
   t_.observe_ext(evals);
   t_.grind(p_.whir.folding_pow_bits, proof(r_.folding_pow_witnesses).slice(idx, 1));
   View<Fp4> alpha = challenge(fmt::format("whir.alpha{}", idx));
   View<Fp4> f = g_.transient<Fp4>(name + ".f", half).all(), w = g_.transient<Fp4>(name + ".w", half).all();
-  g_.dispatch<FoldPairsFp4>(name + ".fold_f", {.src = f_, .alpha = alpha, .dst = f}, Grid{uint32_t(half)});
-  g_.dispatch<FoldPairsFp4>(name + ".fold_w", {.src = w_, .alpha = alpha, .dst = w}, Grid{uint32_t(half)});
+  g_.dispatch<FoldPairsFp4>(name + ".fold_f", {.src = f_, .alpha = alpha, .dst = f});
+  g_.dispatch<FoldPairsFp4>(name + ".fold_w", {.src = w_, .alpha = alpha, .dst = w});
   f_ = f;
   w_ = w;
   --m_cur_;
@@ -95,14 +93,12 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   const std::string name = fmt::format("whir.round{}", round);
   // g = Möbius(f): the coefficients of the folded polynomial.
   g_coeffs_ = g_.transient<Fp4>(name + ".g", n).all();
-  g_.dispatch<CopyU32>(name + ".g.copy", {.src = f_.bitcast<uint32_t>(), .dst = g_coeffs_.bitcast<uint32_t>()},
-                       Grid{uint32_t(4 * n)});
+  g_.dispatch<CopyU32>(name + ".g.copy", {.src = f_.bitcast<uint32_t>(), .dst = g_coeffs_.bitcast<uint32_t>()});
   add_subset_mobius(g_, g_coeffs_, m_cur_, n, 1, 0, m_cur_, name + ".g.mobius");
   if (round + 1 == s_.rounds()) {
     View<Fp4> final_poly = proof(r_.final_poly);
     g_.dispatch<CopyU32>(name + ".final_poly",
-                         {.src = g_coeffs_.bitcast<uint32_t>(), .dst = final_poly.bitcast<uint32_t>()},
-                         Grid{uint32_t(4 * n)});
+                         {.src = g_coeffs_.bitcast<uint32_t>(), .dst = final_poly.bitcast<uint32_t>()});
     t_.observe_ext(final_poly);
     return;
   }
@@ -113,16 +109,14 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   MatrixView ef_matrix{codeword_.bitcast<Fp>(), 4, log_cw, 4, 1};
   tree_ = build_merkle_tree(g_, name + ".tree", ef_matrix, s_.k);
   View<Digest> root = proof(r_.codeword_commits).slice(round, 1);
-  g_.dispatch<CopyU32>(name + ".root", {.src = tree_.root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()},
-                       Grid{8});
+  g_.dispatch<CopyU32>(name + ".root", {.src = tree_.root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()});
   t_.observe_commit(root);
   z0_ = challenge(name + ".z0");
   // y0 = g(z0), observed.
   const uint32_t chunk = 64, parts = uint32_t((n + chunk - 1) / chunk);
   View<Fp4> partials = g_.transient<Fp4>(name + ".ood.partials", parts).all();
-  g_.dispatch<EvalPolyPartials>(name + ".ood",
-                                {.coeffs = g_coeffs_, .z = z0_, .partials = partials, .n = uint32_t(n), .chunk = chunk},
-                                Grid{parts});
+  g_.dispatch<EvalPolyPartials>(
+      name + ".ood", {.coeffs = g_coeffs_, .z = z0_, .partials = partials, .n = uint32_t(n), .chunk = chunk});
   View<Fp4> y0 = proof(r_.ood_values).slice(round, 1);
   add_sum_reduce(g_, name + ".ood", partials, parts, 1, y0);
   t_.observe_ext(y0);
@@ -150,12 +144,11 @@ void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
     // w += gamma g-at-z0 weight + sum_q gamma^(q+2) weight at z_q = gen(log_rs - k)^idx_q.
     View<Fp4> points = g_.transient<Fp4>(name + ".points", 1ull + q).all();
     g_.dispatch<CopyU32>(name + ".points.z0",
-                         {.src = z0_.bitcast<uint32_t>(), .dst = points.slice(0, 1).bitcast<uint32_t>()}, Grid{4});
+                         {.src = z0_.bitcast<uint32_t>(), .dst = points.slice(0, 1).bitcast<uint32_t>()});
     if (q > 0)
       g_.dispatch<QueryPoints>(name + ".points",
-                               {.idx = idx, .points = points.slice(1, q), .log_domain = log_rs_ - s_.k}, Grid{q});
-    g_.dispatch<EqPowAccumulate>(name + ".w.update", {.w = w_, .points = points, .gamma = gamma, .m = m_cur_},
-                                 Grid{uint32_t(uint64_t(1) << m_cur_)});
+                               {.idx = idx, .points = points.slice(1, q), .log_domain = log_rs_ - s_.k});
+    g_.dispatch<EqPowAccumulate>(name + ".w.update", {.w = w_, .points = points, .gamma = gamma, .m = m_cur_});
   }
 }
 

@@ -21,9 +21,8 @@ namespace {
 Graph chain(uint32_t k, Buffer<uint32_t>* out) {
   Graph g;
   *out = g.output<uint32_t>("x", k);
-  g.dispatch<FillU32>("seed", {.out = out->slice(0, 1), .value = 7}, Grid{1});
-  for (uint32_t i = 1; i < k; ++i)
-    g.dispatch<CopyU32>("step", {.src = out->slice(i - 1, 1), .dst = out->slice(i, 1)}, Grid{1});
+  g.dispatch<FillU32>("seed", {.out = out->slice(0, 1), .value = 7});
+  for (uint32_t i = 1; i < k; ++i) g.dispatch<CopyU32>("step", {.src = out->slice(i - 1, 1), .dst = out->slice(i, 1)});
   return g;
 }
 void expect_counts_match(const Trace& t, const Plan& p) {
@@ -59,7 +58,7 @@ TEST_P(ExecutorBehaviour, UnfusedChainGivesTheSameResultWithOneSyncPerDispatch) 
 TEST_P(ExecutorBehaviour, AThousandIndependentDispatchesNeedNoBarrier) {
   Graph g;
   auto x = g.output<uint32_t>("x", 1000);
-  for (uint32_t i = 0; i < 1000; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(i, 1), .value = i}, Grid{1});
+  for (uint32_t i = 0; i < 1000; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(i, 1), .value = i});
   auto p = run(g, [](PreparedPlan&) {});
   EXPECT_EQ(trace.counters.submissions, 1u);
   EXPECT_EQ(trace.counters.barriers, 0u);
@@ -73,13 +72,13 @@ TEST_P(ExecutorBehaviour, AHostTaskRunsBetweenSubmissionsOnCurrentData) {
   auto x = g.output<uint32_t>("x", 16);
   auto y = g.output<uint32_t>("y", 16);
   auto z = g.output<uint32_t>("z", 16);
-  g.dispatch<FillU32>("fill", {.out = x, .value = 5}, Grid{16});
+  g.dispatch<FillU32>("fill", {.out = x, .value = 5});
   g.host("double", {host_read(x.all()), host_write(y.all())}, [&](const HostContext& ctx) {
     auto in = ctx.read(x.all());
     auto out = ctx.write(y.all());
     for (size_t i = 0; i < in.size(); ++i) out[i] = 2 * in[i] + uint32_t(i);
   });
-  g.dispatch<CopyU32>("copy", {.src = y, .dst = z}, Grid{16});
+  g.dispatch<CopyU32>("copy", {.src = y, .dst = z});
   auto p = run(g, [](PreparedPlan&) {});
   expect_counts_match(trace, p->plan());
   EXPECT_EQ(trace.counters.submissions, 2u);
@@ -91,7 +90,7 @@ TEST_P(ExecutorBehaviour, AHostTaskRunsBetweenSubmissionsOnCurrentData) {
 TEST_P(ExecutorBehaviour, AFailingHostTaskIsReportedWithItsName) {
   Graph g;
   auto x = g.output<uint32_t>("x", 4);
-  g.dispatch<FillU32>("fill", {.out = x, .value = 1}, Grid{4});
+  g.dispatch<FillU32>("fill", {.out = x, .value = 1});
   g.host("checker", {host_read(x.all())}, [](const HostContext&) { throw std::runtime_error("bad value"); });
   auto p = exec().prepare(compile(g));
   try {
@@ -106,13 +105,13 @@ TEST_P(ExecutorBehaviour, AFailingHostTaskIsReportedWithItsName) {
 TEST_P(ExecutorBehaviour, AHostTaskMayOnlyTouchWhatItDeclared) {
   Graph g;
   auto x = g.output<uint32_t>("x", 8);
-  g.dispatch<FillU32>("fill", {.out = x, .value = 1}, Grid{8});
+  g.dispatch<FillU32>("fill", {.out = x, .value = 1});
   g.host("sneaky", {host_read(x.slice(0, 4))}, [&](const HostContext& ctx) { (void)ctx.read(x.all()); });
   auto p = exec().prepare(compile(g));
   EXPECT_THROW(p->run(trace), GraphError);
   Graph g2;
   auto y = g2.output<uint32_t>("y", 8);
-  g2.dispatch<FillU32>("fill", {.out = y, .value = 1}, Grid{8});
+  g2.dispatch<FillU32>("fill", {.out = y, .value = 1});
   g2.host("writer", {host_read(y.all())}, [&](const HostContext& ctx) { (void)ctx.write(y.all()); });
   auto p2 = exec().prepare(compile(g2));
   EXPECT_THROW(p2->run(trace), GraphError);
@@ -125,9 +124,9 @@ TEST_P(ExecutorBehaviour, AliasedTransientsKeepTheirValues) {
   for (int i = 0; i < 6; ++i) t.push_back(g.transient<Fp>(fmt::format("t{}", i), 300));
   auto out = g.output<Fp>("out", 300);
   // t[i+1] = t[i] * a: each transient dies as the next is made, so memory is reused.
-  g.dispatch<FpAdd>("start", {.a = a, .b = a, .out = t[0]}, Grid{300});
-  for (int i = 0; i + 1 < 6; ++i) g.dispatch<FpMul>("step", {.a = t[i], .b = a, .out = t[i + 1]}, Grid{300});
-  g.dispatch<FpAdd>("end", {.a = t[5], .b = a, .out = out}, Grid{300});
+  g.dispatch<FpAdd>("start", {.a = a, .b = a, .out = t[0]});
+  for (int i = 0; i + 1 < 6; ++i) g.dispatch<FpMul>("step", {.a = t[i], .b = a, .out = t[i + 1]});
+  g.dispatch<FpAdd>("end", {.a = t[5], .b = a, .out = out});
   Plan plan = compile(g);
   EXPECT_LT(plan.memory.transient_arena_bytes, 6u * 1200);
   auto va = field_values(300, 9);
@@ -140,13 +139,13 @@ TEST_P(ExecutorBehaviour, PersistentBuffersOutliveTheirPlan) {
   {
     Graph g;
     auto table = g.persistent<uint32_t>("test.table", 64);
-    g.dispatch<FillU32>("init", {.out = table, .value = 42}, Grid{64});
+    g.dispatch<FillU32>("init", {.out = table, .value = 42});
     auto p = run(g, [](PreparedPlan&) {});
   }
   Graph g;
   auto table = g.persistent<uint32_t>("test.table", 64);
   auto out = g.output<uint32_t>("out", 64);
-  g.dispatch<CopyU32>("read", {.src = table, .dst = out}, Grid{64});
+  g.dispatch<CopyU32>("read", {.src = table, .dst = out});
   auto p = run(g, [](PreparedPlan&) {});
   EXPECT_EQ(p->download(out), std::vector<uint32_t>(64, 42));
 }
@@ -169,8 +168,8 @@ TEST_P(ExecutorBehaviour, TransfersAreCheckedForSizeAndLifetime) {
   auto in = g.input<uint32_t>("in", 4);
   auto t = g.transient<uint32_t>("t", 4);
   auto out = g.output<uint32_t>("out", 4);
-  g.dispatch<CopyU32>("copy", {.src = in, .dst = t}, Grid{4});
-  g.dispatch<CopyU32>("copy2", {.src = t, .dst = out}, Grid{4});
+  g.dispatch<CopyU32>("copy", {.src = in, .dst = t});
+  g.dispatch<CopyU32>("copy2", {.src = t, .dst = out});
   auto p = exec().prepare(compile(g));
   try {
     p->run(trace);
@@ -217,11 +216,11 @@ TEST_P(ExecutorBehaviour, SpansCountTheirTasksAndTrace) {
   auto x = g.output<uint32_t>("x", 64);
   {
     auto outer = g.span("outer");
-    g.dispatch<FillU32>("a", {.out = x.slice(0, 32), .value = 1}, Grid{32});
+    g.dispatch<FillU32>("a", {.out = x.slice(0, 32), .value = 1});
     {
       auto inner = g.span("inner");
-      g.dispatch<FillU32>("b", {.out = x.slice(32, 32), .value = 2}, Grid{32});
-      g.dispatch<CopyU32>("c", {.src = x.slice(32, 32), .dst = x.slice(0, 32)}, Grid{32});
+      g.dispatch<FillU32>("b", {.out = x.slice(32, 32), .value = 2});
+      g.dispatch<CopyU32>("c", {.src = x.slice(32, 32), .dst = x.slice(0, 32)});
     }
   }
   auto p = run(g, [](PreparedPlan&) {});
@@ -254,7 +253,7 @@ TEST_P(ExecutorBehaviour, ReadingAPersistentNobodyWroteIsAnError) {
   Graph g;
   auto table = g.persistent<uint32_t>("test.never_written", 8);
   auto out = g.output<uint32_t>("out", 8);
-  g.dispatch<CopyU32>("read", {.src = table, .dst = out}, Grid{8});
+  g.dispatch<CopyU32>("read", {.src = table, .dst = out});
   auto p = exec().prepare(compile(g));
   try {
     p->run(trace);
@@ -321,8 +320,8 @@ TEST_P(ExecutorBehaviour, RedeclaringAPersistentWithAnotherTypeOrCountIsAGraphEr
 TEST_P(ExecutorBehaviour, ProfiledRunsTimeEveryTask) {
   Graph g;
   auto x = g.output<uint32_t>("x", 4096);
-  g.dispatch<FillU32>("fill", {.out = x, .value = 1}, Grid{4096});
-  g.dispatch<CopyU32>("copy", {.src = x.slice(0, 2048), .dst = x.slice(2048, 2048)}, Grid{2048});
+  g.dispatch<FillU32>("fill", {.out = x, .value = 1});
+  g.dispatch<CopyU32>("copy", {.src = x.slice(0, 2048), .dst = x.slice(2048, 2048)});
   trace.profile_tasks = true;
   auto p = run(g, [](PreparedPlan&) {});
   ASSERT_EQ(trace.tasks.size(), 2u);

@@ -57,8 +57,8 @@ TEST_P(KernelParity, ScalingReadsTheChallengeFromABuffer) {
     auto af = g.input<Fp>("af", n);
     auto cf = g.input<Fp>("cf", 2);
     auto outf = g.output<Fp>("outf", n);
-    g.dispatch<Fp4Scale>("scale", {.a = a, .c = c.slice(2, 1), .out = out}, Grid{n});
-    g.dispatch<FpScale>("scale_base", {.a = af, .c = cf.slice(1, 1), .out = outf}, Grid{n});
+    g.dispatch<Fp4Scale>("scale", {.a = a, .c = c.slice(2, 1), .out = out});
+    g.dispatch<FpScale>("scale_base", {.a = af, .c = cf.slice(1, 1), .out = outf});
     auto va = ext_values(n, 1), vc = ext_values(3, 2);
     auto vaf = field_values(n, 3), vcf = field_values(2, 4);
     auto p = run(g, [&](PreparedPlan& pp) {
@@ -81,8 +81,8 @@ TEST_P(KernelParity, FillAndCopyMoveWords) {
     Graph g;
     auto src = g.input<uint32_t>("src", n);
     auto out = g.output<uint32_t>("out", 2 * n);
-    g.dispatch<FillU32>("fill", {.out = out.slice(n, n), .value = 0xDEADBEEFu}, Grid{n});
-    g.dispatch<CopyU32>("copy", {.src = src, .dst = out.slice(0, n)}, Grid{n});
+    g.dispatch<FillU32>("fill", {.out = out.slice(n, n), .value = 0xDEADBEEFu});
+    g.dispatch<CopyU32>("copy", {.src = src, .dst = out.slice(0, n)});
     std::vector<uint32_t> v(n);
     for (uint32_t i = 0; i < n; ++i) v[i] = i * 2654435761u;
     auto p = run(g, [&](PreparedPlan& pp) { pp.upload(src, v); });
@@ -99,9 +99,8 @@ TEST_P(KernelParity, Poseidon2PermuteMatchesHost) {
     Graph g;
     auto states = g.input<Fp>("states", 16 * n);
     auto out = g.output<Fp>("out", 16 * n);
-    g.dispatch<CopyU32>("copy", {.src = states.all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()},
-                        Grid{16 * n});
-    g.dispatch<Poseidon2Permute>("permute", {.states = out}, Grid{n});
+    g.dispatch<CopyU32>("copy", {.src = states.all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()});
+    g.dispatch<Poseidon2Permute>("permute", {.states = out});
     auto v = field_values(16 * n, n);
     auto p = run(g, [&](PreparedPlan& pp) { pp.upload(states, v); });
     auto got = p->download(out);
@@ -123,10 +122,8 @@ TEST_P(KernelParity, HashRowsOfRowMajorAndColumnMajorMatrices) {
       auto m = g.input<Fp>("m", n);
       auto by_row = g.output<Digest>("by_row", rows);
       auto by_col = g.output<Digest>("by_col", rows);
-      g.dispatch<HashRows>("rows", {.matrix = m, .out = by_row, .width = width, .row_stride = width, .col_stride = 1},
-                           Grid{rows});
-      g.dispatch<HashRows>("cols", {.matrix = m, .out = by_col, .width = width, .row_stride = 1, .col_stride = rows},
-                           Grid{rows});
+      g.dispatch<HashRows>("rows", {.matrix = m, .out = by_row, .width = width, .row_stride = width, .col_stride = 1});
+      g.dispatch<HashRows>("cols", {.matrix = m, .out = by_col, .width = width, .row_stride = 1, .col_stride = rows});
       auto v = field_values(n, width * 1000 + rows);
       auto p = run(g, [&](PreparedPlan& pp) { pp.upload(m, v); });
       auto got_r = p->download(by_row), got_c = p->download(by_col);
@@ -150,7 +147,7 @@ TEST_P(KernelParity, MerkleCompressLayerAdjacentAndStrided) {
       Graph g;
       auto leaves = g.input<Digest>("leaves", 2 * out_n);
       auto out = g.output<Digest>("out", out_n);
-      g.dispatch<MerkleCompressLayer>("layer", {.in = leaves, .out = out, .stride = stride}, Grid{out_n});
+      g.dispatch<MerkleCompressLayer>("layer", {.in = leaves, .out = out, .stride = stride});
       auto flat = field_values(16 * out_n, out_n + stride);
       std::vector<Digest> v(2 * out_n);
       for (size_t i = 0; i < v.size(); ++i) std::copy(flat.begin() + 8 * i, flat.begin() + 8 * i + 8, v[i].begin());

@@ -83,8 +83,8 @@ TEST_P(NttParity, TwiddleTableHoldsThePowersOfTheRoot) {
     Graph g;
     Ntt ntt(g, log_n);
     auto out = g.output<Fp>("out", ntt.twiddles().count());
-    g.dispatch<CopyU32>("copy", {.src = ntt.twiddles().all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()},
-                        Grid{static_cast<uint32_t>(out.count())});
+    g.dispatch<CopyU32>("copy",
+                        {.src = ntt.twiddles().all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()});
     auto p = run(g, [](PreparedPlan&) {});
     auto tw = p->download(out);
     const Fp omega = two_adic_generator(log_n);
@@ -185,7 +185,7 @@ TEST_P(NttParity, RsMessageMatchesTheKnownAnswer) {
   Graph g;
   auto x = g.input<Fp>("x", 8);
   auto msg = g.output<Fp>("msg", 8);
-  g.dispatch<CopyU32>("copy", {.src = x.all().bitcast<uint32_t>(), .dst = msg.all().bitcast<uint32_t>()}, Grid{8});
+  g.dispatch<CopyU32>("copy", {.src = x.all().bitcast<uint32_t>(), .dst = msg.all().bitcast<uint32_t>()});
   add_rs_message(g, msg, 2, 8, 8, 1);
   std::vector<Fp> vx;
   for (uint32_t i = 1; i <= 8; ++i) vx.push_back(Fp::from_canonical(i));
@@ -207,8 +207,7 @@ TEST_P(NttParity, RsMessageMatchesTheHostForChunkSizesUpTo2To10) {
       auto x = g.input<Fp>("x", batch * stride);
       auto data = g.output<Fp>("data", batch * stride + 1);
       g.dispatch<CopyU32>("copy",
-                          {.src = x.all().bitcast<uint32_t>(), .dst = data.slice(1, x.count()).bitcast<uint32_t>()},
-                          Grid{static_cast<uint32_t>(x.count())});
+                          {.src = x.all().bitcast<uint32_t>(), .dst = data.slice(1, x.count()).bitcast<uint32_t>()});
       if (inverse)
         add_rs_message_inverse(g, data.slice(1, x.count()), l, col_len, stride, batch);
       else
@@ -263,8 +262,7 @@ TEST_P(NttParity, SubsetZetaAndMobiusMatchTheHost) {
       auto ze = g.output<Fp4>("ze", batch * stride);
       auto copy = [&](auto from, auto to, const char* name) {
         g.dispatch<CopyU32>(
-            name, {.src = from.all().template bitcast<uint32_t>(), .dst = to.all().template bitcast<uint32_t>()},
-            Grid{static_cast<uint32_t>(from.all().template bitcast<uint32_t>().count)});
+            name, {.src = from.all().template bitcast<uint32_t>(), .dst = to.all().template bitcast<uint32_t>()});
       };
       copy(x, z, "copy.z");
       add_subset_zeta(g, z.all(), log_n, stride, batch, lo, hi, "zeta", per_dispatch);
@@ -301,8 +299,7 @@ TEST_P(NttParity, ExtensionZetaOverAllBitsRoundTrips) {
   Graph g;
   auto x = g.input<Fp4>("x", uint64_t(1) << log_n);
   auto f = g.output<Fp4>("f", x.count());
-  g.dispatch<CopyU32>("copy", {.src = x.all().bitcast<uint32_t>(), .dst = f.all().bitcast<uint32_t>()},
-                      Grid{static_cast<uint32_t>(4 * x.count())});
+  g.dispatch<CopyU32>("copy", {.src = x.all().bitcast<uint32_t>(), .dst = f.all().bitcast<uint32_t>()});
   add_subset_zeta(g, f.all(), log_n, x.count(), 1, 0, log_n);
   auto vx = ext_values(x.count(), 3);
   auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });

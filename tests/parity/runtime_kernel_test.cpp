@@ -138,3 +138,24 @@ TEST(RuntimeKernelArgs, WordsThatAreNotSpirvAreRejected) {
           {.name = "junk", .abi = kernel_abi<SumPartsArgs>(), .spirv = {1, 2, 3, 4, 5, 6}, .cpu = sum_parts_cpu}),
       GraphError);
 }
+
+// SPIR-V whose interface differs from the declared one is refused when the kernel is made: here a
+// view the ABI reads only is declared writable, so the scheduler would not see the shader's writes.
+TEST(RuntimeKernelArgs, SpirvThatDoesNotMatchTheInterfaceIsRefused) {
+  const std::string source = R"glsl(#version 460
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer A { uint a_[]; } parts_[4];
+layout(set = 0, binding = 1) writeonly buffer B { uint out_[]; };
+layout(push_constant) uniform P { uint grid_x; uint grid_y; } pc;
+void main() { parts_[0].a_[0] = 1u; out_[0] = 2u; }
+)glsl";
+  try {
+    (void)make_runtime_kernel({.name = "writes_its_input",
+                               .abi = kernel_abi<SumPartsArgs>(),
+                               .spirv = compile_glsl(source, "writes_its_input"),
+                               .cpu = sum_parts_cpu});
+    FAIL() << "no GraphError";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("binding 0 ('parts') is read-only"), std::string::npos) << e.what();
+  }
+}

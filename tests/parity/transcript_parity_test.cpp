@@ -34,8 +34,8 @@ TEST_P(TranscriptParity, Poseidon2KnownAnswersOnTheDevice) {
   Graph g;
   auto in = g.input<Fp>("in", 32);
   auto out = g.output<Fp>("out", 32);
-  g.dispatch<CopyU32>("copy", {.src = in.all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()}, Grid{32});
-  g.dispatch<Poseidon2Permute>("permute", {.states = out}, Grid{2});
+  g.dispatch<CopyU32>("copy", {.src = in.all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()});
+  g.dispatch<Poseidon2Permute>("permute", {.states = out});
   std::vector<Fp> v = iota(0, 16);
   v.resize(32, Fp::zero());
   auto p = run(g, [&](PreparedPlan& pp) { pp.upload(in, v); });
@@ -115,8 +115,8 @@ TEST_P(TranscriptParity, RandomSequencesMatchTheHostSponge) {
       }
     }
     auto final_state = g.output<SpongeState>("final", 1);
-    g.dispatch<CopyU32>(
-        "save", {.src = dev.state().all().bitcast<uint32_t>(), .dst = final_state.all().bitcast<uint32_t>()}, Grid{18});
+    g.dispatch<CopyU32>("save",
+                        {.src = dev.state().all().bitcast<uint32_t>(), .dst = final_state.all().bitcast<uint32_t>()});
     auto p = run(g, [&](PreparedPlan& pp) { pp.upload(pool, pool_values); });
     for (const auto& e : expects) {
       std::vector<uint32_t> got;

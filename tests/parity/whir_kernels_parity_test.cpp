@@ -25,8 +25,7 @@ template <class T>
 Buffer<T> copy_of(Graph& g, const Buffer<T>& in, const std::string& name) {
   auto out = g.output<T>(name, in.count());
   g.dispatch<CopyU32>(name + ".copy",
-                      {.src = in.all().template bitcast<uint32_t>(), .dst = out.all().template bitcast<uint32_t>()},
-                      Grid{static_cast<uint32_t>(in.count() * sizeof(T) / 4)});
+                      {.src = in.all().template bitcast<uint32_t>(), .dst = out.all().template bitcast<uint32_t>()});
   return out;
 }
 
@@ -88,16 +87,14 @@ TEST_P(WhirKernelsParity, GatherRowsCopiesTheLeafGroupOfEachQuery) {
           auto idx = g.input<uint32_t>("idx", queries + 2);
           auto m = g.input<Fp>("m", rows * width + 5);
           auto out = g.output<Fp>("out", queries * rpq * width + 3);
-          g.dispatch<GatherRows>("gather",
-                                 {.idx = idx.slice(2, queries),
-                                  .matrix = m.slice(5, rows * width),
-                                  .out = out.slice(3, queries * rpq * width),
-                                  .width = width,
-                                  .rows_per_query = rpq,
-                                  .query_stride = qs,
-                                  .row_stride = rs,
-                                  .col_stride = cs},
-                                 Grid{queries * rpq});
+          g.dispatch<GatherRows>("gather", {.idx = idx.slice(2, queries),
+                                            .matrix = m.slice(5, rows * width),
+                                            .out = out.slice(3, queries * rpq * width),
+                                            .width = width,
+                                            .rows_per_query = rpq,
+                                            .query_stride = qs,
+                                            .row_stride = rs,
+                                            .col_stride = cs});
           std::vector<uint32_t> vidx(queries + 2);
           for (uint32_t q = 0; q < vidx.size(); ++q) vidx[q] = (q * 2654435761u + log_rows) % qs;
           vidx[2] = qs - 1;  // the last leaf group
@@ -128,10 +125,11 @@ TEST_P(WhirKernelsParity, GatherPathsGivesPathsThatVerifyAgainstTheRoot) {
     auto idx = g.input<uint32_t>("idx", queries);
     auto t = g.input<Digest>("tree", nodes + 1);
     auto out = g.output<Digest>("paths", queries * depth + 1);
-    g.dispatch<GatherPaths>(
-        "paths",
-        {.idx = idx, .tree = t.slice(1, nodes), .out = out.slice(1, queries * depth), .depth = depth, .leaves = leaves},
-        Grid{queries});
+    g.dispatch<GatherPaths>("paths", {.idx = idx,
+                                      .tree = t.slice(1, nodes),
+                                      .out = out.slice(1, queries * depth),
+                                      .depth = depth,
+                                      .leaves = leaves});
     std::vector<uint32_t> vidx(queries);
     for (uint32_t q = 0; q < queries; ++q) vidx[q] = (q * 40503u + 7) % leaves;
     vidx[0] = 0;
@@ -183,19 +181,16 @@ TEST_P(WhirKernelsParity, GatheredRowsAndPathsOpenARealCommitment) {
     auto t = g.input<Digest>("tree", tree.size());
     auto rows_out = g.output<Fp>("rows", queries * rpq * width);
     auto paths_out = g.output<Digest>("paths", std::max(queries * depth, 1u));
-    g.dispatch<GatherRows>("rows",
-                           {.idx = idx,
-                            .matrix = m,
-                            .out = rows_out,
-                            .width = width,
-                            .rows_per_query = rpq,
-                            .query_stride = qs,
-                            .row_stride = 1,
-                            .col_stride = rows},
-                           Grid{queries * rpq});
+    g.dispatch<GatherRows>("rows", {.idx = idx,
+                                    .matrix = m,
+                                    .out = rows_out,
+                                    .width = width,
+                                    .rows_per_query = rpq,
+                                    .query_stride = qs,
+                                    .row_stride = 1,
+                                    .col_stride = rows});
     if (depth > 0)
-      g.dispatch<GatherPaths>("paths", {.idx = idx, .tree = t, .out = paths_out, .depth = depth, .leaves = qs},
-                              Grid{queries});
+      g.dispatch<GatherPaths>("paths", {.idx = idx, .tree = t, .out = paths_out, .depth = depth, .leaves = qs});
     std::vector<uint32_t> vidx(queries);
     for (uint32_t q = 0; q < queries; ++q) vidx[q] = (q * 2246822519u + 3) % qs;
     auto p = run(g, [&](PreparedPlan& pp) {
@@ -233,14 +228,12 @@ TEST_P(WhirKernelsParity, BatchColumnsExtAccumulatesPowersOfMuTimesColumns) {
         auto mu = g.input<Fp4>("mu", 2);
         auto acc_in = g.input<Fp4>("acc_in", n + 1);
         auto acc = copy_of(g, acc_in, "acc");
-        g.dispatch<BatchColumnsExt>("batch",
-                                    {.matrix = m.slice(2, m.count() - 2),
-                                     .mu = mu.slice(1, 1),
-                                     .acc = acc.slice(1, n),
-                                     .width = width,
-                                     .col_stride = cs,
-                                     .first_power = first_power},
-                                    Grid{n});
+        g.dispatch<BatchColumnsExt>("batch", {.matrix = m.slice(2, m.count() - 2),
+                                              .mu = mu.slice(1, 1),
+                                              .acc = acc.slice(1, n),
+                                              .width = width,
+                                              .col_stride = cs,
+                                              .first_power = first_power});
         auto vm = field_values(m.count(), n + width);
         auto vmu = ext_values(2, n);
         auto vacc = ext_values(n + 1, n + 7);
@@ -269,10 +262,9 @@ TEST_P(WhirKernelsParity, EqAndMobiusEqTablesMatchTheProductFormulas) {
     eq.push_back(g.output<Fp4>("eq" + std::to_string(m), (1u << m) + 1));
     mob.push_back(g.output<Fp4>("mobius" + std::to_string(m), (1u << m) + 1));
     g.dispatch<EqTable>("eq" + std::to_string(m),
-                        {.u = u.slice(1, std::max(m, 1u)), .out = eq[m].slice(1, 1u << m), .m = m}, Grid{1u << m});
+                        {.u = u.slice(1, std::max(m, 1u)), .out = eq[m].slice(1, 1u << m), .m = m});
     g.dispatch<MobiusEqTable>("mobius" + std::to_string(m),
-                              {.u = u.slice(1, std::max(m, 1u)), .out = mob[m].slice(1, 1u << m), .m = m},
-                              Grid{1u << m});
+                              {.u = u.slice(1, std::max(m, 1u)), .out = mob[m].slice(1, 1u << m), .m = m});
   }
   auto vu = ext_values(kMaxM + 1, 5);
   vu[2] = Fp4::zero();
@@ -296,7 +288,7 @@ TEST_P(WhirKernelsParity, UCubeRepeatsTheSquaresOfU0ThenTheRest) {
       Graph g;
       auto u = g.input<Fp4>("u", n + 2);
       auto cube = g.output<Fp4>("cube", l_skip + n + 1);
-      g.dispatch<UCube>("cube", {.u = u.slice(1, n + 1), .cube = cube.slice(1, l_skip + n), .l_skip = l_skip}, Grid{1});
+      g.dispatch<UCube>("cube", {.u = u.slice(1, n + 1), .cube = cube.slice(1, l_skip + n), .l_skip = l_skip});
       auto vu = ext_values(n + 2, 10 * l_skip + n);
       auto p = run(g, [&](PreparedPlan& pp) { pp.upload(u, vu); });
       auto got = p->download(cube);
@@ -323,8 +315,7 @@ TEST_P(WhirKernelsParity, SumcheckProductPartialsSumTheRoundPolynomialAt1And2) {
     auto partials = g.output<Fp4>("partials", 2 * grid + 1);
     g.dispatch<SumcheckProductPartials>(
         "partials",
-        {.f = f.slice(1, 2 * half), .w = w.slice(2, 2 * half), .partials = partials.slice(1, 2 * grid), .pairs = half},
-        Grid{grid});
+        {.f = f.slice(1, 2 * half), .w = w.slice(2, 2 * half), .partials = partials.slice(1, 2 * grid), .pairs = half});
     auto vf = ext_values(f.count(), half), vw = ext_values(w.count(), half + 1);
     auto p = run(g, [&](PreparedPlan& pp) {
       pp.upload(f, vf);
@@ -356,8 +347,7 @@ TEST_P(WhirKernelsParity, ReduceFp4SumsEveryGridXthRowPerColumn) {
     auto in = g.input<Fp4>("in", n * width + 3);
     auto out = g.output<Fp4>("out", grid * width + 1);
     g.dispatch<ReduceFp4>("reduce",
-                          {.in = in.slice(3, n * width), .out = out.slice(1, grid * width), .n = n, .width = width},
-                          Grid{grid});
+                          {.in = in.slice(3, n * width), .out = out.slice(1, grid * width), .n = n, .width = width});
     auto vin = ext_values(in.count(), n + width);
     auto p = run(g, [&](PreparedPlan& pp) { pp.upload(in, vin); });
     auto got = p->download(out);
@@ -375,8 +365,7 @@ TEST_P(WhirKernelsParity, FoldPairsFp4FoldsTheFirstVariable) {
     auto src = g.input<Fp4>("src", 2 * n + 1);
     auto alpha = g.input<Fp4>("alpha", 3);
     auto dst = g.output<Fp4>("dst", n + 2);
-    g.dispatch<FoldPairsFp4>("fold", {.src = src.slice(1, 2 * n), .alpha = alpha.slice(2, 1), .dst = dst.slice(2, n)},
-                             Grid{n});
+    g.dispatch<FoldPairsFp4>("fold", {.src = src.slice(1, 2 * n), .alpha = alpha.slice(2, 1), .dst = dst.slice(2, n)});
     auto vsrc = ext_values(src.count(), n), valpha = ext_values(3, n + 1);
     auto p = run(g, [&](PreparedPlan& pp) {
       pp.upload(src, vsrc);
@@ -400,13 +389,11 @@ TEST_P(WhirKernelsParity, EvalPolyPartialsSumToTheValueAtZ) {
       auto coeffs = g.input<Fp4>("coeffs", n + 1);
       auto z = g.input<Fp4>("z", 2);
       auto partials = g.output<Fp4>("partials", grid + 1);
-      g.dispatch<EvalPolyPartials>("eval",
-                                   {.coeffs = coeffs.slice(1, n),
-                                    .z = z.slice(1, 1),
-                                    .partials = partials.slice(1, grid),
-                                    .n = n,
-                                    .chunk = chunk},
-                                   Grid{grid});
+      g.dispatch<EvalPolyPartials>("eval", {.coeffs = coeffs.slice(1, n),
+                                            .z = z.slice(1, 1),
+                                            .partials = partials.slice(1, grid),
+                                            .n = n,
+                                            .chunk = chunk});
       auto vc = ext_values(n + 1, n + chunk), vz = ext_values(2, n);
       auto p = run(g, [&](PreparedPlan& pp) {
         pp.upload(coeffs, vc);
@@ -434,8 +421,7 @@ TEST_P(WhirKernelsParity, QueryPointsArePowersOfTheDomainGenerator) {
     auto idx = g.input<uint32_t>("idx", queries + 1);
     auto points = g.output<Fp4>("points", queries + 2);
     g.dispatch<QueryPoints>(
-        "points", {.idx = idx.slice(1, queries), .points = points.slice(2, queries), .log_domain = log_domain},
-        Grid{queries});
+        "points", {.idx = idx.slice(1, queries), .points = points.slice(2, queries), .log_domain = log_domain});
     std::vector<uint32_t> vidx(queries + 1);
     const uint64_t domain = uint64_t(1) << log_domain;
     for (uint32_t q = 0; q < vidx.size(); ++q) vidx[q] = uint32_t((q * 2654435761ull + log_domain) % domain);
@@ -459,8 +445,7 @@ TEST_P(WhirKernelsParity, EqPowAccumulateAddsGammaWeightedEqOfPowPoints) {
       auto points = g.input<Fp4>("points", num_points + 1);
       auto gamma = g.input<Fp4>("gamma", 2);
       g.dispatch<EqPowAccumulate>(
-          "eq_pow", {.w = w.slice(1, n), .points = points.slice(1, num_points), .gamma = gamma.slice(1, 1), .m = m},
-          Grid{n});
+          "eq_pow", {.w = w.slice(1, n), .points = points.slice(1, num_points), .gamma = gamma.slice(1, 1), .m = m});
       // Point 0 in the extension field (z0), the others mostly base-field query points, with edges.
       auto vp = base_values_as_ext(num_points + 1, 10 * m + num_points);
       auto ext = ext_values(num_points + 1, m);

@@ -43,6 +43,22 @@ struct ReadModifyWrite {
   };
   static void cpu(const Args&, const CpuContext&) {}
 };
+// A write and a read-then-write of views of any lengths (no grid or size rules): scheduling only.
+struct AnyWrite {
+  static constexpr std::string_view name = "test_any_write";
+  struct Args {
+    Out<uint32_t> out;
+  };
+  static void cpu(const Args&, const CpuContext&) {}
+};
+struct AnyCopy {
+  static constexpr std::string_view name = "test_any_copy";
+  struct Args {
+    In<uint32_t> src;
+    Out<uint32_t> dst;
+  };
+  static void cpu(const Args&, const CpuContext&) {}
+};
 
 // The barrier placement of compile() as a plain scan of every pending access in the order added,
 // on the plan's assigned memory: the reference the scheduler's per-region lookup must reproduce.
@@ -111,9 +127,9 @@ TEST(Scheduler, InsertsMemoryBarriersOnAReadAfterWriteChain) {
   auto t1 = g.transient<Fp>("t1", 16);
   auto t2 = g.transient<Fp>("t2", 16);
   auto out = g.output<Fp>("out", 16);
-  g.dispatch<FpAdd>("s0", {.a = a, .b = a, .out = t1}, Grid{16});
-  g.dispatch<FpMul>("s1", {.a = t1, .b = a, .out = t2}, Grid{16});
-  g.dispatch<FpAdd>("s2", {.a = t2, .b = t1, .out = out}, Grid{16});
+  g.dispatch<FpAdd>("s0", {.a = a, .b = a, .out = t1});
+  g.dispatch<FpMul>("s1", {.a = t1, .b = a, .out = t2});
+  g.dispatch<FpAdd>("s2", {.a = t2, .b = t1, .out = out});
   Plan p = compile(g);
   EXPECT_EQ(p.counts, counts(3, 2, 0, 1, 0));
   EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::Memory, B::Memory}));
@@ -127,7 +143,7 @@ TEST(Scheduler, PlacesNoBarrierBetweenIndependentTasks) {
   auto a = g.input<Fp>("a", 64);
   auto out = g.output<Fp>("out", 64);
   for (uint32_t i = 0; i < 8; ++i)
-    g.dispatch<FpAdd>("slice", {.a = a.slice(8 * i, 8), .b = a, .out = out.slice(8 * i, 8)}, Grid{8});
+    g.dispatch<FpAdd>("slice", {.a = a.slice(8 * i, 8), .b = a.slice(8 * i, 8), .out = out.slice(8 * i, 8)});
   Plan p = compile(g);
   EXPECT_EQ(p.counts, counts(8, 0, 0, 1, 0));
 }
@@ -137,8 +153,8 @@ TEST(Scheduler, ReadsOfTheSameDataNeedNoBarrier) {
   auto a = g.input<Fp>("a", 8);
   auto x = g.output<Fp>("x", 8);
   auto y = g.output<Fp>("y", 8);
-  g.dispatch<FpAdd>("r1", {.a = a, .b = a, .out = x}, Grid{8});
-  g.dispatch<FpMul>("r2", {.a = a, .b = a, .out = y}, Grid{8});
+  g.dispatch<FpAdd>("r1", {.a = a, .b = a, .out = x});
+  g.dispatch<FpMul>("r2", {.a = a, .b = a, .out = y});
   EXPECT_EQ(compile(g).counts, counts(2, 0, 0, 1, 0));
 }
 
@@ -147,10 +163,9 @@ TEST(Scheduler, WriteAfterReadNeedsOnlyAnExecutionDependency) {
   auto a = g.input<Fp>("a", 8);
   auto x = g.output<Fp>("x", 8);
   auto y = g.output<Fp>("y", 8);
-  g.dispatch<FpAdd>("init", {.a = a, .b = a, .out = x}, Grid{8});
-  g.dispatch<FpAdd>("reader", {.a = x, .b = a, .out = y}, Grid{8});  // RAW on x
-  g.dispatch<FpMul>("rewriter", {.a = a, .b = a, .out = x},
-                    Grid{8});  // WAR on x (reader), WAW on x (init, already visible)
+  g.dispatch<FpAdd>("init", {.a = a, .b = a, .out = x});
+  g.dispatch<FpAdd>("reader", {.a = x, .b = a, .out = y});    // RAW on x
+  g.dispatch<FpMul>("rewriter", {.a = a, .b = a, .out = x});  // WAR on x (reader), WAW on x (init, already visible)
   Plan p = compile(g);
   EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::Memory, B::Execution}));
   EXPECT_EQ(p.segments[0].steps[2].hazard.kind, HazardKind::WriteAfterRead);
@@ -161,8 +176,8 @@ TEST(Scheduler, WriteAfterReadNeedsOnlyAnExecutionDependency) {
 TEST(Scheduler, WriteAfterWriteNeedsAMemoryBarrier) {
   Graph g;
   auto x = g.output<uint32_t>("x", 8);
-  g.dispatch<FillU32>("first", {.out = x, .value = 1}, Grid{8});
-  g.dispatch<FillU32>("second", {.out = x.slice(4, 4), .value = 2}, Grid{4});
+  g.dispatch<FillU32>("first", {.out = x, .value = 1});
+  g.dispatch<FillU32>("second", {.out = x.slice(4, 4), .value = 2});
   Plan p = compile(g);
   EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::Memory}));
   EXPECT_EQ(p.segments[0].steps[1].hazard.kind, HazardKind::WriteAfterWrite);
@@ -174,12 +189,12 @@ TEST(Scheduler, AnExecutionBarrierDoesNotMakeEarlierWritesVisible) {
   auto x = g.output<Fp>("x", 8);
   auto y = g.output<Fp>("y", 8);
   auto z = g.output<Fp>("z", 8);
-  g.dispatch<FpAdd>("write_x", {.a = a, .b = a, .out = x}, Grid{8});
-  g.dispatch<FpAdd>("write_y", {.a = a, .b = a, .out = y}, Grid{8});
-  g.dispatch<FpAdd>("read_y", {.a = y, .b = a, .out = z}, Grid{8});    // RAW: memory barrier, clears all
-  g.dispatch<FpAdd>("write_x2", {.a = a, .b = a, .out = y}, Grid{8});  // WAR on y: execution only
-  g.dispatch<FpAdd>("write_w", {.a = a, .b = a, .out = x}, Grid{8});   // WAW on x? x visible already: none
-  g.dispatch<FpAdd>("read_y2", {.a = y, .b = a, .out = z}, Grid{8});   // RAW on y from write_x2: memory
+  g.dispatch<FpAdd>("write_x", {.a = a, .b = a, .out = x});
+  g.dispatch<FpAdd>("write_y", {.a = a, .b = a, .out = y});
+  g.dispatch<FpAdd>("read_y", {.a = y, .b = a, .out = z});    // RAW: memory barrier, clears all
+  g.dispatch<FpAdd>("write_x2", {.a = a, .b = a, .out = y});  // WAR on y: execution only
+  g.dispatch<FpAdd>("write_w", {.a = a, .b = a, .out = x});   // WAW on x? x visible already: none
+  g.dispatch<FpAdd>("read_y2", {.a = y, .b = a, .out = z});   // RAW on y from write_x2: memory
   Plan p = compile(g);
   EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::None, B::Memory, B::Execution, B::None, B::Memory}));
 }
@@ -187,9 +202,9 @@ TEST(Scheduler, AnExecutionBarrierDoesNotMakeEarlierWritesVisible) {
 TEST(Scheduler, PartiallyOverlappingViewsAreAHazardDisjointOnesAreNot) {
   Graph g;
   auto x = g.output<uint32_t>("x", 16);
-  g.dispatch<FillU32>("lo", {.out = x.slice(0, 8), .value = 1}, Grid{8});
-  g.dispatch<FillU32>("hi", {.out = x.slice(8, 8), .value = 2}, Grid{8});
-  g.dispatch<FillU32>("mid", {.out = x.slice(7, 2), .value = 3}, Grid{2});
+  g.dispatch<FillU32>("lo", {.out = x.slice(0, 8), .value = 1});
+  g.dispatch<FillU32>("hi", {.out = x.slice(8, 8), .value = 2});
+  g.dispatch<FillU32>("mid", {.out = x.slice(7, 2), .value = 3});
   EXPECT_EQ(barriers_of(compile(g)), (std::vector<B>{B::None, B::None, B::Memory}));
 }
 
@@ -197,9 +212,9 @@ TEST(Scheduler, AHostTaskSplitsTheSubmission) {
   Graph g;
   auto x = g.output<uint32_t>("x", 8);
   auto y = g.output<uint32_t>("y", 8);
-  g.dispatch<FillU32>("before", {.out = x, .value = 1}, Grid{8});
+  g.dispatch<FillU32>("before", {.out = x, .value = 1});
   g.host("inspect", {host_read(x.all()), host_write(y.all())}, [](const HostContext&) {});
-  g.dispatch<CopyU32>("after", {.src = y, .dst = x}, Grid{8});
+  g.dispatch<CopyU32>("after", {.src = y, .dst = x});
   Plan p = compile(g);
   EXPECT_EQ(p.counts, counts(2, 1, 0, 2, 1));
   ASSERT_EQ(p.segments.size(), 3u);
@@ -211,7 +226,7 @@ TEST(Scheduler, AHostTaskSplitsTheSubmission) {
 TEST(Scheduler, UnfusedPlansSubmitAndWaitOncePerDispatch) {
   Graph g;
   auto x = g.output<uint32_t>("x", 8);
-  for (int i = 0; i < 5; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(i, 1), .value = 1}, Grid{1});
+  for (int i = 0; i < 5; ++i) g.dispatch<FillU32>("fill", {.out = x.slice(i, 1), .value = 1});
   Plan p = compile(g, {.fuse = false});
   EXPECT_EQ(p.counts, counts(5, 0, 0, 5, 0));
   EXPECT_EQ(p.segments.size(), 5u);
@@ -224,10 +239,10 @@ TEST(Scheduler, TransientsWithDisjointLifetimesShareMemory) {
   auto t2 = g.transient<Fp>("t2", 64);
   auto t3 = g.transient<Fp>("t3", 64);
   auto out = g.output<Fp>("out", 64);
-  g.dispatch<FpAdd>("0", {.a = a, .b = a, .out = t1}, Grid{64});
-  g.dispatch<FpAdd>("1", {.a = t1, .b = a, .out = t2}, Grid{64});  // t1 dies here
-  g.dispatch<FpAdd>("2", {.a = t2, .b = a, .out = t3}, Grid{64});  // t3 may take t1's place
-  g.dispatch<FpAdd>("3", {.a = t3, .b = t2, .out = out}, Grid{64});
+  g.dispatch<FpAdd>("0", {.a = a, .b = a, .out = t1});
+  g.dispatch<FpAdd>("1", {.a = t1, .b = a, .out = t2});  // t1 dies here
+  g.dispatch<FpAdd>("2", {.a = t2, .b = a, .out = t3});  // t3 may take t1's place
+  g.dispatch<FpAdd>("3", {.a = t3, .b = t2, .out = out});
   Plan p = compile(g);
   const auto& pl = p.memory.placement;
   EXPECT_EQ(pl[t1.id()].region, kTransientArena);
@@ -245,10 +260,10 @@ TEST(Scheduler, AliasedMemoryIsAHazardEvenAcrossDifferentBuffers) {
   auto t2 = g.transient<Fp>("t2", 64);
   auto o1 = g.output<Fp>("o1", 64);
   auto o2 = g.output<Fp>("o2", 64);
-  g.dispatch<FpAdd>("w1", {.a = a, .b = a, .out = t1}, Grid{64});
-  g.dispatch<FpAdd>("r1", {.a = t1, .b = a, .out = o1}, Grid{64});
-  g.dispatch<FpAdd>("w2", {.a = a, .b = a, .out = t2}, Grid{64});  // reuses t1's memory: WAR on it
-  g.dispatch<FpAdd>("r2", {.a = t2, .b = a, .out = o2}, Grid{64});
+  g.dispatch<FpAdd>("w1", {.a = a, .b = a, .out = t1});
+  g.dispatch<FpAdd>("r1", {.a = t1, .b = a, .out = o1});
+  g.dispatch<FpAdd>("w2", {.a = a, .b = a, .out = t2});  // reuses t1's memory: WAR on it
+  g.dispatch<FpAdd>("r2", {.a = t2, .b = a, .out = o2});
   Plan p = compile(g);
   ASSERT_EQ(p.memory.placement[t1.id()].offset, p.memory.placement[t2.id()].offset);
   EXPECT_EQ(barriers_of(p), (std::vector<B>{B::None, B::Memory, B::Execution, B::Memory}));
@@ -275,9 +290,9 @@ TEST(Scheduler, AliasingNeverOverlapsLiveTransients) {
       size_t s = rng() % ts.size();
       bool use_t = written[s] && ts[s].count() >= n && s != d;
       if (use_t)
-        g.dispatch<CopyU32>("copy", {.src = ts[s].slice(0, n), .dst = ts[d]}, Grid{uint32_t(n)});
+        g.dispatch<CopyU32>("copy", {.src = ts[s].slice(0, n), .dst = ts[d]});
       else
-        g.dispatch<CopyU32>("load", {.src = src.slice(0, n), .dst = ts[d]}, Grid{uint32_t(n)});
+        g.dispatch<CopyU32>("load", {.src = src.slice(0, n), .dst = ts[d]});
       written[d] = true;
     }
     Plan p = compile(g);
@@ -299,8 +314,8 @@ TEST(Scheduler, AliasingNeverOverlapsLiveTransients) {
 TEST(Scheduler, ChainOfAThousandIsOneSubmissionWith999Barriers) {
   Graph g;
   auto x = g.output<uint32_t>("x", 1001);
-  g.dispatch<FillU32>("seed", {.out = x.slice(0, 1), .value = 7}, Grid{1});
-  for (int i = 1; i < 1000; ++i) g.dispatch<CopyU32>("step", {.src = x.slice(i - 1, 1), .dst = x.slice(i, 1)}, Grid{1});
+  g.dispatch<FillU32>("seed", {.out = x.slice(0, 1), .value = 7});
+  for (int i = 1; i < 1000; ++i) g.dispatch<CopyU32>("step", {.src = x.slice(i - 1, 1), .dst = x.slice(i, 1)});
   EXPECT_EQ(compile(g).counts, counts(1000, 999, 0, 1, 0));
   EXPECT_EQ(compile(g, {.fuse = false}).counts, counts(1000, 999, 0, 1000, 0));
 }
@@ -335,8 +350,8 @@ TEST(Scheduler, PlanPrintsAsTextAndDot) {
   auto out = g.output<Fp>("out", 4);
   {
     auto s = g.span("phase");
-    g.dispatch<FpAdd>("first", {.a = a, .b = a, .out = t}, Grid{4});
-    g.dispatch<FpMul>("second", {.a = t, .b = a, .out = out}, Grid{4});
+    g.dispatch<FpAdd>("first", {.a = a, .b = a, .out = t});
+    g.dispatch<FpMul>("second", {.a = t, .b = a, .out = out});
   }
   Plan p = compile(g);
   std::string text = p.to_text();
@@ -427,9 +442,9 @@ TEST(Scheduler, BarriersMatchAPlainScanOfEveryPendingAccess) {
       const int kind = rng() % 10;
       if (!out) break;
       if (kind < 3 || !in) {
-        g.dispatch<FillU32>("fill", {.out = *out, .value = 1}, Grid{1});
+        g.dispatch<AnyWrite>("fill", {.out = *out}, Grid{1});
       } else if (kind < 6 || !inout) {
-        g.dispatch<CopyU32>("copy", {.src = *in, .dst = *out}, Grid{1});
+        g.dispatch<AnyCopy>("copy", {.src = *in, .dst = *out}, Grid{1});
       } else if (kind < 9) {
         g.dispatch<ReadModifyWrite>("rmw", {.in = *in, .inout = *inout, .out = *out}, Grid{1});
       } else {

@@ -1,0 +1,347 @@
+// The check() statics of the kernels (runtime/kernel.hpp): what the GLSL and the CPU body of each
+// kernel assume about its scalars and the sizes of its views, for the grid its grid() states.
+// Graph::dispatch calls them when the graph is built, so neither body is ever run with Args it
+// would misread, and both executors reject the same dispatches. Each returns the first problem
+// found, naming the Args members, or "" when the Args are fine.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "kernels/basic.hpp"
+#include "kernels/elementwise.hpp"
+#include "kernels/hash/transcript.hpp"
+#include "kernels/hashing.hpp"
+#include "kernels/merkle.hpp"
+#include "kernels/mle.hpp"
+#include "kernels/ntt.hpp"
+#include "kernels/stacking.hpp"
+#include "kernels/transcript.hpp"
+#include "kernels/whir.hpp"
+
+namespace vkstark {
+
+namespace {
+
+constexpr uint64_t kU32Max = std::numeric_limits<uint32_t>::max();
+
+// "" when view `name` holds exactly `want` elements.
+template <class P>
+std::string count_is(const P& p, std::string_view name, uint64_t want) {
+  if (p.view.count == want) return {};
+  return fmt::format("{} has {} elements, {} expected", name, p.view.count, want);
+}
+
+// "" when view `name` holds at least `want` elements.
+template <class P>
+std::string count_at_least(const P& p, std::string_view name, uint64_t want) {
+  if (p.view.count >= want) return {};
+  return fmt::format("{} has {} elements, at least {} needed", name, p.view.count, want);
+}
+
+// "" when a grid dimension of n invocations fits 32 bits.
+std::string grid_fits(uint64_t n, std::string_view what) {
+  if (n <= kU32Max) return {};
+  return fmt::format("{} = {} invocations exceed 2^32 - 1", what, n);
+}
+
+// The first non-empty problem.
+template <class... S>
+std::string first_of(S&&... problems) {
+  std::string out;
+  ((out.empty() ? void(out = std::forward<S>(problems)) : void()), ...);
+  return out;
+}
+
+// "" when `view` holds exactly whole columns of `len` entries, `stride` apart.
+template <class P>
+std::string whole_columns(const P& p, std::string_view name, uint64_t len, uint64_t stride) {
+  if (detail::column_count(p.view.count, len, stride) != 0) return {};
+  if (stride < len && p.view.count > len)
+    return fmt::format("{}: columns of {} entries at stride {} overlap", name, len, stride);
+  return fmt::format("{} has {} elements: not whole columns of {} entries at stride {} (the last column ends the view)",
+                     name, p.view.count, len, stride);
+}
+
+// The extent of `columns` columns of `len` entries, `stride` apart (0 columns: 0).
+uint64_t columns_extent(uint64_t columns, uint64_t len, uint64_t stride) {
+  return columns == 0 ? 0 : (columns - 1) * stride + len;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// basic.hpp, elementwise.hpp
+
+std::string CopyU32::check(const Args& a) {
+  return first_of(grid_fits(a.dst.view.count, "dst.count"), count_is(a.src, "src", a.dst.view.count));
+}
+
+namespace {
+template <class Args>
+std::string binary_problem(const Args& a) {
+  return first_of(grid_fits(a.out.view.count, "out.count"), count_is(a.a, "a", a.out.view.count),
+                  count_is(a.b, "b", a.out.view.count));
+}
+template <class Args>
+std::string scale_problem(const Args& a) {
+  return first_of(grid_fits(a.out.view.count, "out.count"), count_is(a.a, "a", a.out.view.count),
+                  count_is(a.c, "c", 1));
+}
+}  // namespace
+
+std::string FpAdd::check(const Args& a) { return binary_problem(a); }
+std::string FpMul::check(const Args& a) { return binary_problem(a); }
+std::string FpScale::check(const Args& a) { return scale_problem(a); }
+std::string Fp4Add::check(const Args& a) { return binary_problem(a); }
+std::string Fp4Mul::check(const Args& a) { return binary_problem(a); }
+std::string Fp4Scale::check(const Args& a) { return scale_problem(a); }
+
+// ---------------------------------------------------------------------------------------------
+// hashing.hpp, merkle.hpp
+
+std::string Poseidon2Permute::check(const Args& a) {
+  if (a.states.view.count % 16 != 0)
+    return fmt::format("states has {} elements, not a whole number of 16-element states", a.states.view.count);
+  return grid_fits(a.states.view.count / 16, "states.count / 16");
+}
+
+std::string HashRows::check(const Args& a) {
+  const uint64_t rows = a.out.view.count;
+  if (std::string p = grid_fits(rows, "out.count"); !p.empty()) return p;
+  if (rows == 0 || a.width == 0) return {};
+  return count_at_least(a.matrix, "matrix", (rows - 1) * a.row_stride + uint64_t(a.width - 1) * a.col_stride + 1);
+}
+
+std::string MerkleCompressLayer::check(const Args& a) {
+  if (a.stride == 0) return "stride 0: layers are combined at stride >= 1";
+  if (a.out.view.count % a.stride != 0)
+    return fmt::format("out has {} digests, not a multiple of stride {}", a.out.view.count, a.stride);
+  return first_of(grid_fits(a.out.view.count, "out.count"), count_is(a.in, "in", 2 * a.out.view.count));
+}
+
+std::string GatherRows::check(const Args& a) {
+  if (a.rows_per_query == 0) return "rows_per_query 0: a query opens at least one row";
+  const uint64_t rows = a.idx.view.count * a.rows_per_query;
+  return first_of(grid_fits(rows, "idx.count * rows_per_query"), count_is(a.out, "out", rows * a.width));
+}
+
+std::string GatherPaths::check(const Args& a) {
+  return first_of(grid_fits(a.idx.view.count, "idx.count"), count_is(a.out, "out", a.idx.view.count * a.depth));
+}
+
+// ---------------------------------------------------------------------------------------------
+// mle.hpp
+
+std::string MleEvalColumnsPartials::check(const Args& a) {
+  if (a.rows == 0) return "rows 0: columns have at least one row";
+  if (std::string p = whole_columns(a.matrix, "matrix", a.rows, a.col_stride); !p.empty()) return p;
+  const uint64_t columns = detail::column_count(a.matrix.view.count, a.rows, a.col_stride);
+  if (a.partials.view.count == 0 || a.partials.view.count % columns != 0)
+    return fmt::format("partials has {} elements, not a positive multiple of the {} columns", a.partials.view.count,
+                       columns);
+  return first_of(grid_fits(a.partials.view.count / columns, "partials per column"),
+                  count_at_least(a.eq, "eq", a.rows));
+}
+
+// ---------------------------------------------------------------------------------------------
+// ntt.hpp
+
+std::string NttTwiddles::check(const Args& a) {
+  if (a.log_n > Fp::TWO_ADICITY)
+    return fmt::format("log_n {}: BabyBear has roots of unity of order up to 2^{}", a.log_n, Fp::TWO_ADICITY);
+  return count_is(a.tw, "tw", a.log_n == 0 ? 1 : uint64_t(1) << (a.log_n - 1));
+}
+
+namespace {
+// The part of a Stockham pass's check shared by the register and the shared passes.
+template <class Args>
+std::string stockham_problem(const Args& a, uint32_t min_log_radix, uint32_t max_log_radix) {
+  if (a.log_radix < min_log_radix || a.log_radix > max_log_radix)
+    return fmt::format("log_radix {} outside {} .. {}", a.log_radix, min_log_radix, max_log_radix);
+  if (a.log_tw > Fp::TWO_ADICITY)
+    return fmt::format("log_tw {}: BabyBear has roots of unity of order up to 2^{}", a.log_tw, Fp::TWO_ADICITY);
+  if (a.log_n > a.log_tw || a.log_src > a.log_n || a.stage + a.log_radix > a.log_n)
+    return fmt::format("a pass of stages [{}, {}) of a 2^{} transform (source 2^{}, twiddles 2^{}) is not one", a.stage,
+                       a.stage + a.log_radix, a.log_n, a.log_src, a.log_tw);
+  const uint64_t n = uint64_t(1) << a.log_n;
+  if (std::string p = whole_columns(a.dst, "dst", n, a.dst_stride); !p.empty()) return p;
+  const uint64_t columns = detail::column_count(a.dst.view.count, n, a.dst_stride);
+  return first_of(count_at_least(a.src, "src", columns_extent(columns, uint64_t(1) << a.log_src, a.src_stride)),
+                  count_at_least(a.tw, "tw", a.log_tw == 0 ? 1 : uint64_t(1) << (a.log_tw - 1)),
+                  grid_fits(a.dst.view.count, "dst.count"));
+}
+}  // namespace
+
+template <class T>
+std::string ntt_stage_problem(const NttStageArgs<T>& a, uint32_t min_log_radix, uint32_t max_log_radix) {
+  return stockham_problem(a, min_log_radix, max_log_radix);
+}
+template std::string ntt_stage_problem(const NttStageArgs<Fp>&, uint32_t, uint32_t);
+template std::string ntt_stage_problem(const NttStageArgs<Fp4>&, uint32_t, uint32_t);
+
+template <class T>
+std::string ntt_shared_problem(const NttStageSharedArgs<T>& a, uint32_t capacity) {
+  if (std::string p = stockham_problem(a, 2, kNttMaxSharedLogRadix); !p.empty()) return p;
+  if (a.log_tile > a.log_n - a.log_radix || (uint64_t(1) << (a.log_radix + a.log_tile)) > capacity)
+    return fmt::format(
+        "tiles of 2^{} groups of 2^{} entries do not fit a 2^{} transform and {} entries of shared memory", a.log_tile,
+        a.log_radix, a.log_n, capacity);
+  return {};
+}
+template std::string ntt_shared_problem(const NttStageSharedArgs<Fp>&, uint32_t);
+template std::string ntt_shared_problem(const NttStageSharedArgs<Fp4>&, uint32_t);
+
+std::string NttCopyPad::check(const Args& a) {
+  if (a.dst_count == 0) return "dst_count 0: destination columns have at least one entry";
+  if (std::string p = whole_columns(a.dst, "dst", a.dst_count, a.dst_stride); !p.empty()) return p;
+  const uint64_t columns = detail::column_count(a.dst.view.count, a.dst_count, a.dst_stride);
+  const uint64_t copied = std::min(a.src_count, a.dst_count);
+  return first_of(count_at_least(a.src, "src", columns_extent(columns, copied, a.src_stride)),
+                  grid_fits(a.dst.view.count, "dst.count"));
+}
+
+std::string NttRsMessage::check(const Args& a) {
+  if (a.log_chunk > kNttMaxLogChunk) return fmt::format("log_chunk {} above {}", a.log_chunk, kNttMaxLogChunk);
+  if (a.col_len == 0 || a.col_len % (1u << a.log_chunk) != 0)
+    return fmt::format("col_len {} is not a positive multiple of the chunk length 2^{}", a.col_len, a.log_chunk);
+  return first_of(whole_columns(a.data, "data", a.col_len, a.col_stride), grid_fits(a.data.view.count, "data.count"));
+}
+
+template <class T>
+std::string ntt_zeta_problem(const NttZetaArgs<T>& a) {
+  if (a.num_bits < 1 || a.num_bits > kNttMaxLogRadix)
+    return fmt::format("num_bits {} outside 1 .. {}", a.num_bits, kNttMaxLogRadix);
+  if (a.log_n > 31 || uint64_t(a.bit_lo) + a.num_bits > a.log_n)
+    return fmt::format("bits [{}, {}) of columns of 2^{} entries", a.bit_lo, uint64_t(a.bit_lo) + a.num_bits, a.log_n);
+  return first_of(whole_columns(a.data, "data", uint64_t(1) << a.log_n, a.col_stride),
+                  grid_fits(a.data.view.count, "data.count"));
+}
+template std::string ntt_zeta_problem(const NttZetaArgs<Fp>&);
+template std::string ntt_zeta_problem(const NttZetaArgs<Fp4>&);
+
+std::string NttTranspose::check(const Args& a) {
+  const uint64_t count = uint64_t(a.rows) * a.cols;
+  return first_of(grid_fits(count, "rows * cols"), count_is(a.src, "src", count), count_is(a.dst, "dst", count));
+}
+
+// ---------------------------------------------------------------------------------------------
+// stacking.hpp
+
+std::string StackColumns::check(const Args& a) {
+  if (a.log_stride > a.log_slice || a.log_slice - a.log_stride > 31)
+    return fmt::format("log_slice {} and log_stride {} give no trace height 2^(log_slice - log_stride) < 2^32",
+                       a.log_slice, a.log_stride);
+  if (a.log_stacked_height > 31) return fmt::format("log_stacked_height {} above 31", a.log_stacked_height);
+  const uint64_t height = uint64_t(1) << (a.log_slice - a.log_stride);
+  const uint64_t columns = a.src.view.count / height;
+  if (a.src.view.count % height != 0)
+    return fmt::format("src has {} elements, not whole columns of 2^{} rows", a.src.view.count,
+                       a.log_slice - a.log_stride);
+  if (columns == 0) return {};
+  // Positions grow with the row and the column; with stacked columns apart by at least their
+  // height, so do the destination indices: the last entry lands furthest.
+  const uint64_t stacked = uint64_t(1) << a.log_stacked_height;
+  const uint64_t last = a.start_row + ((columns - 1) << a.log_slice) + ((height - 1) << a.log_stride);
+  const uint64_t last_col = a.start_col + (last >> a.log_stacked_height);
+  if (last_col > 0 && a.dst_col_stride < stacked)
+    return fmt::format("dst_col_stride {} is below the stacked height 2^{}", a.dst_col_stride, a.log_stacked_height);
+  return first_of(grid_fits(columns, "src.count / height"),
+                  count_at_least(a.dst, "dst", last_col * a.dst_col_stride + (last & (stacked - 1)) + 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// transcript.hpp
+
+namespace {
+std::string bits_problem(uint32_t bits) {
+  if (bits <= DuplexSponge::MAX_SAMPLE_BITS) return {};
+  return fmt::format("bits {}: at most {} bits can be drawn from one BabyBear sample", bits,
+                     DuplexSponge::MAX_SAMPLE_BITS);
+}
+template <class P>
+std::string one_state(const P& t) {
+  return count_is(t, "t", 1);
+}
+}  // namespace
+
+std::string TranscriptObserve::check(const Args& a) { return one_state(a.t); }
+std::string TranscriptSample::check(const Args& a) { return one_state(a.t); }
+std::string TranscriptSampleBits::check(const Args& a) { return first_of(one_state(a.t), bits_problem(a.bits)); }
+std::string TranscriptGrindSearch::check(const Args& a) {
+  return first_of(one_state(a.t), count_is(a.best, "best", 1), bits_problem(a.bits));
+}
+std::string TranscriptGrindFinish::check(const Args& a) {
+  return first_of(one_state(a.t), count_is(a.best, "best", 1), count_is(a.witness, "witness", 1), bits_problem(a.bits));
+}
+
+// ---------------------------------------------------------------------------------------------
+// whir.hpp
+
+std::string BatchColumnsExt::check(const Args& a) {
+  const uint64_t n = a.acc.view.count;
+  return first_of(grid_fits(n, "acc.count"), count_is(a.mu, "mu", 1),
+                  a.width == 0 || n == 0
+                      ? std::string()
+                      : count_at_least(a.matrix, "matrix", uint64_t(a.width - 1) * a.col_stride + n));
+}
+
+namespace {
+template <class Args>
+std::string table_problem(const Args& a, std::string_view out_name, uint64_t out_count) {
+  if (a.m > 31) return fmt::format("m {} above 31", a.m);
+  if (out_count != uint64_t(1) << a.m)
+    return fmt::format("{} has {} elements, 2^m = {} expected", out_name, out_count, uint64_t(1) << a.m);
+  return {};
+}
+}  // namespace
+
+std::string MobiusEqTable::check(const Args& a) {
+  return first_of(table_problem(a, "out", a.out.view.count), count_at_least(a.u, "u", a.m));
+}
+std::string EqTable::check(const Args& a) {
+  return first_of(table_problem(a, "out", a.out.view.count), count_at_least(a.u, "u", a.m));
+}
+
+std::string UCube::check(const Args& a) {
+  if (a.u.view.count == 0) return count_is(a.cube, "cube", 0);
+  return count_is(a.cube, "cube", a.l_skip + a.u.view.count - 1);
+}
+
+std::string SumcheckProductPartials::check(const Args& a) {
+  if (a.partials.view.count % 2 != 0)
+    return fmt::format("partials has {} elements, not pairs of sums", a.partials.view.count);
+  return first_of(grid_fits(a.partials.view.count / 2, "partials.count / 2"),
+                  count_at_least(a.f, "f", 2 * uint64_t(a.pairs)), count_at_least(a.w, "w", 2 * uint64_t(a.pairs)));
+}
+
+std::string ReduceFp4::check(const Args& a) {
+  if (a.width == 0) return "width 0: at least one value per group";
+  if (a.out.view.count % a.width != 0)
+    return fmt::format("out has {} elements, not whole groups of width {}", a.out.view.count, a.width);
+  return first_of(grid_fits(a.out.view.count / a.width, "out.count / width"),
+                  count_at_least(a.in, "in", uint64_t(a.n) * a.width));
+}
+
+std::string FoldPairsFp4::check(const Args& a) {
+  return first_of(grid_fits(a.dst.view.count, "dst.count"), count_is(a.src, "src", 2 * a.dst.view.count),
+                  count_is(a.alpha, "alpha", 1));
+}
+
+std::string EvalPolyPartials::check(const Args& a) {
+  return first_of(grid_fits(a.partials.view.count, "partials.count"), count_at_least(a.coeffs, "coeffs", a.n),
+                  count_is(a.z, "z", 1));
+}
+
+std::string QueryPoints::check(const Args& a) {
+  if (a.log_domain > Fp::TWO_ADICITY)
+    return fmt::format("log_domain {}: BabyBear has roots of unity of order up to 2^{}", a.log_domain, Fp::TWO_ADICITY);
+  return first_of(grid_fits(a.points.view.count, "points.count"), count_is(a.idx, "idx", a.points.view.count));
+}
+
+std::string EqPowAccumulate::check(const Args& a) {
+  return first_of(table_problem(a, "w", a.w.view.count), count_is(a.gamma, "gamma", 1));
+}
+
+}  // namespace vkstark

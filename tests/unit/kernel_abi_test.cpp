@@ -1,0 +1,176 @@
+// Specifies the kernel ABI (runtime/kernel_abi.hpp): a kernel's interface follows from its C++ Args
+// alone, names included; its GLSL declarations are generated from it; names GLSL cannot declare are
+// rejected, naming the member. And every compiled kernel (kernels/registry.hpp) has its SPIR-V
+// embedded and an ABI that validates.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <set>
+#include <string>
+
+#include "executors/vulkan/shaders.hpp"
+#include "kernels/registry.hpp"
+#include "runtime/kernel.hpp"
+#include "runtime/spirv_interface.hpp"
+
+using namespace vkstark;
+
+namespace {
+
+struct SmallArgs {
+  In<Fp> src;
+  InArray<Fp4, 3> parts;
+  InOut<Digest> acc;
+  uint32_t n = 0;
+  std::array<uint32_t, 2> pair{};
+};
+
+struct WriteOnlyArgs {
+  Out<uint32_t> out;
+};
+
+struct ReservedWordArgs {
+  Out<Fp> out;
+  uint32_t half = 0;
+};
+
+struct ClashingArgs {
+  In<Fp> data;
+  uint32_t data_len = 0;  // the view already generates pc.data_len
+};
+
+struct RuntimeNameArgs {
+  Out<Fp> out;
+  uint32_t grid_x = 0;
+};
+
+struct TooManyWordsArgs {
+  Out<Fp> out;
+  std::array<uint32_t, 30> many{};  // 2 + 2 + 30 words = 136 bytes
+};
+
+// Runs abi.validate, expects a GraphError whose message contains every string in `parts`.
+void expect_rejected(const KernelAbi& abi, std::initializer_list<std::string> parts) {
+  try {
+    abi.validate("test_kernel");
+    FAIL() << "validate accepted it";
+  } catch (const GraphError& e) {
+    const std::string msg = e.what();
+    for (const auto& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
+  }
+}
+
+}  // namespace
+
+TEST(KernelAbi, FollowsFromTheArgsMembersAndTheirNames) {
+  const KernelAbi abi = kernel_abi<SmallArgs>();
+  ASSERT_EQ(abi.views.size(), 3u);
+  EXPECT_EQ(abi.views[0].name, "src");
+  EXPECT_EQ(abi.views[0].type, type_tag<Fp>());
+  EXPECT_EQ(abi.views[0].access, Access::Read);
+  EXPECT_EQ(abi.views[0].array, 0u);
+  EXPECT_EQ(abi.views[1].name, "parts");
+  EXPECT_EQ(abi.views[1].type, type_tag<Fp4>());
+  EXPECT_EQ(abi.views[1].access, Access::Read);
+  EXPECT_EQ(abi.views[1].array, 3u);
+  EXPECT_EQ(abi.views[2].name, "acc");
+  EXPECT_EQ(abi.views[2].type, type_tag<Digest>());
+  EXPECT_EQ(abi.views[2].access, Access::ReadWrite);
+  EXPECT_EQ(abi.views[2].array, 0u);
+  ASSERT_EQ(abi.scalars.size(), 2u);
+  EXPECT_EQ(abi.scalars[0].name, "n");
+  EXPECT_EQ(abi.scalars[0].words, 1u);
+  EXPECT_EQ(abi.scalars[1].name, "pair");
+  EXPECT_EQ(abi.scalars[1].words, 2u);
+  EXPECT_EQ(abi.slots(), 1u + 3u + 1u);
+  // grid (2) + src (2) + parts (3 offsets, 3 lengths, count) + acc (2) + n + pair[2]
+  EXPECT_EQ(abi.push_words(), 2u + 2u + 7u + 2u + 1u + 2u);
+  EXPECT_EQ(abi.scalar_words(), 3u);
+  EXPECT_NO_THROW(abi.validate("test_kernel"));
+}
+
+TEST(KernelAbi, GeneratesTheGlslInterface) {
+  EXPECT_EQ(glsl_declarations(kernel_abi<SmallArgs>(), "test_kernel"),
+            "// The interface of kernel test_kernel, generated from its Args (runtime/kernel_abi.hpp). Do not edit.\n"
+            "#include \"runtime.glsl\"\n"
+            "layout(set = 0, binding = 0) readonly buffer VksBinding0 { uint src_[]; };\n"
+            "layout(set = 0, binding = 1) readonly buffer VksBinding1 { uvec4 data[]; } parts_[3];\n"
+            "layout(set = 0, binding = 2) buffer VksBinding2 { uvec4 acc_[]; };\n"
+            "layout(push_constant) uniform VksPush {\n"
+            "  uint grid_x;\n"
+            "  uint grid_y;\n"
+            "  uint src_off;\n"
+            "  uint src_len;\n"
+            "  uint parts_off[3];\n"
+            "  uint parts_len[3];\n"
+            "  uint parts_count;\n"
+            "  uint acc_off;\n"
+            "  uint acc_len;\n"
+            "  uint n;\n"
+            "  uint pair[2];\n"
+            "} pc;\n");
+}
+
+TEST(KernelAbi, AWriteOnlyViewIsDeclaredWriteonly) {
+  const std::string glsl = glsl_declarations(kernel_abi<WriteOnlyArgs>(), "k");
+  EXPECT_NE(glsl.find("layout(set = 0, binding = 0) writeonly buffer VksBinding0 { uint out_[]; };"), std::string::npos)
+      << glsl;
+}
+
+TEST(KernelAbi, RejectsAScalarNamedLikeAGlslReservedWord) {
+  expect_rejected(kernel_abi<ReservedWordArgs>(), {"test_kernel", "'half'", "reserved word"});
+}
+
+TEST(KernelAbi, RejectsTwoMembersThatGenerateTheSameName) {
+  expect_rejected(kernel_abi<ClashingArgs>(), {"test_kernel", "data_len", "generated twice"});
+}
+
+TEST(KernelAbi, RejectsAScalarNamedLikeTheRuntimesOwnNames) {
+  expect_rejected(kernel_abi<RuntimeNameArgs>(), {"test_kernel", "grid_x"});
+}
+
+TEST(KernelAbi, RejectsMorePushConstantsThanEveryDeviceHas) {
+  expect_rejected(kernel_abi<TooManyWordsArgs>(), {"test_kernel", "136 bytes"});
+}
+
+// Every kernel the registry lists: its ABI validates, its GLSL body was compiled and embedded, and
+// the SPIR-V's interface is its ABI.
+TEST(KernelRegistry, EveryKernelHasAValidAbiAndEmbeddedSpirv) {
+  std::set<std::string_view> embedded;
+  for (const vulkan::EmbeddedShader& s : vulkan::embedded_shaders()) embedded.insert(s.name);
+  size_t kernels = 0;
+  auto check = [&]<class K>() {
+    ++kernels;
+    SCOPED_TRACE(std::string(K::name));
+    EXPECT_NO_THROW((void)kernel_info<K>());
+    const auto* shader = [&]() -> const vulkan::EmbeddedShader* {
+      for (const vulkan::EmbeddedShader& s : vulkan::embedded_shaders())
+        if (s.name == K::name) return &s;
+      return nullptr;
+    }();
+    ASSERT_NE(shader, nullptr) << "no embedded SPIR-V for kernel " << K::name;
+    ASSERT_GE(shader->words.size(), 5u);
+    EXPECT_EQ(shader->words[0], 0x07230203u) << "not SPIR-V";
+    // The compiled shader declares exactly the interface its Args give (bindings, access, push block).
+    EXPECT_EQ(spirv_interface_mismatch(shader->words, kernel_info<K>().abi), "");
+    embedded.erase(K::name);
+  };
+#define VKSTARK_CHECK_KERNEL(K) check.template operator()<K>();
+  VKSTARK_KERNELS(VKSTARK_CHECK_KERNEL)
+#undef VKSTARK_CHECK_KERNEL
+  EXPECT_EQ(kernels, vulkan::embedded_shaders().size());
+  EXPECT_TRUE(embedded.empty()) << "embedded shaders without a kernel in kernels/registry.hpp: " << *embedded.begin();
+}
+
+// A kernel states the grid its views and scalars imply; the exceptions are deliberate.
+TEST(KernelRegistry, EveryKernelButTheGrindSearchStatesItsGrid) {
+  std::set<std::string_view> without_grid;
+  auto check = [&]<class K>() {
+    if constexpr (!requires(const typename K::Args& a) { K::grid(a); }) without_grid.insert(K::name);
+  };
+#define VKSTARK_CHECK_KERNEL(K) check.template operator()<K>();
+  VKSTARK_KERNELS(VKSTARK_CHECK_KERNEL)
+#undef VKSTARK_CHECK_KERNEL
+  // The number of searching invocations is a free parallelism choice (kernels/transcript.hpp).
+  EXPECT_EQ(without_grid, std::set<std::string_view>{TranscriptGrindSearch::name});
+}
