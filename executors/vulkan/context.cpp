@@ -11,15 +11,18 @@
 
 namespace vkstark::vulkan {
 
-namespace {
-
 spdlog::logger& logger() {
   static std::shared_ptr<spdlog::logger> log = [] {
     auto l = spdlog::get("vkstark.vulkan");
-    return l ? l : spdlog::stderr_color_mt("vkstark.vulkan");
+    if (!l) l = spdlog::stderr_color_mt("vkstark.vulkan");
+    if (const char* level = std::getenv("VKSTARK_LOG_LEVEL"); level && *level)
+      l->set_level(spdlog::level::from_str(level));
+    return l;
   }();
   return *log;
 }
+
+namespace {
 
 VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                           VkDebugUtilsMessageTypeFlagsEXT /*types*/,

@@ -13,10 +13,16 @@
 #include <string_view>
 #include <vector>
 
+#include <spdlog/logger.h>
+
 #include "executors/vulkan/vk.hpp"
 #include "executors/vulkan/vulkan_executor.hpp"
 
 namespace vkstark::vulkan {
+
+// The executor's log ("vkstark.vulkan" on stderr); VKSTARK_LOG_LEVEL=debug|info|warn... sets its level
+// (debug: the compile time of every pipeline).
+spdlog::logger& logger();
 
 // Warnings and errors from the validation layer.
 class MessageLog {

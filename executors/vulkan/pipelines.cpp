@@ -7,6 +7,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -200,8 +201,11 @@ Pipeline Pipelines::create(const Request& r) {
   Pipeline p;
   p.workgroup_size = r.workgroup_size;
   try {
+    const auto start = std::chrono::steady_clock::now();
     create_layouts(p, kernel.abi, r.push_bytes);
     create_pipeline(p, kernel, r.spirv);
+    logger().debug("pipeline {} (workgroup {}): {:.1f} ms", kernel.name, r.workgroup_size,
+                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     return p;
   } catch (...) {
     destroy(p);
