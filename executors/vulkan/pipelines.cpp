@@ -135,10 +135,12 @@ std::span<const uint32_t> Pipelines::spirv_of(const KernelInfo& kernel) {
   return it->second.first;
 }
 
-Pipelines::Request Pipelines::request(const KernelInfo& kernel) {
+Pipelines::Request Pipelines::request(const KernelInfo& kernel, Grid grid) {
   Request r;
   r.kernel = &kernel;
   r.workgroup_size = ctx_.workgroup_size(kernel.workgroup_size);
+  if (kernel.workgroup_size == 0 && grid.x <= ctx_.subgroup_size)
+    r.workgroup_size = std::min(r.workgroup_size, ctx_.subgroup_size);
   const uint32_t max_push = ctx_.limits().maxPushConstantsSize;
   const uint32_t push_words = kernel.abi.push_words();
   if (push_words * 4 > max_push)
@@ -154,18 +156,18 @@ Pipelines::Request Pipelines::request(const KernelInfo& kernel) {
   return r;
 }
 
-const Pipeline& Pipelines::get(const KernelInfo& kernel) {
-  Request r = request(kernel);
+const Pipeline& Pipelines::get(const KernelInfo& kernel, Grid grid) {
+  Request r = request(kernel, grid);
   auto it = pipelines_.find(r.key);
   if (it == pipelines_.end()) it = pipelines_.emplace(r.key, create(r)).first;
   return it->second;
 }
 
-void Pipelines::create_all(std::span<const KernelInfo* const> kernels) {
+void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> dispatches) {
   std::vector<Request> missing;
   std::set<Key> seen;
-  for (const KernelInfo* k : kernels) {
-    Request r = request(*k);
+  for (const auto& [k, grid] : dispatches) {
+    Request r = request(*k, grid);
     if (pipelines_.count(r.key) == 0 && seen.insert(r.key).second) missing.push_back(std::move(r));
   }
   // Drivers compile in vkCreateComputePipelines (seconds for a large plan on a cold cache): the

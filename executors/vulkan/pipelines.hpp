@@ -56,10 +56,13 @@ class Pipelines {
   // The pipeline of `kernel`: its SPIR-V (a run-time kernel's own, else the embedded one of its
   // name), layout from its ABI. Pipelines are shared by every kernel with the same SPIR-V content,
   // workgroup size and layout. DeviceError when there is no SPIR-V or the device cannot run it.
-  const Pipeline& get(const KernelInfo& kernel);
-  // Creates the pipelines of `kernels` that do not exist yet, in parallel (prepare calls it with
-  // every kernel of a plan, so that a plan compiles only what it uses, once).
-  void create_all(std::span<const KernelInfo* const> kernels);
+  // `grid`: a kernel without a workgroup preference (correct for any size) runs a grid of at most
+  // one subgroup with a one-subgroup workgroup, so that latency-bound scalar steps launch no idle
+  // invocations.
+  const Pipeline& get(const KernelInfo& kernel, Grid grid);
+  // Creates the pipelines the dispatches (kernel, grid) need and do not exist yet, in parallel
+  // (prepare passes every dispatch of a plan, so a plan compiles only what it uses, once).
+  void create_all(std::span<const std::pair<const KernelInfo*, Grid>> dispatches);
 
  private:
   struct Key {
@@ -78,7 +81,7 @@ class Pipelines {
     Key key;
   };
   std::span<const uint32_t> spirv_of(const KernelInfo& kernel);
-  Request request(const KernelInfo& kernel);
+  Request request(const KernelInfo& kernel, Grid grid);
   Pipeline create(const Request& r);  // thread-safe
   void create_layouts(Pipeline& p, const KernelAbi& abi, uint32_t push_bytes) const;
   void create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span<const uint32_t> spirv);

@@ -89,10 +89,10 @@ void VulkanPreparedPlan::place(BufferId id) {
 // Dispatches
 
 void VulkanPreparedPlan::build_dispatches(Pipelines& pipelines) {
-  std::vector<const KernelInfo*> kernels;
+  std::vector<std::pair<const KernelInfo*, Grid>> dispatches;
   for (const Task& t : plan_.tasks)
-    if (t.kind == TaskKind::Dispatch) kernels.push_back(t.kernel.get());
-  pipelines.create_all(kernels);
+    if (t.kind == TaskKind::Dispatch) dispatches.emplace_back(t.kernel.get(), t.grid);
+  pipelines.create_all(dispatches);
   dispatch_.resize(plan_.tasks.size());
   for (uint32_t i = 0; i < plan_.tasks.size(); ++i)
     if (plan_.tasks[i].kind == TaskKind::Dispatch) dispatch_[i] = make_dispatch(plan_.tasks[i], pipelines);
@@ -100,7 +100,7 @@ void VulkanPreparedPlan::build_dispatches(Pipelines& pipelines) {
 
 DispatchRecord VulkanPreparedPlan::make_dispatch(const Task& t, Pipelines& pipelines) const {
   DispatchRecord d;
-  d.pipeline = &pipelines.get(*t.kernel);
+  d.pipeline = &pipelines.get(*t.kernel, t.grid);
   std::vector<uint32_t> first(t.bindings.size(), 0);
   for (size_t i = 0; i < t.bindings.size(); ++i) d.descriptors.push_back(window(t, t.bindings[i], first[i]));
   pack_push_constants(t.kernel->abi, t.grid, t.bindings, first, t.scalars, d.push);
