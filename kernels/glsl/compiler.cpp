@@ -72,8 +72,15 @@ std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view nam
 
 std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc) {
   desc.abi.validate(desc.name);
-  std::string source = "#version 460\n#extension GL_GOOGLE_include_directive : require\n" +
-                       glsl_declarations(desc.abi, desc.name) + desc.body;
+  // Extensions must come before any declaration: the ones kernel bodies use are enabled here.
+  std::string source =
+      "#version 460\n"
+      "#extension GL_GOOGLE_include_directive : require\n"
+      "#extension GL_EXT_control_flow_attributes : enable\n"
+      "#extension GL_KHR_shader_subgroup_basic : enable\n"
+      "#extension GL_KHR_shader_subgroup_shuffle : enable\n"
+      "#extension GL_KHR_shader_subgroup_arithmetic : enable\n" +
+      glsl_declarations(desc.abi, desc.name) + desc.body;
   RuntimeKernelDesc k;
   k.spirv = compile_glsl(source, desc.name);
   k.name = std::move(desc.name);

@@ -22,7 +22,9 @@ namespace vkstark {
 [[nodiscard]] std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view name);
 
 // A run-time kernel whose GLSL is its generated interface (glsl_declarations(abi)) followed by
-// `body` (extra includes, helpers and main()). The CPU body reads its views through
+// `body` (extra includes, helpers and main()). The source starts with #version 460 and enables
+// GL_GOOGLE_include_directive, GL_EXT_control_flow_attributes and the KHR subgroup basic, shuffle
+// and arithmetic extensions (a body cannot: extensions precede declarations). The CPU body reads its views through
 // CpuContext::view / scalars in ABI order.
 struct GlslKernelDesc {
   std::string name;
