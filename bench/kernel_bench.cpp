@@ -3,7 +3,9 @@
 //   Poseidon2 permutations/s (poseidon2_permute), copy bandwidth (copy_u32, read + write bytes),
 //   BabyBear multiplications/s (fp_mul), one NTT of 2^log_n x batch (ntt forward).
 //
-//   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--json F]
+// --trace FILE writes one Chrome trace holding the last timed run of each plan, one after another.
+//
+//   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--trace F] [--json F]
 #include <fmt/format.h>
 
 #include <cstring>
@@ -14,6 +16,7 @@
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/hashing.hpp"
+#include "runtime/trace.hpp"
 #include "stages/ntt.hpp"
 
 using namespace vkstark;
@@ -23,18 +26,23 @@ namespace {
 constexpr int kRuns = 5;
 
 // Median device time (ms) of the span "work" over kRuns runs of the plan (after one warm-up run).
-double time_span(Executor& exec, const Graph& g, const std::function<void(PreparedPlan&)>& upload) {
+// The last run's trace goes to `traces`, its top span named `label`.
+double time_span(Executor& exec, const Graph& g, const std::function<void(PreparedPlan&)>& upload,
+                 const std::string& label, std::vector<Trace>& traces) {
   auto p = exec.prepare(compile(g));
   upload(*p);
   Trace warm;
   p->run(warm);
   std::vector<double> ms;
+  Trace t;
   for (int r = 0; r < kRuns; ++r) {
-    Trace t;
+    t = Trace();
     p->run(t);
     for (const TraceSpan& s : t.spans)
       if (s.path == "work") ms.push_back(s.device_ms >= 0 ? s.device_ms : s.host_ms);
   }
+  t.spans[0].name = label;
+  traces.push_back(std::move(t));
   return bench::median(ms);
 }
 
@@ -55,6 +63,7 @@ int main(int argc, char** argv) try {
   auto exec = make_executor(common.executor);
   fmt::print("kernel_bench: executor {}, device {}\n", exec->name(), exec->device_name());
   const uint32_t reps = 4;
+  std::vector<Trace> traces;  // the last run of each plan
   std::string json = "{";
 
   {  // Poseidon2
@@ -67,7 +76,9 @@ int main(int argc, char** argv) try {
       auto span = g.span("work");
       for (uint32_t r = 0; r < reps; ++r) g.dispatch<Poseidon2Permute>("permute", {.states = w});
     }
-    double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(s, std::vector<Fp>(16 * n, Fp::one())); });
+    double ms = time_span(
+        *exec, g, [&](PreparedPlan& p) { p.upload(s, std::vector<Fp>(16 * n, Fp::one())); }, "poseidon2_permute",
+        traces);
     double rate = reps * n / (ms * 1e-3);
     fmt::print("  poseidon2_permute: 2^{} states x {}: {:.3f} ms -> {:.3f} G permutations/s\n", log_states, reps, ms,
                rate / 1e9);
@@ -83,7 +94,8 @@ int main(int argc, char** argv) try {
       auto span = g.span("work");
       for (uint32_t r = 0; r < reps; ++r) g.dispatch<CopyU32>("copy", {.src = a, .dst = b});
     }
-    double ms = time_span(*exec, g, [](PreparedPlan&) {});
+    double ms = time_span(
+        *exec, g, [](PreparedPlan&) {}, "copy_u32", traces);
     double bw = reps * 2.0 * 4 * n / (ms * 1e-3);
     fmt::print("  copy_u32: {} MiB x {}: {:.3f} ms -> {:.3f} TB/s (read + write)\n", 4 * n >> 20, reps, ms, bw / 1e12);
     json += fmt::format(", \"copy_bytes_per_s\": {}", json_number(bw));
@@ -97,7 +109,8 @@ int main(int argc, char** argv) try {
       auto span = g.span("work");
       for (uint32_t r = 0; r < reps; ++r) g.dispatch<FpMul>("mul", {.a = a, .b = a, .out = c});
     }
-    double ms = time_span(*exec, g, [&](PreparedPlan& p) { p.upload(a, std::vector<Fp>(n, Fp::from_canonical(3))); });
+    double ms = time_span(
+        *exec, g, [&](PreparedPlan& p) { p.upload(a, std::vector<Fp>(n, Fp::from_canonical(3))); }, "fp_mul", traces);
     double rate = reps * n / (ms * 1e-3);
     fmt::print("  fp_mul (memory-bound, 12 B per mul): 2^{} x {}: {:.3f} ms -> {:.1f} G mul/s\n", log_states + 4, reps,
                ms, rate / 1e9);
@@ -114,8 +127,9 @@ int main(int argc, char** argv) try {
       auto span = g.span("work");
       ntt.forward(src, log_n - 1, uint64_t(1) << (log_n - 1), dst, log_n, uint64_t(1) << log_n, batch);
     }
-    double ms = time_span(*exec, g,
-                          [&](PreparedPlan& p) { p.upload(src, std::vector<Fp>(src.count(), Fp::from_canonical(5))); });
+    double ms = time_span(
+        *exec, g, [&](PreparedPlan& p) { p.upload(src, std::vector<Fp>(src.count(), Fp::from_canonical(5))); },
+        "ntt_forward", traces);
     fmt::print("  ntt forward 42 x (2^21 zero-padded to 2^22): {:.3f} ms\n", ms);
     json += fmt::format(", \"ntt_42x2e22_ms\": {}", json_number(ms));
   }
@@ -124,6 +138,10 @@ int main(int argc, char** argv) try {
                                               : common.json_file;
   bench::write_result(path, "kernel_bench", std::string(exec->name()), exec->device_name(), json);
   fmt::print("results: {}\n", path);
+  if (!common.trace_file.empty()) {
+    write_chrome_trace_file(traces, common.trace_file);
+    fmt::print("trace of the last run of each plan: {}\n", common.trace_file);
+  }
   return 0;
 } catch (const std::exception& e) {
   fmt::print(stderr, "kernel_bench: {}\n", e.what());

@@ -1,8 +1,9 @@
 // selfcheck: computes the known-answer values of protocol.md 16.2 (BabyBear, its extension,
 // Poseidon2, the sponge transcript, grinding) with the host code and with the device kernels on
 // the chosen executor, and prints them next to the expected values. Exit status 0 when all match.
+// --trace FILE writes the Chrome trace of the device run.
 //
-//   selfcheck [--executor cpu|vulkan|auto] [--json FILE]
+//   selfcheck [--executor cpu|vulkan|auto] [--trace FILE] [--json FILE]
 #include <fmt/format.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "executors/cli.hpp"
 #include "executors/executors.hpp"
 #include "runtime/json.hpp"
+#include "runtime/trace.hpp"
 #include "stages/selfcheck.hpp"
 
 using namespace vkstark;
@@ -29,7 +31,8 @@ int main(int argc, char** argv) try {
   auto t0 = std::chrono::steady_clock::now();
   auto checks = kat::host_checks();
   auto exec = make_executor(common.executor);
-  auto device = device_known_answer_checks(*exec);
+  Trace trace;
+  auto device = device_known_answer_checks(*exec, &trace);
   checks.insert(checks.end(), device.begin(), device.end());
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   int failed = 0;
@@ -52,6 +55,10 @@ int main(int argc, char** argv) try {
     std::ofstream f(common.json_file);
     f << fmt::format("{{\"executor\": {}, \"device\": {}, \"checks\": [{}]}}\n", json_string(std::string(exec->name())),
                      json_string(exec->device_name()), json);
+  }
+  if (!common.trace_file.empty()) {
+    write_chrome_trace_file(trace, common.trace_file);
+    fmt::print("trace of the device run: {}\n", common.trace_file);
   }
   return failed == 0 ? 0 : 1;
 } catch (const std::exception& e) {

@@ -60,6 +60,9 @@ void write_json_file(const Trace& trace, const std::string& path) {
 void write_chrome_trace_file(const Trace& trace, const std::string& path) {
   write_file(path, [&](std::ostream& os) { write_chrome_trace(trace, os); });
 }
+void write_chrome_trace_file(std::span<const Trace> runs, const std::string& path) {
+  write_file(path, [&](std::ostream& os) { write_chrome_trace(runs, os); });
+}
 
 std::unique_ptr<PreparedPlan> Executor::prepare(std::shared_ptr<const Plan> plan) {
   if (!plan) throw InputError("prepare: no plan (null pointer)");

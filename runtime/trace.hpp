@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,9 +68,13 @@ class Trace {
 void write_summary(const Trace& trace, std::ostream& os);       // span tree with times and counts
 void write_json(const Trace& trace, std::ostream& os);          // {"executor", "device", "counters", "spans"}
 void write_chrome_trace(const Trace& trace, std::ostream& os);  // traceEvents (Perfetto, chrome://tracing)
+// Several runs in one Chrome trace, one after another on the same tracks (e.g. one run of each plan
+// a tool measured); each run's top span (spans[0], "run" unless renamed) names it.
+void write_chrome_trace(std::span<const Trace> runs, std::ostream& os);
 
 // Writes JSON / Chrome trace to a file; throws InputError if the file cannot be written.
 void write_json_file(const Trace& trace, const std::string& path);
 void write_chrome_trace_file(const Trace& trace, const std::string& path);
+void write_chrome_trace_file(std::span<const Trace> runs, const std::string& path);
 
 }  // namespace vkstark

@@ -7,9 +7,11 @@
 
 #include "kernels/known_answers.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/trace.hpp"
 
 namespace vkstark {
 
-std::vector<kat::Check> device_known_answer_checks(Executor& exec);
+// Runs the checks as one plan on `exec`; `trace`, when given, receives that run's trace.
+std::vector<kat::Check> device_known_answer_checks(Executor& exec, Trace* trace = nullptr);
 
 }  // namespace vkstark

@@ -1,6 +1,7 @@
 // Batch Poseidon2 on the CPU: permutes many independent states with the widest SIMD unit the
-// processor has (AVX-512: 16 states at a time, AVX2: 8, otherwise the scalar permutation). Chosen
-// at run time; every path gives the same bits as poseidon2_permute. Thread-safe (no shared state).
+// processor has (AVX-512: 16 states at a time, AVX2: 8, otherwise the scalar permutation), as
+// cpu_simd_level() (kernels/field/simd_level.hpp) allows; every path gives the same bits as
+// poseidon2_permute. Thread-safe (no shared state).
 #pragma once
 
 #include <span>
@@ -12,8 +13,7 @@ namespace vkstark {
 
 void poseidon2_permute_batch(std::span<Poseidon2State> states);
 
-// "avx512", "avx2" or "scalar": the path poseidon2_permute_batch takes on this machine.
-// VKSTARK_CPU_SIMD=avx2|scalar in the environment caps it (for tests and comparisons).
+// "avx512", "avx2" or "scalar": the path poseidon2_permute_batch takes now (cpu_simd_level()).
 std::string_view poseidon2_batch_isa();
 
 }  // namespace vkstark

@@ -247,6 +247,23 @@ TEST_P(ExecutorBehaviour, SpansCountTheirTasksAndTrace) {
   EXPECT_NE(chrome.str().find("\"traceEvents\""), std::string::npos);
   EXPECT_NE(chrome.str().find("\"name\": \"inner\""), std::string::npos);
   EXPECT_NE(summary.str().find("inner"), std::string::npos);
+
+  // Two runs in one Chrome trace: the second, named by its top span, starts after the first ends.
+  Trace second;
+  p->run(second);
+  second.spans[0].name = "second run";
+  const std::vector<Trace> runs = {trace, second};
+  std::ostringstream both;
+  write_chrome_trace(runs, both);
+  const std::string text = both.str();
+  const size_t at = text.find("\"name\": \"second run\"");
+  ASSERT_NE(at, std::string::npos) << text;
+  const size_t ts = text.find("\"ts\": ", at);
+  ASSERT_NE(ts, std::string::npos);
+  EXPECT_GE(std::stod(text.substr(ts + 6)), 1000 * trace.spans[0].host_ms) << text;
+  size_t events = 0;
+  for (size_t i = text.find("\"ph\": \"X\""); i != std::string::npos; i = text.find("\"ph\": \"X\"", i + 1)) ++events;
+  EXPECT_EQ(events, 2 * 2 * trace.spans.size()) << text;  // host and device events of each span, twice
 }
 
 TEST_P(ExecutorBehaviour, ReadingAPersistentNobodyWroteIsAnError) {

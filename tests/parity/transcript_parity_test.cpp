@@ -1,6 +1,8 @@
 // The device transcript (stages/transcript.hpp) on each executor: the protocol.md 16.2 values for
 // Poseidon2, sponge samples and the 8-bit PoW witness computed by the device kernels, and random
-// observe/sample/grind sequences that must match the host DuplexSponge step for step.
+// observe/sample/grind sequences that must match, step for step, a naive duplex sponge written here
+// from protocol.md 2.5 / 2.6 over the KAT-checked permutation (independent of the host DuplexSponge,
+// which the CPU bodies use; style.md item 16) and the host DuplexSponge.
 #include "tests/parity/executor_fixture.hpp"
 
 #include <fmt/format.h>
@@ -28,7 +30,66 @@ std::vector<Fp> iota(uint32_t from, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) v.push_back(Fp::from_canonical(from + i));
   return v;
 }
+
+// protocol.md 2.5 (duplex sponge, overwrite mode, rate 8) and 2.6 (proof of work) as written there,
+// over poseidon2_permute; grind tries every candidate from 0 up on a copy.
+struct NaiveSponge {
+  Poseidon2State state{};
+  uint32_t absorb_idx = 0, sample_idx = 0;
+
+  void observe(Fp v) {
+    state[absorb_idx] = v;
+    absorb_idx += 1;
+    if (absorb_idx == 8) {
+      poseidon2_permute(state);
+      absorb_idx = 0;
+      sample_idx = 8;
+    }
+  }
+  Fp sample() {
+    if (absorb_idx != 0 || sample_idx == 0) {
+      poseidon2_permute(state);
+      absorb_idx = 0;
+      sample_idx = 8;
+    }
+    sample_idx -= 1;
+    return state[sample_idx];
+  }
+  uint32_t sample_bits(uint32_t bits) { return sample().value() & ((1u << bits) - 1); }
+  bool check_witness(uint32_t bits, Fp w) {
+    if (bits == 0) return true;
+    observe(w);
+    return sample_bits(bits) == 0;
+  }
+  Fp grind(uint32_t bits) {
+    if (bits == 0) return Fp::zero();
+    for (uint32_t w = 0;; ++w) {
+      NaiveSponge copy = *this;
+      if (copy.check_witness(bits, Fp::from_canonical(w))) {
+        check_witness(bits, Fp::from_canonical(w));
+        return Fp::from_canonical(w);
+      }
+    }
+  }
+};
 }  // namespace
+
+// The reference itself against protocol.md 16.2, so that the checks below rest on the spec.
+TEST(NaiveSponge, ReproducesTheKnownAnswers) {
+  auto samples = [](NaiveSponge& t, size_t n) {
+    std::vector<Fp> v;
+    for (size_t i = 0; i < n; ++i) v.push_back(t.sample());
+    return v;
+  };
+  NaiveSponge fresh, t123, t0to7, pow;
+  expect_values(samples(fresh, 4), kat::SPONGE_FRESH_4, "fresh, 4 samples");
+  for (Fp x : iota(1, 3)) t123.observe(x);
+  expect_values(samples(t123, 10), kat::SPONGE_123_10, "observe 1,2,3 then 10 samples");
+  for (Fp x : iota(0, 8)) t0to7.observe(x);
+  expect_values(samples(t0to7, 2), kat::SPONGE_0_TO_7_2, "observe 0..7 then 2 samples");
+  EXPECT_EQ(pow.grind(8).value(), kat::POW8_WITNESS);
+  EXPECT_EQ(pow.sample().value(), kat::POW8_NEXT_SAMPLE);
+}
 
 TEST_P(TranscriptParity, Poseidon2KnownAnswersOnTheDevice) {
   Graph g;
@@ -71,10 +132,11 @@ TEST_P(TranscriptParity, SpongeKnownAnswersOnTheDevice) {
   EXPECT_EQ(p->download(next)[0].value(), kat::POW8_NEXT_SAMPLE);
 }
 
-TEST_P(TranscriptParity, RandomSequencesMatchTheHostSponge) {
+TEST_P(TranscriptParity, RandomSequencesMatchTheNaiveAndTheHostSponge) {
   std::mt19937_64 rng(77);
   for (int trial = 0; trial < 4; ++trial) {
     Graph g;
+    NaiveSponge naive;
     DuplexSponge host;
     DeviceTranscript dev(g, "t");
     auto pool = g.input<Fp>("pool", 64);
@@ -92,26 +154,37 @@ TEST_P(TranscriptParity, RandomSequencesMatchTheHostSponge) {
         uint32_t off = rng() % 32;
         uint32_t n = kind == 0 ? 1 + rng() % 12 : 4 * (1 + rng() % 3);
         dev.observe(pool.slice(off, n));
-        for (uint32_t i = 0; i < n; ++i) host.observe(pool_values[off + i]);
+        for (uint32_t i = 0; i < n; ++i) {
+          naive.observe(pool_values[off + i]);
+          host.observe(pool_values[off + i]);
+        }
       } else if (kind == 2) {  // samples
         uint32_t n = 1 + rng() % 10;
         auto out = g.output<Fp>(fmt::format("s{}", op), n);
         dev.sample(out);
         std::vector<uint32_t> want;
-        for (uint32_t i = 0; i < n; ++i) want.push_back(host.sample().value());
+        for (uint32_t i = 0; i < n; ++i) {
+          want.push_back(naive.sample().value());
+          ASSERT_EQ(host.sample().value(), want.back()) << "host sponge, trial " << trial << " op " << op;
+        }
         expects.push_back({out, {}, want});
       } else if (kind == 3) {  // query indices
         uint32_t n = 1 + rng() % 6, bits = 1 + rng() % 30;
         auto out = g.output<uint32_t>(fmt::format("b{}", op), n);
         dev.sample_bits(out, bits);
         std::vector<uint32_t> want;
-        for (uint32_t i = 0; i < n; ++i) want.push_back(host.sample_bits(bits));
+        for (uint32_t i = 0; i < n; ++i) {
+          want.push_back(naive.sample_bits(bits));
+          ASSERT_EQ(host.sample_bits(bits), want.back()) << "host sponge, trial " << trial << " op " << op;
+        }
         expects.push_back({{}, out, want});
       } else {  // proof of work
         uint32_t bits = rng() % 9;
         auto out = g.output<Fp>(fmt::format("w{}", op), 1);
         dev.grind(bits, out);
-        expects.push_back({out, {}, {host.grind(bits).value()}});
+        const Fp w = naive.grind(bits);
+        ASSERT_EQ(host.grind(bits), w) << "host sponge, trial " << trial << " op " << op;
+        expects.push_back({out, {}, {w.value()}});
       }
     }
     auto final_state = g.output<SpongeState>("final", 1);
@@ -127,6 +200,7 @@ TEST_P(TranscriptParity, RandomSequencesMatchTheHostSponge) {
       EXPECT_EQ(got, e.want) << "trial " << trial;
     }
     SpongeState s = p->download(final_state)[0];
+    EXPECT_EQ(s, (SpongeState{naive.state, naive.absorb_idx, naive.sample_idx})) << "trial " << trial;
     EXPECT_EQ(DuplexSponge::from_state(s.state, s.absorb_idx, s.sample_idx), host) << "trial " << trial;
   }
 }
@@ -141,13 +215,19 @@ TEST_P(TranscriptParity, GrindFindsTheSmallestWitnessFromAnyAbsorbState) {
       DeviceTranscript dev(g, "t", state_in);
       dev.grind(bits, witness);
       dev.sample(after);
+      NaiveSponge naive;
       DuplexSponge host;
-      for (uint32_t i = 0; i < absorbed; ++i) host.observe(Fp::from_canonical(1000 + i));
-      SpongeState s{host.state(), host.absorb_idx(), host.sample_idx()};
+      for (uint32_t i = 0; i < absorbed; ++i) {
+        naive.observe(Fp::from_canonical(1000 + i));
+        host.observe(Fp::from_canonical(1000 + i));
+      }
+      SpongeState s{naive.state, naive.absorb_idx, naive.sample_idx};
       auto p = run(g, [&](PreparedPlan& pp) { pp.upload(state_in, std::vector<SpongeState>{s}); });
-      Fp w = host.grind(bits);
+      const Fp w = naive.grind(bits), next = naive.sample();
+      EXPECT_EQ(host.grind(bits), w) << "host sponge";
+      EXPECT_EQ(host.sample(), next) << "host sponge";
       EXPECT_EQ(p->download(witness)[0], w) << "absorbed " << absorbed << " bits " << bits;
-      EXPECT_EQ(p->download(after)[0], host.sample()) << "absorbed " << absorbed << " bits " << bits;
+      EXPECT_EQ(p->download(after)[0], next) << "absorbed " << absorbed << " bits " << bits;
     }
   }
 }
@@ -161,8 +241,9 @@ TEST_P(TranscriptParity, ZeroBitGrindWritesZeroAndTouchesNothing) {
   dev.sample_ext(s);
   auto p = run(g, [](PreparedPlan&) {});
   EXPECT_EQ(p->download(w)[0], Fp::zero());
-  DuplexSponge host;
-  EXPECT_EQ(p->download(s)[0], host.sample_ext());
+  NaiveSponge naive;
+  const Fp4 untouched{naive.sample(), naive.sample(), naive.sample(), naive.sample()};  // sample_ext: protocol.md 1.3
+  EXPECT_EQ(p->download(s)[0], untouched);
 }
 
 TEST(DeviceTranscript, RejectsMoreBitsThanASampleHolds) {

@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/field/simd_level.hpp"
 #include "kernels/hash/hash.hpp"
 #include "kernels/hash/poseidon2_batch.hpp"
 #include "kernels/hash/transcript.hpp"
@@ -182,18 +183,26 @@ TEST(KnownAnswers, EveryHostCheckPasses) {
 }
 
 TEST(Poseidon2Batch, EverySimdPathMatchesTheScalarPermutation) {
+  const SimdLevel saved = cpu_simd_level();
   std::mt19937_64 rng(17);
-  // Sizes around the SIMD widths (8 and 16), plus edge values in the states.
-  for (size_t n : {0u, 1u, 7u, 8u, 15u, 16u, 17u, 33u, 100u}) {
-    std::vector<Poseidon2State> a(n);
-    for (auto& s : a)
-      for (auto& x : s) {
-        uint64_t r = rng() % 4;
-        x = r == 0 ? Fp::zero() : r == 1 ? Fp::from_canonical(Fp::P - 1) : Fp::reduce(rng());
-      }
-    std::vector<Poseidon2State> b = a;
-    poseidon2_permute_batch(std::span<Poseidon2State>(a));
-    for (auto& s : b) poseidon2_permute(s);
-    ASSERT_EQ(a, b) << "n = " << n << " isa " << poseidon2_batch_isa();
+  // Every level this processor has (set through the test hook), sizes around the SIMD widths (8 and
+  // 16), edge values in the states.
+  for (SimdLevel level : {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512}) {
+    if (level > detected_simd_level()) continue;
+    set_cpu_simd_level(level);
+    ASSERT_EQ(poseidon2_batch_isa(), to_string(level));
+    for (size_t n : {0u, 1u, 7u, 8u, 15u, 16u, 17u, 33u, 100u}) {
+      std::vector<Poseidon2State> a(n);
+      for (auto& s : a)
+        for (auto& x : s) {
+          uint64_t r = rng() % 4;
+          x = r == 0 ? Fp::zero() : r == 1 ? Fp::from_canonical(Fp::P - 1) : Fp::reduce(rng());
+        }
+      std::vector<Poseidon2State> b = a;
+      poseidon2_permute_batch(std::span<Poseidon2State>(a));
+      for (auto& s : b) poseidon2_permute(s);
+      ASSERT_EQ(a, b) << "n = " << n << " isa " << poseidon2_batch_isa();
+    }
   }
+  set_cpu_simd_level(saved);
 }

@@ -3,13 +3,16 @@
 // over Fp and Fp4; the known answers of protocol.md 16.2 (DFT_8 and the RS message); round trips of
 // the DFT, the subset-zeta / Möbius pair and the RS message; and rejection of bad sizes. Also the
 // graph builders of stages/ntt.hpp, without an executor: task names, the ping-pong that ends in
-// the destination, and the errors for arguments that do not describe the views.
+// the destination, and the errors for arguments that do not describe the views. And the CPU
+// executor's NTT kernels at every SIMD level this processor has: the same bits at each level.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
+#include "executors/executors.hpp"
 #include "kernels/field/dft.hpp"
+#include "kernels/field/simd_level.hpp"
 #include "runtime/error.hpp"
 #include "stages/ntt.hpp"
 
@@ -310,4 +313,81 @@ TEST(NttGraph, RejectsArgumentsThatDoNotDescribeTheViews) {
   EXPECT_THROW(add_subset_zeta(g, y.all(), 8, 256, 1, 3, 9), InputError);
   EXPECT_THROW(add_subset_zeta(g, y.all(), 8, 256, 1, 0, 8, "z", 0), InputError);
   EXPECT_THROW(add_transpose(g, x, y, 16, 17), GraphError);
+}
+
+namespace {
+
+constexpr uint32_t kSimdTestMaxLogN = 12;
+
+// Every level up to the processor's, and a guard that puts the level back afterwards.
+std::vector<SimdLevel> available_levels() {
+  std::vector<SimdLevel> levels;
+  for (SimdLevel l : {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512})
+    if (l <= detected_simd_level()) levels.push_back(l);
+  return levels;
+}
+struct RestoreSimdLevel {
+  SimdLevel saved = cpu_simd_level();
+  ~RestoreSimdLevel() { set_cpu_simd_level(saved); }
+};
+
+// Forward and inverse transforms of `batch` columns of Fp or Fp4 on the CPU executor, with passes
+// of at most max_log_radix stages; the forward one zero-pads columns of 2^(log_n - 1).
+template <class T>
+std::vector<T> cpu_transforms(Executor& exec, uint32_t log_n, uint32_t batch, uint32_t max_log_radix,
+                              const std::vector<T>& x) {
+  const uint64_t n = uint64_t(1) << log_n;
+  Graph g;
+  Ntt ntt(g, kSimdTestMaxLogN, {.max_log_radix = max_log_radix});
+  auto in = g.input<T>("x", batch * n);
+  auto fwd = g.output<T>("forward", batch * n);
+  auto inv = g.output<T>("inverse", batch * n);
+  ntt.forward(in, log_n - 1, n, fwd, log_n, n, batch);
+  ntt.inverse(in, n, inv, log_n, n, batch);
+  auto p = exec.prepare(compile(g));
+  p->upload(in, x);
+  Trace trace;
+  p->run(trace);
+  auto out = p->download(fwd);
+  auto back = p->download(inv);
+  out.insert(out.end(), back.begin(), back.end());
+  return out;
+}
+
+}  // namespace
+
+TEST(NttCpuSimd, EveryAvailableLevelGivesTheBitsOfTheScalarBody) {
+  RestoreSimdLevel restore;
+  auto exec = make_executor("cpu");
+  prepare_ntt_twiddles(*exec, kSimdTestMaxLogN);
+  if (detected_simd_level() < SimdLevel::Avx512) {
+    EXPECT_THROW(set_cpu_simd_level(SimdLevel::Avx512), InputError);
+  }
+  // Sizes with fewer and more groups than a wide block holds, every radix, both fields.
+  for (uint32_t log_n : {3u, 4u, 7u, 11u, 12u})
+    for (uint32_t radix : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
+      const uint32_t batch = 3;
+      const uint64_t n = uint64_t(1) << log_n;
+      auto x = values(batch * n, 10 * log_n + radix);
+      auto xe = ext_values(batch * n, 10 * log_n + radix + 1);
+      set_cpu_simd_level(SimdLevel::Scalar);
+      const auto want = cpu_transforms(*exec, log_n, batch, radix, x);
+      const auto want_e = cpu_transforms(*exec, log_n, batch, radix, xe);
+      // The scalar body is the reference: check it once against the host transform.
+      for (uint32_t c = 0; c < batch; ++c) {
+        std::vector<Fp> col(x.begin() + c * n, x.begin() + c * n + n / 2);
+        col.resize(n);
+        dft(col);
+        ASSERT_TRUE(std::equal(col.begin(), col.end(), want.begin() + c * n))
+            << "log_n " << log_n << " radix " << radix;
+      }
+      for (SimdLevel level : available_levels()) {
+        set_cpu_simd_level(level);
+        ASSERT_EQ(cpu_simd_level(), level);
+        EXPECT_EQ(cpu_transforms(*exec, log_n, batch, radix, x), want)
+            << to_string(level) << " log_n " << log_n << " radix " << radix;
+        EXPECT_EQ(cpu_transforms(*exec, log_n, batch, radix, xe), want_e)
+            << to_string(level) << " Fp4, log_n " << log_n << " radix " << radix;
+      }
+    }
 }
