@@ -16,6 +16,7 @@
 #include "kernels/merkle.hpp"
 #include "kernels/mle.hpp"
 #include "kernels/ntt.hpp"
+#include "kernels/program.hpp"
 #include "kernels/stacking.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
@@ -274,6 +275,23 @@ std::string TranscriptGrindSearch::check(const Args& a) {
 }
 std::string TranscriptGrindFinish::check(const Args& a) {
   return first_of(one_state(a.t), count_is(a.best, "best", 1), count_is(a.witness, "witness", 1), bits_problem(a.bits));
+}
+
+// ---------------------------------------------------------------------------------------------
+// program.hpp
+
+// The code's words are not visible here (they are a buffer's contents): ProgramBuilder validates
+// them (program_problem) before it dispatches, and both bodies stop at an invalid instruction.
+std::string ScalarProgram::check(const Args& a) {
+  if (a.code.view.count == 0) return "code is empty: a program has at least one instruction";
+  if (std::string p = first_of(one_state(a.t), grid_fits(a.code.view.count, "code.count")); !p.empty()) return p;
+  for (uint32_t k = 0; k < a.in.count; ++k)
+    if (a.in.views[k].count > kU32Max)
+      return fmt::format("in[{}] has {} words, above 2^32 - 1", k, a.in.views[k].count);
+  for (uint32_t k = 0; k < a.out.count; ++k)
+    if (a.out.views[k].count > kU32Max)
+      return fmt::format("out[{}] has {} words, above 2^32 - 1", k, a.out.views[k].count);
+  return {};
 }
 
 // ---------------------------------------------------------------------------------------------
