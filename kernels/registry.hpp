@@ -26,5 +26,5 @@
   X(TranscriptObserve) X(TranscriptSample) X(TranscriptSampleBits) X(TranscriptGrindSearch)        \
   X(TranscriptGrindFinish) X(ScalarProgram)                                                        \
   X(BatchColumnsExt) X(MobiusEqTable) X(EqTable) X(UCube) X(SumcheckProductPartials) X(ReduceFp4) \
-  X(FoldPairsFp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)
+  X(FoldPairsFp4) X(FoldPairs2Fp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)
 // clang-format on

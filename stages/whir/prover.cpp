@@ -4,6 +4,7 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
+#include "stages/program.hpp"
 #include "stages/reduce.hpp"
 
 namespace vkstark {
@@ -68,21 +69,31 @@ void WhirBuilder::batch_and_weights(const WhirOpening& in) {
   g_.dispatch<MobiusEqTable>("whir.w.init", {.u = in.u_cube, .out = w_, .m = s_.m});
 }
 
+// One WHIR sumcheck round (protocol.md 11.2) in three dependent dispatches (without folding
+// grinding): the partial sums of s(1), s(2); one scalar program that sums them, writes them into the
+// proof, observes them and samples alpha (split around the grind kernels when folding_pow_bits > 0);
+// the fold of f and w at alpha.
 void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
   const uint32_t idx = round * s_.k + s;
   const uint64_t half = uint64_t(1) << (m_cur_ - 1);
   const std::string name = fmt::format("whir.sumcheck{}", idx);
-  const uint32_t parts = partial_count(half);
+  const uint32_t parts = sumcheck_partial_count(half);
   View<Fp4> partials = g_.transient<Fp4>(name + ".partials", 2ull * parts).all();
   g_.dispatch<SumcheckProductPartials>(name, {.f = f_, .w = w_, .partials = partials, .pairs = uint32_t(half)});
   View<Fp4> evals = proof(r_.sumcheck_polys).slice(2ull * idx, 2);
-  add_sum_reduce(g_, name, partials, parts, 2, evals);
-  t_.observe_ext(evals);
-  t_.grind(p_.whir.folding_pow_bits, proof(r_.folding_pow_witnesses).slice(idx, 1));
-  View<Fp4> alpha = challenge(fmt::format("whir.alpha{}", idx));
+  View<Fp4> alpha = g_.transient<Fp4>(fmt::format("whir.alpha{}", idx), 1).all();
+  ProgramBuilder program(g_, t_, name + ".program");
+  for (uint32_t x = 0; x < 2; ++x) {  // s(1), then s(2)
+    const ProgramBuilder::Reg v = program.sum_ext(partials, x, parts, 2);
+    program.store_ext(evals, v, x);
+    program.observe_ext(v);
+    program.release(v);
+  }
+  program.grind(p_.whir.folding_pow_bits, proof(r_.folding_pow_witnesses).slice(idx, 1));
+  program.store_ext(alpha, program.sample_ext());
+  program.emit();
   View<Fp4> f = g_.transient<Fp4>(name + ".f", half).all(), w = g_.transient<Fp4>(name + ".w", half).all();
-  g_.dispatch<FoldPairsFp4>(name + ".fold_f", {.src = f_, .alpha = alpha, .dst = f});
-  g_.dispatch<FoldPairsFp4>(name + ".fold_w", {.src = w_, .alpha = alpha, .dst = w});
+  g_.dispatch<FoldPairs2Fp4>(name + ".fold", {.f = f_, .w = w_, .alpha = alpha, .f_dst = f, .w_dst = w});
   f_ = f;
   w_ = w;
   --m_cur_;
