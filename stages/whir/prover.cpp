@@ -110,7 +110,7 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
     View<Fp4> final_poly = proof(r_.final_poly);
     g_.dispatch<CopyU32>(name + ".final_poly",
                          {.src = g_coeffs_.bitcast<uint32_t>(), .dst = final_poly.bitcast<uint32_t>()});
-    t_.observe_ext(final_poly);
+    t_.observe_ext(g_coeffs_);  // the same values, beside the copy into the proof
     return;
   }
   // Codeword of g on 2^(log_rs - 1) points, and its Merkle tree (EF rows of width 1).
@@ -121,16 +121,26 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   tree_ = build_merkle_tree(g_, name + ".tree", ef_matrix, s_.k);
   View<Digest> root = proof(r_.codeword_commits).slice(round, 1);
   g_.dispatch<CopyU32>(name + ".root", {.src = tree_.root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()});
-  t_.observe_commit(root);
-  z0_ = challenge(name + ".z0");
-  // y0 = g(z0), observed.
+  // observe_commit(root), z0 = sample_ext(): one program, beside the copy into the proof.
+  z0_ = g_.transient<Fp4>(name + ".z0", 1).all();
+  {
+    ProgramBuilder z0(g_, t_, name + ".z0");
+    z0.observe_commit(tree_.root());
+    z0.store_ext(z0_, z0.sample_ext());
+    z0.emit();
+  }
+  // y0 = g(z0): partial sums of chunks, reduced to at most kProgramSumTerms, summed, written and
+  // observed by one program.
   const uint32_t chunk = 64, parts = uint32_t((n + chunk - 1) / chunk);
   View<Fp4> partials = g_.transient<Fp4>(name + ".ood.partials", parts).all();
   g_.dispatch<EvalPolyPartials>(
       name + ".ood", {.coeffs = g_coeffs_, .z = z0_, .partials = partials, .n = uint32_t(n), .chunk = chunk});
-  View<Fp4> y0 = proof(r_.ood_values).slice(round, 1);
-  add_sum_reduce(g_, name + ".ood", partials, parts, 1, y0);
-  t_.observe_ext(y0);
+  const ReducedPartials rest = add_partial_reduce(g_, name + ".ood", partials, parts, 1, kProgramSumTerms);
+  ProgramBuilder ood(g_, t_, name + ".ood.program");
+  const ProgramBuilder::Reg y0 = ood.sum_ext(rest.values, 0, rest.count);
+  ood.store_ext(proof(r_.ood_values).slice(round, 1), y0);
+  ood.observe_ext(y0);
+  ood.emit();
 }
 
 void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
