@@ -315,6 +315,43 @@ TEST(ProgramBuilder, MisuseIsAGraphErrorNamingTheProgram) {
   }
 }
 
+TEST(ProgramBuilder, WritesTheEncodingOfProgramHpp) {
+  Graph g;
+  DeviceTranscript t(g, "t");
+  auto x = g.input<Fp4>("x", 8);
+  auto y = g.output<Fp4>("y", 2);
+  ProgramBuilder p(g, t, "encoding");
+  Reg s = p.sum_ext(x.slice(2, 6), 1, 2, 3);  // entries 3 and 6 of x: slot 0 is x[2..8)
+  Reg c = p.constant(Fp4::from_canonical(1, 2, 3, Fp::P - 1));
+  p.store_ext(y, p.mul(s, c), 1);
+  p.observe_ext(s);
+  p.release(s);
+  (void)p.sample_ext();  // takes the lowest free register: r0
+  using enum ProgramOp;
+  const std::vector<uint32_t> want = {program_word(SumExt, 0, 0),
+                                      1,
+                                      2,
+                                      3,
+                                      program_word(Const, 1),
+                                      1,
+                                      2,
+                                      3,
+                                      Fp::P - 1,
+                                      program_word(Mul, 2, 0, 1),
+                                      program_word(StoreExt, 2, 0),
+                                      1,
+                                      program_word(ObserveExt, 0),
+                                      program_word(SampleExt, 0)};
+  EXPECT_EQ(p.code(), want);
+  EXPECT_EQ(program_listing(p.code()),
+            "    0: sum_ext r0, in0, 1, 2, 3\n"
+            "    4: const r1, 1, 2, 3, 2013265920\n"
+            "    9: mul r2, r0, r1\n"
+            "   10: store_ext r2, out0, 1\n"
+            "   12: observe_ext r0\n"
+            "   13: sample_ext r0\n");
+}
+
 TEST(ProgramBuilder, ReadingARangeItWritesIsAGraphError) {
   Graph g;
   DeviceTranscript t(g, "t");
