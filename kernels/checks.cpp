@@ -16,6 +16,7 @@
 #include "kernels/merkle.hpp"
 #include "kernels/mle.hpp"
 #include "kernels/ntt.hpp"
+#include "kernels/program.hpp"
 #include "kernels/stacking.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
@@ -277,6 +278,23 @@ std::string TranscriptGrindFinish::check(const Args& a) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// program.hpp
+
+// The code's words are not visible here (they are a buffer's contents): ProgramBuilder validates
+// them (program_problem) before it dispatches, and both bodies stop at an invalid instruction.
+std::string ScalarProgram::check(const Args& a) {
+  if (a.code.view.count == 0) return "code is empty: a program has at least one instruction";
+  if (std::string p = first_of(one_state(a.t), grid_fits(a.code.view.count, "code.count")); !p.empty()) return p;
+  for (uint32_t k = 0; k < a.in.count; ++k)
+    if (a.in.views[k].count > kU32Max)
+      return fmt::format("in[{}] has {} words, above 2^32 - 1", k, a.in.views[k].count);
+  for (uint32_t k = 0; k < a.out.count; ++k)
+    if (a.out.views[k].count > kU32Max)
+      return fmt::format("out[{}] has {} words, above 2^32 - 1", k, a.out.views[k].count);
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
 // whir.hpp
 
 std::string BatchColumnsExt::check(const Args& a) {
@@ -312,8 +330,10 @@ std::string UCube::check(const Args& a) {
 std::string SumcheckProductPartials::check(const Args& a) {
   if (a.partials.view.count % 2 != 0)
     return fmt::format("partials has {} elements, not pairs of sums", a.partials.view.count);
-  return first_of(grid_fits(a.partials.view.count / 2, "partials.count / 2"),
-                  count_at_least(a.f, "f", 2 * uint64_t(a.pairs)), count_at_least(a.w, "w", 2 * uint64_t(a.pairs)));
+  const uint64_t parts = a.partials.view.count / 2;
+  if (parts == 0 || parts > kSumcheckMaxPartials)
+    return fmt::format("partials holds {} pairs of sums, 1 .. {} expected", parts, kSumcheckMaxPartials);
+  return first_of(count_at_least(a.f, "f", 2 * uint64_t(a.pairs)), count_at_least(a.w, "w", 2 * uint64_t(a.pairs)));
 }
 
 std::string ReduceFp4::check(const Args& a) {
@@ -327,6 +347,12 @@ std::string ReduceFp4::check(const Args& a) {
 std::string FoldPairsFp4::check(const Args& a) {
   return first_of(grid_fits(a.dst.view.count, "dst.count"), count_is(a.src, "src", 2 * a.dst.view.count),
                   count_is(a.alpha, "alpha", 1));
+}
+
+std::string FoldPairs2Fp4::check(const Args& a) {
+  const uint64_t n = a.f_dst.view.count;
+  return first_of(grid_fits(n, "f_dst.count"), count_is(a.w_dst, "w_dst", n), count_is(a.f, "f", 2 * n),
+                  count_is(a.w, "w", 2 * n), count_is(a.alpha, "alpha", 1));
 }
 
 std::string EvalPolyPartials::check(const Args& a) {

@@ -9,6 +9,7 @@
 #include "kernels/merkle.hpp"
 #include "kernels/mle.hpp"
 #include "kernels/ntt.hpp"
+#include "kernels/program.hpp"
 #include "kernels/stacking.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
@@ -23,7 +24,7 @@
   X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4) X(NttTranspose)                         \
   X(StackColumns)                                                                                  \
   X(TranscriptObserve) X(TranscriptSample) X(TranscriptSampleBits) X(TranscriptGrindSearch)        \
-  X(TranscriptGrindFinish)                                                                         \
+  X(TranscriptGrindFinish) X(ScalarProgram)                                                        \
   X(BatchColumnsExt) X(MobiusEqTable) X(EqTable) X(UCube) X(SumcheckProductPartials) X(ReduceFp4) \
-  X(FoldPairsFp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)
+  X(FoldPairsFp4) X(FoldPairs2Fp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)
 // clang-format on

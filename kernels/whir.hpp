@@ -67,18 +67,34 @@ struct UCube {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
+// SumcheckProductPartials reduces inside workgroups of kSumcheckLanes invocations and writes at
+// most kSumcheckMaxPartials partial sums per point, so that the sum after it is one short loop.
+inline constexpr uint32_t kSumcheckLanes = 64;
+inline constexpr uint32_t kSumcheckMaxPartials = 256;
+// The number of partial sums for `pairs` pairs: one per kSumcheckLanes pairs, between 1 and
+// kSumcheckMaxPartials. A function of the size alone: every executor writes the same partials.
+constexpr uint32_t sumcheck_partial_count(uint64_t pairs) {
+  const uint64_t p = (pairs + kSumcheckLanes - 1) / kSumcheckLanes;
+  return p == 0 ? 1u : p > kSumcheckMaxPartials ? kSumcheckMaxPartials : static_cast<uint32_t>(p);
+}
+
 // The WHIR sumcheck round polynomial s(X) = sum_y f_y(X) w_y(X), f_y(X) = f[2y] + X (f[2y+1] - f[2y])
-// (likewise w), at X = 1 and X = 2, as grid.x = partials.count / 2 partial sums:
-//   partials[2 i] = sum_{y = i mod grid.x, y < pairs} f_y(1) w_y(1),  partials[2 i + 1] = ... f_y(2) w_y(2).
+// (likewise w), at X = 1 and X = 2, as P = partials.count / 2 <= kSumcheckMaxPartials partial
+// sums, partial p summed by workgroup p of kSumcheckLanes (64) invocations:
+//   partials[2p] = sum_{y < pairs, (y / 64) mod P = p} f_y(1) w_y(1),  partials[2p + 1] = ... f_y(2) w_y(2).
+// grid.x = 64 P. Invocation i = 64 p + lane reads pairs y = i, i + 64 P, ...: adjacent invocations
+// read adjacent pairs. Which pairs a partial holds follows from pairs and P alone, never from the
+// device (the GLSL body needs its workgroup of exactly 64, which every Vulkan device offers).
 struct SumcheckProductPartials {
   static constexpr std::string_view name = "sumcheck_product_partials";
+  static constexpr uint32_t workgroup_size = kSumcheckLanes;
   struct Args {
     In<Fp4> f;
     In<Fp4> w;
     Out<Fp4> partials;
     uint32_t pairs = 0;  // half the length of f and w
   };
-  static Grid grid(const Args& a) { return {detail::grid_dim(a.partials.view.count / 2)}; }
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.partials.view.count / 2 * kSumcheckLanes)}; }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
@@ -109,6 +125,23 @@ struct FoldPairsFp4 {
     Out<Fp4> dst;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.dst.view.count)}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// f_dst[y] = f[2y] + alpha (f[2y+1] - f[2y]) and w_dst[y] = w[2y] + alpha (w[2y+1] - w[2y]) for
+// y < grid.x = f_dst.count = w_dst.count: both tables of a WHIR sumcheck round folded at one alpha
+// in one dispatch.
+struct FoldPairs2Fp4 {
+  static constexpr std::string_view name = "fold_pairs2_fp4";
+  struct Args {
+    In<Fp4> f;
+    In<Fp4> w;
+    In<Fp4> alpha;
+    Out<Fp4> f_dst;
+    Out<Fp4> w_dst;
+  };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.f_dst.view.count)}; }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };

@@ -25,6 +25,23 @@ void add_sum_reduce(Graph& g, const std::string& name, View<Fp4> in, uint64_t n,
   }
 }
 
+ReducedPartials add_partial_reduce(Graph& g, const std::string& name, View<Fp4> in, uint64_t n, uint32_t width,
+                                   uint64_t max_n) {
+  if (in.count < n * width || max_n == 0)
+    throw GraphError(fmt::format("reduction '{}': {} groups of {} need {} inputs (have {}), down to {} groups", name, n,
+                                 width, n * width, in.count, max_n));
+  View<Fp4> cur = in.slice(0, n * width);
+  for (uint32_t stage = 0; n > max_n; ++stage) {
+    const uint64_t groups = (n + kReduceFanIn - 1) / kReduceFanIn;
+    View<Fp4> dst = g.transient<Fp4>(fmt::format("{}.stage{}", name, stage), groups * width).all();
+    g.dispatch<ReduceFp4>(fmt::format("{}.reduce{}", name, stage),
+                          {.in = cur, .out = dst, .n = uint32_t(n), .width = width});
+    cur = dst;
+    n = groups;
+  }
+  return {cur, n};
+}
+
 uint32_t partial_count(uint64_t n) { return static_cast<uint32_t>(std::clamp<uint64_t>(n / 32, 1, 1u << 16)); }
 
 }  // namespace vkstark

@@ -152,11 +152,25 @@ void UCube::cpu(const Args& a, const CpuContext& ctx) {
 void SumcheckProductPartials::cpu(const Args& a, const CpuContext& ctx) {
   auto f = ctx.span(a.f);
   auto w = ctx.span(a.w);
-  strided_partials(a.pairs, ctx.grid().x, 2, ctx.span(a.partials).data(), [&](uint64_t y, Fp4* acc) {
-    const Fp4 f0 = f[2 * y], f1 = f[2 * y + 1], w0 = w[2 * y], w1 = w[2 * y + 1];
-    acc[0] += f1 * w1;
-    acc[1] += (f1 + f1 - f0) * (w1 + w1 - w0);
-  });
+  auto partials = ctx.span(a.partials);
+  const uint64_t parts = partials.size() / 2, stride = uint64_t(kSumcheckLanes) * parts, pairs = a.pairs;
+  // Partial p: the blocks of 64 pairs at 64 p, 64 p + stride, ... (the workgroups of the GLSL body).
+  cpu::for_each_index(
+      parts,
+      [&](uint64_t p) {
+        Fp4 s1, s2;
+        for (uint64_t start = p * kSumcheckLanes; start < pairs; start += stride) {
+          const uint64_t end = std::min<uint64_t>(start + kSumcheckLanes, pairs);
+          for (uint64_t y = start; y < end; ++y) {
+            const Fp4 f0 = f[2 * y], f1 = f[2 * y + 1], w0 = w[2 * y], w1 = w[2 * y + 1];
+            s1 += f1 * w1;
+            s2 += (f1 + f1 - f0) * (w1 + w1 - w0);
+          }
+        }
+        partials[2 * p] = s1;
+        partials[2 * p + 1] = s2;
+      },
+      1);
 }
 
 void ReduceFp4::cpu(const Args& a, const CpuContext& ctx) {
@@ -172,6 +186,18 @@ void FoldPairsFp4::cpu(const Args& a, const CpuContext& ctx) {
   const Fp4 alpha = ctx.span(a.alpha)[0];
   auto dst = ctx.span(a.dst);
   cpu::for_each_index(ctx.grid().x, [&](uint64_t y) { dst[y] = src[2 * y] + alpha * (src[2 * y + 1] - src[2 * y]); });
+}
+
+void FoldPairs2Fp4::cpu(const Args& a, const CpuContext& ctx) {
+  auto f = ctx.span(a.f);
+  auto w = ctx.span(a.w);
+  const Fp4 alpha = ctx.span(a.alpha)[0];
+  auto f_dst = ctx.span(a.f_dst);
+  auto w_dst = ctx.span(a.w_dst);
+  cpu::for_each_index(ctx.grid().x, [&](uint64_t y) {
+    f_dst[y] = f[2 * y] + alpha * (f[2 * y + 1] - f[2 * y]);
+    w_dst[y] = w[2 * y] + alpha * (w[2 * y + 1] - w[2 * y]);
+  });
 }
 
 void EvalPolyPartials::cpu(const Args& a, const CpuContext& ctx) {

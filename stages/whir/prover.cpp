@@ -4,6 +4,7 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
+#include "stages/program.hpp"
 #include "stages/reduce.hpp"
 
 namespace vkstark {
@@ -68,21 +69,31 @@ void WhirBuilder::batch_and_weights(const WhirOpening& in) {
   g_.dispatch<MobiusEqTable>("whir.w.init", {.u = in.u_cube, .out = w_, .m = s_.m});
 }
 
+// One WHIR sumcheck round (protocol.md 11.2) in three dependent dispatches (without folding
+// grinding): the partial sums of s(1), s(2); one scalar program that sums them, writes them into the
+// proof, observes them and samples alpha (split around the grind kernels when folding_pow_bits > 0);
+// the fold of f and w at alpha.
 void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
   const uint32_t idx = round * s_.k + s;
   const uint64_t half = uint64_t(1) << (m_cur_ - 1);
   const std::string name = fmt::format("whir.sumcheck{}", idx);
-  const uint32_t parts = partial_count(half);
+  const uint32_t parts = sumcheck_partial_count(half);
   View<Fp4> partials = g_.transient<Fp4>(name + ".partials", 2ull * parts).all();
   g_.dispatch<SumcheckProductPartials>(name, {.f = f_, .w = w_, .partials = partials, .pairs = uint32_t(half)});
   View<Fp4> evals = proof(r_.sumcheck_polys).slice(2ull * idx, 2);
-  add_sum_reduce(g_, name, partials, parts, 2, evals);
-  t_.observe_ext(evals);
-  t_.grind(p_.whir.folding_pow_bits, proof(r_.folding_pow_witnesses).slice(idx, 1));
-  View<Fp4> alpha = challenge(fmt::format("whir.alpha{}", idx));
+  View<Fp4> alpha = g_.transient<Fp4>(fmt::format("whir.alpha{}", idx), 1).all();
+  ProgramBuilder program(g_, t_, name + ".program");
+  for (uint32_t x = 0; x < 2; ++x) {  // s(1), then s(2)
+    const ProgramBuilder::Reg v = program.sum_ext(partials, x, parts, 2);
+    program.store_ext(evals, v, x);
+    program.observe_ext(v);
+    program.release(v);
+  }
+  program.grind(p_.whir.folding_pow_bits, proof(r_.folding_pow_witnesses).slice(idx, 1));
+  program.store_ext(alpha, program.sample_ext());
+  program.emit();
   View<Fp4> f = g_.transient<Fp4>(name + ".f", half).all(), w = g_.transient<Fp4>(name + ".w", half).all();
-  g_.dispatch<FoldPairsFp4>(name + ".fold_f", {.src = f_, .alpha = alpha, .dst = f});
-  g_.dispatch<FoldPairsFp4>(name + ".fold_w", {.src = w_, .alpha = alpha, .dst = w});
+  g_.dispatch<FoldPairs2Fp4>(name + ".fold", {.f = f_, .w = w_, .alpha = alpha, .f_dst = f, .w_dst = w});
   f_ = f;
   w_ = w;
   --m_cur_;
@@ -99,7 +110,7 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
     View<Fp4> final_poly = proof(r_.final_poly);
     g_.dispatch<CopyU32>(name + ".final_poly",
                          {.src = g_coeffs_.bitcast<uint32_t>(), .dst = final_poly.bitcast<uint32_t>()});
-    t_.observe_ext(final_poly);
+    t_.observe_ext(g_coeffs_);  // the same values, beside the copy into the proof
     return;
   }
   // Codeword of g on 2^(log_rs - 1) points, and its Merkle tree (EF rows of width 1).
@@ -110,16 +121,26 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   tree_ = build_merkle_tree(g_, name + ".tree", ef_matrix, s_.k);
   View<Digest> root = proof(r_.codeword_commits).slice(round, 1);
   g_.dispatch<CopyU32>(name + ".root", {.src = tree_.root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()});
-  t_.observe_commit(root);
-  z0_ = challenge(name + ".z0");
-  // y0 = g(z0), observed.
+  // observe_commit(root), z0 = sample_ext(): one program, beside the copy into the proof.
+  z0_ = g_.transient<Fp4>(name + ".z0", 1).all();
+  {
+    ProgramBuilder z0(g_, t_, name + ".z0");
+    z0.observe_commit(tree_.root());
+    z0.store_ext(z0_, z0.sample_ext());
+    z0.emit();
+  }
+  // y0 = g(z0): partial sums of chunks, reduced to at most kProgramSumTerms, summed, written and
+  // observed by one program.
   const uint32_t chunk = 64, parts = uint32_t((n + chunk - 1) / chunk);
   View<Fp4> partials = g_.transient<Fp4>(name + ".ood.partials", parts).all();
   g_.dispatch<EvalPolyPartials>(
       name + ".ood", {.coeffs = g_coeffs_, .z = z0_, .partials = partials, .n = uint32_t(n), .chunk = chunk});
-  View<Fp4> y0 = proof(r_.ood_values).slice(round, 1);
-  add_sum_reduce(g_, name + ".ood", partials, parts, 1, y0);
-  t_.observe_ext(y0);
+  const ReducedPartials rest = add_partial_reduce(g_, name + ".ood", partials, parts, 1, kProgramSumTerms);
+  ProgramBuilder ood(g_, t_, name + ".ood.program");
+  const ProgramBuilder::Reg y0 = ood.sum_ext(rest.values, 0, rest.count);
+  ood.store_ext(proof(r_.ood_values).slice(round, 1), y0);
+  ood.observe_ext(y0);
+  ood.emit();
 }
 
 void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {

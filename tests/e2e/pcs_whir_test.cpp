@@ -56,6 +56,18 @@ ProofRun prove(Executor& exec, const std::vector<std::vector<TraceData>>& sets, 
 TraceData random_trace(uint32_t width, uint32_t log_height, uint64_t seed) {
   return {width, log_height, field_values(uint64_t(width) << log_height, seed)};
 }
+
+// FNV-1a over the bytes: a short fingerprint of a proof's encoding.
+uint64_t fingerprint(const std::vector<uint8_t>& bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  return h;
+}
+
+SystemParams without_folding_grinding(SystemParams p) {
+  p.whir.folding_pow_bits = 0;
+  return p;
+}
 }  // namespace
 
 class PcsWhir : public ExecutorTest {};
@@ -111,4 +123,41 @@ TEST(PcsWhirAcrossExecutors, RootsAndProofBytesAreIdentical) {
   EXPECT_EQ(cpu.proof.roots, vk.proof.roots);
   EXPECT_EQ(encode(cpu.proof), encode(vk.proof));
   EXPECT_TRUE(verify_pcs_proof(vk.proof, vk.widths, params).ok);
+}
+
+// The proof bytes of fixed inputs, recorded on 2026-11-24 before the WHIR sumcheck rounds moved to
+// the scalar-program kernel (docs/decisions.md): a change in how the prover computes must not
+// change what it proves. (Fingerprints of the encoding; the sizes catch a changed layout first.)
+TEST_P(PcsWhir, ProofBytesOfFixedInputsAreTheRecordedOnes) {
+  struct Case {
+    const char* what;
+    SystemParams params;
+    std::vector<std::vector<TraceData>> sets;
+    size_t size;
+    uint64_t fingerprint;
+  };
+  const Case cases[] = {
+      {"small params",
+       default_test_params_small(),
+       {{random_trace(3, 10, 21), random_trace(2, 4, 22)}},
+       6648,
+       0x95f23e1f3038f7bcull},
+      {"small params, no folding grinding",
+       without_folding_grinding(default_test_params_small()),
+       {{random_trace(3, 10, 21)}},
+       6312,
+       0x432c3d2ba81b9cd2ull},
+      {"app params at 2^12",
+       app_params_with_100_bits_security(12),
+       {{random_trace(5, 12, 23)}},
+       121892,
+       0x18b4baef3f733da1ull},
+  };
+  for (const Case& c : cases) {
+    ProofRun r = prove(exec(), c.sets, c.params);
+    const std::vector<uint8_t> bytes = encode(r.proof);
+    EXPECT_TRUE(verify_pcs_proof(r.proof, r.widths, c.params).ok) << c.what;
+    EXPECT_EQ(bytes.size(), c.size) << c.what;
+    EXPECT_EQ(fingerprint(bytes), c.fingerprint) << c.what << fmt::format(": 0x{:016x}", fingerprint(bytes));
+  }
 }

@@ -302,36 +302,53 @@ TEST_P(WhirKernelsParity, UCubeRepeatsTheSquaresOfU0ThenTheRest) {
 // ---------------------------------------------------------------------------------------------
 // Sumcheck, reductions, folding
 
-TEST_P(WhirKernelsParity, SumcheckProductPartialsSumTheRoundPolynomialAt1And2) {
-  std::vector<std::pair<uint32_t, uint32_t>> cases;  // (half, grid)
+TEST_P(WhirKernelsParity, SumcheckProductPartialsSumBlocksOf64PairsIntoAtMost256Partials) {
+  std::vector<std::pair<uint32_t, uint32_t>> cases;  // (half, partials)
   for (uint32_t half : test_sizes())
-    for (uint32_t grid : {1u, 3u, 64u, half, half + 5}) cases.emplace_back(half, grid);
-  cases.emplace_back(1u << 16, 7u);     // many rows per partial, narrow grid
-  cases.emplace_back(1u << 15, 2048u);  // wide grid
-  for (auto [half, grid] : cases) {
+    for (uint32_t parts : {1u, 3u, sumcheck_partial_count(half)}) cases.emplace_back(half, parts);
+  cases.emplace_back(1u << 16, 256u);  // many blocks per partial
+  cases.emplace_back(64u * 256u + 1u, 256u);
+  cases.emplace_back(1u << 15, 7u);
+  for (auto [half, parts] : cases) {
     Graph g;
     auto f = g.input<Fp4>("f", 2 * half + 1);
     auto w = g.input<Fp4>("w", 2 * half + 2);
-    auto partials = g.output<Fp4>("partials", 2 * grid + 1);
-    g.dispatch<SumcheckProductPartials>(
-        "partials",
-        {.f = f.slice(1, 2 * half), .w = w.slice(2, 2 * half), .partials = partials.slice(1, 2 * grid), .pairs = half});
+    auto partials = g.output<Fp4>("partials", 2 * parts + 1);
+    g.dispatch<SumcheckProductPartials>("partials", {.f = f.slice(1, 2 * half),
+                                                     .w = w.slice(2, 2 * half),
+                                                     .partials = partials.slice(1, 2 * parts),
+                                                     .pairs = half});
     auto vf = ext_values(f.count(), half), vw = ext_values(w.count(), half + 1);
     auto p = run(g, [&](PreparedPlan& pp) {
       pp.upload(f, vf);
       pp.upload(w, vw);
     });
     auto got = p->download(partials);
-    std::vector<Fp4> expect(2 * grid);
+    std::vector<Fp4> expect(2 * parts);
     for (uint32_t y = 0; y < half; ++y) {
       const Fp4 f0 = vf[1 + 2 * y], f1 = vf[2 + 2 * y], w0 = vw[2 + 2 * y], w1 = vw[3 + 2 * y];
       const Fp two = Fp::from_canonical(2);
-      expect[2 * (y % grid)] += f1 * w1;
-      expect[2 * (y % grid) + 1] += (f0 + two * (f1 - f0)) * (w0 + two * (w1 - w0));
+      const uint32_t part = (y / 64) % parts;
+      expect[2 * part] += f1 * w1;
+      expect[2 * part + 1] += (f0 + two * (f1 - f0)) * (w0 + two * (w1 - w0));
     }
-    for (uint32_t i = 0; i < 2 * grid; ++i)
-      ASSERT_EQ(got[1 + i], expect[i]) << "half=" << half << " grid=" << grid << " i=" << i;
+    for (uint32_t i = 0; i < 2 * parts; ++i)
+      ASSERT_EQ(got[1 + i], expect[i]) << "half=" << half << " partials=" << parts << " i=" << i;
   }
+}
+
+TEST(SumcheckProductPartials, CountsArePerBlockOf64PairsUpTo256) {
+  EXPECT_EQ(sumcheck_partial_count(0), 1u);
+  EXPECT_EQ(sumcheck_partial_count(1), 1u);
+  EXPECT_EQ(sumcheck_partial_count(64), 1u);
+  EXPECT_EQ(sumcheck_partial_count(65), 2u);
+  EXPECT_EQ(sumcheck_partial_count(64 * 256), 256u);
+  EXPECT_EQ(sumcheck_partial_count(uint64_t(1) << 30), 256u);
+  Graph g;
+  auto f = g.input<Fp4>("f", 2048);
+  auto partials = g.transient<Fp4>("partials", 514);
+  EXPECT_THROW(g.dispatch<SumcheckProductPartials>("too_many", {.f = f, .w = f, .partials = partials, .pairs = 1024}),
+               GraphError);
 }
 
 TEST_P(WhirKernelsParity, ReduceFp4SumsEveryGridXthRowPerColumn) {
@@ -375,6 +392,34 @@ TEST_P(WhirKernelsParity, FoldPairsFp4FoldsTheFirstVariable) {
     for (uint32_t y = 0; y < n; ++y)
       ASSERT_EQ(got[2 + y], vsrc[1 + 2 * y] + valpha[2] * (vsrc[2 + 2 * y] - vsrc[1 + 2 * y]))
           << "n=" << n << " y=" << y;
+  }
+}
+
+TEST_P(WhirKernelsParity, FoldPairs2Fp4FoldsBothTablesAtOneAlpha) {
+  for (uint32_t n : test_sizes()) {
+    Graph g;
+    auto f = g.input<Fp4>("f", 2 * n + 1);
+    auto w = g.input<Fp4>("w", 2 * n + 3);
+    auto alpha = g.input<Fp4>("alpha", 3);
+    auto f_dst = g.output<Fp4>("f_dst", n + 2);
+    auto w_dst = g.output<Fp4>("w_dst", n);
+    g.dispatch<FoldPairs2Fp4>("fold", {.f = f.slice(1, 2 * n),
+                                       .w = w.slice(3, 2 * n),
+                                       .alpha = alpha.slice(2, 1),
+                                       .f_dst = f_dst.slice(2, n),
+                                       .w_dst = w_dst});
+    auto vf = ext_values(f.count(), n), vw = ext_values(w.count(), n + 7), valpha = ext_values(3, n + 1);
+    auto p = run(g, [&](PreparedPlan& pp) {
+      pp.upload(f, vf);
+      pp.upload(w, vw);
+      pp.upload(alpha, valpha);
+    });
+    auto got_f = p->download(f_dst), got_w = p->download(w_dst);
+    const Fp4 a = valpha[2];
+    for (uint32_t y = 0; y < n; ++y) {
+      ASSERT_EQ(got_f[2 + y], vf[1 + 2 * y] + a * (vf[2 + 2 * y] - vf[1 + 2 * y])) << "n=" << n << " y=" << y;
+      ASSERT_EQ(got_w[y], vw[3 + 2 * y] + a * (vw[4 + 2 * y] - vw[3 + 2 * y])) << "n=" << n << " y=" << y;
+    }
   }
 }
 

@@ -1,24 +1,104 @@
 // Golden counts of the PCS proof plan at the keccakf shape (42 columns of 2^21,
 // app_params_with_100_bits_security(21)), the plan bench/pcs_bench runs: a change to the PCS
-// stages or to the scheduler that adds dispatches, barriers or syncs fails here. The test only
-// builds and compiles the graph (about a millisecond): no executor, no data.
+// stages or to the scheduler that adds dispatches, barriers or syncs fails here; and the dependent
+// dispatches of one WHIR sumcheck round, counted from the barriers in the compiled plan. The tests
+// only build and compile graphs (milliseconds): no executor, no data.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "runtime/plan.hpp"
 #include "stages/pcs/opening.hpp"
 
 using namespace vkstark;
 
-TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf284DispatchesWith247Barriers) {
+// 284 dispatches / 247 barriers (242 memory, 5 execution) before the WHIR sumcheck rounds became
+// partials + scalar program + fold (245 / 216), and the WHIR commitments' observe + z0 and ood
+// sums scalar programs too (2026-11-24, docs/decisions.md).
+TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf239DispatchesWith207Barriers) {
   PcsMatrixProof m = build_pcs_matrix_proof(42, 21, app_params_with_100_bits_security(21));
   Plan p = compile(std::move(m.graph));
   PlanCounts expected;
-  expected.dispatches = 284;
-  expected.barriers = 247;
-  expected.memory_barriers = 242;
-  expected.execution_barriers = 5;
+  expected.dispatches = 239;
+  expected.barriers = 207;
+  expected.memory_barriers = 206;
+  expected.execution_barriers = 1;
   expected.submissions = 1;
   expected.host_syncs = 1;
   expected.host_tasks = 0;
   EXPECT_EQ(p.counts, expected) << p.to_text();
+}
+
+namespace {
+// The steps of WHIR sumcheck round `idx` in a compiled plan: from its first task to its last (tasks
+// named "whir.sumcheck<idx>" or "whir.sumcheck<idx>.<...>", with the transcript tasks between).
+// Dependent dispatches = the barriers after its first step + 1.
+struct RoundSteps {
+  uint32_t dispatches = 0, barriers = 0, memory_barriers = 0;
+  std::vector<std::string> names;
+};
+RoundSteps sumcheck_round_steps(const Plan& p, uint32_t idx) {
+  const std::string name = "whir.sumcheck" + std::to_string(idx);
+  auto in_round = [&](const Task& t) { return t.name == name || t.name.rfind(name + ".", 0) == 0; };
+  std::vector<const Step*> steps;
+  for (const Segment& s : p.segments)
+    for (const Step& st : s.steps) steps.push_back(&st);
+  size_t first = steps.size(), last = 0;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (in_round(p.tasks[steps[i]->task])) {
+      first = std::min(first, i);
+      last = i;
+    }
+  RoundSteps r;
+  for (size_t i = first; i <= last && first < steps.size(); ++i) {
+    const Task& t = p.tasks[steps[i]->task];
+    EXPECT_EQ(p.spans[t.span].path.rfind("prover.openings/whir", 0), 0u) << t.name << " in " << p.spans[t.span].path;
+    ++r.dispatches;
+    r.names.push_back(t.name);
+    if (i > first && steps[i]->barrier != BarrierKind::None) {
+      ++r.barriers;
+      r.memory_barriers += steps[i]->barrier == BarrierKind::Memory;
+    }
+  }
+  return r;
+}
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + " ";
+  return s;
+}
+}  // namespace
+
+// The target of the scalar-program work: a round costs at most 4 dependent dispatches. Today 3:
+// partials | program (sum, proof, observe, alpha) | fold. (Before: 9 to 11 dispatches, 6 to 9
+// barriers: partials, 1 to 3 reduce stages, observe, grind reset / search / finish, sample, two folds.)
+TEST(PcsPlan, AWhirSumcheckRoundWithoutGrindingIsAtMostFourDependentDispatches) {
+  SystemParams params = app_params_with_100_bits_security(21);
+  params.whir.folding_pow_bits = 0;
+  PcsMatrixProof m = build_pcs_matrix_proof(42, 21, params);
+  Plan p = compile(std::move(m.graph));
+  ASSERT_EQ(params.num_whir_sumcheck_rounds(), 12u);
+  for (uint32_t idx = 0; idx < params.num_whir_sumcheck_rounds(); ++idx) {
+    RoundSteps r = sumcheck_round_steps(p, idx);
+    EXPECT_LE(r.barriers + 1, 4u) << "round " << idx << ": " << joined(r.names);
+    EXPECT_EQ(r.dispatches, 3u) << "round " << idx << ": " << joined(r.names);
+    EXPECT_EQ(r.memory_barriers, 2u) << "round " << idx << ": " << joined(r.names);
+  }
+}
+
+// folding_pow_bits > 0 (the keccakf params: 5) splits the program around the grind kernels: reset
+// (runs beside the first part), search, finish, then the second part samples alpha. 7 dispatches,
+// 6 dependent.
+TEST(PcsPlan, AWhirSumcheckRoundWithFoldingGrindingIsSixDependentDispatches) {
+  SystemParams params = app_params_with_100_bits_security(21);
+  ASSERT_GT(params.whir.folding_pow_bits, 0u);
+  PcsMatrixProof m = build_pcs_matrix_proof(42, 21, params);
+  Plan p = compile(std::move(m.graph));
+  for (uint32_t idx = 0; idx < params.num_whir_sumcheck_rounds(); ++idx) {
+    RoundSteps r = sumcheck_round_steps(p, idx);
+    EXPECT_EQ(r.dispatches, 7u) << "round " << idx << ": " << joined(r.names);
+    EXPECT_EQ(r.barriers, 5u) << "round " << idx << ": " << joined(r.names);
+  }
 }

@@ -1,0 +1,131 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "abi/scalar_program.glsl"
+#include "sponge_coop.glsl"
+#include "fp4.glsl"
+#include "lane_sum.glsl"
+// ScalarProgram (kernels/program.hpp): interprets the instruction stream code_[] on one workgroup of
+// 16 invocations. Every invocation runs the whole program on the same registers (the code and the
+// views are read uniformly), so control flow is uniform and the cooperative sponge and sums can
+// use barriers anywhere. Invalid instructions stop the program, by the rules of
+// decode_program_instruction (kernels/program.cpp): nothing is read or written outside the views.
+
+const uint OP_CONST = 1u, OP_LOAD = 2u, OP_LOAD_EXT = 3u, OP_STORE = 4u, OP_STORE_EXT = 5u, OP_ADD = 6u,
+           OP_SUB = 7u, OP_MUL = 8u, OP_INV = 9u, OP_SUM_EXT = 10u, OP_OBSERVE = 11u, OP_OBSERVE_EXT = 12u,
+           OP_OBSERVE_IN = 13u, OP_SAMPLE = 14u, OP_SAMPLE_EXT = 15u, OP_COUNT = 16u;
+// Field kinds: 0 unused (must be 0), 1 register, 2 in-view slot, 3 out-view slot. Per op: a | b << 2 | c << 4,
+// immediates << 8 (the table of kernels/program.cpp).
+const uint OP_SHAPE[16] = uint[16](0u,                          // (none)
+                                   1u | (4u << 8),              // const
+                                   1u | (2u << 2) | (1u << 8),  // load
+                                   1u | (2u << 2) | (1u << 8),  // load_ext
+                                   1u | (3u << 2) | (1u << 8),  // store
+                                   1u | (3u << 2) | (1u << 8),  // store_ext
+                                   1u | (1u << 2) | (1u << 4),  // add
+                                   1u | (1u << 2) | (1u << 4),  // sub
+                                   1u | (1u << 2) | (1u << 4),  // mul
+                                   1u | (1u << 2),              // inv
+                                   1u | (2u << 2) | (3u << 8),  // sum_ext
+                                   1u,                          // observe
+                                   1u,                          // observe_ext
+                                   (2u << 2) | (2u << 8),       // observe_in
+                                   1u,                          // sample
+                                   1u);                         // sample_ext
+
+bool field_ok(uint kind, uint v) {
+  if (kind == 0u) return v == 0u;
+  if (kind == 1u) return v < 32u;
+  if (kind == 2u) return v < pc.in_count;
+  return v < pc.out_count;
+}
+
+uint in_word(uint slot, uint i) { return in_[slot].data[pc.in_off[slot] + i]; }
+uvec4 in_entry(uint slot, uint e) {
+  const uint base = pc.in_off[slot] + 4u * e;
+  return uvec4(in_[slot].data[base], in_[slot].data[base + 1u], in_[slot].data[base + 2u], in_[slot].data[base + 3u]);
+}
+
+// [first, first + (n - 1) stride] inside [0, size), or n = 0.
+bool strided_range_inside(uint first, uint n, uint stride, uint size) {
+  if (n == 0u) return true;
+  if (first >= size) return false;
+  return stride == 0u || (n - 1u) <= (size - 1u - first) / stride;
+}
+
+void main() {
+  if (gl_WorkGroupSize.x != 16u || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  const uint lane = gl_LocalInvocationID.x;
+  CoopSponge sp;
+  COOP_SPONGE_LOAD(sp, t_, pc.t_off * 18u);
+  uvec4 r[32];
+  [[unroll]] for (uint i = 0u; i < 32u; ++i) r[i] = FP4_ZERO;
+  uint pos = 0u;
+  while (pos < pc.code_len) {
+    const uint w = code_[pc.code_off + pos];
+    const uint op = w & 0xFFu, a = (w >> 8) & 0xFFu, b = (w >> 16) & 0xFFu, c = w >> 24;
+    if (op == 0u || op >= OP_COUNT) break;
+    const uint shape = OP_SHAPE[op], nimm = shape >> 8;
+    if (pc.code_len - pos - 1u < nimm) break;
+    if (!field_ok(shape & 3u, a) || !field_ok((shape >> 2) & 3u, b) || !field_ok((shape >> 4) & 3u, c)) break;
+    uint i0 = 0u, i1 = 0u, i2 = 0u, i3 = 0u;
+    if (nimm > 0u) i0 = code_[pc.code_off + pos + 1u];
+    if (nimm > 1u) i1 = code_[pc.code_off + pos + 2u];
+    if (nimm > 2u) i2 = code_[pc.code_off + pos + 3u];
+    if (nimm > 3u) i3 = code_[pc.code_off + pos + 4u];
+    pos += 1u + nimm;
+    if (op == OP_CONST) {
+      if (i0 >= FP_P || i1 >= FP_P || i2 >= FP_P || i3 >= FP_P) break;
+      r[a] = uvec4(fp_from_canonical(i0), fp_from_canonical(i1), fp_from_canonical(i2), fp_from_canonical(i3));
+    } else if (op == OP_LOAD) {
+      if (i0 >= pc.in_len[b]) break;
+      r[a] = uvec4(in_word(b, i0), 0u, 0u, 0u);
+    } else if (op == OP_LOAD_EXT) {
+      if (i0 >= pc.in_len[b] / 4u) break;
+      r[a] = in_entry(b, i0);
+    } else if (op == OP_STORE) {
+      if (i0 >= pc.out_len[b]) break;
+      if (lane == 0u) out_[b].data[pc.out_off[b] + i0] = r[a].x;
+    } else if (op == OP_STORE_EXT) {
+      if (i0 >= pc.out_len[b] / 4u) break;
+      if (lane == 0u) {
+        const uint base = pc.out_off[b] + 4u * i0;
+        out_[b].data[base] = r[a].x;
+        out_[b].data[base + 1u] = r[a].y;
+        out_[b].data[base + 2u] = r[a].z;
+        out_[b].data[base + 3u] = r[a].w;
+      }
+    } else if (op == OP_ADD) {
+      r[a] = fp4_add(r[b], r[c]);
+    } else if (op == OP_SUB) {
+      r[a] = fp4_sub(r[b], r[c]);
+    } else if (op == OP_MUL) {
+      r[a] = fp4_mul(r[b], r[c]);
+    } else if (op == OP_INV) {
+      r[a] = r[b] == FP4_ZERO ? FP4_ZERO : fp4_inv(r[b]);
+    } else if (op == OP_SUM_EXT) {
+      if (!strided_range_inside(i0, i1, i2, pc.in_len[b] / 4u)) break;
+      uvec4 s = FP4_ZERO;
+      for (uint j = lane; j < i1; j += 16u) s = fp4_add(s, in_entry(b, i0 + j * i2));
+      r[a] = lane_sum16(s, lane);
+    } else if (op == OP_OBSERVE) {
+      coop_sponge_observe(sp, r[a].x);
+    } else if (op == OP_OBSERVE_EXT) {
+      const uvec4 v = r[a];
+      coop_sponge_observe(sp, v.x);
+      coop_sponge_observe(sp, v.y);
+      coop_sponge_observe(sp, v.z);
+      coop_sponge_observe(sp, v.w);
+    } else if (op == OP_OBSERVE_IN) {
+      if (i0 > pc.in_len[b] || i1 > pc.in_len[b] - i0) break;
+      for (uint j = 0u; j < i1; ++j) coop_sponge_observe(sp, in_word(b, i0 + j));
+    } else if (op == OP_SAMPLE) {
+      r[a] = uvec4(coop_sponge_sample(sp), 0u, 0u, 0u);
+    } else if (op == OP_SAMPLE_EXT) {
+      const uint s0 = coop_sponge_sample(sp), s1 = coop_sponge_sample(sp), s2 = coop_sponge_sample(sp);
+      const uint s3 = coop_sponge_sample(sp);
+      r[a] = uvec4(s0, s1, s2, s3);
+    }
+  }
+  COOP_SPONGE_STORE(sp, t_, pc.t_off * 18u);
+}

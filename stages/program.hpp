@@ -1,0 +1,104 @@
+// ProgramBuilder: writes a scalar program (kernels/program.hpp) while the graph is built, and adds
+// it as ScalarProgram dispatches. The stages' small per-round math and the transcript operations
+// around it become one dependent dispatch instead of a chain of tiny kernels:
+//
+//   ProgramBuilder p(g, transcript, "whir.sumcheck3.program");
+//   auto s1 = p.sum_ext(partials, 0, parts, 2);      // fused final reduction stage
+//   p.store_ext(evals, s1, 0);
+//   p.observe_ext(s1);
+//   p.grind(bits, witness);                           // bits > 0: ends this dispatch, grinds, starts the next
+//   p.store_ext(alpha, p.sample_ext());
+//   p.emit();
+//
+// Registers (Reg) are allocated as values are made and come back with release(); at most 32 are
+// live at once. A grind with bits > 0 splits the program into two dispatches around the grind
+// kernels (stages/transcript.hpp): registers do not survive it. Views are bound to the dispatch's
+// in/out slots as they are first used (identical views share a slot; at most 6 in, 4 out per
+// dispatch); a program may not read a range it writes. Misuse is a GraphError naming the program.
+// Thread-compatible; the Graph and the DeviceTranscript must outlive the builder.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/program.hpp"
+#include "runtime/graph.hpp"
+#include "stages/transcript.hpp"
+
+namespace vkstark {
+
+class ProgramBuilder {
+ public:
+  struct Reg {
+    uint32_t index = ~0u;
+  };
+
+  ProgramBuilder(Graph& g, DeviceTranscript& t, std::string name);
+  ProgramBuilder(const ProgramBuilder&) = delete;
+  ProgramBuilder& operator=(const ProgramBuilder&) = delete;
+
+  [[nodiscard]] Reg constant(const Fp4& v);
+  [[nodiscard]] Reg constant(Fp v) { return constant(Fp4(v)); }
+  // v[i] (an Fp as an Fp4 with zero c1..c3) / v[i].
+  [[nodiscard]] Reg load(View<Fp> v, uint64_t i = 0);
+  [[nodiscard]] Reg load_ext(View<Fp4> v, uint64_t i = 0);
+  // sum_{j < count} v[first + j stride], summed by the 16 invocations together.
+  [[nodiscard]] Reg sum_ext(View<Fp4> v, uint64_t first, uint64_t count, uint64_t stride = 1);
+  [[nodiscard]] Reg add(Reg x, Reg y);
+  [[nodiscard]] Reg sub(Reg x, Reg y);
+  [[nodiscard]] Reg mul(Reg x, Reg y);
+  // x^-1; 0 for x = 0 (kernels/program.hpp).
+  [[nodiscard]] Reg inv(Reg x);
+  // dst[i] = x.c0 / dst[i] = x.
+  void store(View<Fp> dst, Reg x, uint64_t i = 0);
+  void store_ext(View<Fp4> dst, Reg x, uint64_t i = 0);
+  void release(Reg x);
+
+  // The transcript, in program order with everything else in the program.
+  void observe(Reg x);      // x.c0
+  void observe_ext(Reg x);  // the 4 coefficients
+  void observe(View<Fp> v);
+  void observe_ext(View<Fp4> v) { observe(v.bitcast<Fp>()); }
+  void observe_commit(View<Digest> v) { observe(v.bitcast<Fp>()); }
+  [[nodiscard]] Reg sample();
+  [[nodiscard]] Reg sample_ext();
+  // Proof of work (protocol.md 2.6) into witness[0]. bits == 0: witness[0] = 0 inside the program,
+  // transcript untouched. bits > 0: the program so far becomes one dispatch, the grind kernels
+  // follow (DeviceTranscript::grind), and the rest of the program is a new dispatch; every
+  // register is lost.
+  void grind(uint32_t bits, View<Fp> witness);
+
+  // Adds the last dispatch (named as the builder; earlier parts, split by grinds, are named
+  // "<name>", then "<name>.part1", ...). GraphError for an empty program. The builder is spent.
+  void emit();
+
+  // The words of the part being written (tests, listings).
+  const std::vector<uint32_t>& code() const { return code_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const;
+  Reg alloc();
+  uint32_t live(Reg x, const char* op) const;
+  struct Slot {
+    uint32_t index = 0;
+    uint64_t words = 0;  // where the view starts inside the slot's view
+  };
+  // The slot of a view that holds v at a multiple of `align` words, or a new one for v.
+  Slot in_slot(View<uint32_t> v, uint64_t align);
+  Slot out_slot(View<uint32_t> v, uint64_t align);
+  void op(ProgramOp o, uint32_t a, uint32_t b = 0, uint32_t c = 0, std::initializer_list<uint32_t> imm = {});
+  static uint32_t imm32(uint64_t v, const char* what, const std::string& name);
+  void flush();
+
+  Graph& g_;
+  DeviceTranscript& t_;
+  std::string name_;
+  uint32_t part_ = 0;
+  bool done_ = false;
+  uint32_t live_ = 0;  // bit r: register r holds a value
+  std::vector<uint32_t> code_;
+  std::vector<View<uint32_t>> in_, out_;
+};
+
+}  // namespace vkstark
