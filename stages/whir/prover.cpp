@@ -110,8 +110,8 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   tree_ = build_merkle_tree(g_, name + ".tree", ef_matrix, s_.k);
   View<Digest> root = proof(r_.codeword_commits).slice(round, 1);
   g_.dispatch<CopyU32>(name + ".root", {.src = tree_.root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()});
-  t_.observe_commit(root);
-  z0_ = challenge(name + ".z0");
+  z0_ = g_.transient<Fp4>(name + ".z0", 1).all();
+  t_.observe_sample_ext(root, z0_);  // observe_commit(root), z0 = sample_ext()
   // y0 = g(z0), observed.
   const uint32_t chunk = 64, parts = uint32_t((n + chunk - 1) / chunk);
   View<Fp4> partials = g_.transient<Fp4>(name + ".ood.partials", parts).all();

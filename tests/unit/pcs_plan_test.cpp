@@ -9,13 +9,13 @@
 
 using namespace vkstark;
 
-TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf284DispatchesWith247Barriers) {
+TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf281DispatchesWith244Barriers) {
   PcsMatrixProof m = build_pcs_matrix_proof(42, 21, app_params_with_100_bits_security(21));
   Plan p = compile(std::move(m.graph));
   PlanCounts expected;
-  expected.dispatches = 284;
-  expected.barriers = 247;
-  expected.memory_barriers = 242;
+  expected.dispatches = 281;
+  expected.barriers = 244;
+  expected.memory_barriers = 239;
   expected.execution_barriers = 5;
   expected.submissions = 1;
   expected.host_syncs = 1;
