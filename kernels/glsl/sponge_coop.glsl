@@ -70,6 +70,19 @@ uvec3 p2c_xor3(uint v, uint m1, uint m2, uint m3) {
   return uvec3(p2c_xchg[t][b + (l ^ m1)].x, p2c_xchg[t][b + (l ^ m2)].x, p2c_xchg[t][b + (l ^ m3)].x);
 }
 
+// The values v of the lanes k + 1, k + 2, k + 3 (mod 4) of this lane's chunk of four, k being this
+// lane's place in it.
+uvec3 p2c_chunk_next3(uint v) {
+  if (P2C_SUBGROUP) {
+    const uint id = gl_SubgroupInvocationID, c = id & ~3u;
+    return uvec3(subgroupShuffle(v, c | ((id + 1u) & 3u)), subgroupShuffle(v, c | ((id + 2u) & 3u)),
+                 subgroupShuffle(v, c | ((id + 3u) & 3u)));
+  }
+  const uint t = p2c_publish(uvec4(v, 0u, 0u, 0u)), l = 16u * p2c_group() + p2c_lane(), c = l & ~3u;
+  return uvec3(p2c_xchg[t][c | ((l + 1u) & 3u)].x, p2c_xchg[t][c | ((l + 2u) & 3u)].x,
+               p2c_xchg[t][c | ((l + 3u) & 3u)].x);
+}
+
 // The sum of v over the group's 16 lanes, on every lane: the other three lanes of each chunk of
 // four, then the same lane of the other three chunks (two shuffle latencies, six shuffles).
 uint p2c_sum16(uint v) {
@@ -134,13 +147,12 @@ P2cLaneConsts p2c_lane_consts() {
 
 // M_E(x) + a. M_E is the 4x4 block M on each chunk of four lanes, then each lane adds the sum of
 // its column (the same lane of every chunk). Row k of M = [[2,3,1,1],[1,2,3,1],[1,1,2,3],[3,1,1,2]]
-// is (sum of the chunk) + x_k + 2 x_(k+1 mod 4), and lane k+1 mod 4 is lane ^ 1 for even k, lane ^ 3
-// for odd k. Critical path: a shuffle, three additions, a shuffle, two additions (the constant `a`
-// of the next round joins while the second shuffle is under way).
+// is (sum of the chunk) + x_k + 2 x_(k+1 mod 4). Critical path: a shuffle, three additions, a
+// shuffle, two additions (the constant `a` of the next round joins while the second shuffle is
+// under way).
 uint p2c_external_add(uint x, uint a) {
-  const uvec3 o = p2c_xor3(x, 1u, 2u, 3u);
-  const uint next = (p2c_lane() & 1u) == 0u ? o.x : o.z;
-  const uint y = fp_add(fp_add(fp_add(x, o.y), fp_add(o.x, o.z)), fp_add(x, fp_double(next)));
+  const uvec3 n = p2c_chunk_next3(x);  // x_(k+1), x_(k+2), x_(k+3)
+  const uint y = fp_add(fp_add(fp_add(x, n.y), fp_add(n.x, n.z)), fp_add(x, fp_double(n.x)));
   const uvec3 c = p2c_xor3(y, 4u, 8u, 12u);
   return fp_add(fp_add(fp_add(fp_double(y), a), c.x), fp_add(c.y, c.z));
 }
