@@ -13,7 +13,7 @@
 // Two ways to exchange lanes, chosen by specialization constants so that the unused one is folded
 // away when the pipeline is created:
 // - subgroup shuffles where the device has them in compute shaders and its subgroup size is a
-//   multiple of 16 (each group then lies in one subgroup: lane = subgroup invocation mod 16);
+//   multiple of 16 (each group then lies in one subgroup);
 // - shared memory and barrier() otherwise (subgroups of 8, say), one barrier per exchange.
 //
 // The including kernel enables GL_EXT_control_flow_attributes (every loop here is unrolled, so the
@@ -33,12 +33,15 @@ const bool P2C_SUBGROUP = ((VKS_SUBGROUP_SHUFFLE << 4u) | (VKS_SUBGROUP_SIZE & 1
 
 const uint P2C_DIAG[16] = uint[16](VKSTARK_P2_INTERNAL_DIAG);
 
-// This invocation's state lane in [0, 16) and its group in [0, P2C_GROUPS). On the subgroup path
-// both follow from the subgroup invocation index, so that a shuffle by lane ^ m stays in the group.
-uint p2c_lane() { return P2C_SUBGROUP ? (gl_SubgroupInvocationID & 15u) : (gl_LocalInvocationID.x & 15u); }
-uint p2c_group() {
-  return P2C_SUBGROUP ? ((gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID) >> 4) : (gl_LocalInvocationID.x >> 4);
-}
+// This invocation's state lane in [0, 16) and its group in [0, P2C_GROUPS). The subgroup path
+// assumes what every implementation does for a one-dimensional workgroup: invocation i is
+// invocation i mod S of subgroup i / S (S the subgroup size, a multiple of 16), so that lane ^ m
+// (m < 16) is a shuffle by subgroup invocation ^ m within the group. (Not derived from
+// gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID: lavapipe with LP_NATIVE_VECTOR_WIDTH
+// of 1024 or 2048 reports subgroups of 32 or 64 but runs them 16 wide, gl_SubgroupID counting
+// 16-wide subgroups.)
+uint p2c_lane() { return gl_LocalInvocationID.x & 15u; }
+uint p2c_group() { return gl_LocalInvocationID.x >> 4; }
 
 // ---------------------------------------------------------------------------------------------
 // Exchanges. Shared-memory path: two buffers used in turn. An exchange writes one, waits at a

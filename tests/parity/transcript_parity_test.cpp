@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "kernels/basic.hpp"
+#include "kernels/glsl/compiler.hpp"
 #include "kernels/hash/transcript.hpp"
 #include "kernels/hashing.hpp"
 #include "kernels/known_answers.hpp"
@@ -314,6 +315,97 @@ TEST_P(TranscriptParity, ObserveSampleExtMatchesObserveThenSampleExt) {
   want.push_back(host.sample_ext());
   EXPECT_EQ(p->download(fused), want);
   EXPECT_EQ(p->download(separate), want);
+}
+
+namespace {
+// Several sponges in one workgroup (kernels/glsl/sponge_coop.glsl, P2C_GROUPS): group g of 16
+// invocations advances its own state t[g]: observe(values[g len .. (g + 1) len)), then `samples`
+// samples into out[g samples ..]. The groups run the same control flow (equal absorb_idx and
+// sample_idx).
+constexpr uint32_t kGroups = 4;
+struct GroupSpongeArgs {
+  InOut<SpongeState> t;
+  In<Fp> values;
+  Out<Fp> out;
+  uint32_t len = 0;
+  uint32_t samples = 0;
+};
+constexpr std::string_view kGroupSpongeBody = R"glsl(
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#define P2C_GROUPS 4u
+#include "sponge_coop.glsl"
+void main() {
+  if (gl_WorkGroupSize.x != 16u * P2C_GROUPS || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  const uint g = p2c_group();
+  CoopSponge sp;
+  COOP_SPONGE_LOAD(sp, t_, (pc.t_off + g) * 18u);
+  COOP_SPONGE_OBSERVE(sp, values_, pc.values_off + g * pc.len, pc.len);
+  for (uint i = 0u; i < pc.samples;) {
+    uint k;
+    const uint m = coop_sponge_squeeze(sp, pc.samples - i, k);
+    if (k < m) out_[pc.out_off + g * pc.samples + i + k] = sp.x;
+    i += m;
+  }
+  COOP_SPONGE_STORE(sp, t_, (pc.t_off + g) * 18u);
+}
+)glsl";
+
+void group_sponge_cpu(const CpuContext& ctx) {
+  auto t = ctx.view<SpongeState>(0);
+  auto values = ctx.view<Fp>(1);
+  auto out = ctx.view<Fp>(2);
+  const uint32_t len = ctx.scalars()[0], samples = ctx.scalars()[1];
+  for (uint32_t g = 0; g < kGroups; ++g) {
+    DuplexSponge s = host_sponge(t[g]);
+    for (uint32_t i = 0; i < len; ++i) s.observe(values[g * len + i]);
+    for (uint32_t i = 0; i < samples; ++i) out[g * samples + i] = s.sample();
+    t[g] = {s.state(), s.absorb_idx(), s.sample_idx()};
+  }
+}
+}  // namespace
+
+// The cooperative sponge with four groups of 16 in one workgroup, each its own sponge: every group
+// matches the host sponge from its own start, on the shared-memory path (groups side by side in
+// shared memory) and on the subgroup path (several groups per subgroup, or one per subgroup).
+TEST_P(TranscriptParity, GroupsOfSixteenInOneWorkgroupAreIndependentSponges) {
+  auto kernel = make_glsl_kernel({.name = "test_group_sponge",
+                                  .abi = kernel_abi<GroupSpongeArgs>(),
+                                  .body = std::string(kGroupSpongeBody),
+                                  .workgroup_size = 16 * kGroups,
+                                  .cpu = group_sponge_cpu});
+  uint64_t seed = 400;
+  for (uint32_t len : {0u, 3u, 8u, 17u}) {
+    for (uint32_t a : {0u, 5u}) {
+      const uint32_t s = (a + len) % (kRate + 1), samples = 1 + len % 9;
+      Graph g;
+      auto starts = g.input<SpongeState>("starts", kGroups);
+      auto values = g.input<Fp>("values", std::max(kGroups * len, 1u));
+      auto state = g.output<SpongeState>("state", kGroups);
+      auto out = g.output<Fp>("out", kGroups * samples);
+      g.dispatch<CopyU32>("init", {.src = starts.all().bitcast<uint32_t>(), .dst = state.all().bitcast<uint32_t>()});
+      DynamicArgs args;
+      args.view(state.all()).view(values.slice(0, kGroups * len)).view(out.all()).scalar(len).scalar(samples);
+      g.dispatch("groups", kernel, args, Grid{16 * kGroups});
+      std::vector<SpongeState> start_values;
+      for (uint32_t k = 0; k < kGroups; ++k) start_values.push_back(random_state(a, s, ++seed));
+      auto value_data = field_values(std::max(kGroups * len, 1u), ++seed);
+      auto p = run(g, [&](PreparedPlan& pp) {
+        pp.upload(starts, start_values);
+        pp.upload(values, value_data);
+      });
+      auto got = p->download(out);
+      auto got_state = p->download(state);
+      for (uint32_t k = 0; k < kGroups; ++k) {
+        DuplexSponge host = host_sponge(start_values[k]);
+        for (uint32_t i = 0; i < len; ++i) host.observe(value_data[k * len + i]);
+        for (uint32_t i = 0; i < samples; ++i)
+          EXPECT_EQ(got[k * samples + i], host.sample()) << "group " << k << " observe " << len << " sample " << i;
+        EXPECT_EQ(host_sponge(got_state[k]), host) << "group " << k << " observe " << len << " from absorb_idx " << a;
+      }
+    }
+  }
 }
 
 // Under VKSTARK_EXPECT_SUBGROUP=N (set by CTest for the second run of this file, with
