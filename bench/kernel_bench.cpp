@@ -1,11 +1,14 @@
 // kernel_bench: throughput of single kernels on the chosen executor, timed from the trace's device
 // time of a span holding R back-to-back dispatches (median of 5 runs):
 //   Poseidon2 permutations/s (poseidon2_permute), copy bandwidth (copy_u32, read + write bytes),
-//   BabyBear multiplications/s (fp_mul), one NTT of 2^log_n x batch (ntt forward).
+//   BabyBear multiplications/s (fp_mul), one NTT of 2^log_n x batch (ntt forward), and the latency
+//   of the device transcript (stages/transcript.hpp): a chained permutation inside one observe, and
+//   a chain of dependent observe + sample dispatches, separate and fused.
 //
 // --trace FILE writes one Chrome trace holding the last timed run of each plan, one after another.
 //
-//   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--trace F] [--json F]
+//   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--only transcript]
+//                [--transcript-perms 1024] [--transcript-chain 256] [--trace F] [--json F]
 #include <fmt/format.h>
 
 #include <cstring>
@@ -18,6 +21,7 @@
 #include "kernels/hashing.hpp"
 #include "runtime/trace.hpp"
 #include "stages/ntt.hpp"
+#include "stages/transcript.hpp"
 
 using namespace vkstark;
 
@@ -46,27 +50,92 @@ double time_span(Executor& exec, const Graph& g, const std::function<void(Prepar
   return bench::median(ms);
 }
 
+// The device transcript's latency. (a) One observe of 8 P values: P permutations chained inside
+// one dispatch, so us per permutation is the sponge's own latency. (b) K dependent pairs of
+// dispatches observe(8 values), sample(1): one permutation per pair (the sample takes a lane of the
+// state the full block left), dispatch latency and barriers included. (c) The same K pairs as one
+// observe_sample dispatch each.
+std::string transcript_latency(Executor& exec, uint32_t perms, uint32_t chain, std::vector<Trace>& traces) {
+  std::string json;
+  const uint32_t reps = 4;
+  {
+    Graph g;
+    auto values = g.input<Fp>("values", 8ull * perms);
+    DeviceTranscript t(g, "t");
+    {
+      auto span = g.span("work");
+      for (uint32_t r = 0; r < reps; ++r) t.observe(values);
+    }
+    double ms = time_span(
+        exec, g, [&](PreparedPlan& p) { p.upload(values, std::vector<Fp>(8ull * perms, Fp::one())); },
+        "transcript_permutations", traces);
+    double us = ms * 1e3 / (double(reps) * perms);
+    fmt::print(
+        "  transcript observe of 8 x {} values ({} dispatches): {:.3f} ms -> {:.3f} us per chained permutation\n",
+        perms, reps, ms, us);
+    json += fmt::format(", \"transcript_chained_permutation_us\": {}", json_number(us));
+  }
+  for (bool fused : {false, true}) {
+    Graph g;
+    auto values = g.input<Fp>("values", 8ull * chain);
+    auto out = g.output<Fp>("out", chain);
+    DeviceTranscript t(g, "t");
+    {
+      auto span = g.span("work");
+      for (uint32_t i = 0; i < chain; ++i) {
+        if (fused) {
+          t.observe_sample(values.slice(8ull * i, 8), out.slice(i, 1));
+        } else {
+          t.observe(values.slice(8ull * i, 8));
+          t.sample(out.slice(i, 1));
+        }
+      }
+    }
+    double ms = time_span(
+        exec, g, [&](PreparedPlan& p) { p.upload(values, std::vector<Fp>(8ull * chain, Fp::one())); },
+        fused ? "transcript_chain_fused" : "transcript_chain", traces);
+    double us = ms * 1e3 / chain;
+    fmt::print("  transcript chain of {} x {}: {:.3f} ms -> {:.3f} us per observe(8) + sample(1)\n", chain,
+               fused ? "observe_sample (1 dispatch)" : "observe, sample (2 dispatches)", ms, us);
+    json += fmt::format(", \"transcript_{}_us\": {}", fused ? "observe_sample_fused" : "observe_then_sample",
+                        json_number(us));
+  }
+  return json;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
   CommonArgs common;
-  uint32_t log_states = 22;
+  uint32_t log_states = 22, transcript_perms = 1024, transcript_chain = 256;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (parse_common_arg(argc, argv, i, common)) continue;
     if (!std::strcmp(argv[i], "--log-states") && i + 1 < argc) {
       log_states = static_cast<uint32_t>(std::stoul(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--transcript-perms") && i + 1 < argc) {
+      transcript_perms = std::max(1u, static_cast<uint32_t>(std::stoul(argv[++i])));
+    } else if (!std::strcmp(argv[i], "--transcript-chain") && i + 1 < argc) {
+      transcript_chain = std::max(1u, static_cast<uint32_t>(std::stoul(argv[++i])));
+    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc && !std::strcmp(argv[i + 1], "transcript")) {
+      only = argv[++i];
     } else {
-      fmt::print("usage: kernel_bench [--log-states N]\n{}", common_args_help());
+      fmt::print(
+          "usage: kernel_bench [--log-states N] [--only transcript] [--transcript-perms P] "
+          "[--transcript-chain K]\n{}",
+          common_args_help());
       return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }
   auto exec = make_executor(common.executor);
-  fmt::print("kernel_bench: executor {}, device {}\n", exec->name(), exec->device_name());
+  fmt::print("kernel_bench: executor {}, device {}, subgroup size {}\n", exec->name(), exec->device_name(),
+             exec->limits().subgroup_size);
   const uint32_t reps = 4;
   std::vector<Trace> traces;  // the last run of each plan
-  std::string json = "{";
+  std::string json = fmt::format("{{\"subgroup_size\": {}", exec->limits().subgroup_size);
+  const bool all = only.empty();
 
-  {  // Poseidon2
+  if (all) {  // Poseidon2
     const uint64_t n = uint64_t(1) << log_states;
     Graph g;
     auto s = g.input<Fp>("states", 16 * n);
@@ -82,9 +151,9 @@ int main(int argc, char** argv) try {
     double rate = reps * n / (ms * 1e-3);
     fmt::print("  poseidon2_permute: 2^{} states x {}: {:.3f} ms -> {:.3f} G permutations/s\n", log_states, reps, ms,
                rate / 1e9);
-    json += fmt::format("\"poseidon2_perms_per_s\": {}", json_number(rate));
+    json += fmt::format(", \"poseidon2_perms_per_s\": {}", json_number(rate));
   }
-  {  // copy bandwidth on 256 Mi words (1 GiB)
+  if (all) {  // copy bandwidth on 256 Mi words (1 GiB)
     const uint64_t n = uint64_t(1) << (log_states + 6);
     Graph g;
     auto a = g.transient<uint32_t>("a", n);
@@ -100,7 +169,7 @@ int main(int argc, char** argv) try {
     fmt::print("  copy_u32: {} MiB x {}: {:.3f} ms -> {:.3f} TB/s (read + write)\n", 4 * n >> 20, reps, ms, bw / 1e12);
     json += fmt::format(", \"copy_bytes_per_s\": {}", json_number(bw));
   }
-  {  // BabyBear multiplications
+  if (all) {  // BabyBear multiplications
     const uint64_t n = uint64_t(1) << (log_states + 4);
     Graph g;
     auto a = g.input<Fp>("a", n);
@@ -116,7 +185,7 @@ int main(int argc, char** argv) try {
                ms, rate / 1e9);
     json += fmt::format(", \"fp_mul_per_s\": {}", json_number(rate));
   }
-  {  // NTT of the keccakf codeword shape: 42 columns, 2^21 -> 2^22
+  if (all) {  // NTT of the keccakf codeword shape: 42 columns, 2^21 -> 2^22
     const uint32_t log_n = 22, batch = 42;
     prepare_ntt_twiddles(*exec, log_n);
     Graph g;
@@ -133,6 +202,7 @@ int main(int argc, char** argv) try {
     fmt::print("  ntt forward 42 x (2^21 zero-padded to 2^22): {:.3f} ms\n", ms);
     json += fmt::format(", \"ntt_42x2e22_ms\": {}", json_number(ms));
   }
+  json += transcript_latency(*exec, transcript_perms, transcript_chain, traces);
   json += "}";
   std::string path = common.json_file.empty() ? bench::default_result_path("kernel_bench", std::string(exec->name()))
                                               : common.json_file;

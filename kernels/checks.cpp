@@ -269,6 +269,7 @@ std::string one_state(const P& t) {
 
 std::string TranscriptObserve::check(const Args& a) { return one_state(a.t); }
 std::string TranscriptSample::check(const Args& a) { return one_state(a.t); }
+std::string TranscriptObserveSample::check(const Args& a) { return one_state(a.t); }
 std::string TranscriptSampleBits::check(const Args& a) { return first_of(one_state(a.t), bits_problem(a.bits)); }
 std::string TranscriptGrindSearch::check(const Args& a) {
   return first_of(one_state(a.t), count_is(a.best, "best", 1), bits_problem(a.bits));

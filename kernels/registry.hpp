@@ -24,7 +24,7 @@
   X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4) X(NttTranspose)                         \
   X(StackColumns)                                                                                  \
   X(TranscriptObserve) X(TranscriptSample) X(TranscriptSampleBits) X(TranscriptGrindSearch)        \
-  X(TranscriptGrindFinish) X(ScalarProgram)                                                        \
+  X(TranscriptGrindFinish) X(TranscriptObserveSample) X(ScalarProgram)                            \
   X(BatchColumnsExt) X(MobiusEqTable) X(EqTable) X(UCube) X(SumcheckProductPartials) X(ReduceFp4) \
   X(FoldPairsFp4) X(FoldPairs2Fp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)
 // clang-format on

@@ -2,7 +2,8 @@
 // lives in a one-element SpongeState buffer; these kernels advance it exactly as DuplexSponge
 // (kernels/hash/transcript.hpp) does. All but the grind search run as one workgroup of 16
 // invocations that share the sequential sponge work, one state lane each (grid.x = 16;
-// kernels/glsl/sponge_coop.glsl), on a t of one SpongeState.
+// kernels/glsl/sponge_coop.glsl: subgroup shuffles where a subgroup holds the 16 lanes, shared
+// memory otherwise), on a t of one SpongeState.
 #pragma once
 
 #include "kernels/types.hpp"
@@ -34,6 +35,22 @@ struct TranscriptSample {
   static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
   struct Args {
     InOut<SpongeState> t;
+    Out<Fp> out;
+  };
+  static Grid grid(const Args&) { return kTranscriptGrid; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// observe(values[i]) for every element in order, then out[i] = sample() for every element in
+// order: TranscriptObserve and TranscriptSample in one dispatch (a challenge drawn right after an
+// observation). Bitcast Fp4 or Digest views to Fp, as for those.
+struct TranscriptObserveSample {
+  static constexpr std::string_view name = "transcript_observe_sample";
+  static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
+  struct Args {
+    InOut<SpongeState> t;
+    In<Fp> values;
     Out<Fp> out;
   };
   static Grid grid(const Args&) { return kTranscriptGrid; }

@@ -29,6 +29,10 @@ void DeviceTranscript::sample(View<Fp> out) {
   g_.dispatch<TranscriptSample>("transcript.sample", {.t = state_, .out = out});
 }
 
+void DeviceTranscript::observe_sample(View<Fp> values, View<Fp> out) {
+  g_.dispatch<TranscriptObserveSample>("transcript.observe_sample", {.t = state_, .values = values, .out = out});
+}
+
 void DeviceTranscript::sample_bits(View<uint32_t> out, uint32_t bits) {
   if (bits > DuplexSponge::MAX_SAMPLE_BITS)
     throw InputError(

@@ -27,6 +27,13 @@ class DeviceTranscript {
   void sample_ext(View<Fp4> out) { sample(out.bitcast<Fp>()); }
   // out[i] = sample_bits(bits). InputError if bits > 30.
   void sample_bits(View<uint32_t> out, uint32_t bits);
+  // observe(values) then sample(out) in one dispatch: the same transcript as the two calls.
+  void observe_sample(View<Fp> values, View<Fp> out);
+  // The same with the challenges drawn as extension elements (sample_ext), after observe,
+  // observe_ext or observe_commit.
+  void observe_sample_ext(View<Fp> values, View<Fp4> out) { observe_sample(values, out.bitcast<Fp>()); }
+  void observe_sample_ext(View<Fp4> values, View<Fp4> out) { observe_sample_ext(values.bitcast<Fp>(), out); }
+  void observe_sample_ext(View<Digest> values, View<Fp4> out) { observe_sample_ext(values.bitcast<Fp>(), out); }
   // Proof of work: the smallest witness, written to witness[0]; the transcript observes it and
   // draws one sample (protocol.md 2.6). bits == 0 writes 0 and touches nothing.
   void grind(uint32_t bits, View<Fp> witness);

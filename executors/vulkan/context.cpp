@@ -280,6 +280,9 @@ void Context::read_properties(bool force_staging) {
   fn.vkGetPhysicalDeviceProperties2(physical, &props2);
   properties = props2.properties;
   subgroup_size = std::max(subgroup.subgroupSize, 1u);
+  constexpr VkSubgroupFeatureFlags kShuffle = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+  subgroup_shuffle = (subgroup.supportedOperations & kShuffle) == kShuffle &&
+                     (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
   max_allocation_bytes = maintenance3.maxMemoryAllocationSize;
   max_push_descriptors = push.maxPushDescriptors;
   fn.vkGetPhysicalDeviceMemoryProperties(physical, &memory);

@@ -84,6 +84,8 @@ class Context {
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
   uint32_t subgroup_size = 1;
+  // Compute shaders may use basic and shuffle subgroup operations (VkPhysicalDeviceSubgroupProperties).
+  bool subgroup_shuffle = false;
   uint64_t max_allocation_bytes = 0;           // VkPhysicalDeviceMaintenance3Properties
   uint32_t max_push_descriptors = 32;          // VkPhysicalDevicePushDescriptorPropertiesKHR
   bool storage_buffer_array_indexing = false;  // shaderStorageBufferArrayDynamicIndexing (view arrays)

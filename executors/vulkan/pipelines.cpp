@@ -245,10 +245,11 @@ void Pipelines::create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span
   VkShaderModule module = VK_NULL_HANDLE;
   vk_check(fn.vkCreateShaderModule(ctx_.device, &module_info, nullptr, &module),
            fmt::format("vkCreateShaderModule ({})", kernel.name));
-  // Specialization: id 0 = workgroup size, id 1 = subgroup size (kernels/glsl/runtime.glsl).
-  const uint32_t constants[2] = {p.workgroup_size, ctx_.subgroup_size};
-  const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
-  VkSpecializationInfo spec{2, entries, sizeof(constants), constants};
+  // Specialization: id 0 = workgroup size, id 1 = subgroup size, id 2 = 1 where compute shaders
+  // have subgroup shuffles (kernels/glsl/runtime.glsl).
+  const uint32_t constants[3] = {p.workgroup_size, ctx_.subgroup_size, ctx_.subgroup_shuffle ? 1u : 0u};
+  const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+  VkSpecializationInfo spec{3, entries, sizeof(constants), constants};
   auto info = vk_struct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
   info.stage = vk_struct<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;

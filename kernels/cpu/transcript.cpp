@@ -24,6 +24,14 @@ void TranscriptSample::cpu(const Args& a, const CpuContext& ctx) {
   store(t, s);
 }
 
+void TranscriptObserveSample::cpu(const Args& a, const CpuContext& ctx) {
+  auto& s = ctx.span(a.t)[0];
+  DuplexSponge t = load(s);
+  for (Fp v : ctx.span(a.values)) t.observe(v);
+  for (Fp& v : ctx.span(a.out)) v = t.sample();
+  store(t, s);
+}
+
 void TranscriptSampleBits::cpu(const Args& a, const CpuContext& ctx) {
   auto& s = ctx.span(a.t)[0];
   DuplexSponge t = load(s);

@@ -18,6 +18,9 @@
 layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
 // The device's subgroup size (for kernels that reduce within subgroups).
 layout(constant_id = 1) const uint VKS_SUBGROUP_SIZE = 32;
+// 1 where compute shaders have the basic and shuffle subgroup operations, else 0. A kernel that
+// shuffles keeps a path without them, selected by this constant (the unused path is folded away).
+layout(constant_id = 2) const uint VKS_SUBGROUP_SHUFFLE = 0;
 
 // Index along grid.x. Large grids are spread over workgroup dimensions x and y by the executor.
 uint vks_index_x() {

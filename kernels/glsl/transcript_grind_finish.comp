@@ -1,6 +1,8 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #include "abi/transcript_grind_finish.glsl"
 #include "sponge_coop.glsl"
 // TranscriptGrindFinish (kernels/transcript.hpp): observe(w), one sample, witness[0] = w for
@@ -20,7 +22,8 @@ void main() {
   CoopSponge sp;
   COOP_SPONGE_LOAD(sp, t_, pc.t_off * 18u);
   coop_sponge_observe(sp, w);
-  coop_sponge_sample(sp);  // check_witness's sample: its value is not needed here
+  uint k;
+  coop_sponge_squeeze(sp, 1u, k);  // check_witness's sample: its value is not needed here
   COOP_SPONGE_STORE(sp, t_, pc.t_off * 18u);
   if (p2c_lane() == 0u) witness_[pc.witness_off] = w;
 }

@@ -60,14 +60,18 @@ PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<
       pg.commitments.push_back(stacked_commit(g, ntt, fmt::format("commit{}", c), commitments[c], params));
   }
   auto openings_span = g.span("prover.openings");
+  // observe_commit(root) for each commitment (there is one at least), then u = sample_ext(): the
+  // last observe and the sample in one dispatch.
+  View<Fp4> u = pg.layout.view(pg.point);
   for (size_t c = 0; c < commitments.size(); ++c) {
     View<Digest> root = pg.layout.view(pg.roots[c]);
     g.dispatch<CopyU32>(fmt::format("root{}", c),
                         {.src = pg.commitments[c].root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()});
-    t.observe_commit(root);
+    if (c + 1 < commitments.size())
+      t.observe_commit(root);
+    else
+      t.observe_sample_ext(root, u);
   }
-  View<Fp4> u = pg.layout.view(pg.point);
-  t.sample_ext(u);
   const uint32_t m = params.log_stacked_height();
   View<Fp4> cube = g.transient<Fp4>("u_cube", m).all();
   g.dispatch<UCube>("u_cube", {.u = u, .cube = cube, .l_skip = params.l_skip});

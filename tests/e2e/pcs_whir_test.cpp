@@ -125,7 +125,7 @@ TEST(PcsWhirAcrossExecutors, RootsAndProofBytesAreIdentical) {
   EXPECT_TRUE(verify_pcs_proof(vk.proof, vk.widths, params).ok);
 }
 
-// The proof bytes of fixed inputs, recorded on 2026-11-24 before the WHIR sumcheck rounds moved to
+// The proof bytes of fixed inputs, recorded on 2026-11-23 before the WHIR sumcheck rounds moved to
 // the scalar-program kernel (docs/decisions.md): a change in how the prover computes must not
 // change what it proves. (Fingerprints of the encoding; the sizes catch a changed layout first.)
 TEST_P(PcsWhir, ProofBytesOfFixedInputsAreTheRecordedOnes) {

@@ -2,12 +2,21 @@
 // Poseidon2, sponge samples and the 8-bit PoW witness computed by the device kernels, and random
 // observe/sample/grind sequences that must match, step for step, a naive duplex sponge written here
 // from protocol.md 2.5 / 2.6 over the KAT-checked permutation (independent of the host DuplexSponge,
-// which the CPU bodies use; style.md item 16) and the host DuplexSponge.
+// which the CPU bodies use; style.md item 16) and the host DuplexSponge; also, against the host
+// sponge, observes and samples from random states at every absorb and sample position and across
+// block boundaries.
+//
+// The Vulkan kernels exchange state lanes through subgroup shuffles where a subgroup holds 16
+// lanes, through shared memory otherwise (kernels/glsl/sponge_coop.glsl). On lavapipe the default
+// subgroup size is 8 (shared memory); CTest runs this file a second time with
+// LP_NATIVE_VECTOR_WIDTH=512 (subgroups of 16, shuffles) and VKSTARK_EXPECT_SUBGROUP=16, which
+// SubgroupSizeIsTheOneExpected checks, so both paths are held to the host sponge.
 #include "tests/parity/executor_fixture.hpp"
 
 #include <fmt/format.h>
 
 #include "kernels/basic.hpp"
+#include "kernels/glsl/compiler.hpp"
 #include "kernels/hash/transcript.hpp"
 #include "kernels/hashing.hpp"
 #include "kernels/known_answers.hpp"
@@ -15,9 +24,6 @@
 
 using namespace vkstark;
 using namespace vkstark::testing;
-
-class TranscriptParity : public ExecutorTest {};
-VKSTARK_INSTANTIATE_FOR_EXECUTORS(TranscriptParity);
 
 namespace {
 template <size_t N>
@@ -30,6 +36,22 @@ std::vector<Fp> iota(uint32_t from, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) v.push_back(Fp::from_canonical(from + i));
   return v;
 }
+
+// A sponge with random state lanes at the given absorb and sample positions (any pair is reachable:
+// samples, then observes that do not fill the block).
+SpongeState random_state(uint32_t absorb_idx, uint32_t sample_idx, uint64_t seed) {
+  auto lanes = field_values(16, seed);
+  SpongeState s;
+  std::copy(lanes.begin(), lanes.end(), s.state.begin());
+  s.absorb_idx = absorb_idx;
+  s.sample_idx = sample_idx;
+  return s;
+}
+DuplexSponge host_sponge(const SpongeState& s) { return DuplexSponge::from_state(s.state, s.absorb_idx, s.sample_idx); }
+
+constexpr uint32_t kRate = SPONGE_RATE;
+// Observe lengths around the block of 8 (and the prefetch of the next block), with one long run.
+constexpr uint32_t kObserveLengths[] = {0, 1, 7, 8, 9, 16, 17, 100};
 
 // protocol.md 2.5 (duplex sponge, overwrite mode, rate 8) and 2.6 (proof of work) as written there,
 // over poseidon2_permute; grind tries every candidate from 0 up on a copy.
@@ -73,6 +95,75 @@ struct NaiveSponge {
   }
 };
 }  // namespace
+
+// A transcript from `start` that observes `len` values of a pool from `offset`, then draws
+// `samples` samples (0: none).
+struct StartCase {
+  SpongeState start;
+  uint32_t offset = 0, len = 0, samples = 0;
+};
+// How the samples are drawn: sample(), observe_sample() (the fused kernel), sample_bits().
+enum class Draw { Separate, Fused, Bits };
+
+class TranscriptParity : public ExecutorTest {
+ protected:
+  // Runs every case on the device (one graph, a transcript per case) and on the host sponge, and
+  // compares the samples and the final states.
+  void run_cases(const std::vector<StartCase>& cases, Draw draw, uint32_t bits = 0) {
+    Graph g;
+    const uint32_t pool_size = 128;
+    auto pool = g.input<Fp>("pool", pool_size);
+    auto pool_values = field_values(pool_size, 5);
+    auto starts = g.input<SpongeState>("starts", cases.size());
+    auto finals = g.output<SpongeState>("finals", cases.size());
+    uint32_t total = 0;
+    for (const StartCase& c : cases) total += c.samples;
+    auto out = g.output<uint32_t>("out", std::max(total, 1u));
+    std::vector<uint32_t> want;  // canonical values (Fp samples) or sample_bits
+    std::vector<SpongeState> start_values;
+    std::vector<DuplexSponge> want_finals;
+    uint32_t at = 0;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const StartCase& c = cases[i];
+      ASSERT_LE(c.offset + c.len, pool_size);
+      start_values.push_back(c.start);
+      DeviceTranscript dev(g, fmt::format("t{}", i), starts.slice(i, 1));
+      View<Fp> values = pool.slice(c.offset, c.len);
+      View<uint32_t> drawn = out.slice(at, c.samples);
+      if (draw == Draw::Fused && c.samples > 0) {
+        dev.observe_sample(values, drawn.bitcast<Fp>());
+      } else {
+        dev.observe(values);
+        if (c.samples > 0 && draw != Draw::Bits) dev.sample(drawn.bitcast<Fp>());
+        if (c.samples > 0 && draw == Draw::Bits) dev.sample_bits(drawn, bits);
+      }
+      g.dispatch<CopyU32>(fmt::format("t{}.save", i), {.src = dev.state().all().bitcast<uint32_t>(),
+                                                       .dst = finals.slice(i, 1).bitcast<uint32_t>()});
+      DuplexSponge host = host_sponge(c.start);
+      for (uint32_t j = 0; j < c.len; ++j) host.observe(pool_values[c.offset + j]);
+      for (uint32_t j = 0; j < c.samples; ++j)
+        want.push_back(draw == Draw::Bits ? host.sample_bits(bits) : host.sample().value());
+      want_finals.push_back(host);
+      at += c.samples;
+    }
+    auto p = run(g, [&](PreparedPlan& pp) {
+      pp.upload(pool, pool_values);
+      pp.upload(starts, start_values);
+    });
+    const auto got = p->download(out);
+    const auto got_finals = p->download(finals);
+    at = 0;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const StartCase& c = cases[i];
+      const std::string where = fmt::format("from absorb_idx {} sample_idx {}, observe {}, {} samples",
+                                            c.start.absorb_idx, c.start.sample_idx, c.len, c.samples);
+      for (uint32_t j = 0; j < c.samples; ++j, ++at)
+        EXPECT_EQ(draw == Draw::Bits ? got[at] : Fp::from_mont(got[at]).value(), want[at]) << where << ": sample " << j;
+      EXPECT_EQ(host_sponge(got_finals[i]), want_finals[i]) << where << ": final state";
+    }
+  }
+};
+VKSTARK_INSTANTIATE_FOR_EXECUTORS(TranscriptParity);
 
 // The reference itself against protocol.md 16.2, so that the checks below rest on the spec.
 TEST(NaiveSponge, ReproducesTheKnownAnswers) {
@@ -244,6 +335,170 @@ TEST_P(TranscriptParity, ZeroBitGrindWritesZeroAndTouchesNothing) {
   NaiveSponge naive;
   const Fp4 untouched{naive.sample(), naive.sample(), naive.sample(), naive.sample()};  // sample_ext: protocol.md 1.3
   EXPECT_EQ(p->download(s)[0], untouched);
+}
+
+// Every observe length of kObserveLengths from every (absorb_idx, sample_idx) position, each from
+// its own random state: the first partial block, whole blocks with the next one prefetched, the
+// tail, and observe(nothing).
+TEST_P(TranscriptParity, ObserveFromEveryPositionMatchesTheHostSponge) {
+  std::vector<StartCase> cases;
+  uint64_t seed = 100;
+  for (uint32_t len : kObserveLengths)
+    for (uint32_t a = 0; a < kRate; ++a)
+      for (uint32_t s = 0; s <= kRate; ++s) cases.push_back({random_state(a, s, ++seed), uint32_t(seed % 16), len, 0});
+  run_cases(cases, Draw::Separate);
+}
+
+// Samples from every position: the remaining squeezed lanes first, then whole permutations.
+TEST_P(TranscriptParity, SamplesFromEveryPositionMatchTheHostSponge) {
+  std::vector<StartCase> cases;
+  uint64_t seed = 200;
+  for (uint32_t n : {1u, 3u, 8u, 9u, 17u})
+    for (uint32_t a = 0; a < kRate; ++a)
+      for (uint32_t s = 0; s <= kRate; ++s) cases.push_back({random_state(a, s, ++seed), 0, 0, n});
+  run_cases(cases, Draw::Separate);
+  for (uint32_t bits : {1u, 17u, 30u}) run_cases(cases, Draw::Bits, bits);
+}
+
+// The fused kernel against the host sponge (observe, then sample) for every observe length from
+// every position, with sample counts below, at and above the 8 lanes of one permutation.
+TEST_P(TranscriptParity, ObserveSampleFromEveryPositionMatchesTheHostSponge) {
+  std::vector<StartCase> cases;
+  uint64_t seed = 300;
+  const uint32_t counts[] = {1, 4, 8, 9, 2, 17};
+  for (uint32_t len : kObserveLengths)
+    for (uint32_t a = 0; a < kRate; ++a)
+      for (uint32_t s = 0; s <= kRate; ++s, ++seed)
+        cases.push_back({random_state(a, s, seed), uint32_t(seed % 16), len, counts[seed % std::size(counts)]});
+  run_cases(cases, Draw::Fused);
+}
+
+// observe_sample_ext on Fp4 and Digest views draws the same challenges as observe_ext /
+// observe_commit followed by sample_ext.
+TEST_P(TranscriptParity, ObserveSampleExtMatchesObserveThenSampleExt) {
+  Graph g;
+  auto in = g.input<Fp>("in", 24);
+  auto fused = g.output<Fp4>("fused", 3);
+  auto separate = g.output<Fp4>("separate", 3);
+  DeviceTranscript a(g, "a"), b(g, "b");
+  a.observe_sample_ext(in.slice(0, 8).bitcast<Digest>(), fused.slice(0, 1));
+  a.observe_sample_ext(in.slice(8, 12).bitcast<Fp4>(), fused.slice(1, 2));
+  b.observe_commit(in.slice(0, 8).bitcast<Digest>());
+  b.sample_ext(separate.slice(0, 1));
+  b.observe_ext(in.slice(8, 12).bitcast<Fp4>());
+  b.sample_ext(separate.slice(1, 2));
+  auto values = field_values(24, 9);
+  auto p = run(g, [&](PreparedPlan& pp) { pp.upload(in, values); });
+  DuplexSponge host;
+  for (int i = 0; i < 8; ++i) host.observe(values[i]);
+  std::vector<Fp4> want{host.sample_ext()};
+  for (int i = 8; i < 20; ++i) host.observe(values[i]);
+  want.push_back(host.sample_ext());
+  want.push_back(host.sample_ext());
+  EXPECT_EQ(p->download(fused), want);
+  EXPECT_EQ(p->download(separate), want);
+}
+
+namespace {
+// Several sponges in one workgroup (kernels/glsl/sponge_coop.glsl, P2C_GROUPS): group g of 16
+// invocations advances its own state t[g]: observe(values[g len .. (g + 1) len)), then `samples`
+// samples into out[g samples ..]. The groups run the same control flow (equal absorb_idx and
+// sample_idx).
+constexpr uint32_t kGroups = 4;
+struct GroupSpongeArgs {
+  InOut<SpongeState> t;
+  In<Fp> values;
+  Out<Fp> out;
+  uint32_t len = 0;
+  uint32_t samples = 0;
+};
+constexpr std::string_view kGroupSpongeBody = R"glsl(
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#define P2C_GROUPS 4u
+#include "sponge_coop.glsl"
+void main() {
+  if (gl_WorkGroupSize.x != 16u * P2C_GROUPS || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  const uint g = p2c_group();
+  CoopSponge sp;
+  COOP_SPONGE_LOAD(sp, t_, (pc.t_off + g) * 18u);
+  COOP_SPONGE_OBSERVE(sp, values_, pc.values_off + g * pc.len, pc.len);
+  for (uint i = 0u; i < pc.samples;) {
+    uint k;
+    const uint m = coop_sponge_squeeze(sp, pc.samples - i, k);
+    if (k < m) out_[pc.out_off + g * pc.samples + i + k] = sp.x;
+    i += m;
+  }
+  COOP_SPONGE_STORE(sp, t_, (pc.t_off + g) * 18u);
+}
+)glsl";
+
+void group_sponge_cpu(const CpuContext& ctx) {
+  auto t = ctx.view<SpongeState>(0);
+  auto values = ctx.view<Fp>(1);
+  auto out = ctx.view<Fp>(2);
+  const uint32_t len = ctx.scalars()[0], samples = ctx.scalars()[1];
+  for (uint32_t g = 0; g < kGroups; ++g) {
+    DuplexSponge s = host_sponge(t[g]);
+    for (uint32_t i = 0; i < len; ++i) s.observe(values[g * len + i]);
+    for (uint32_t i = 0; i < samples; ++i) out[g * samples + i] = s.sample();
+    t[g] = {s.state(), s.absorb_idx(), s.sample_idx()};
+  }
+}
+}  // namespace
+
+// The cooperative sponge with four groups of 16 in one workgroup, each its own sponge: every group
+// matches the host sponge from its own start, on the shared-memory path (groups side by side in
+// shared memory) and on the subgroup path (several groups per subgroup, or one per subgroup).
+TEST_P(TranscriptParity, GroupsOfSixteenInOneWorkgroupAreIndependentSponges) {
+  auto kernel = make_glsl_kernel({.name = "test_group_sponge",
+                                  .abi = kernel_abi<GroupSpongeArgs>(),
+                                  .body = std::string(kGroupSpongeBody),
+                                  .workgroup_size = 16 * kGroups,
+                                  .cpu = group_sponge_cpu});
+  uint64_t seed = 400;
+  for (uint32_t len : {0u, 3u, 8u, 17u}) {
+    for (uint32_t a : {0u, 5u}) {
+      const uint32_t s = (a + len) % (kRate + 1), samples = 1 + len % 9;
+      Graph g;
+      auto starts = g.input<SpongeState>("starts", kGroups);
+      auto values = g.input<Fp>("values", std::max(kGroups * len, 1u));
+      auto state = g.output<SpongeState>("state", kGroups);
+      auto out = g.output<Fp>("out", kGroups * samples);
+      g.dispatch<CopyU32>("init", {.src = starts.all().bitcast<uint32_t>(), .dst = state.all().bitcast<uint32_t>()});
+      DynamicArgs args;
+      args.view(state.all()).view(values.slice(0, kGroups * len)).view(out.all()).scalar(len).scalar(samples);
+      g.dispatch("groups", kernel, args, Grid{16 * kGroups});
+      std::vector<SpongeState> start_values;
+      for (uint32_t k = 0; k < kGroups; ++k) start_values.push_back(random_state(a, s, ++seed));
+      auto value_data = field_values(std::max(kGroups * len, 1u), ++seed);
+      auto p = run(g, [&](PreparedPlan& pp) {
+        pp.upload(starts, start_values);
+        pp.upload(values, value_data);
+      });
+      auto got = p->download(out);
+      auto got_state = p->download(state);
+      for (uint32_t k = 0; k < kGroups; ++k) {
+        DuplexSponge host = host_sponge(start_values[k]);
+        for (uint32_t i = 0; i < len; ++i) host.observe(value_data[k * len + i]);
+        for (uint32_t i = 0; i < samples; ++i)
+          EXPECT_EQ(got[k * samples + i], host.sample()) << "group " << k << " observe " << len << " sample " << i;
+        EXPECT_EQ(host_sponge(got_state[k]), host) << "group " << k << " observe " << len << " from absorb_idx " << a;
+      }
+    }
+  }
+}
+
+// Under VKSTARK_EXPECT_SUBGROUP=N (set by CTest for the second run of this file, with
+// LP_NATIVE_VECTOR_WIDTH=512 on lavapipe), the Vulkan device has subgroups of N invocations, so the
+// transcript kernels really take the path that N selects. Without the variable there is nothing to
+// hold it to.
+TEST(TranscriptSubgroupPath, SubgroupSizeIsTheOneExpected) {
+  const char* expect = std::getenv("VKSTARK_EXPECT_SUBGROUP");
+  if (expect == nullptr) return;
+  EXPECT_EQ(executor("vulkan").limits().subgroup_size, uint32_t(std::stoul(expect)))
+      << "device " << executor("vulkan").device_name();
 }
 
 TEST(DeviceTranscript, RejectsMoreBitsThanASampleHolds) {

@@ -1,0 +1,24 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#include "abi/transcript_observe_sample.glsl"
+#include "sponge_coop.glsl"
+// TranscriptObserveSample (kernels/transcript.hpp): observe(values[i]) for every element of the
+// view, then out[i] = sample() for every element of out; one workgroup of 16 invocations
+// (sponge_coop.glsl): TranscriptObserve and TranscriptSample in one dispatch.
+
+void main() {
+  if (gl_WorkGroupSize.x != 16u || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  CoopSponge sp;
+  COOP_SPONGE_LOAD(sp, t_, pc.t_off * 18u);
+  COOP_SPONGE_OBSERVE(sp, values_, pc.values_off, pc.values_len);
+  for (uint i = 0u; i < pc.out_len;) {
+    uint k;
+    const uint m = coop_sponge_squeeze(sp, pc.out_len - i, k);
+    if (k < m) out_[pc.out_off + i + k] = sp.x;
+    i += m;
+  }
+  COOP_SPONGE_STORE(sp, t_, pc.t_off * 18u);
+}
