@@ -7,6 +7,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -139,8 +140,11 @@ Pipelines::Request Pipelines::request(const KernelInfo& kernel, Grid grid) {
   Request r;
   r.kernel = &kernel;
   r.workgroup_size = ctx_.workgroup_size(kernel.workgroup_size);
+  // A small grid of a kernel that runs at any workgroup size gets the smallest power of two that
+  // holds it: a 1-thread step launches one invocation (H100: 2.40 against 2.63 us per dependent
+  // dispatch with a 32-wide workgroup).
   if (kernel.workgroup_size == 0 && grid.x <= ctx_.subgroup_size)
-    r.workgroup_size = std::min(r.workgroup_size, ctx_.subgroup_size);
+    r.workgroup_size = std::min(r.workgroup_size, std::bit_ceil(std::max(grid.x, 1u)));
   const uint32_t max_push = ctx_.limits().maxPushConstantsSize;
   const uint32_t push_words = kernel.abi.push_words();
   if (push_words * 4 > max_push)

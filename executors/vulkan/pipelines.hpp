@@ -57,8 +57,8 @@ class Pipelines {
   // name), layout from its ABI. Pipelines are shared by every kernel with the same SPIR-V content,
   // workgroup size and layout. DeviceError when there is no SPIR-V or the device cannot run it.
   // `grid`: a kernel without a workgroup preference (correct for any size) runs a grid of at most
-  // one subgroup with a one-subgroup workgroup, so that latency-bound scalar steps launch no idle
-  // invocations.
+  // one subgroup in the smallest power-of-two workgroup that holds it, so that latency-bound
+  // scalar steps launch no idle invocations.
   const Pipeline& get(const KernelInfo& kernel, Grid grid);
   // Creates the pipelines the dispatches (kernel, grid) need and do not exist yet, in parallel
   // (prepare passes every dispatch of a plan, so a plan compiles only what it uses, once).

@@ -1,5 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "abi/merkle_compress.glsl"
 #include "poseidon2.glsl"
 // MerkleCompressLayer (kernels/hashing.hpp): out[i] = compress(in[2(i/s)s + i%s], in[(2(i/s)+1)s + i%s]), s = stride.

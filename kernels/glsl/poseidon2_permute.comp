@@ -1,5 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "abi/poseidon2_permute.glsl"
 #include "poseidon2.glsl"
 // Poseidon2Permute (kernels/hashing.hpp): permutes state i = states[16 i .. 16 i + 16) in place, i < grid.x.

@@ -1,5 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "abi/transcript_grind_search.glsl"
 #include "transcript.glsl"
 // TranscriptGrindSearch (kernels/transcript.hpp): best[0] = min(best[0], smallest w in [0, p) with check_witness(bits, w)).
