@@ -55,6 +55,10 @@ class Trace {
   TraceCounters counters;
   std::vector<TraceSpan> spans;  // span 0 = the whole run ("run")
   double total_host_ms = 0;
+  // Of total_host_ms, the time spent submitting work and waiting for it (Vulkan: vkQueueSubmit to
+  // the end of the fence wait; CPU: running the submissions' tasks). The rest is the executor's own
+  // bookkeeping and host tasks.
+  double submit_wait_ms = 0;
   uint64_t runs = 0;
 
   // Prepares the span list for `plan` (keeps counters: several runs accumulate).

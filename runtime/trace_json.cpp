@@ -11,8 +11,10 @@ namespace vkstark {
 void write_json(const Trace& t, std::ostream& os) {
   const TraceCounters& c = t.counters;
   os << "{\n";
-  os << fmt::format("  \"executor\": {},\n  \"device\": {},\n  \"runs\": {},\n  \"host_ms\": {},\n",
-                    json_string(t.executor), json_string(t.device), t.runs, json_number(t.total_host_ms));
+  os << fmt::format(
+      "  \"executor\": {},\n  \"device\": {},\n  \"runs\": {},\n  \"host_ms\": {},\n  \"submit_wait_ms\": {},\n",
+      json_string(t.executor), json_string(t.device), t.runs, json_number(t.total_host_ms),
+      json_number(t.submit_wait_ms));
   os << fmt::format(
       "  \"counters\": {{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, "
       "\"host_tasks\": "

@@ -228,6 +228,7 @@ void CpuPrepared::record_task_time(Trace& trace, uint32_t task, Clock::time_poin
 }
 
 void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_point t0) {
+  const auto submission_start = Clock::now();
   ++trace.counters.submissions;
   std::vector<bool> counted(plan_.spans.size(), false);
   size_t i = 0;
@@ -262,6 +263,7 @@ void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_p
     }
     i = j;
   }
+  trace.submit_wait_ms += ms_between(submission_start, Clock::now());
   ++trace.counters.host_syncs;  // the host waits for the submission's work (TBB join)
 }
 

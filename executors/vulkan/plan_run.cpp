@@ -83,17 +83,17 @@ void VulkanPreparedPlan::run_submission(size_t index, RunState& st) {
   const Segment& seg = plan_.segments[index];
   VkCommandBuffer cbs[2];
   size_t n = 0;
-  begin_commands(ctx_, prologue_);
-  if (record_prologue(prologue_, &st)) {
+  if (needs_prologue(st)) {  // most runs need none: a replay records nothing at all
+    begin_commands(ctx_, prologue_);
+    record_prologue(prologue_, &st);
     end_commands(ctx_, prologue_);
     cbs[n++] = prologue_;
-  } else {
-    end_commands(ctx_, prologue_);
   }
   cbs[n++] = body(index, st.profile);
   const double start = st.now();
   submit_and_wait(ctx_, {cbs, n}, fence_);
   const double done = st.now();
+  st.trace.submit_wait_ms += done - start;
   for (const Step& step : seg.steps) {
     st.task_begin[step.task] = start;
     st.task_end[step.task] = done;
@@ -125,6 +125,10 @@ void VulkanPreparedPlan::record_body(VkCommandBuffer cb, size_t index, bool prof
   BindState bound;
   for (const Step& step : plan_.segments[index].steps) record_step(cb, step, profile, bound);
   finish_commands(cb, index);
+}
+
+bool VulkanPreparedPlan::needs_prologue(const RunState& st) const {
+  return (queries_ && !st.queries_reset) || !pending_.empty() || !persistents_.pending.empty();
 }
 
 // What a submission needs before its body in this run: query resets (devices without host query

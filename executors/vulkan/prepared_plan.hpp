@@ -110,6 +110,7 @@ class VulkanPreparedPlan final : public PreparedPlan {
   void record_body(VkCommandBuffer cb, size_t index, bool profile);
   void record_step(VkCommandBuffer cb, const Step& step, bool profile, BindState& bound) const;
   void record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d, BindState& bound) const;
+  bool needs_prologue(const RunState& st) const;
   bool record_prologue(VkCommandBuffer cb, RunState* st);
   void finish_commands(VkCommandBuffer cb, size_t index);
   void flush_for_host(uint32_t task, RunState& st);
