@@ -163,51 +163,55 @@ void main() {
   // Workgroups take tiles in turn; control flow is uniform within a workgroup (barriers).
   const uint first = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   const uint launched = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+  // The two sub-passes share one loop body, so that the radix-16 DFT is inlined once (drivers'
+  // compile times grow quickly with inlined code): sub-pass 0 reads the source and writes shared
+  // memory, sub-pass 1 reads shared memory and writes the destination. Branches are uniform.
   for (uint tile = first; tile < tiles; tile += launched) {
     const uint i0 = tile << lt;
-    for (uint e = lid; e < (1u << (lt + r2)); e += wg) {
-      const uint g = e & tile_mask;
-      const uint i1 = e >> lt;
-      NTT_T v[16];
-      [[unroll]] for (uint jj = 0u; jj < 16u; ++jj) {
-        if (jj < (1u << r1)) {
-          const uint idx = i0 + g + ((i1 + (ntt_bitrev(jj, r1) << r2)) << log_groups);
-          v[jj] = idx < src_len ? src_[in_base + idx] : NTT_ZERO;
+    [[dont_unroll]] for (uint sub = 0u; sub < 2u; ++sub) {
+      const uint rs = sub == 0u ? r1 : r2;  // radix bits of this sub-pass
+      const uint ro = sub == 0u ? r2 : r1;  // of the other
+      for (uint e = lid; e < (1u << (lt + ro)); e += wg) {
+        const uint g = e & tile_mask;
+        const uint ih = e >> lt;  // i1 (sub-pass 0) or i2 (sub-pass 1)
+        NTT_T v[16];
+        [[unroll]] for (uint jj = 0u; jj < 16u; ++jj) {
+          if (jj < (1u << rs)) {
+            if (sub == 0u) {
+              const uint idx = i0 + g + ((ih + (ntt_bitrev(jj, r1) << r2)) << log_groups);
+              v[jj] = idx < src_len ? src_[in_base + idx] : NTT_ZERO;
+            } else {
+              v[jj] = sh_[ntt_slot(ih + (ntt_bitrev(jj, r2) << r1), g, r1, lt)];
+            }
+          }
+        }
+        ntt_dit16(v, rs);
+        if (sub == 0u) {
+          const uint w1 = ntt_twiddle(ih << (pc.log_tw - lr));  // omega_R^i1
+          uint wk = FP_ONE;
+          [[unroll]] for (uint k = 0u; k < 16u; ++k) {
+            if (k < (1u << r1)) {
+              sh_[ntt_slot((ih << r1) + k, g, r1, lt)] = NTT_SCALE(v[k], wk);
+              wk = fp_mul(wk, w1);
+            }
+          }
+        } else {
+          const uint i = i0 + g;
+          const uint p = i >> pc.stage;
+          // b_k, k = i2 + R1 k2, times omega_{n/s}^(p k) (and n^-1 at the end of an inverse)
+          uint wk = fp_mul(ntt_twiddle((p * ih) << outer_shift), n_inv);
+          const uint step = ntt_twiddle((p << r1) << outer_shift);
+          const uint o = out_base + (i & (s - 1u)) + s * ((p << lr) + ih);
+          [[unroll]] for (uint k = 0u; k < 16u; ++k) {
+            if (k < (1u << r2)) {
+              dst_[o + ((s * k) << r1)] = NTT_SCALE(v[k], wk);
+              wk = fp_mul(wk, step);
+            }
+          }
         }
       }
-      ntt_dit16(v, r1);
-      const uint w1 = ntt_twiddle(i1 << (pc.log_tw - lr));  // omega_R^i1
-      uint wk = FP_ONE;
-      [[unroll]] for (uint k = 0u; k < 16u; ++k) {
-        if (k < (1u << r1)) {
-          sh_[ntt_slot((i1 << r1) + k, g, r1, lt)] = NTT_SCALE(v[k], wk);
-          wk = fp_mul(wk, w1);
-        }
-      }
+      barrier();  // sub-pass 1 reads what 0 wrote; the next tile reuses sh_
     }
-    barrier();
-    for (uint e = lid; e < (1u << (lt + r1)); e += wg) {
-      const uint g = e & tile_mask;
-      const uint i2 = e >> lt;
-      NTT_T v[16];
-      [[unroll]] for (uint jj = 0u; jj < 16u; ++jj) {
-        if (jj < (1u << r2)) v[jj] = sh_[ntt_slot(i2 + (ntt_bitrev(jj, r2) << r1), g, r1, lt)];
-      }
-      ntt_dit16(v, r2);
-      const uint i = i0 + g;
-      const uint p = i >> pc.stage;
-      // b_k, k = i2 + R1 k2, times omega_{n/s}^(p k) (and n^-1 at the end of an inverse)
-      uint wk = fp_mul(ntt_twiddle((p * i2) << outer_shift), n_inv);
-      const uint step = ntt_twiddle((p << r1) << outer_shift);
-      const uint o = out_base + (i & (s - 1u)) + s * ((p << lr) + i2);
-      [[unroll]] for (uint k = 0u; k < 16u; ++k) {
-        if (k < (1u << r2)) {
-          dst_[o + ((s * k) << r1)] = NTT_SCALE(v[k], wk);
-          wk = fp_mul(wk, step);
-        }
-      }
-    }
-    barrier();  // the next tile reuses sh_
   }
 }
 
