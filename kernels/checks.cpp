@@ -285,6 +285,8 @@ std::string TranscriptGrindFinish::check(const Args& a) {
 // them (program_problem) before it dispatches, and both bodies stop at an invalid instruction.
 std::string ScalarProgram::check(const Args& a) {
   if (a.code.view.count == 0) return "code is empty: a program has at least one instruction";
+  if (a.code.view.count > kProgramMaxWords)
+    return fmt::format("code has {} words, above the {} of one dispatch", a.code.view.count, kProgramMaxWords);
   if (std::string p = first_of(one_state(a.t), grid_fits(a.code.view.count, "code.count")); !p.empty()) return p;
   for (uint32_t k = 0; k < a.in.count; ++k)
     if (a.in.views[k].count > kU32Max)

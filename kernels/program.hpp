@@ -52,11 +52,13 @@
 
 #include "kernels/transcript.hpp"
 #include "kernels/types.hpp"
+#include "kernels/program_limits.h"
 #include "runtime/kernel.hpp"
 
 namespace vkstark {
 
-inline constexpr uint32_t kProgramRegisters = 32;
+inline constexpr uint32_t kProgramRegisters = VKSTARK_PROGRAM_REGISTERS;
+inline constexpr uint32_t kProgramMaxWords = VKSTARK_PROGRAM_MAX_WORDS;  // code words of one dispatch
 inline constexpr uint32_t kProgramInViews = 6;
 inline constexpr uint32_t kProgramOutViews = 4;
 

@@ -71,6 +71,8 @@ ProgramBuilder::Slot ProgramBuilder::out_slot(View<uint32_t> v, uint64_t align) 
 
 void ProgramBuilder::op(ProgramOp o, uint32_t a, uint32_t b, uint32_t c, std::initializer_list<uint32_t> imm) {
   if (done_) fail("the program was emitted already");
+  if (code_.size() + 1 + imm.size() > kProgramMaxWords)
+    fail(fmt::format("longer than the {} code words one dispatch runs: split it", kProgramMaxWords));
   code_.push_back(program_word(o, a, b, c));
   code_.insert(code_.end(), imm.begin(), imm.end());
 }

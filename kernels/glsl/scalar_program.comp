@@ -7,11 +7,19 @@
 #include "sponge_coop.glsl"
 #include "fp4.glsl"
 #include "lane_sum.glsl"
+#include "kernels/program_limits.h"
 // ScalarProgram (kernels/program.hpp): interprets the instruction stream code_[] on one workgroup of
-// 16 invocations. Every invocation runs the whole program on the same registers (the code and the
-// views are read uniformly), so control flow is uniform and the cooperative sponge and sums can
-// use barriers anywhere. Invalid instructions stop the program, by the rules of
-// decode_program_instruction (kernels/program.cpp): nothing is read or written outside the views.
+// 16 invocations. Every invocation runs the whole program on the same registers (the code, copied
+// into shared memory first, and the views are read uniformly), so control flow is uniform and the
+// cooperative sponge and sums can use barriers anywhere. Invalid instructions stop the program, by
+// the rules of decode_program_instruction (kernels/program.cpp): nothing is read or written outside
+// the views.
+//
+// One permutation call site: the sponge operations absorb or squeeze one word per pass of the
+// interpreter loop and ask for a permutation by setting `permute`; the loop runs it at its top.
+// (Each inlined cooperative permutation is a few thousand instructions: eleven call sites made this
+// the slowest pipeline to create.) Multi-word operations (observe_ext, observe_in, sample_ext) keep
+// their place in `sub` and stay at `pos` until their last word.
 
 const uint OP_CONST = 1u, OP_LOAD = 2u, OP_LOAD_EXT = 3u, OP_STORE = 4u, OP_STORE_EXT = 5u, OP_ADD = 6u,
            OP_SUB = 7u, OP_MUL = 8u, OP_INV = 9u, OP_SUM_EXT = 10u, OP_OBSERVE = 11u, OP_OBSERVE_EXT = 12u,
@@ -37,7 +45,7 @@ const uint OP_SHAPE[16] = uint[16](0u,                          // (none)
 
 bool field_ok(uint kind, uint v) {
   if (kind == 0u) return v == 0u;
-  if (kind == 1u) return v < 32u;
+  if (kind == 1u) return v < uint(VKSTARK_PROGRAM_REGISTERS);
   if (kind == 2u) return v < pc.in_count;
   return v < pc.out_count;
 }
@@ -55,27 +63,72 @@ bool strided_range_inside(uint first, uint n, uint stride, uint size) {
   return stride == 0u || (n - 1u) <= (size - 1u - first) / stride;
 }
 
+shared uint code_s[VKSTARK_PROGRAM_MAX_WORDS];
+
 void main() {
   if (gl_WorkGroupSize.x != 16u || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
   const uint lane = gl_LocalInvocationID.x;
+  const uint code_len = min(pc.code_len, uint(VKSTARK_PROGRAM_MAX_WORDS));  // check() keeps it within
+  for (uint i = lane; i < code_len; i += 16u) code_s[i] = code_[pc.code_off + i];
+  barrier();
   CoopSponge sp;
   COOP_SPONGE_LOAD(sp, t_, pc.t_off * 18u);
-  uvec4 r[32];
-  [[unroll]] for (uint i = 0u; i < 32u; ++i) r[i] = FP4_ZERO;
-  uint pos = 0u;
-  while (pos < pc.code_len) {
-    const uint w = code_[pc.code_off + pos];
+  uvec4 r[VKSTARK_PROGRAM_REGISTERS];
+  [[unroll]] for (uint i = 0u; i < uint(VKSTARK_PROGRAM_REGISTERS); ++i) r[i] = FP4_ZERO;
+  uint pos = 0u, sub = 0u;
+  bool permute = false;
+  [[dont_unroll]] while (true) {
+    if (permute) {
+      coop_sponge_permute(sp);
+      permute = false;
+    }
+    if (pos >= code_len) break;
+    const uint w = code_s[pos];
     const uint op = w & 0xFFu, a = (w >> 8) & 0xFFu, b = (w >> 16) & 0xFFu, c = w >> 24;
     if (op == 0u || op >= OP_COUNT) break;
     const uint shape = OP_SHAPE[op], nimm = shape >> 8;
-    if (pc.code_len - pos - 1u < nimm) break;
+    if (code_len - pos - 1u < nimm) break;
     if (!field_ok(shape & 3u, a) || !field_ok((shape >> 2) & 3u, b) || !field_ok((shape >> 4) & 3u, c)) break;
     uint i0 = 0u, i1 = 0u, i2 = 0u, i3 = 0u;
-    if (nimm > 0u) i0 = code_[pc.code_off + pos + 1u];
-    if (nimm > 1u) i1 = code_[pc.code_off + pos + 2u];
-    if (nimm > 2u) i2 = code_[pc.code_off + pos + 3u];
-    if (nimm > 3u) i3 = code_[pc.code_off + pos + 4u];
-    pos += 1u + nimm;
+    if (nimm > 0u) i0 = code_s[pos + 1u];
+    if (nimm > 1u) i1 = code_s[pos + 2u];
+    if (nimm > 2u) i2 = code_s[pos + 3u];
+    if (nimm > 3u) i3 = code_s[pos + 4u];
+    const uint next = pos + 1u + nimm;
+    if (op >= OP_OBSERVE && op <= OP_OBSERVE_IN) {
+      // One word absorbed per pass.
+      if (op == OP_OBSERVE_IN && (i0 > pc.in_len[b] || i1 > pc.in_len[b] - i0)) break;
+      const uint n = op == OP_OBSERVE ? 1u : op == OP_OBSERVE_EXT ? 4u : i1;
+      if (sub < n) {
+        const uint v = op == OP_OBSERVE_IN ? in_word(b, i0 + sub) : r[a][sub];
+        if (p2c_lane() == sp.absorb_idx) sp.x = v;
+        sp.absorb_idx += 1u;
+        permute = sp.absorb_idx == P2_RATE;
+        sub += 1u;
+      }
+      if (sub >= n) {
+        sub = 0u;
+        pos = next;
+      }
+      continue;
+    }
+    if (op == OP_SAMPLE || op == OP_SAMPLE_EXT) {
+      // One word squeezed per pass, after the permutation a squeeze needs.
+      if (sp.absorb_idx != 0u || sp.sample_idx == 0u) {
+        permute = true;
+        continue;
+      }
+      sp.sample_idx -= 1u;
+      r[a][sub] = p2c_lane_value(sp.x, sp.sample_idx);
+      if (op == OP_SAMPLE) r[a] = uvec4(r[a].x, 0u, 0u, 0u);
+      sub += 1u;
+      if (op == OP_SAMPLE || sub == 4u) {
+        sub = 0u;
+        pos = next;
+      }
+      continue;
+    }
+    pos = next;
     if (op == OP_CONST) {
       if (i0 >= FP_P || i1 >= FP_P || i2 >= FP_P || i3 >= FP_P) break;
       r[a] = uvec4(fp_from_canonical(i0), fp_from_canonical(i1), fp_from_canonical(i2), fp_from_canonical(i3));
@@ -110,23 +163,6 @@ void main() {
       uvec4 s = FP4_ZERO;
       for (uint j = lane; j < i1; j += 16u) s = fp4_add(s, in_entry(b, i0 + j * i2));
       r[a] = lane_sum16(s, lane);
-    } else if (op == OP_OBSERVE) {
-      coop_sponge_observe(sp, r[a].x);
-    } else if (op == OP_OBSERVE_EXT) {
-      const uvec4 v = r[a];
-      coop_sponge_observe(sp, v.x);
-      coop_sponge_observe(sp, v.y);
-      coop_sponge_observe(sp, v.z);
-      coop_sponge_observe(sp, v.w);
-    } else if (op == OP_OBSERVE_IN) {
-      if (i0 > pc.in_len[b] || i1 > pc.in_len[b] - i0) break;
-      for (uint j = 0u; j < i1; ++j) coop_sponge_observe(sp, in_word(b, i0 + j));
-    } else if (op == OP_SAMPLE) {
-      r[a] = uvec4(coop_sponge_sample(sp), 0u, 0u, 0u);
-    } else if (op == OP_SAMPLE_EXT) {
-      const uint s0 = coop_sponge_sample(sp), s1 = coop_sponge_sample(sp), s2 = coop_sponge_sample(sp);
-      const uint s3 = coop_sponge_sample(sp);
-      r[a] = uvec4(s0, s1, s2, s3);
     }
   }
   COOP_SPONGE_STORE(sp, t_, pc.t_off * 18u);

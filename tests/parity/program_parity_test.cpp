@@ -166,6 +166,34 @@ TEST_P(ProgramParity, ObserveAndSampleInterleavingsMatchTheHostTranscript) {
   }
 }
 
+// The code is copied into shared memory of kProgramMaxWords words before it runs: a program of
+// nearly that length runs to its end (its last instructions are the ones checked).
+TEST_P(ProgramParity, AProgramOfNearlyTheMaximumLengthRunsToItsEnd) {
+  const std::vector<Fp> pool = field_values(64, 77);
+  Graph g;
+  auto in = g.input<Fp>("pool", pool.size());
+  auto out = g.output<Fp4>("out", 1);
+  DeviceTranscript t(g, "t");
+  DuplexSponge host;
+  ProgramBuilder p(g, t, "long");
+  p.observe(in.all());  // binds the whole pool: the slices below share its slot
+  for (const Fp& v : pool) host.observe(v);
+  uint32_t i = 0;
+  while (p.code().size() + 3 + 3 <= kProgramMaxWords) {  // observe_in: 3 words; sample + store_ext: 3
+    const uint32_t off = (7 * i) % 50, n = 1 + i % 5;
+    p.observe(in.slice(off, n));
+    for (uint32_t j = 0; j < n; ++j) host.observe(pool[off + j]);
+    ++i;
+  }
+  Reg r = p.sample();
+  p.store_ext(out, r, 0);
+  EXPECT_GE(p.code().size(), kProgramMaxWords - 3);
+  EXPECT_THROW(p.observe(in.slice(0, 1)), GraphError);  // one more instruction would not fit
+  p.emit();
+  auto r2 = run(g, [&](PreparedPlan& pp) { pp.upload(in, pool); });
+  EXPECT_EQ(r2->download(out)[0], Fp4(host.sample()));
+}
+
 TEST_P(ProgramParity, AGrindSplitsTheProgramAndKeepsTheTranscriptOrder) {
   for (uint32_t bits : {0u, 3u, 7u}) {
     const std::vector<Fp4> v = ext_values(4, 7);
@@ -381,4 +409,14 @@ TEST(ScalarProgramKernel, ChecksItsViewsWhenTheGraphIsBuilt) {
         g.dispatch<ScalarProgram>("empty_code", empty);
       },
       GraphError);
+  try {
+    ScalarProgram::Args long_code;
+    long_code.code = g.constant<uint32_t>(
+        "long", std::vector<uint32_t>(kProgramMaxWords + 1, program_word(ProgramOp::Sample, 0)));
+    long_code.t = t.state();
+    g.dispatch<ScalarProgram>("long_code", long_code);
+    ADD_FAILURE() << "code above kProgramMaxWords was accepted";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("2049 words"), std::string::npos) << e.what();
+  }
 }
