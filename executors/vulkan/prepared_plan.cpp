@@ -134,18 +134,21 @@ VkDescriptorBufferInfo VulkanPreparedPlan::window(const Task& t, const Binding& 
   return {l.buffer, l.offset + start, range};
 }
 
-// runtime.glsl: groups = ceil(grid.x / wg) along x, spilling into y past maxComputeWorkGroupCount[0];
+// runtime.glsl: groups = ceil(grid.x / wg) along x, spilling into rows of VKS_SPILL_X = 65535 along y;
 // grid.y along z.
+// VKS_SPILL_X of runtime.glsl; at most maxComputeWorkGroupCount[0] on every device.
+constexpr uint64_t kSpillGroupsX = 65535;
+
 void VulkanPreparedPlan::workgroups(const Task& t, uint32_t wg, uint32_t groups[3]) const {
-  const uint32_t* max = ctx_.limits().maxComputeWorkGroupCount;
+  const uint32_t* max = ctx_.limits().maxComputeWorkGroupCount;  // [0] >= 65535 (Vulkan)
   if (t.grid.y > max[2])
     throw DeviceError(fmt::format("task '{}': grid.y = {} exceeds the device's maxComputeWorkGroupCount[2] = {}",
                                   t.name, t.grid.y, max[2]));
   if (t.grid.x == 0 || t.grid.y == 0) return;
   uint64_t n = (uint64_t{t.grid.x} + wg - 1) / wg;
   uint64_t gx = n, gy = 1;
-  if (n > max[0]) {
-    gx = std::min<uint64_t>(max[0], 65535);
+  if (n > kSpillGroupsX) {
+    gx = kSpillGroupsX;
     gy = (n + gx - 1) / gx;
   }
   // The kernels' 32-bit index (vks_index_x) must not wrap over the launched invocations.

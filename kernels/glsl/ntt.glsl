@@ -161,8 +161,8 @@ void main() {
   const uint wg = gl_WorkGroupSize.x;
   const uint lid = gl_LocalInvocationID.x;
   // Workgroups take tiles in turn; control flow is uniform within a workgroup (barriers).
-  const uint first = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  const uint launched = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+  const uint first = vks_group_x();
+  const uint launched = vks_launched_groups_x(pc.grid_x);
   // The two sub-passes share one loop body, so that the radix-16 DFT is inlined once (drivers'
   // compile times grow quickly with inlined code): sub-pass 0 reads the source and writes shared
   // memory, sub-pass 1 reads shared memory and writes the destination. Branches are uniform.
