@@ -4,6 +4,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "abi/scalar_program.glsl"
+#define P2C_COMPACT  // the slowest pipeline to create (sponge_coop.glsl)
 #include "sponge_coop.glsl"
 #include "fp4.glsl"
 #include "lane_sum.glsl"
