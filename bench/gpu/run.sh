@@ -1,0 +1,25 @@
+#!/bin/bash
+# Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
+# executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
+cd "$(dirname "$0")/../.."
+. .gpu/gpu-prelude.sh .gpu
+B=/tmp/vkstark-bin
+mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
+R=$OUT/r; mkdir -p $R
+export XDG_CACHE_HOME=/tmp/vkstark-cache
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | tail -1
+echo "== kernel_bench"; $B/kernel_bench --executor vulkan --json $R/kernel_bench-vulkan-h100.json 2>&1 | tail -9
+echo "== runtime_bench"; $B/runtime_bench --executor vulkan --k 1000 --runs 11 --json $R/runtime_bench-vulkan-h100.json 2>&1 | tail -5
+echo "== pcs_bench (cold: pipeline cache off)"
+VKSTARK_LOG_LEVEL=debug VKSTARK_PIPELINE_CACHE=0 $B/pcs_bench --executor vulkan --runs 7 --json $R/pcs_bench-vulkan-h100.json > $R/pcs_bench.txt 2>&1
+grep -E "^  (run |build|prepare|run\(\)|counters|proof)" $R/pcs_bench.txt
+grep "pipeline " $R/pcs_bench.txt | sed 's/.*pipeline //' | sort -t: -k2 -g -r | head -5
+echo "== selfcheck cold"; ( time VKSTARK_PIPELINE_CACHE=0 $B/selfcheck --executor vulkan > $R/selfcheck.txt 2>&1 ) 2>&1 | grep real; tail -1 $R/selfcheck.txt
+echo "== exit statuses, validation on"
+for e in vulkan cpu; do VKSTARK_VALIDATE=1 timeout 120 $B/static_executor_exit $e > $R/static_executor_exit-$e.log 2>&1; echo "static_executor_exit $e exit=$?"; done
+for t in $B/*_test; do
+  n=$(basename $t)
+  VKSTARK_VALIDATE=1 timeout 300 $t --gtest_filter='*vulkan*:*Vulkan*:*Subgroup*' > $R/$n.log 2>&1
+  echo "$n exit=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$n.log | tr '\n' ' ')"
+done
+cd $OUT && tar czf results.tgz r && rm -rf r
