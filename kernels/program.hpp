@@ -50,9 +50,9 @@
 #include <span>
 #include <string>
 
+#include "kernels/program_limits.h"
 #include "kernels/transcript.hpp"
 #include "kernels/types.hpp"
-#include "kernels/program_limits.h"
 #include "runtime/kernel.hpp"
 
 namespace vkstark {

@@ -411,8 +411,8 @@ TEST(ScalarProgramKernel, ChecksItsViewsWhenTheGraphIsBuilt) {
       GraphError);
   try {
     ScalarProgram::Args long_code;
-    long_code.code = g.constant<uint32_t>(
-        "long", std::vector<uint32_t>(kProgramMaxWords + 1, program_word(ProgramOp::Sample, 0)));
+    long_code.code =
+        g.constant<uint32_t>("long", std::vector<uint32_t>(kProgramMaxWords + 1, program_word(ProgramOp::Sample, 0)));
     long_code.t = t.state();
     g.dispatch<ScalarProgram>("long_code", long_code);
     ADD_FAILURE() << "code above kProgramMaxWords was accepted";
