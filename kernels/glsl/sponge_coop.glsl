@@ -312,12 +312,23 @@ void coop_sponge_observe(inout CoopSponge sp, uint v) {
 // squeezed lanes are used up, then takes m = min(wanted, sample_idx) samples, lanes sample_idx - 1
 // down to sample_idx - m. Returns m; k is this lane's place among them (k < m), or m when this lane
 // is not one of them. A kernel writes x to sample number (its count so far) + k.
-uint coop_sponge_squeeze(inout CoopSponge sp, uint wanted, out uint k) {
-  if (sp.absorb_idx != 0u || sp.sample_idx == 0u) coop_sponge_permute(sp);
+uint coop_sponge_squeeze(inout CoopSponge sp, uint wanted, out uint k);
+
+// Whether the next squeeze permutes first (something absorbed, or the squeezed lanes used up).
+bool coop_sponge_squeeze_permutes(CoopSponge sp) { return sp.absorb_idx != 0u || sp.sample_idx == 0u; }
+
+// coop_sponge_squeeze after its permutation (the caller made sure none is needed): for kernels that
+// keep one permutation call site.
+uint coop_sponge_take(inout CoopSponge sp, uint wanted, out uint k) {
   const uint m = min(wanted, sp.sample_idx), lane = p2c_lane();
   k = (lane < sp.sample_idx && lane + m >= sp.sample_idx) ? sp.sample_idx - 1u - lane : m;
   sp.sample_idx -= m;
   return m;
+}
+
+uint coop_sponge_squeeze(inout CoopSponge sp, uint wanted, out uint k) {
+  if (coop_sponge_squeeze_permutes(sp)) coop_sponge_permute(sp);
+  return coop_sponge_take(sp, wanted, k);
 }
 
 // The value v of lane k (the same k on every lane) of the group, on every lane.

@@ -21,9 +21,12 @@ void main() {
   const uint w = fp_from_canonical(b < FP_P ? b : 0u);
   CoopSponge sp;
   COOP_SPONGE_LOAD(sp, t_, pc.t_off * 18u);
-  coop_sponge_observe(sp, w);
-  uint k;
-  coop_sponge_squeeze(sp, 1u, k);  // check_witness's sample: its value is not needed here
+  // observe(w), then check_witness's sample (its value is not needed here): one permutation either
+  // way (the block w fills, or the squeeze's), so one call site.
+  if (p2c_lane() == sp.absorb_idx) sp.x = w;
+  sp.absorb_idx += 1u;
+  coop_sponge_permute(sp);
+  sp.sample_idx -= 1u;
   COOP_SPONGE_STORE(sp, t_, pc.t_off * 18u);
   if (p2c_lane() == 0u) witness_[pc.witness_off] = w;
 }
