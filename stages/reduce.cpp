@@ -42,6 +42,10 @@ ReducedPartials add_partial_reduce(Graph& g, const std::string& name, View<Fp4> 
   return {cur, n};
 }
 
-uint32_t partial_count(uint64_t n) { return static_cast<uint32_t>(std::clamp<uint64_t>(n / 32, 1, 1u << 16)); }
+uint32_t partial_count(uint64_t n) {
+  // About kReduceFanIn terms per partial (the same latency trade as a reduction stage's), at most
+  // 2^16 partials (two stages of kReduceFanIn reduce them to 64 for the program's sum_ext).
+  return static_cast<uint32_t>(std::clamp<uint64_t>(n / kReduceFanIn, 1, 1u << 16));
+}
 
 }  // namespace vkstark

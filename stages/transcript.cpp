@@ -43,6 +43,10 @@ void DeviceTranscript::sample_bits(View<uint32_t> out, uint32_t bits) {
 void DeviceTranscript::grind(uint32_t bits, View<Fp> witness) {
   if (bits > DuplexSponge::MAX_SAMPLE_BITS)
     throw InputError(fmt::format("grind({}): at most {} bits fit in one sample", bits, DuplexSponge::MAX_SAMPLE_BITS));
+  if (bits == 0) {  // no grinding: the witness is 0 and the transcript sees nothing (protocol.md)
+    g_.dispatch<FillU32>("transcript.grind.none", {.out = witness.bitcast<uint32_t>(), .value = 0});
+    return;
+  }
   // Search width: enough invocations to cover the expected 2^bits candidates in a few rounds each.
   // The result does not depend on it (the search finds the smallest witness).
   const uint32_t width = std::clamp<uint32_t>(1u << std::min(bits, 16u), 64, 1u << 16);
