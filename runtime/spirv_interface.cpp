@@ -33,7 +33,9 @@ enum Decoration : uint32_t {
   kBinding = 33,
   kDescriptorSet = 34,
   kOffset = 35,
+  kBuiltIn = 11,
 };
+constexpr uint32_t kBuiltInNumWorkgroups = 24;
 enum StorageClass : uint32_t { kUniform = 2, kPushConstant = 9, kStorageBuffer = 12 };
 
 struct Module {
@@ -221,6 +223,17 @@ std::string spirv_interface_mismatch(std::span<const uint32_t> spirv, const Kern
     }
   }
   return {};
+}
+
+bool spirv_reads_num_workgroups(std::span<const uint32_t> spirv) {
+  std::string error;
+  const std::optional<Module> m = parse(spirv, error);
+  if (!m) return false;
+  for (const auto& [id, decorations] : m->decorations) {
+    auto it = decorations.find(kBuiltIn);
+    if (it != decorations.end() && !it->second.empty() && it->second[0] == kBuiltInNumWorkgroups) return true;
+  }
+  return false;
 }
 
 }  // namespace vkstark

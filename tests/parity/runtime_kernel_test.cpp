@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/glsl/compiler.hpp"
+#include "runtime/spirv_interface.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;
@@ -158,4 +159,21 @@ void main() { parts_[0].a_[0] = 1u; out_[0] = 2u; }
   } catch (const GraphError& e) {
     EXPECT_NE(std::string(e.what()).find("binding 0 ('parts') is read-only"), std::string::npos) << e.what();
   }
+}
+
+// gl_NumWorkGroups costs a dispatch on NVIDIA; the check sees it, and runtime.glsl's helpers avoid it.
+TEST(RuntimeKernelArgs, ReadingNumWorkGroupsIsSeenInTheSpirv) {
+  const std::string reads = R"glsl(#version 460
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer A { uint a_[]; };
+void main() { a_[gl_WorkGroupID.x] = gl_NumWorkGroups.x; }
+)glsl";
+  const std::string avoids = R"glsl(#version 460
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer A { uint a_[]; };
+void main() { a_[gl_WorkGroupID.x] = gl_WorkGroupID.y; }
+)glsl";
+  EXPECT_TRUE(spirv_reads_num_workgroups(compile_glsl(reads, "reads")));
+  EXPECT_FALSE(spirv_reads_num_workgroups(compile_glsl(avoids, "avoids")));
+  EXPECT_FALSE(spirv_reads_num_workgroups(std::vector<uint32_t>{1, 2, 3}));
 }

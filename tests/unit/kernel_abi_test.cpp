@@ -153,6 +153,8 @@ TEST(KernelRegistry, EveryKernelHasAValidAbiAndEmbeddedSpirv) {
     EXPECT_EQ(shader->words[0], 0x07230203u) << "not SPIR-V";
     // The compiled shader declares exactly the interface its Args give (bindings, access, push block).
     EXPECT_EQ(spirv_interface_mismatch(shader->words, kernel_info<K>().abi), "");
+    // Reading gl_NumWorkGroups costs a small dispatch about half again on an H100 (runtime.glsl).
+    EXPECT_FALSE(spirv_reads_num_workgroups(shader->words)) << K::name << " reads gl_NumWorkGroups";
     embedded.erase(K::name);
   };
 #define VKSTARK_CHECK_KERNEL(K) check.template operator()<K>();
