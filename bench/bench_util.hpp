@@ -1,9 +1,12 @@
 // Shared helpers of the benchmarks: medians, result files (bench/results/*.json with the device,
-// executor, commit and date).
+// executor, commit and date). The command line is cli/options.hpp's.
 #pragma once
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +38,23 @@ inline std::string utc_date() {
 // bench/results/<name>-<executor>.json, relative to the working directory (the repository root).
 inline std::string default_result_path(const std::string& name, const std::string& executor) {
   return fmt::format("bench/results/{}-{}.json", name, executor);
+}
+
+// The result file: `json_option` (--json, created by the option parser already) or else the default
+// path, whose folder is created and which is checked writable now, before the work, without touching
+// an earlier result there. InputError if it cannot be written.
+inline std::string result_path(const std::string& json_option, const std::string& name, const std::string& executor) {
+  if (!json_option.empty()) return json_option;
+  std::string path = default_result_path(name, executor);
+  std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  const bool existed = std::filesystem::exists(p, ec);
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) throw InputError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  std::fclose(f);
+  if (!existed) std::filesystem::remove(p, ec);
+  return path;
 }
 
 // Writes {"bench", "executor", "device", "commit", "date", "results": <results_json>}.

@@ -2,13 +2,16 @@
 //   Fp mul, Fp4 mul, Fp4 inverse (elements/s), Poseidon2 permutations/s on one core and on all
 //   cores (TBB, batch of 2^20 states).
 // Run: build/bench/field_bench [--benchmark_format=json --benchmark_out=bench/results/field_bench.json]
+// (Google Benchmark's --benchmark_* flags pass through cli/options.hpp; --help lists them.)
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
 #include <random>
 #include <vector>
 
+#include "cli/options.hpp"
 #include "kernels/field/fp4.hpp"
 #include "kernels/hash/poseidon2.hpp"
 #include "kernels/hash/poseidon2_batch.hpp"
@@ -98,4 +101,30 @@ BENCHMARK(BM_Poseidon2Batch)
     ->UseRealTime();
 }  // namespace
 
-BENCHMARK_MAIN();
+// Google Benchmark's main, behind the one option parser: its --benchmark_* flags pass through, and
+// --benchmark_out is created before the benchmarks run.
+int main(int argc, char** argv) try {
+  cli::Options options("field_bench",
+                       "  Fp / Fp4 arithmetic and Poseidon2 permutations/s on the host (Google Benchmark).");
+  std::string out_file;
+  std::vector<std::string> flags;
+  options.output("--benchmark_out", out_file,
+                 "also write the results to FILE (as JSON unless --benchmark_out_format=console|csv)");
+  options.passthrough("--benchmark_", flags, "--benchmark_FLAG=VALUE",
+                      "Google Benchmark's other flags, e.g. --benchmark_filter=REGEX, --benchmark_format=json,\n"
+                      "--benchmark_repetitions=N (see Google Benchmark's documentation)");
+  options.parse_or_exit(argc, argv);
+  if (!out_file.empty()) flags.push_back("--benchmark_out=" + out_file);
+  std::vector<char*> args = {argv[0]};
+  for (std::string& f : flags) args.push_back(f.data());
+  int n = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) options.fail("unknown Google Benchmark flag");
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+} catch (const std::exception& e) {
+  fmt::print(stderr, "field_bench: {}\n", e.what());
+  return 1;
+}

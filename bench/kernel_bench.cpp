@@ -11,10 +11,8 @@
 //                [--transcript-perms 1024] [--transcript-chain 256] [--trace F] [--json F]
 #include <fmt/format.h>
 
-#include <cstring>
-
 #include "bench/bench_util.hpp"
-#include "executors/cli.hpp"
+#include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
@@ -106,28 +104,24 @@ std::string transcript_latency(Executor& exec, uint32_t perms, uint32_t chain, s
 }  // namespace
 
 int main(int argc, char** argv) try {
-  CommonArgs common;
-  uint32_t log_states = 22, transcript_perms = 1024, transcript_chain = 256;
-  std::string only;
-  for (int i = 1; i < argc; ++i) {
-    if (parse_common_arg(argc, argv, i, common)) continue;
-    if (!std::strcmp(argv[i], "--log-states") && i + 1 < argc) {
-      log_states = static_cast<uint32_t>(std::stoul(argv[++i]));
-    } else if (!std::strcmp(argv[i], "--transcript-perms") && i + 1 < argc) {
-      transcript_perms = std::max(1u, static_cast<uint32_t>(std::stoul(argv[++i])));
-    } else if (!std::strcmp(argv[i], "--transcript-chain") && i + 1 < argc) {
-      transcript_chain = std::max(1u, static_cast<uint32_t>(std::stoul(argv[++i])));
-    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc && !std::strcmp(argv[i + 1], "transcript")) {
-      only = argv[++i];
-    } else {
-      fmt::print(
-          "usage: kernel_bench [--log-states N] [--only transcript] [--transcript-perms P] "
-          "[--transcript-chain K]\n{}",
-          common_args_help());
-      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
-    }
-  }
-  auto exec = make_executor(common.executor);
+  cli::Options options("kernel_bench",
+                       "  Throughput of single kernels (median device time of 5 runs) and the device transcript's "
+                       "latency.");
+  std::string executor, only, trace_file, json_file;
+  uint32_t log_states = 0, transcript_perms = 0, transcript_chain = 0;
+  cli::executor_option(options, executor);
+  // The copy bandwidth case moves 2^(N+6) words: 4 GiB at the top of the range.
+  options.number<uint32_t>("--log-states", "N", log_states, 22, {4, 24}, "log2 of the Poseidon2 states");
+  options.choice("--only", only, {"transcript"}, "", "run only the transcript latency cases (default: every case)");
+  options.number<uint32_t>("--transcript-perms", "P", transcript_perms, 1024, {1, 1u << 20},
+                           "permutations chained inside one observe");
+  options.number<uint32_t>("--transcript-chain", "K", transcript_chain, 256, {1, 1u << 16},
+                           "dependent observe + sample pairs");
+  options.output("--trace", trace_file, "write a Chrome trace of the last run of each plan (open in Perfetto)");
+  options.output("--json", json_file, "write results as JSON (default: bench/results/kernel_bench-<executor>.json)");
+  options.parse_or_exit(argc, argv);
+  auto exec = make_executor(executor);
+  const std::string result_file = bench::result_path(json_file, "kernel_bench", std::string(exec->name()));
   fmt::print("kernel_bench: executor {}, device {}, subgroup size {}\n", exec->name(), exec->device_name(),
              exec->limits().subgroup_size);
   const uint32_t reps = 4;
@@ -204,13 +198,11 @@ int main(int argc, char** argv) try {
   }
   json += transcript_latency(*exec, transcript_perms, transcript_chain, traces);
   json += "}";
-  std::string path = common.json_file.empty() ? bench::default_result_path("kernel_bench", std::string(exec->name()))
-                                              : common.json_file;
-  bench::write_result(path, "kernel_bench", std::string(exec->name()), exec->device_name(), json);
-  fmt::print("results: {}\n", path);
-  if (!common.trace_file.empty()) {
-    write_chrome_trace_file(traces, common.trace_file);
-    fmt::print("trace of the last run of each plan: {}\n", common.trace_file);
+  bench::write_result(result_file, "kernel_bench", std::string(exec->name()), exec->device_name(), json);
+  fmt::print("results: {}\n", result_file);
+  if (!trace_file.empty()) {
+    write_chrome_trace_file(traces, trace_file);
+    fmt::print("trace of the last run of each plan: {}\n", trace_file);
   }
   return 0;
 } catch (const std::exception& e) {

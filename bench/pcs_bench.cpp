@@ -10,14 +10,14 @@
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
 
+#include <bit>
 #include <chrono>
-#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "bench/bench_util.hpp"
-#include "executors/cli.hpp"
+#include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "stages/pcs/opening.hpp"
 
@@ -47,31 +47,30 @@ const std::vector<std::string> kSpans = {"run",
 
 }  // namespace
 
+// The matrix is generated on the host and committed on the device (twice its size as a codeword,
+// plus Merkle trees): 2^30 cells are 4 GiB of input and 8 GiB of codeword, 12x the keccakf shape.
+constexpr uint32_t kMaxLogCells = 30;
+
 int main(int argc, char** argv) try {
-  CommonArgs common;
-  uint32_t log_height = 21, width = 42;
-  int runs = 5;
+  cli::Options options(
+      "pcs_bench", "  Commit + WHIR-open a random width x 2^log-height matrix, verify it, print median span times.");
+  std::string executor, trace_file, json_file;
+  uint32_t log_height = 0, width = 0, runs = 0;
   bool profile = false;
-  for (int i = 1; i < argc; ++i) {
-    if (parse_common_arg(argc, argv, i, common)) continue;
-    if (!std::strcmp(argv[i], "--log-height") && i + 1 < argc) {
-      log_height = static_cast<uint32_t>(std::stoul(argv[++i]));
-    } else if (!std::strcmp(argv[i], "--width") && i + 1 < argc) {
-      width = static_cast<uint32_t>(std::stoul(argv[++i]));
-    } else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {
-      runs = std::stoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--profile")) {
-      profile = true;
-    } else {
-      fmt::print(
-          "usage: pcs_bench [--log-height H] [--width W] [--runs R] [--profile]\n{}"
-          "  --profile                   time every dispatch (one extra run) and list the costliest kernels\n",
-          common_args_help());
-      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
-    }
-  }
+  cli::executor_option(options, executor);
+  options.number<uint32_t>("--log-height", "H", log_height, 21, {4, 24}, "log2 of the matrix height");
+  options.number<uint32_t>("--width", "W", width, 42, {1, 4096}, "columns of the matrix; W x 2^H at most 2^30");
+  options.number<uint32_t>("--runs", "R", runs, 5, {1, 1000}, "timed runs, after one warm-up run");
+  options.flag("--profile", profile, "time every dispatch (one extra run) and list the costliest kernels");
+  options.output("--trace", trace_file, "write a Chrome trace of the last run (open in Perfetto)");
+  options.output("--json", json_file, "write results as JSON (default: bench/results/pcs_bench-<executor>.json)");
+  options.parse_or_exit(argc, argv);
+  if (std::bit_width(width - 1) + log_height > kMaxLogCells)
+    options.fail(
+        fmt::format("--width {} with --log-height {}: more than 2^{} matrix cells", width, log_height, kMaxLogCells));
   SystemParams params = app_params_with_100_bits_security(log_height);
-  auto exec = make_executor(common.executor);
+  auto exec = make_executor(executor);
+  const std::string result_file = bench::result_path(json_file, "pcs_bench", std::string(exec->name()));
   fmt::print("pcs_bench: executor {}, device {}\n  matrix {} x 2^{}, log_blowup {}, k {}, WHIR queries", exec->name(),
              exec->device_name(), width, log_height, params.log_blowup, params.whir.k);
   for (const auto& r : params.whir.rounds) fmt::print(" {}", r.num_queries);
@@ -84,7 +83,7 @@ int main(int argc, char** argv) try {
   std::vector<double> build_ms, compile_ms;
   PcsMatrixProof m;
   std::shared_ptr<const Plan> plan;
-  for (int r = 0; r < std::max(runs, 1); ++r) {  // the last graph built is the one that runs
+  for (uint32_t r = 0; r < runs; ++r) {  // the last graph built is the one that runs
     auto a = Clock::now();
     m = build_pcs_matrix_proof(width, log_height, params);
     build_ms.push_back(ms_since(a));
@@ -109,7 +108,7 @@ int main(int argc, char** argv) try {
   std::vector<double> wall;
   double first_run_ms = 0;
   Trace last;
-  for (int r = 0; r < runs + 1; ++r) {  // run 0 warms pipelines and memory
+  for (uint32_t r = 0; r < runs + 1; ++r) {  // run 0 warms pipelines and memory
     Trace t;
     auto a = std::chrono::steady_clock::now();
     prepared->run(t);
@@ -167,11 +166,9 @@ int main(int argc, char** argv) try {
       c.host_syncs, c.peak_device_bytes, bytes.size(), json_number(verify_ms), verdict.ok, json_number(build_median),
       json_number(compile_median), json_number(prepare_cold_ms), json_number(prepare_cached_ms),
       json_number(first_run_ms));
-  std::string path =
-      common.json_file.empty() ? bench::default_result_path("pcs_bench", std::string(exec->name())) : common.json_file;
-  bench::write_result(path, "pcs_bench", std::string(exec->name()), exec->device_name(), json);
-  fmt::print("results: {}\n", path);
-  if (!common.trace_file.empty()) write_chrome_trace_file(last, common.trace_file);
+  bench::write_result(result_file, "pcs_bench", std::string(exec->name()), exec->device_name(), json);
+  fmt::print("results: {}\n", result_file);
+  if (!trace_file.empty()) write_chrome_trace_file(last, trace_file);
   return verdict.ok ? 0 : 1;
 } catch (const std::exception& e) {
   fmt::print(stderr, "pcs_bench: {}\n", e.what());

@@ -9,11 +9,10 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstring>
 
 #include "bench/bench_util.hpp"
 #include "bench/raw_vulkan.hpp"
-#include "executors/cli.hpp"
+#include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "kernels/basic.hpp"
 
@@ -44,13 +43,13 @@ Graph independent(uint32_t k) {
   return g;
 }
 
-Case measure(Executor& exec, const std::string& name, const Graph& g, bool fused, int runs, Trace* keep) {
+Case measure(Executor& exec, const std::string& name, const Graph& g, bool fused, uint32_t runs, Trace* keep) {
   auto prepared = exec.prepare(compile(g, {.fuse = fused}));
   Trace warm;
   prepared->run(warm);  // pipelines, first-touch memory
   Case c{name, fused, {}, 0};
   std::vector<double> times, waits;
-  for (int r = 0; r < runs; ++r) {
+  for (uint32_t r = 0; r < runs; ++r) {
     Trace t;
     auto a = std::chrono::steady_clock::now();
     prepared->run(t);
@@ -69,15 +68,15 @@ constexpr double kChainTarget = 1.1, kIndependentTarget = 1.5;
 
 // The raw-Vulkan baseline beside the fused plans: prints the comparison and returns its JSON fields
 // (empty on the CPU executor, which has no raw counterpart).
-std::string compare_with_raw(const Executor& exec, uint32_t k, int runs, const Case& chain_fused,
+std::string compare_with_raw(const Executor& exec, uint32_t k, uint32_t runs, const Case& chain_fused,
                              const Case& independent_fused) {
   if (exec.name() != "vulkan") {
     fmt::print("raw baseline: Vulkan-only (runtime_bench --executor vulkan)\n");
     return "";
   }
   bench::RawVulkan raw(exec.device_name(), k);
-  bench::RawTiming chain = raw.measure(bench::RawShape::chain, runs);
-  bench::RawTiming independent = raw.measure(bench::RawShape::independent, runs);
+  bench::RawTiming chain = raw.measure(bench::RawShape::chain, static_cast<int>(runs));
+  bench::RawTiming independent = raw.measure(bench::RawShape::independent, static_cast<int>(runs));
   auto per = [k](double ms) { return 1000 * ms / k; };
   fmt::print(
       "raw Vulkan baseline: the same shapes recorded by hand (own VkDevice, one bound descriptor set, push "
@@ -115,22 +114,18 @@ std::string compare_with_raw(const Executor& exec, uint32_t k, int runs, const C
 }  // namespace
 
 int main(int argc, char** argv) try {
-  CommonArgs common;
-  uint32_t k = 1000;
-  int runs = 5;
-  for (int i = 1; i < argc; ++i) {
-    if (parse_common_arg(argc, argv, i, common)) continue;
-    if (!std::strcmp(argv[i], "--k") && i + 1 < argc) {
-      k = static_cast<uint32_t>(std::stoul(argv[++i]));
-    } else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {
-      runs = std::stoi(argv[++i]);
-    } else {
-      fmt::print("usage: runtime_bench [--k K] [--runs R]\n{}", common_args_help());
-      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
-    }
-  }
-  if (k == 0 || runs < 1) throw InputError("--k and --runs must be at least 1");
-  auto exec = make_executor(common.executor);
+  cli::Options options("runtime_bench",
+                       "  K dependent and K independent dispatches, fused and unfused (and in raw Vulkan on Vulkan).");
+  std::string executor, trace_file, json_file;
+  uint32_t k = 0, runs = 0;
+  cli::executor_option(options, executor);
+  options.number<uint32_t>("--k", "K", k, 1000, {1, 100000}, "dispatches per plan");
+  options.number<uint32_t>("--runs", "R", runs, 5, {1, 1000}, "timed runs of each plan, after one warm-up run");
+  options.output("--trace", trace_file, "write a Chrome trace of the fused chain (open in Perfetto)");
+  options.output("--json", json_file, "write results as JSON (default: bench/results/runtime_bench-<executor>.json)");
+  options.parse_or_exit(argc, argv);
+  auto exec = make_executor(executor);
+  const std::string result_file = bench::result_path(json_file, "runtime_bench", std::string(exec->name()));
   fmt::print("runtime_bench: executor {}, device {}, K = {}, median of {} runs\n\n", exec->name(), exec->device_name(),
              k, runs);
   Trace chain_trace;
@@ -162,13 +157,11 @@ int main(int argc, char** argv) try {
                       json_number(indep_ratio));
   fmt::print("\n");
   json += compare_with_raw(*exec, k, runs, cases[0], cases[2]) + "}";
-  std::string path = common.json_file.empty() ? bench::default_result_path("runtime_bench", std::string(exec->name()))
-                                              : common.json_file;
-  bench::write_result(path, "runtime_bench", std::string(exec->name()), exec->device_name(), json);
-  fmt::print("results: {}\n", path);
-  if (!common.trace_file.empty()) {
-    write_chrome_trace_file(chain_trace, common.trace_file);
-    fmt::print("trace of the fused chain: {}\n", common.trace_file);
+  bench::write_result(result_file, "runtime_bench", std::string(exec->name()), exec->device_name(), json);
+  fmt::print("results: {}\n", result_file);
+  if (!trace_file.empty()) {
+    write_chrome_trace_file(chain_trace, trace_file);
+    fmt::print("trace of the fused chain: {}\n", trace_file);
   }
   return 0;
 } catch (const std::exception& e) {

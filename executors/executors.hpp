@@ -1,5 +1,5 @@
-// Choosing an executor per run (architecture.md): make_executor and the command-line option shared
-// by every executable.
+// Choosing an executor per run (architecture.md): make_executor. The command-line option is
+// cli/options.hpp's executor_option.
 #pragma once
 
 #include <memory>

@@ -1,0 +1,237 @@
+#include "cli/options.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace vkstark::cli {
+
+namespace {
+
+constexpr std::string_view kHelp = "--help";
+constexpr size_t kUsageWidth = 100;  // the usage line wraps here
+constexpr size_t kMaxColumn = 30;    // help texts start here, unless an option's name is longer
+
+// A whole decimal token: digits only (no sign, space, "0x" or trailing characters), no overflow.
+bool parse_whole(std::string_view s, uint64_t& out) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+}  // namespace
+
+Options::Options(std::string program, std::string description)
+    : program_(std::move(program)), description_(std::move(description)) {}
+
+void Options::add(Option o) {
+  if (!o.name.starts_with("--") || o.name == kHelp || find(o.name))
+    throw std::logic_error(fmt::format("{}: option '{}' declared twice or badly named", program_, o.name));
+  options_.push_back(std::move(o));
+}
+
+Options::Option* Options::find(std::string_view name) {
+  for (Option& o : options_)
+    if (o.kind != Kind::passthrough && o.name == name) return &o;
+  return nullptr;
+}
+
+void Options::flag(std::string name, bool& dest, std::string help) {
+  dest = false;
+  add({.name = std::move(name),
+       .metavar = "",
+       .help = std::move(help),
+       .allowed = "",
+       .kind = Kind::flag,
+       .set = [&dest](std::string_view) { dest = true; }});
+}
+
+void Options::add_number(std::string name, std::string metavar, uint64_t default_value, uint64_t min, uint64_t max,
+                         std::string help, std::function<void(uint64_t)> store) {
+  if (min > max || default_value < min || default_value > max)
+    throw std::logic_error(fmt::format("{}: {} has its default outside its range", program_, name));
+  std::string allowed = fmt::format("a whole number in [{}, {}]", min, max);
+  auto set = [name, allowed, min, max, store = std::move(store)](std::string_view value) {
+    uint64_t v = 0;
+    if (!parse_whole(value, v) || v < min || v > max)
+      throw UsageError(fmt::format("{}: '{}' is not {}", name, value, allowed));
+    store(v);
+  };
+  help += fmt::format(" ({} in [{}, {}], default {})", metavar, min, max, default_value);
+  add({.name = std::move(name),
+       .metavar = std::move(metavar),
+       .help = std::move(help),
+       .allowed = std::move(allowed),
+       .kind = Kind::value,
+       .set = std::move(set)});
+}
+
+void Options::choice(std::string name, std::string& dest, std::vector<std::string> choices, std::string default_value,
+                     std::string help) {
+  dest = default_value;
+  std::string allowed = fmt::format("one of {}", fmt::join(choices, ", "));
+  auto set = [name, allowed, choices, &dest](std::string_view value) {
+    for (const std::string& c : choices)
+      if (c == value) {
+        dest = c;
+        return;
+      }
+    throw UsageError(fmt::format("{}: '{}' is not {}", name, value, allowed));
+  };
+  if (!default_value.empty()) help += fmt::format(" (default {})", default_value);
+  add({.name = std::move(name),
+       .metavar = fmt::format("{}", fmt::join(choices, "|")),
+       .help = std::move(help),
+       .allowed = std::move(allowed),
+       .kind = Kind::value,
+       .set = std::move(set)});
+}
+
+void Options::output(std::string name, std::string& dest, std::string help) {
+  dest.clear();
+  auto set = [name, &dest](std::string_view value) {
+    if (value.empty()) throw UsageError(fmt::format("{}: empty file name", name));
+    dest = value;
+  };
+  outputs_.emplace_back(name, &dest);
+  add({.name = std::move(name),
+       .metavar = "FILE",
+       .help = std::move(help),
+       .allowed = "a file name",
+       .kind = Kind::output,
+       .set = std::move(set)});
+}
+
+void Options::passthrough(std::string prefix, std::vector<std::string>& dest, std::string metavar, std::string help) {
+  dest.clear();
+  auto set = [&dest](std::string_view arg) { dest.emplace_back(arg); };
+  // Not through add(): a prefix is no option name, and find() skips it.
+  options_.push_back({.name = std::move(prefix),
+                      .metavar = std::move(metavar),
+                      .help = std::move(help),
+                      .allowed = "",
+                      .kind = Kind::passthrough,
+                      .set = std::move(set)});
+}
+
+Options::Outcome Options::parse(const std::vector<std::string_view>& args) {
+  for (Option& o : options_) o.given = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg == kHelp || arg == "-h") return Outcome::help;
+    if (!arg.starts_with("-") || arg == "-") throw UsageError(fmt::format("unexpected argument '{}'", arg));
+    const size_t eq = arg.find('=');
+    const std::string_view name = arg.substr(0, eq);
+    Option* o = find(name);
+    if (!o) {
+      auto pass = std::find_if(options_.begin(), options_.end(),
+                               [&](const Option& p) { return p.kind == Kind::passthrough && arg.starts_with(p.name); });
+      if (pass != options_.end()) {
+        pass->set(arg);
+        continue;
+      }
+      if (name == kHelp) throw UsageError(fmt::format("{} takes no value", kHelp));
+      throw UsageError(fmt::format("unknown option '{}'", name));
+    }
+    if (o->given) throw UsageError(fmt::format("{} given more than once", o->name));
+    o->given = true;
+    if (o->kind == Kind::flag) {
+      if (eq != std::string_view::npos) throw UsageError(fmt::format("{} takes no value (got '{}')", o->name, arg));
+      o->set("");
+      continue;
+    }
+    if (eq != std::string_view::npos) {
+      o->set(arg.substr(eq + 1));
+    } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
+      o->set(args[++i]);
+    } else {
+      throw UsageError(fmt::format("{}: missing value ({})", o->name, o->allowed));
+    }
+  }
+  for (const auto& [name, dest] : outputs_)
+    if (!dest->empty()) create_output(name, *dest);
+  return Outcome::run;
+}
+
+void Options::parse_or_exit(int argc, const char* const* argv) {
+  std::vector<std::string_view> args(argv + std::min(argc, 1), argv + argc);
+  try {
+    if (parse(args) == Outcome::help) {
+      fmt::print("{}", usage());
+      std::fflush(stdout);
+      std::exit(0);
+    }
+  } catch (const UsageError& e) {
+    fail(e.what());
+  }
+}
+
+void Options::fail(std::string_view message) const {
+  fmt::print(stderr, "{}: {}\nTry '{} --help' for the options.\n", program_, message, program_);
+  std::exit(2);
+}
+
+std::string Options::usage() const {
+  std::string out = fmt::format("usage: {}", program_);
+  const size_t indent = out.size() + 1;
+  size_t line_start = 0;
+  auto synopsis = [&](const std::string& word) {
+    if (out.size() - line_start + 1 + word.size() > kUsageWidth) {
+      out += '\n';
+      line_start = out.size();
+      out.append(indent - 1, ' ');
+    }
+    out += ' ';
+    out += word;
+  };
+  auto left = [](const Option& o) {
+    if (o.kind == Kind::passthrough) return o.metavar;
+    return o.metavar.empty() ? o.name : fmt::format("{} {}", o.name, o.metavar);
+  };
+  for (const Option& o : options_) synopsis(fmt::format("[{}{}]", left(o), o.kind == Kind::passthrough ? "..." : ""));
+  synopsis("[--help]");
+  out += "\n";
+  if (!description_.empty()) out += description_ + (description_.ends_with('\n') ? "" : "\n");
+  out += "\noptions:\n";
+
+  size_t column = std::string(kHelp).size();
+  for (const Option& o : options_) column = std::max(column, std::min(left(o).size(), kMaxColumn));
+  column += 4;  // two spaces before, two after
+  auto row = [&](const std::string& l, const std::string& help) {
+    std::string line = "  " + l;
+    if (line.size() + 2 > column) {
+      out += line + "\n";
+      line.clear();
+    }
+    line.resize(column, ' ');
+    size_t start = 0;
+    for (size_t nl; (nl = help.find('\n', start)) != std::string::npos; start = nl + 1) {
+      out += line + help.substr(start, nl - start) + "\n";
+      line.assign(column, ' ');
+    }
+    out += line + help.substr(start) + "\n";
+  };
+  for (const Option& o : options_) row(left(o), o.help);
+  row(std::string(kHelp), "print this help and exit");
+  return out;
+}
+
+void create_output(std::string_view option, const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw UsageError(fmt::format("{}: cannot write '{}': {}", option, path, std::strerror(errno)));
+  std::fclose(f);
+}
+
+void executor_option(Options& options, std::string& dest) {
+  options.choice("--executor", dest, {"cpu", "vulkan", "auto"}, "",
+                 "executor to run on (default: $VKSTARK_EXECUTOR, else auto)");
+}
+
+}  // namespace vkstark::cli

@@ -1,0 +1,110 @@
+// One command-line parser for every executable (bench/, examples/). Each main declares its options
+// (name, value kind, range, default, help, destination); the parser takes numbers only as whole
+// decimal tokens inside their range, refuses unknown, valueless and repeated options, creates the
+// output files before any work starts, and writes the usage text from the declarations.
+//
+// Exit statuses of parse_or_exit: --help prints the usage to stdout and exits 0; a usage error prints
+// "<program>: <message>" and a hint to --help to stderr and exits 2. Runtime errors (exit 1) are the
+// mains' business.
+//
+// Thread-compatible: one Options per main. Destinations are written by parse() and must outlive it.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vkstark::cli {
+
+// A bad command line. The message names the option, the value and what is allowed.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+template <std::unsigned_integral T>
+struct Range {
+  T min = 0;
+  T max = std::numeric_limits<T>::max();
+};
+
+class Options {
+ public:
+  // `description`: what the executable does, printed under the usage line (may hold newlines).
+  Options(std::string program, std::string description);
+
+  // --name, no value.
+  void flag(std::string name, bool& dest, std::string help);
+
+  // --name N: a whole decimal number in [range.min, range.max]; dest = default_value until given.
+  template <std::unsigned_integral T>
+  void number(std::string name, std::string metavar, T& dest, T default_value, Range<T> range, std::string help) {
+    dest = default_value;
+    add_number(std::move(name), std::move(metavar), default_value, range.min, range.max, std::move(help),
+               [&dest](uint64_t v) { dest = static_cast<T>(v); });
+  }
+
+  // --name X with X one of `choices`; dest = default_value until given (it may be "", e.g. "not given").
+  void choice(std::string name, std::string& dest, std::vector<std::string> choices, std::string default_value,
+              std::string help);
+
+  // --name FILE: a file the executable writes. parse() creates (truncates) it once the whole command
+  // line is valid, so that an unwritable path fails before any work. dest = "" until given.
+  void output(std::string name, std::string& dest, std::string help);
+
+  // Every argument starting with `prefix` (e.g. "--benchmark_" for Google Benchmark's flags) is
+  // appended to dest as it is, for another parser; repeats allowed. `metavar` stands for them in the
+  // usage text.
+  void passthrough(std::string prefix, std::vector<std::string>& dest, std::string metavar, std::string help);
+
+  enum class Outcome { run, help };
+  // args without the program name. Options take their value as "--name value" or "--name=value".
+  // Returns Outcome::help for --help or -h (the rest is not looked at and nothing is created).
+  // Throws UsageError.
+  [[nodiscard]] Outcome parse(const std::vector<std::string_view>& args);
+
+  // parse(argv[1..]) with the exit statuses above.
+  void parse_or_exit(int argc, const char* const* argv);
+
+  // A usage error found after parsing (e.g. two options that do not fit together): prints it like
+  // parse_or_exit does and exits 2.
+  [[noreturn]] void fail(std::string_view message) const;
+
+  [[nodiscard]] std::string usage() const;
+  [[nodiscard]] const std::string& program() const { return program_; }
+
+ private:
+  enum class Kind { flag, value, output, passthrough };
+  struct Option {
+    std::string name;     // "--width"; the prefix for Kind::passthrough
+    std::string metavar;  // "W"; "" for flags
+    std::string help;     // with the range and default appended
+    std::string allowed;  // "a whole number in [1, 4096]", for messages
+    Kind kind = Kind::value;
+    std::function<void(std::string_view)> set;  // throws UsageError
+    bool given = false;
+  };
+
+  void add(Option o);
+  void add_number(std::string name, std::string metavar, uint64_t default_value, uint64_t min, uint64_t max,
+                  std::string help, std::function<void(uint64_t)> store);
+  Option* find(std::string_view name);
+
+  std::string program_, description_;
+  std::vector<Option> options_;
+  std::vector<std::pair<std::string, std::string*>> outputs_;  // option name, destination
+};
+
+// Creates (truncates) `path` for writing; UsageError "<option>: cannot write '<path>': <OS error>".
+void create_output(std::string_view option, const std::string& path);
+
+// --executor cpu|vulkan|auto, for every executable that runs a plan ("" = $VKSTARK_EXECUTOR, else
+// auto; see executors/executors.hpp).
+void executor_option(Options& options, std::string& dest);
+
+}  // namespace vkstark::cli

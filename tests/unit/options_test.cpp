@@ -1,0 +1,227 @@
+// Specifies the command-line parser of every executable (cli/options.hpp): numbers are whole
+// decimal tokens inside their declared range, unknown / valueless / repeated options are usage
+// errors whose message names the option and the value, output files are created only once the
+// whole command line is valid, --help exits 0 and usage errors exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/options.hpp"
+
+using namespace vkstark::cli;
+
+namespace {
+
+// The options of a small bench, as pcs_bench declares them.
+struct Bench {
+  Options options{"bench", "A test bench."};
+  uint32_t log_height = 0, width = 0;
+  uint64_t big = 0;
+  bool profile = false;
+  std::string executor, json;
+  std::vector<std::string> passed;
+
+  Bench() {
+    executor_option(options, executor);
+    options.number<uint32_t>("--log-height", "H", log_height, 21, {4, 24}, "log2 of the height");
+    options.number<uint32_t>("--width", "W", width, 42, {1, 4096}, "columns");
+    options.number<uint64_t>("--big", "B", big, 0, {}, "any 64-bit number");
+    options.flag("--profile", profile, "time every dispatch");
+    options.output("--json", json, "write results as JSON");
+    options.passthrough("--benchmark_", passed, "--benchmark_FLAG=VALUE", "Google Benchmark's flags");
+  }
+  Options::Outcome parse(std::vector<std::string_view> args) { return options.parse(args); }
+  // The UsageError message of parsing args; "" when they parse.
+  std::string error(std::vector<std::string_view> args) {
+    try {
+      (void)options.parse(args);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("vkstark_options_test_" + name)).string();
+}
+
+}  // namespace
+
+TEST(Options, DefaultsHoldWhenNothingIsGiven) {
+  Bench b;
+  EXPECT_EQ(b.parse({}), Options::Outcome::run);
+  EXPECT_EQ(b.log_height, 21u);
+  EXPECT_EQ(b.width, 42u);
+  EXPECT_FALSE(b.profile);
+  EXPECT_EQ(b.executor, "");
+  EXPECT_EQ(b.json, "");
+  EXPECT_TRUE(b.passed.empty());
+}
+
+TEST(Options, TakesValuesAsNextTokenOrAfterEquals) {
+  Bench b;
+  EXPECT_EQ(
+      b.parse({"--log-height", "12", "--width=7", "--profile", "--executor=cpu", "--big", "18446744073709551615"}),
+      Options::Outcome::run);
+  EXPECT_EQ(b.log_height, 12u);
+  EXPECT_EQ(b.width, 7u);
+  EXPECT_TRUE(b.profile);
+  EXPECT_EQ(b.executor, "cpu");
+  EXPECT_EQ(b.big, 18446744073709551615ull);
+}
+
+TEST(Options, TakesTheRangeBoundsThemselves) {
+  Bench b;
+  EXPECT_EQ(b.parse({"--log-height", "4", "--width", "4096"}), Options::Outcome::run);
+  EXPECT_EQ(b.log_height, 4u);
+  EXPECT_EQ(b.width, 4096u);
+}
+
+TEST(Options, NumberErrorNamesTheOptionTheValueAndTheRange) {
+  EXPECT_EQ(Bench().error({"--width", "-1"}), "--width: '-1' is not a whole number in [1, 4096]");
+  EXPECT_EQ(Bench().error({"--log-height", "abc"}), "--log-height: 'abc' is not a whole number in [4, 24]");
+}
+
+TEST(Options, NumbersAreWholeTokens) {
+  for (std::string_view bad : {"12abc", "12 ", " 12", "+12", "-12", "0x10", "1e1", "12.0", ""}) {
+    Bench b;
+    EXPECT_EQ(b.error({"--log-height", bad}), fmt::format("--log-height: '{}' is not a whole number in [4, 24]", bad))
+        << "'" << bad << "'";
+  }
+  Bench b;
+  EXPECT_EQ(b.parse({"--log-height", "012"}), Options::Outcome::run);  // decimal, leading zeros allowed
+  EXPECT_EQ(b.log_height, 12u);
+}
+
+TEST(Options, NumbersOutsideTheRangeAreRefused) {
+  EXPECT_EQ(Bench().error({"--width", "0"}), "--width: '0' is not a whole number in [1, 4096]");
+  EXPECT_EQ(Bench().error({"--width", "4097"}), "--width: '4097' is not a whole number in [1, 4096]");
+  EXPECT_EQ(Bench().error({"--log-height", "3"}), "--log-height: '3' is not a whole number in [4, 24]");
+}
+
+TEST(Options, OverflowIsAnErrorNotAWrap) {
+  // 2^32 + 1 and 2^32 + 12 would read as 1 and 12 through a 32-bit cast.
+  EXPECT_EQ(Bench().error({"--width", "4294967297"}), "--width: '4294967297' is not a whole number in [1, 4096]");
+  EXPECT_EQ(Bench().error({"--log-height", "4294967308"}),
+            "--log-height: '4294967308' is not a whole number in [4, 24]");
+  EXPECT_EQ(Bench().error({"--big", "18446744073709551616"}),
+            "--big: '18446744073709551616' is not a whole number in [0, 18446744073709551615]");
+  EXPECT_EQ(Bench().error({"--big", "99999999999999999999999"}),
+            "--big: '99999999999999999999999' is not a whole number in [0, 18446744073709551615]");
+}
+
+TEST(Options, UnknownOptionIsAnError) {
+  EXPECT_EQ(Bench().error({"--bogus"}), "unknown option '--bogus'");
+  EXPECT_EQ(Bench().error({"--bogus=3"}), "unknown option '--bogus'");
+  EXPECT_EQ(Bench().error({"-w"}), "unknown option '-w'");
+  EXPECT_EQ(Bench().error({"--Width", "3"}), "unknown option '--Width'");
+}
+
+TEST(Options, ArgumentsThatAreNoOptionAreErrors) {
+  EXPECT_EQ(Bench().error({"12"}), "unexpected argument '12'");
+  EXPECT_EQ(Bench().error({"--width", "3", "4"}), "unexpected argument '4'");
+}
+
+TEST(Options, MissingValueIsAnError) {
+  EXPECT_EQ(Bench().error({"--width"}), "--width: missing value (a whole number in [1, 4096])");
+  EXPECT_EQ(Bench().error({"--width", "--profile"}), "--width: missing value (a whole number in [1, 4096])");
+  EXPECT_EQ(Bench().error({"--executor"}), "--executor: missing value (one of cpu, vulkan, auto)");
+  EXPECT_EQ(Bench().error({"--json"}), "--json: missing value (a file name)");
+  EXPECT_EQ(Bench().error({"--json="}), "--json: empty file name");
+}
+
+TEST(Options, RepeatedOptionIsAnError) {
+  EXPECT_EQ(Bench().error({"--width", "3", "--width", "3"}), "--width given more than once");
+  EXPECT_EQ(Bench().error({"--profile", "--profile"}), "--profile given more than once");
+  EXPECT_EQ(Bench().error({"--executor=cpu", "--executor", "vulkan"}), "--executor given more than once");
+}
+
+TEST(Options, FlagTakesNoValue) {
+  EXPECT_EQ(Bench().error({"--profile=1"}), "--profile takes no value (got '--profile=1')");
+  EXPECT_EQ(Bench().error({"--help=1"}), "--help takes no value");
+}
+
+TEST(Options, ChoiceTakesOnlyItsValues) {
+  EXPECT_EQ(Bench().error({"--executor", "gpu"}), "--executor: 'gpu' is not one of cpu, vulkan, auto");
+  EXPECT_EQ(Bench().error({"--executor", "CPU"}), "--executor: 'CPU' is not one of cpu, vulkan, auto");
+}
+
+TEST(Options, HelpStopsParsingAndCreatesNothing) {
+  const std::string path = temp_path("help.json");
+  std::filesystem::remove(path);
+  Bench b;
+  EXPECT_EQ(b.parse({"--json", path, "--help", "--bogus"}), Options::Outcome::help);
+  EXPECT_EQ(Bench().parse({"-h"}), Options::Outcome::help);
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(Options, UsageListsEveryOptionWithItsRangeAndDefault) {
+  std::string u = Bench().options.usage();
+  EXPECT_NE(u.find("usage: bench [--executor cpu|vulkan|auto] [--log-height H] [--width W]"), std::string::npos) << u;
+  EXPECT_NE(u.find("A test bench."), std::string::npos) << u;
+  EXPECT_NE(u.find("--log-height H"), std::string::npos) << u;
+  EXPECT_NE(u.find("log2 of the height (H in [4, 24], default 21)"), std::string::npos) << u;
+  EXPECT_NE(u.find("--json FILE"), std::string::npos) << u;
+  EXPECT_NE(u.find("--benchmark_FLAG=VALUE"), std::string::npos) << u;
+  EXPECT_NE(u.find("--help"), std::string::npos) << u;
+}
+
+TEST(Options, OutputFilesAreCreatedOnceTheCommandLineIsValid) {
+  const std::string path = temp_path("out.json");
+  {
+    std::ofstream old(path);
+    old << "old results";
+  }
+  EXPECT_EQ(Bench().error({"--json", path, "--width", "0"}), "--width: '0' is not a whole number in [1, 4096]");
+  EXPECT_GT(std::filesystem::file_size(path), 0u);  // untouched: the command line was bad
+  Bench b;
+  EXPECT_EQ(b.parse({"--json", path}), Options::Outcome::run);
+  EXPECT_EQ(b.json, path);
+  EXPECT_EQ(std::filesystem::file_size(path), 0u);  // truncated before any work
+  std::filesystem::remove(path);
+}
+
+TEST(Options, UnwritableOutputNamesTheOptionAndThePath) {
+  std::string e = Bench().error({"--json", "/nonexistent-dir/x.json"});
+  EXPECT_EQ(e, "--json: cannot write '/nonexistent-dir/x.json': No such file or directory");
+  std::string dir = std::filesystem::temp_directory_path().string();
+  EXPECT_EQ(Bench().error({"--json", dir}).rfind("--json: cannot write '" + dir + "': ", 0), 0u);
+}
+
+TEST(Options, PassthroughCollectsItsPrefixInOrder) {
+  Bench b;
+  EXPECT_EQ(b.parse({"--benchmark_filter=Fp", "--width", "3", "--benchmark_filter=Fp4", "--benchmark_list_tests"}),
+            Options::Outcome::run);
+  EXPECT_EQ(b.passed,
+            (std::vector<std::string>{"--benchmark_filter=Fp", "--benchmark_filter=Fp4", "--benchmark_list_tests"}));
+}
+
+TEST(Options, DeclaringAnOptionTwiceIsAProgrammingError) {
+  Bench b;
+  uint32_t w = 0;
+  EXPECT_THROW(b.options.number<uint32_t>("--width", "W", w, 1, {1, 2}, "again"), std::logic_error);
+  EXPECT_THROW(b.options.number<uint32_t>("--other", "W", w, 5, {1, 2}, "default outside"), std::logic_error);
+  bool f = false;
+  EXPECT_THROW(b.options.flag("--help", f, "reserved"), std::logic_error);
+}
+
+TEST(OptionsDeathTest, UsageErrorExitsTwoWithTheMessageAndAHint) {
+  const char* argv[] = {"bench", "--width", "-1"};
+  EXPECT_EXIT(Bench().options.parse_or_exit(3, argv), testing::ExitedWithCode(2),
+              "bench: --width: '-1' is not a whole number in \\[1, 4096\\]\nTry 'bench --help' for the options.");
+}
+
+TEST(OptionsDeathTest, HelpExitsZero) {
+  const char* argv[] = {"bench", "--help"};
+  EXPECT_EXIT(Bench().options.parse_or_exit(2, argv), testing::ExitedWithCode(0), "");
+}
+
+TEST(OptionsDeathTest, FailExitsTwo) {
+  Bench b;
+  EXPECT_EXIT(b.options.fail("--width and --log-height: too many cells"), testing::ExitedWithCode(2),
+              "bench: --width and --log-height: too many cells\nTry 'bench --help'");
+}
