@@ -135,7 +135,7 @@ int main(int argc, char** argv) try {
   PcsProof proof = pg.decode(words);
   std::vector<uint8_t> bytes = encode(proof);
   auto v0 = std::chrono::steady_clock::now();
-  VerifyResult verdict = verify_pcs_proof(proof, {pg.commitments[0].layout.stacked_width()}, params);
+  VerifyResult verdict = check_pcs_proof_self_consistency(proof, {pg.commitments[0].layout.stacked_width()}, params);
   double verify_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - v0).count();
 
   fmt::print("\n  {:<56} {:>12} {:>12}\n", "span (median)", "host ms", "device ms");
