@@ -71,6 +71,7 @@ int main(int argc, char** argv) try {
     }
   }
   SystemParams params = app_params_with_100_bits_security(log_height);
+  params.validate();  // e.g. no WHIR round below 2^11: said before anything is printed or built
   auto exec = make_executor(common.executor);
   fmt::print("pcs_bench: executor {}, device {}\n  matrix {} x 2^{}, log_blowup {}, k {}, WHIR queries", exec->name(),
              exec->device_name(), width, log_height, params.log_blowup, params.whir.k);
