@@ -69,6 +69,7 @@ int main(int argc, char** argv) try {
     options.fail(
         fmt::format("--width {} with --log-height {}: more than 2^{} matrix cells", width, log_height, kMaxLogCells));
   SystemParams params = app_params_with_100_bits_security(log_height);
+  params.validate();  // e.g. no WHIR round below 2^11: said before anything is printed or built
   auto exec = make_executor(executor);
   const std::string result_file = bench::result_path(json_file, "pcs_bench", std::string(exec->name()));
   fmt::print("pcs_bench: executor {}, device {}\n  matrix {} x 2^{}, log_blowup {}, k {}, WHIR queries", exec->name(),
@@ -134,7 +135,7 @@ int main(int argc, char** argv) try {
   PcsProof proof = pg.decode(words);
   std::vector<uint8_t> bytes = encode(proof);
   auto v0 = std::chrono::steady_clock::now();
-  VerifyResult verdict = verify_pcs_proof(proof, {pg.commitments[0].layout.stacked_width()}, params);
+  VerifyResult verdict = check_pcs_proof_self_consistency(proof, {pg.commitments[0].layout.stacked_width()}, params);
   double verify_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - v0).count();
 
   fmt::print("\n  {:<56} {:>12} {:>12}\n", "span (median)", "host ms", "device ms");

@@ -2,9 +2,20 @@
 
 #include <fmt/format.h>
 
-#include "runtime/error.hpp"
-
 namespace vkstark {
+
+std::string FieldName::str() const {
+  switch (n_) {
+    case 0:
+      return pattern_;
+    case 1:
+      return fmt::format(fmt::runtime(pattern_), index_[0]);
+    case 2:
+      return fmt::format(fmt::runtime(pattern_), index_[0], index_[1]);
+    default:
+      return fmt::format(fmt::runtime(pattern_), index_[0], index_[1], index_[2]);
+  }
+}
 
 void ByteWriter::u32(uint32_t v) {
   for (int i = 0; i < 4; ++i) out_.push_back(static_cast<uint8_t>(v >> (8 * i)));
@@ -15,13 +26,23 @@ void ByteWriter::usize(uint64_t v) {
   u32(static_cast<uint32_t>(v));
 }
 
-void ByteReader::need(size_t n, std::string_view what) const {
-  if (bytes_.size() - pos_ < n)
-    throw InputError(
-        fmt::format("truncated proof: {} needs {} bytes at offset {}, {} left", what, n, pos_, bytes_.size() - pos_));
+void ByteReader::fail(const FieldName& what, std::string_view problem) const {
+  throw DecodeError(fmt::format("{}: {}", what.str(), problem));
 }
 
-uint32_t ByteReader::u32(std::string_view what) {
+void ByteReader::need(uint64_t n, const FieldName& what) const {
+  if (remaining() < n) fail(what, fmt::format("{} bytes left, {} needed", remaining(), n));
+}
+
+void ByteReader::require(uint64_t n, uint64_t item_bytes, const FieldName& what) const {
+  uint64_t total = 0;
+  if (__builtin_mul_overflow(n, item_bytes, &total))
+    fail(what, fmt::format("{} items of {} bytes: {} bytes left, more than 2^64 needed", n, item_bytes, remaining()));
+  if (remaining() < total)
+    fail(what, fmt::format("{} items of {} bytes: {} bytes left, {} needed", n, item_bytes, remaining(), total));
+}
+
+uint32_t ByteReader::u32(const FieldName& what) {
   need(4, what);
   uint32_t v = 0;
   for (int i = 0; i < 4; ++i) v |= uint32_t(bytes_[pos_ + i]) << (8 * i);
@@ -29,39 +50,46 @@ uint32_t ByteReader::u32(std::string_view what) {
   return v;
 }
 
-uint8_t ByteReader::u8(std::string_view what) {
+uint8_t ByteReader::u8(const FieldName& what) {
   need(1, what);
   return bytes_[pos_++];
 }
 
-Fp ByteReader::f(std::string_view what) {
-  uint32_t v = u32(what);
-  if (v >= Fp::P) throw InputError(fmt::format("malformed proof: {} holds {}, not a field element (>= p)", what, v));
+Fp ByteReader::f(const FieldName& what) {
+  const uint32_t v = u32(what);
+  if (v >= Fp::P) fail(what, fmt::format("{} is not a field element (>= p)", v));
   return Fp::from_canonical_unchecked(v);
 }
 
-Fp4 ByteReader::ef(std::string_view what) {
+Fp4 ByteReader::ef(const FieldName& what) {
+  need(16, what);
   Fp4 r;
   for (Fp& c : r.c) c = f(what);
   return r;
 }
 
-Digest ByteReader::digest(std::string_view what) {
+Digest ByteReader::digest(const FieldName& what) {
+  need(32, what);
   Digest d;
   for (Fp& c : d) c = f(what);
   return d;
 }
 
-uint64_t ByteReader::count(std::string_view what, uint64_t item_bytes) {
-  uint64_t n = usize(what);
-  if (item_bytes != 0 && n > remaining() / item_bytes)
-    throw InputError(fmt::format("malformed proof: {} = {} items of {} bytes, only {} bytes left", what, n, item_bytes,
-                                 remaining()));
+uint64_t ByteReader::count(const FieldName& what, uint64_t min_item_bytes) {
+  const uint64_t n = usize(what);
+  require(n, min_item_bytes, what);
   return n;
 }
 
-void ByteReader::expect(uint64_t got, uint64_t want, std::string_view what) const {
-  if (got != want) throw InputError(fmt::format("malformed proof: {} is {}, expected {}", what, got, want));
+uint64_t ByteReader::expect(const FieldName& what, uint64_t want, uint64_t min_item_bytes) {
+  const uint64_t got = usize(what);
+  if (got != want) fail(what, fmt::format("{}, expected {}", got, want));
+  require(got, min_item_bytes, what);
+  return got;
+}
+
+void ByteReader::expect_end(const FieldName& what) const {
+  if (remaining() != 0) fail(what, fmt::format("{} trailing bytes", remaining()));
 }
 
 }  // namespace vkstark

@@ -1,17 +1,49 @@
 // Byte codec primitives of protocol.md 12.2: u32 little-endian, usize as u32, F canonical u32 (the
-// reader rejects values >= p), EF as 4 F, Digest as 8 F. The reader never reads past the end and
-// never allocates more than the remaining bytes can hold; errors are InputError naming the field.
+// reader rejects values >= p), EF as 4 F, Digest as 8 F.
+//
+// Hostile input (protocol.md 12.2): the reader never reads past the end, and a decoder asks it
+// (require / count) whether n items still fit in the bytes left, the product computed without
+// overflow, before it allocates room for them; so no input can make a decoder allocate more than a
+// small multiple of its own size. Errors are DecodeError naming the field of the proof.
+// Value types; a ByteReader borrows the bytes it reads, which must outlive it. Thread-compatible.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "kernels/field/fp4.hpp"
 #include "kernels/hash/hash.hpp"
+#include "runtime/error.hpp"
 
 namespace vkstark {
+
+// Malformed proof bytes: truncated, a count that does not fit the bytes left or the params' shape, a
+// value >= p, a non-canonical encoding, trailing bytes. The message starts with the field's name.
+class DecodeError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// The name of a proof field for an error message: a fmt pattern with up to three indices, e.g.
+// {"WHIR proof: round {} query {} Merkle path", i, q}. Formatted only when an error is raised, so
+// naming each field read costs nothing.
+class FieldName {
+ public:
+  template <class... Index>
+  requires(sizeof...(Index) <= 3)
+      FieldName(const char* pattern, Index... index)  // NOLINT: implicit from a literal on purpose
+      : pattern_(pattern), index_{uint64_t(index)...}, n_(sizeof...(Index)) {}
+  std::string str() const;
+
+ private:
+  const char* pattern_;
+  std::array<uint64_t, 3> index_{};
+  uint8_t n_;
+};
 
 class ByteWriter {
  public:
@@ -33,23 +65,34 @@ class ByteWriter {
 
 class ByteReader {
  public:
-  ByteReader(std::span<const uint8_t> bytes, size_t& pos) : bytes_(bytes), pos_(pos) {}
-  uint32_t u32(std::string_view what);
-  uint64_t usize(std::string_view what) { return u32(what); }
-  uint8_t u8(std::string_view what);
-  Fp f(std::string_view what);
-  Fp4 ef(std::string_view what);
-  Digest digest(std::string_view what);
-  // A count of items of `item_bytes` each that must still fit in the input.
-  uint64_t count(std::string_view what, uint64_t item_bytes);
-  // Requires an exact value (a count the verifier derives from the parameters).
-  void expect(uint64_t got, uint64_t want, std::string_view what) const;
+  explicit ByteReader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+
+  uint32_t u32(const FieldName& what);
+  uint64_t usize(const FieldName& what) { return u32(what); }
+  uint8_t u8(const FieldName& what);
+  Fp f(const FieldName& what);  // rejects a value >= p
+  Fp4 ef(const FieldName& what);
+  Digest digest(const FieldName& what);
+
+  // Requires n items of item_bytes each to fit in the bytes left. Call it before allocating room
+  // for n items: "<what>: N bytes left, M needed".
+  void require(uint64_t n, uint64_t item_bytes, const FieldName& what) const;
+  // Reads a usize count n and require()s n items of at least min_item_bytes each.
+  uint64_t count(const FieldName& what, uint64_t min_item_bytes);
+  // Reads a usize that must equal `want` (a count the verifier knows from the params), then
+  // require()s want items of at least min_item_bytes each.
+  uint64_t expect(const FieldName& what, uint64_t want, uint64_t min_item_bytes = 0);
+  // Requires the input to end here (one canonical encoding: no trailing bytes).
+  void expect_end(const FieldName& what) const;
+
+  [[noreturn]] void fail(const FieldName& what, std::string_view problem) const;
+  size_t pos() const { return pos_; }
   size_t remaining() const { return bytes_.size() - pos_; }
 
  private:
-  void need(size_t n, std::string_view what) const;
+  void need(uint64_t n, const FieldName& what) const;
   std::span<const uint8_t> bytes_;
-  size_t& pos_;
+  size_t pos_ = 0;
 };
 
 }  // namespace vkstark

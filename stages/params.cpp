@@ -2,15 +2,21 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
+#include "kernels/field/fp.hpp"
+#include "kernels/hash/transcript.hpp"
 #include "runtime/error.hpp"
 
 namespace vkstark {
 
 namespace {
 constexpr double kLog2P = 30.906890595608516;  // log2(2013265921)
-}
+// Far above any preset (at most a few hundred queries a round); bounds every proof size product.
+constexpr uint32_t kMaxQueries = 1u << 16;
+}  // namespace
 
 WhirConfig WhirConfig::derive(uint32_t log_blowup, uint32_t log_stacked_height, uint32_t k,
                               uint32_t log_final_poly_len_requested, uint32_t query_phase_pow_bits,
@@ -38,7 +44,11 @@ WhirConfig WhirConfig::derive(uint32_t log_blowup, uint32_t log_stacked_height, 
       agreement = (1.0 + rho) / 2.0;
     }
     const double per_query_bits = -std::log2(agreement);
-    c.rounds.push_back({static_cast<uint32_t>(std::ceil(protocol_security / per_query_bits))});
+    if (!(per_query_bits > 0))
+      throw InputError(fmt::format("WHIR round {}: the proximity regime gives no security per query (agreement {})",
+                                   round, agreement));
+    const double queries = std::ceil(protocol_security / per_query_bits);
+    c.rounds.push_back({static_cast<uint32_t>(std::min(queries, double(UINT32_MAX)))});  // validate() bounds it
     log_inv_rate += k - 1;
   }
   return c;
@@ -53,18 +63,47 @@ uint32_t SystemParams::log_final_poly_len() const {
 }
 
 void SystemParams::validate() const {
-  if (l_skip > 10) throw InputError(fmt::format("l_skip = {} is outside the supported range 0..10", l_skip));
-  if (log_stacked_height() > 24)
-    throw InputError(fmt::format("log stacked height l_skip + n_stack = {} exceeds 24", log_stacked_height()));
-  if (log_blowup == 0 || log_blowup > 4) throw InputError(fmt::format("log_blowup = {} is outside 1..4", log_blowup));
-  if (whir.k == 0) throw InputError("whir.k must be at least 1");
-  for (uint32_t bits : {whir.mu_pow_bits, whir.query_phase_pow_bits, whir.folding_pow_bits, logup.pow_bits})
-    if (bits > 30) throw InputError(fmt::format("a proof-of-work parameter of {} bits exceeds 30", bits));
-  (void)log_final_poly_len();
+  if (l_skip > 10) throw InputError(fmt::format("params: l_skip = {} is outside the supported range 0..10", l_skip));
+  if (log_stacked_height() > kMaxLogStackedHeight)
+    throw InputError(fmt::format("params: n_stack = {} gives l_skip + n_stack = {}, above {}", n_stack,
+                                 log_stacked_height(), kMaxLogStackedHeight));
+  if (log_blowup == 0 || log_blowup > 4)
+    throw InputError(fmt::format("params: log_blowup = {} is outside 1..4", log_blowup));
+  // The initial codeword has 2^(l_skip + n_stack + log_blowup) rows, a subgroup of BabyBear's 2-adic part.
+  if (log_stacked_height() + log_blowup > Fp::TWO_ADICITY)
+    throw InputError(fmt::format("params: log_blowup = {} with l_skip + n_stack = {} exceeds BabyBear's two-adicity {}",
+                                 log_blowup, log_stacked_height(), Fp::TWO_ADICITY));
+  if (whir.k == 0) throw InputError("params: whir.k = 0, the folding factor must be at least 1");
+  // A grinding witness is checked against bits drawn from one sample (protocol.md 2.6).
+  const std::pair<const char*, uint32_t> pow_bits[] = {{"whir.mu_pow_bits", whir.mu_pow_bits},
+                                                       {"whir.query_phase_pow_bits", whir.query_phase_pow_bits},
+                                                       {"whir.folding_pow_bits", whir.folding_pow_bits},
+                                                       {"logup.pow_bits", logup.pow_bits}};
+  for (const auto& [name, bits] : pow_bits)
+    if (bits > DuplexSponge::MAX_SAMPLE_BITS)
+      throw InputError(fmt::format("params: {} = {} exceeds {} bits", name, bits, DuplexSponge::MAX_SAMPLE_BITS));
+  // No round: the reference codec cannot encode such a proof (protocol.md 3.2).
+  if (whir.rounds.empty())
+    throw InputError(fmt::format(
+        "params: whir.rounds is empty (no WHIR round: l_skip + n_stack = {} needs no folding to reach the requested "
+        "final polynomial length); at least one round is required",
+        log_stacked_height()));
+  if (whir.rounds.size() > log_stacked_height() || num_whir_sumcheck_rounds() > log_stacked_height())
+    throw InputError(
+        fmt::format("params: whir.rounds has {} rounds of k = {}, folding more than the {} variables of "
+                    "the stacked height",
+                    whir.rounds.size(), whir.k, log_stacked_height()));
   for (size_t i = 0; i < whir.rounds.size(); ++i) {
+    // Queries are what binds a round; the codec also needs one to carry the round's Merkle depth (12.2).
+    if (whir.rounds[i].num_queries == 0)
+      throw InputError(fmt::format("params: whir.rounds[{}].num_queries = 0, every round needs a query", i));
+    if (whir.rounds[i].num_queries > kMaxQueries)
+      throw InputError(fmt::format("params: whir.rounds[{}].num_queries = {} exceeds {}", i, whir.rounds[i].num_queries,
+                                   kMaxQueries));
     const uint32_t log_rs = log_stacked_height() + log_blowup - static_cast<uint32_t>(i);
     if (whir.k > log_rs)
-      throw InputError(fmt::format("WHIR round {}: k = {} exceeds the codeword log size {}", i, whir.k, log_rs));
+      throw InputError(
+          fmt::format("params: whir.k = {} exceeds the codeword log size {} of round {}", whir.k, log_rs, i));
   }
 }
 
@@ -75,7 +114,7 @@ uint32_t logup_pow_bits_100(uint32_t max_interaction_count, uint32_t log_max_mes
 }
 
 SystemParams app_params_with_100_bits_security(uint32_t log_stacked_height) {
-  if (log_stacked_height > 24 || log_stacked_height < 4)
+  if (log_stacked_height > kMaxLogStackedHeight || log_stacked_height < 4)
     throw InputError(fmt::format("app params: log stacked height {} must be in 4..24", log_stacked_height));
   SystemParams p;
   p.l_skip = 4;

@@ -7,6 +7,9 @@
 
 namespace vkstark {
 
+// The largest l_skip + n_stack vkstark supports (MAX_APP_LOG_STACKED_HEIGHT of protocol.md 3.3).
+inline constexpr uint32_t kMaxLogStackedHeight = 24;
+
 // Which decoding regime bounds each WHIR round's query count (protocol.md 3.2).
 struct WhirProximity {
   enum class Kind : uint8_t { UniqueDecoding, SplitUniqueList, ListDecoding } kind = Kind::UniqueDecoding;
@@ -56,7 +59,9 @@ struct SystemParams {
   uint32_t num_whir_sumcheck_rounds() const { return num_whir_rounds() * whir.k; }
   // InputError if the WHIR rounds fold more variables than the stacked height has.
   uint32_t log_final_poly_len() const;
-  // InputError naming the first parameter outside the range vkstark supports.
+  // InputError naming the first parameter outside the range vkstark supports: among others no WHIR
+  // round, a round without queries, or more grinding bits than one sample holds (protocol.md 3.2).
+  // Every prover graph builder and verifier entry point calls it before using the params.
   void validate() const;
 };
 

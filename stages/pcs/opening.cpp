@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <numeric>
+
 #include "kernels/basic.hpp"
 #include "kernels/mle.hpp"
 #include "kernels/whir.hpp"
@@ -46,6 +48,8 @@ PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<
     widths.push_back(StackedLayout(shapes, params.l_skip, params.n_stack).stacked_width());
   }
   pg.shape = WhirShape::from(params, widths);
+  if (uint64_t total = std::accumulate(widths.begin(), widths.end(), uint64_t(0)); total > params.w_stack)
+    throw InputError(fmt::format("PCS proof: total stacked width {} exceeds w_stack = {}", total, params.w_stack));
   for (size_t c = 0; c < commitments.size(); ++c)
     pg.roots.push_back(pg.layout.add<Digest>(fmt::format("root.{}", c), 1));
   pg.point = pg.layout.add<Fp4>("point", 1 + params.n_stack);
@@ -96,6 +100,7 @@ PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<
 }
 
 PcsMatrixProof build_pcs_matrix_proof(uint32_t width, uint32_t log_height, const SystemParams& params) {
+  params.validate();
   PcsMatrixProof m;
   m.ntt_log_n = params.log_stacked_height() + params.log_blowup;
   Ntt ntt(m.graph, m.ntt_log_n);
@@ -115,20 +120,81 @@ PcsProof PcsProofGraph::decode(std::span<const uint32_t> words) const {
   return p;
 }
 
-VerifyResult verify_pcs_proof(const PcsProof& proof, const std::vector<uint32_t>& widths, const SystemParams& params) {
-  if (proof.roots.size() != widths.size())
+namespace {
+// The caller's widths and claim, checked in themselves: InputError naming the field. Returns the
+// total stacked width.
+uint64_t check_widths(std::span<const uint32_t> widths, const SystemParams& params) {
+  if (widths.empty()) throw InputError("PCS claim: no commitment, a PCS proof opens one at least");
+  uint64_t total = 0;
+  for (size_t i = 0; i < widths.size(); ++i) {
+    if (widths[i] == 0) throw InputError(fmt::format("PCS claim: widths[{}] = 0", i));
+    total += widths[i];
+  }
+  if (total > params.w_stack)
+    throw InputError(fmt::format("PCS claim: total stacked width {} exceeds w_stack = {}", total, params.w_stack));
+  return total;
+}
+uint64_t check_claim(const PcsClaim& c, const SystemParams& params) {
+  const uint64_t total = check_widths(c.widths, params);
+  if (c.roots.size() != c.widths.size())
+    throw InputError(fmt::format("PCS claim: {} roots for {} widths", c.roots.size(), c.widths.size()));
+  if (c.openings.size() != total)
+    throw InputError(fmt::format("PCS claim: {} openings for {} stacked columns", c.openings.size(), total));
+  return total;
+}
+}  // namespace
+
+VerifyResult verify_pcs_proof(const PcsClaim& expected, const PcsProof& proof, const SystemParams& params) {
+  params.validate();
+  const uint64_t total_width = check_claim(expected, params);
+  if (proof.roots.size() != expected.roots.size())
     return VerifyResult::reject(
-        fmt::format("PCS proof has {} roots for {} commitments", proof.roots.size(), widths.size()));
+        fmt::format("PCS proof has {} roots, expected {}", proof.roots.size(), expected.roots.size()));
+  for (size_t c = 0; c < proof.roots.size(); ++c)
+    if (proof.roots[c] != expected.roots[c])
+      return VerifyResult::reject(fmt::format("PCS proof root {} is not the expected commitment", c));
   if (proof.point.size() != 1 + params.n_stack)
     return VerifyResult::reject(
         fmt::format("PCS proof point has {} coordinates, expected {}", proof.point.size(), 1 + params.n_stack));
+  if (proof.openings.size() != total_width)
+    return VerifyResult::reject(
+        fmt::format("PCS proof has {} openings, expected {}", proof.openings.size(), total_width));
+  for (size_t i = 0; i < proof.openings.size(); ++i)
+    if (proof.openings[i] != expected.openings[i])
+      return VerifyResult::reject(fmt::format("PCS proof opening {} is not the expected value", i));
   DuplexSponge t;
-  for (const Digest& r : proof.roots) t.observe_commit(r);
-  for (const Fp4& u : proof.point)
-    if (t.sample_ext() != u) return VerifyResult::reject("PCS proof point is not the transcript's challenge");
-  for (const Fp4& v : proof.openings) t.observe_ext(v);
-  WhirStatement st{proof.roots, widths, u_cube_of(proof.point, params.l_skip), proof.openings};
+  for (const Digest& r : expected.roots) t.observe_commit(r);
+  for (size_t i = 0; i < proof.point.size(); ++i)
+    if (t.sample_ext() != proof.point[i])
+      return VerifyResult::reject(fmt::format("PCS proof point coordinate {} is not the transcript's challenge", i));
+  for (const Fp4& v : expected.openings) t.observe_ext(v);
+  WhirStatement st{expected.roots, expected.widths, u_cube_of(proof.point, params.l_skip), expected.openings};
   return whir_verify(t, proof.whir, params, st);
+}
+
+VerifyResult verify_pcs_proof_bytes(const PcsClaim& expected, std::span<const uint8_t> bytes,
+                                    const SystemParams& params) {
+  params.validate();
+  (void)check_claim(expected, params);
+  PcsProof proof;
+  try {
+    proof = decode_pcs_proof(bytes, params, expected.widths);
+  } catch (const DecodeError& e) {
+    return VerifyResult::reject(fmt::format("malformed PCS proof bytes: {}", e.what()));
+  }
+  return verify_pcs_proof(expected, proof, params);
+}
+
+VerifyResult check_pcs_proof_self_consistency(const PcsProof& proof, const std::vector<uint32_t>& widths,
+                                              const SystemParams& params) {
+  if (proof.roots.size() != widths.size())
+    return VerifyResult::reject(
+        fmt::format("PCS proof has {} roots for {} commitments", proof.roots.size(), widths.size()));
+  uint64_t total = 0;
+  for (uint32_t w : widths) total += w;
+  if (proof.openings.size() != total)
+    return VerifyResult::reject(fmt::format("PCS proof has {} openings for {} columns", proof.openings.size(), total));
+  return verify_pcs_proof({proof.roots, widths, proof.openings}, proof, params);
 }
 
 std::vector<uint8_t> encode(const PcsProof& p) {
@@ -144,16 +210,37 @@ std::vector<uint8_t> encode(const PcsProof& p) {
   return out;
 }
 
-PcsProof decode_pcs_proof(std::span<const uint8_t> bytes) {
-  size_t pos = 0;
-  ByteReader r(bytes, pos);
+namespace {
+// shape: the WHIR shape (and with it the roots, point and openings counts) the params give, if known.
+PcsProof decode_pcs(std::span<const uint8_t> bytes, const SystemParams* params, const WhirShape* shape) {
+  ByteReader r(bytes);
+  auto count = [&](const char* what, uint64_t want, uint64_t item_bytes) {
+    return shape ? r.expect(what, want, item_bytes) : r.count(what, item_bytes);
+  };
   PcsProof p;
-  for (uint64_t i = 0, n = r.count("roots length", 32); i < n; ++i) p.roots.push_back(r.digest("roots"));
-  for (uint64_t i = 0, n = r.count("point length", 16); i < n; ++i) p.point.push_back(r.ef("point"));
-  for (uint64_t i = 0, n = r.count("openings length", 16); i < n; ++i) p.openings.push_back(r.ef("openings"));
-  p.whir = decode_whir_proof(bytes, pos);
-  if (pos != bytes.size()) throw InputError(fmt::format("malformed proof: {} trailing bytes", bytes.size() - pos));
+  const uint64_t n_roots = count("PCS proof: roots length", shape ? shape->commitment_widths.size() : 0, 32);
+  p.roots.reserve(n_roots);
+  for (uint64_t i = 0; i < n_roots; ++i) p.roots.push_back(r.digest({"PCS proof: roots[{}]", i}));
+  const uint64_t n_point = count("PCS proof: point length", params ? 1 + params->n_stack : 0, 16);
+  p.point.reserve(n_point);
+  for (uint64_t i = 0; i < n_point; ++i) p.point.push_back(r.ef({"PCS proof: point[{}]", i}));
+  const uint64_t n_open = count("PCS proof: openings length", shape ? shape->total_width() : 0, 16);
+  p.openings.reserve(n_open);
+  for (uint64_t i = 0; i < n_open; ++i) p.openings.push_back(r.ef({"PCS proof: openings[{}]", i}));
+  p.whir = decode_whir_proof(r, shape);
+  r.expect_end("PCS proof");
   return p;
 }
+}  // namespace
+
+PcsProof decode_pcs_proof(std::span<const uint8_t> bytes, const SystemParams& params,
+                          std::span<const uint32_t> widths) {
+  params.validate();
+  (void)check_widths(widths, params);
+  const WhirShape shape = WhirShape::from(params, {widths.begin(), widths.end()});
+  return decode_pcs(bytes, &params, &shape);
+}
+
+PcsProof decode_pcs_proof(std::span<const uint8_t> bytes) { return decode_pcs(bytes, nullptr, nullptr); }
 
 }  // namespace vkstark

@@ -54,12 +54,42 @@ struct PcsMatrixProof {
 };
 [[nodiscard]] PcsMatrixProof build_pcs_matrix_proof(uint32_t width, uint32_t log_height, const SystemParams& params);
 
-// Verifies on the host: replays the transcript and runs the WHIR verifier.
-VerifyResult verify_pcs_proof(const PcsProof& proof, const std::vector<uint32_t>& widths, const SystemParams& params);
+// What a PCS proof is verified against: the commitments the caller holds and the values it expects
+// every stacked column to take at the opening point. The point is not the caller's to give: it is
+// the transcript's challenge after the roots (order above), which the verifier recomputes.
+struct PcsClaim {
+  std::vector<Digest> roots;     // one per commitment, in order
+  std::vector<uint32_t> widths;  // stacked width of each commitment
+  std::vector<Fp4> openings;     // every stacked column at the point, commitment then column order
+};
+
+// Verifies on the host that `proof` opens the claim's roots to the claim's values at the point the
+// transcript gives: the proof's roots, point and openings must be those, then the WHIR verifier runs
+// on the claim. A rejection (never an exception) names what failed for anything about the proof;
+// InputError naming the field for params outside the supported range (SystemParams::validate) or a
+// claim inconsistent in itself (no root, a width per root, a zero width, total width above w_stack,
+// one value per stacked column).
+VerifyResult verify_pcs_proof(const PcsClaim& expected, const PcsProof& proof, const SystemParams& params);
+// Decodes with the claim's shape (decode_pcs_proof below) and verifies: malformed bytes are a
+// rejection with the decoder's message. What a fuzzer calls on arbitrary bytes.
+VerifyResult verify_pcs_proof_bytes(const PcsClaim& expected, std::span<const uint8_t> bytes,
+                                    const SystemParams& params);
+
+// Tests and benches only: checks the proof against the roots and values it carries itself, so any
+// valid proof of this shape passes. It binds the proof to nothing a caller holds (use
+// verify_pcs_proof for that); InputError as verify_pcs_proof for params and widths.
+VerifyResult check_pcs_proof_self_consistency(const PcsProof& proof, const std::vector<uint32_t>& widths,
+                                              const SystemParams& params);
 
 // Byte encoding: roots, point, openings (vec-prefixed), then the WhirProof (protocol.md 12.2 rules).
 std::vector<uint8_t> encode(const PcsProof& proof);
-// InputError naming the field for malformed or truncated bytes, or trailing bytes.
+// Decodes the proof of commitments of these stacked widths under these params: every count must be
+// the one they give, checked before anything is allocated. DecodeError naming the field for
+// malformed, truncated or non-canonical bytes (bytes accepted are encode() of the result: field
+// elements < p, first_merkle_depth 0 with one WHIR round, no trailing bytes); InputError for bad
+// params or widths.
+PcsProof decode_pcs_proof(std::span<const uint8_t> bytes, const SystemParams& params, std::span<const uint32_t> widths);
+// The same without a shape: counts are checked against the bytes left and one another only.
 PcsProof decode_pcs_proof(std::span<const uint8_t> bytes);
 
 }  // namespace vkstark

@@ -9,6 +9,7 @@
 
 #include "kernels/hash/hash.hpp"
 #include "kernels/types.hpp"
+#include "stages/codec.hpp"
 #include "stages/params.hpp"
 #include "stages/proof_layout.hpp"
 
@@ -75,8 +76,11 @@ struct WhirRegions {
 
 // Byte encoding of protocol.md 12.2 (the WhirProof part).
 void encode(const WhirProof& proof, std::vector<uint8_t>& out);
-// Decodes from bytes[pos...]; advances pos. InputError naming the field on malformed input
-// (truncation, values >= p, inconsistent counts).
-WhirProof decode_whir_proof(std::span<const uint8_t> bytes, size_t& pos);
-
+// Decodes the WhirProof part at the reader's position and advances it. With `expected` (the shape
+// the params and the commitments' widths give), every count must equal the shape's; without it,
+// counts are checked against the bytes left and one another only (and against what supported params
+// allow: 1..24 sumcheck rounds, a query in every round, no zero width). Either way nothing is
+// allocated for a count before the bytes left are known to hold it, and the bytes accepted are the
+// one canonical encoding of the result. DecodeError naming the field otherwise.
+WhirProof decode_whir_proof(ByteReader& reader, const WhirShape* expected = nullptr);
 }  // namespace vkstark

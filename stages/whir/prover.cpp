@@ -191,6 +191,7 @@ void WhirBuilder::run(const WhirOpening& in) {
 
 void whir_prove(Graph& g, Ntt& ntt, DeviceTranscript& transcript, const ProofLayout& layout, const WhirRegions& regions,
                 const WhirShape& shape, const SystemParams& params, const WhirOpening& in) {
+  params.validate();
   if (in.commitments.size() != shape.commitment_widths.size())
     throw InputError(fmt::format("WHIR: {} commitments but the shape has {}", in.commitments.size(),
                                  shape.commitment_widths.size()));

@@ -128,6 +128,7 @@ VerifyResult check_shape(const WhirProof& p, const WhirShape& s, const WhirState
 }  // namespace
 
 VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams& params, const WhirStatement& st) {
+  params.validate();  // the caller's: InputError naming the field; from here on only the proof can fail
   if (st.roots.size() != st.widths.size() || st.roots.empty())
     return VerifyResult::reject("WHIR statement: one width per commitment, at least one commitment");
   const WhirShape s = WhirShape::from(params, st.widths);

@@ -24,7 +24,7 @@ TEST(PcsKeccakfShape, CommitsOpensAndVerifiesOnTheCpuExecutor) {
   p->run(trace);
   EXPECT_EQ(trace.counters.host_syncs, 1u);
   PcsProof proof = pg.decode(p->download(pg.layout.buffer()));
-  VerifyResult v = verify_pcs_proof(proof, {42}, params);
+  VerifyResult v = check_pcs_proof_self_consistency(proof, {42}, params);
   EXPECT_TRUE(v.ok) << v.reason;
   // WHIR part: 771,336 bytes (protocol.md 12.2); the framing adds 4 + 32 (root), 4 + 18 x 16 (point),
   // 4 + 42 x 16 (openings).

@@ -1,6 +1,7 @@
 // Commit + WHIR open + verify on each executor (protocol.md 6 and 11): accepted for one column, many
 // columns, heights below 2^l_skip, mixed heights and several commitments; at most 2 host syncs per
-// proof; identical proof bytes on the CPU executor and on Vulkan.
+// proof; identical proof bytes on the CPU executor and on Vulkan, and the bytes of one verify
+// against the commitments and values of the other.
 #include "tests/parity/executor_fixture.hpp"
 
 #include <fmt/format.h>
@@ -76,7 +77,7 @@ VKSTARK_INSTANTIATE_FOR_EXECUTORS(PcsWhir);
 TEST_P(PcsWhir, OneColumnVerifies) {
   SystemParams params = default_test_params_small();
   ProofRun r = prove(exec(), {{random_trace(1, 10, 1)}}, params);
-  VerifyResult v = verify_pcs_proof(r.proof, r.widths, params);
+  VerifyResult v = check_pcs_proof_self_consistency(r.proof, r.widths, params);
   EXPECT_TRUE(v.ok) << v.reason;
   EXPECT_LE(r.trace.counters.host_syncs, 2u);
   EXPECT_EQ(r.trace.counters.host_tasks, 0u);
@@ -86,7 +87,7 @@ TEST_P(PcsWhir, ManyColumnsVerify) {
   SystemParams params = default_test_params_small();
   ProofRun r = prove(exec(), {{random_trace(9, 10, 2)}}, params);
   EXPECT_EQ(r.widths, std::vector<uint32_t>{9});
-  VerifyResult v = verify_pcs_proof(r.proof, r.widths, params);
+  VerifyResult v = check_pcs_proof_self_consistency(r.proof, r.widths, params);
   EXPECT_TRUE(v.ok) << v.reason;
 }
 
@@ -94,7 +95,7 @@ TEST_P(PcsWhir, HeightsBelowTheSkipDomainAndMixedHeightsVerify) {
   SystemParams params = test_system_params_small(3, 5, 2);  // l_skip 3: heights 2^0..2^2 are strided
   ProofRun r = prove(
       exec(), {{random_trace(3, 8, 3), random_trace(2, 5, 4), random_trace(4, 2, 5), random_trace(1, 0, 6)}}, params);
-  VerifyResult v = verify_pcs_proof(r.proof, r.widths, params);
+  VerifyResult v = check_pcs_proof_self_consistency(r.proof, r.widths, params);
   EXPECT_TRUE(v.ok) << v.reason;
 }
 
@@ -102,7 +103,7 @@ TEST_P(PcsWhir, SeveralCommitmentsVerify) {
   SystemParams params = default_test_params_small();
   ProofRun r = prove(exec(), {{random_trace(2, 9, 7)}, {random_trace(1, 10, 8), random_trace(3, 3, 9)}}, params);
   EXPECT_EQ(r.proof.roots.size(), 2u);
-  VerifyResult v = verify_pcs_proof(r.proof, r.widths, params);
+  VerifyResult v = check_pcs_proof_self_consistency(r.proof, r.widths, params);
   EXPECT_TRUE(v.ok) << v.reason;
 }
 
@@ -110,7 +111,7 @@ TEST_P(PcsWhir, KeccakLikeParamsWithRealGrindingVerify) {
   // app params at a small height: k = 4, 193/88 queries, 15/5/20-bit grinding.
   SystemParams params = app_params_with_100_bits_security(12);
   ProofRun r = prove(exec(), {{random_trace(5, 12, 10)}}, params);
-  VerifyResult v = verify_pcs_proof(r.proof, r.widths, params);
+  VerifyResult v = check_pcs_proof_self_consistency(r.proof, r.widths, params);
   EXPECT_TRUE(v.ok) << v.reason;
   EXPECT_LE(r.trace.counters.host_syncs, 2u);
 }
@@ -122,7 +123,10 @@ TEST(PcsWhirAcrossExecutors, RootsAndProofBytesAreIdentical) {
   ProofRun vk = prove(executor("vulkan"), sets, params);
   EXPECT_EQ(cpu.proof.roots, vk.proof.roots);
   EXPECT_EQ(encode(cpu.proof), encode(vk.proof));
-  EXPECT_TRUE(verify_pcs_proof(vk.proof, vk.widths, params).ok);
+  // The Vulkan proof's bytes verify against what the CPU run committed to and claims.
+  const PcsClaim cpu_claim{cpu.proof.roots, cpu.widths, cpu.proof.openings};
+  VerifyResult v = verify_pcs_proof_bytes(cpu_claim, encode(vk.proof), params);
+  EXPECT_TRUE(v.ok) << v.reason;
 }
 
 // The proof bytes of fixed inputs, recorded on 2026-11-23 before the WHIR sumcheck rounds moved to
@@ -156,7 +160,9 @@ TEST_P(PcsWhir, ProofBytesOfFixedInputsAreTheRecordedOnes) {
   for (const Case& c : cases) {
     ProofRun r = prove(exec(), c.sets, c.params);
     const std::vector<uint8_t> bytes = encode(r.proof);
-    EXPECT_TRUE(verify_pcs_proof(r.proof, r.widths, c.params).ok) << c.what;
+    EXPECT_TRUE(check_pcs_proof_self_consistency(r.proof, r.widths, c.params).ok) << c.what;
+    // The decoder with the params' shape takes the bytes back, and they are its canonical encoding.
+    EXPECT_EQ(decode_pcs_proof(bytes, c.params, r.widths), r.proof) << c.what;
     EXPECT_EQ(bytes.size(), c.size) << c.what;
     EXPECT_EQ(fingerprint(bytes), c.fingerprint) << c.what << fmt::format(": 0x{:016x}", fingerprint(bytes));
   }

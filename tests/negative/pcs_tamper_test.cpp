@@ -1,6 +1,8 @@
 // The PCS/WHIR verifier against tampered and truncated proofs: every field altered is rejected
-// with a reason; every truncation and corrupted encoding is rejected by the decoder; nothing
-// crashes or reads out of bounds (run under the sanitizer build too).
+// with a reason; the verifier is bound to the caller's commitments and values (a valid proof of other
+// roots or other values is rejected); every truncation and corrupted encoding is rejected; params
+// outside the supported range are an InputError naming the field; nothing crashes or reads out of
+// bounds (run under the sanitizer build too).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 #include <random>
 
 #include "executors/cpu/cpu_executor.hpp"
+#include "stages/codec.hpp"
 #include "stages/pcs/opening.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
@@ -17,32 +20,42 @@ using namespace vkstark;
 namespace {
 
 struct Fixture {
-  SystemParams params = test_system_params_small(2, 6, 2);  // 3 WHIR rounds of k = 2
+  SystemParams params = test_system_params_small(2, 6, 2);  // 4 WHIR rounds of k = 2
   PcsProof proof;
   std::vector<uint32_t> widths;
+  PcsClaim claim;  // the prover's commitments and values, as the caller holds them
 };
 
+// Two commitments (two traces, then one); `seed` picks the values.
+Fixture make_fixture(uint64_t seed) {
+  Fixture f;
+  auto exec = make_cpu_executor();
+  const uint32_t log_n = f.params.log_stacked_height() + f.params.log_blowup;
+  prepare_ntt_twiddles(*exec, log_n);
+  Trace t;
+  Graph g;
+  Ntt ntt(g, log_n);
+  auto a = g.input<Fp>("a", 3 << 8);
+  auto b = g.input<Fp>("b", 2 << 1);
+  PcsProofGraph pg = build_pcs_proof(g, ntt, {{{a, 3, 8}, {b, 2, 1}}, {{g.input<Fp>("c", 1 << 7), 1, 7}}}, f.params);
+  auto p = exec->prepare(compile(g));
+  p->upload(a, vkstark::testing::field_values(3 << 8, seed));
+  p->upload(b, vkstark::testing::field_values(2 << 1, seed + 1));
+  p->upload(g.find<Fp>("c"), vkstark::testing::field_values(1 << 7, seed + 2));
+  p->run(t);
+  f.proof = pg.decode(p->download(pg.layout.buffer()));
+  for (const auto& c : pg.commitments) f.widths.push_back(c.layout.stacked_width());
+  f.claim = {f.proof.roots, f.widths, f.proof.openings};
+  return f;
+}
+
 const Fixture& fixture() {
-  static const Fixture fix = [] {
-    Fixture f;
-    auto exec = make_cpu_executor();
-    const uint32_t log_n = f.params.log_stacked_height() + f.params.log_blowup;
-    prepare_ntt_twiddles(*exec, log_n);
-    Trace t;
-    Graph g;
-    Ntt ntt(g, log_n);
-    auto a = g.input<Fp>("a", 3 << 8);
-    auto b = g.input<Fp>("b", 2 << 1);
-    PcsProofGraph pg = build_pcs_proof(g, ntt, {{{a, 3, 8}, {b, 2, 1}}, {{g.input<Fp>("c", 1 << 7), 1, 7}}}, f.params);
-    auto p = exec->prepare(compile(g));
-    p->upload(a, vkstark::testing::field_values(3 << 8, 1));
-    p->upload(b, vkstark::testing::field_values(2 << 1, 2));
-    p->upload(g.find<Fp>("c"), vkstark::testing::field_values(1 << 7, 3));
-    p->run(t);
-    f.proof = pg.decode(p->download(pg.layout.buffer()));
-    for (const auto& c : pg.commitments) f.widths.push_back(c.layout.stacked_width());
-    return f;
-  }();
+  static const Fixture fix = make_fixture(1);
+  return fix;
+}
+// A valid proof of the same shape over other values.
+const Fixture& other_fixture() {
+  static const Fixture fix = make_fixture(101);
   return fix;
 }
 
@@ -53,23 +66,130 @@ Digest bump(Digest d) {
   return d;
 }
 
-// Applies `mutate` to a copy of the valid proof; the verifier must reject it with a reason.
+// Applies `mutate` to a copy of the valid proof; the verifier must reject it with a reason, against
+// the caller's claim and as a self-consistency check alike.
 void expect_rejected(const std::string& what, const std::function<void(PcsProof&)>& mutate) {
   const Fixture& f = fixture();
   PcsProof p = f.proof;
   mutate(p);
-  VerifyResult v = verify_pcs_proof(p, f.widths, f.params);
+  VerifyResult v = verify_pcs_proof(f.claim, p, f.params);
   EXPECT_FALSE(v.ok) << what << " was accepted";
   EXPECT_FALSE(v.reason.empty()) << what;
+  EXPECT_FALSE(check_pcs_proof_self_consistency(p, f.widths, f.params).ok) << what << " was self-consistent";
+}
+
+template <class F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
 }
 
 }  // namespace
 
 TEST(PcsVerifier, AcceptsTheUntouchedProof) {
   const Fixture& f = fixture();
-  VerifyResult v = verify_pcs_proof(f.proof, f.widths, f.params);
+  VerifyResult v = verify_pcs_proof(f.claim, f.proof, f.params);
   EXPECT_TRUE(v.ok) << v.reason;
+  EXPECT_TRUE(verify_pcs_proof_bytes(f.claim, encode(f.proof), f.params).ok);
+  EXPECT_TRUE(check_pcs_proof_self_consistency(f.proof, f.widths, f.params).ok);
   EXPECT_EQ(decode_pcs_proof(encode(f.proof)), f.proof);
+  EXPECT_EQ(decode_pcs_proof(encode(f.proof), f.params, f.widths), f.proof);
+}
+
+// Finding 4 of issue 8: the verifier took the roots, point and values from the proof itself.
+TEST(PcsVerifier, RejectsAValidProofOfOtherCommitmentsOrOtherValues) {
+  const Fixture& f = fixture();
+  const Fixture& other = other_fixture();
+  ASSERT_NE(other.proof.roots, f.proof.roots);
+  ASSERT_TRUE(verify_pcs_proof(other.claim, other.proof, other.params).ok);
+  ASSERT_TRUE(check_pcs_proof_self_consistency(other.proof, other.widths, other.params).ok);
+  // Another proof of the same shape, against the caller's roots and values.
+  VerifyResult v = verify_pcs_proof(f.claim, other.proof, f.params);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.reason.find("root 0"), std::string::npos) << v.reason;
+  EXPECT_FALSE(verify_pcs_proof_bytes(f.claim, encode(other.proof), f.params).ok);
+  // The caller's roots with the other proof's values, and the other way round.
+  v = verify_pcs_proof({f.claim.roots, f.widths, other.claim.openings}, other.proof, f.params);
+  EXPECT_FALSE(v.ok);
+  v = verify_pcs_proof({other.claim.roots, f.widths, f.claim.openings}, other.proof, f.params);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.reason.find("opening 0"), std::string::npos) << v.reason;
+  // The other proof relabelled with the caller's roots and values: the transcript gives another
+  // point, and with it the WHIR checks fail.
+  PcsProof relabelled = other.proof;
+  relabelled.roots = f.claim.roots;
+  relabelled.openings = f.claim.openings;
+  v = verify_pcs_proof(f.claim, relabelled, f.params);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.reason.find("point"), std::string::npos) << v.reason;
+  relabelled.point = f.proof.point;
+  EXPECT_FALSE(verify_pcs_proof(f.claim, relabelled, f.params).ok);
+}
+
+TEST(PcsVerifier, AnInconsistentClaimIsAnInputErrorNamingTheField) {
+  const Fixture& f = fixture();
+  PcsClaim c = f.claim;
+  c.widths.pop_back();
+  EXPECT_NE(input_error_of([&] { (void)verify_pcs_proof(c, f.proof, f.params); }).find("widths"), std::string::npos);
+  c = f.claim;
+  c.widths[0] = 0;
+  EXPECT_NE(input_error_of([&] { (void)verify_pcs_proof(c, f.proof, f.params); }).find("widths[0] = 0"),
+            std::string::npos);
+  c = f.claim;
+  c.openings.pop_back();
+  EXPECT_NE(input_error_of([&] { (void)verify_pcs_proof(c, f.proof, f.params); }).find("openings"), std::string::npos);
+  c = f.claim;
+  c.widths[0] = f.params.w_stack;
+  EXPECT_NE(input_error_of([&] { (void)verify_pcs_proof_bytes(c, encode(f.proof), f.params); }).find("w_stack"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([&] { (void)verify_pcs_proof({}, f.proof, f.params); }).find("no commitment"),
+            std::string::npos);
+}
+
+// Finding 3 of issue 8: the verifier threw from deep inside (or crashed) on such params.
+TEST(PcsVerifier, ParamsOutsideTheSupportedRangeAreAnInputErrorNamingTheField) {
+  const Fixture& f = fixture();
+  const std::vector<uint8_t> bytes = encode(f.proof);
+  auto expect_named = [&](const SystemParams& params, const std::string& field) {
+    EXPECT_NE(input_error_of([&] { (void)verify_pcs_proof(f.claim, f.proof, params); }).find(field), std::string::npos)
+        << field;
+    EXPECT_NE(input_error_of([&] { (void)verify_pcs_proof_bytes(f.claim, bytes, params); }).find(field),
+              std::string::npos)
+        << field;
+    EXPECT_NE(input_error_of([&] { (void)decode_pcs_proof(bytes, params, f.widths); }).find(field), std::string::npos)
+        << field;
+  };
+  for (uint32_t bits : {31u, 40u}) {
+    SystemParams p = f.params;
+    p.whir.query_phase_pow_bits = bits;
+    expect_named(p, "whir.query_phase_pow_bits");
+    p = f.params;
+    p.whir.folding_pow_bits = bits;
+    expect_named(p, "whir.folding_pow_bits");
+    p = f.params;
+    p.whir.mu_pow_bits = bits;
+    expect_named(p, "whir.mu_pow_bits");
+  }
+  SystemParams p = f.params;
+  p.whir.rounds.clear();
+  expect_named(p, "whir.rounds");
+  p = f.params;
+  p.whir.rounds[2].num_queries = 0;
+  expect_named(p, "whir.rounds[2].num_queries");
+}
+
+TEST(PcsProver, ParamsWithoutAWhirRoundAreAnInputErrorNotACrash) {
+  // pcs_bench --log-height 4 (8, 10) died with SIGSEGV: app params below 2^11 have no WHIR round.
+  for (uint32_t h : {4u, 8u, 10u}) {
+    const SystemParams params = app_params_with_100_bits_security(h);
+    EXPECT_NE(input_error_of([&] { (void)build_pcs_matrix_proof(1, h, params); }).find("whir.rounds"),
+              std::string::npos)
+        << h;
+  }
 }
 
 TEST(PcsVerifier, RejectsEveryAlteredField) {
@@ -115,17 +235,23 @@ TEST(PcsVerifier, RejectsWrongShapesWithoutReadingOutOfBounds) {
 }
 
 TEST(PcsVerifier, RejectsEveryTruncation) {
-  const std::vector<uint8_t> bytes = encode(fixture().proof);
+  const Fixture& f = fixture();
+  const std::vector<uint8_t> bytes = encode(f.proof);
   for (size_t cut = 0; cut < bytes.size(); cut += (cut < 256 ? 1 : 97)) {
     std::span<const uint8_t> part(bytes.data(), cut);
-    EXPECT_THROW((void)decode_pcs_proof(part), InputError) << "cut at " << cut;
+    EXPECT_THROW((void)decode_pcs_proof(part), DecodeError) << "cut at " << cut;
+    EXPECT_THROW((void)decode_pcs_proof(part, f.params, f.widths), DecodeError) << "cut at " << cut;
+    EXPECT_FALSE(verify_pcs_proof_bytes(f.claim, part, f.params).ok) << "cut at " << cut;
   }
   std::vector<uint8_t> longer = bytes;
   longer.push_back(0);
-  EXPECT_THROW((void)decode_pcs_proof(longer), InputError);
+  EXPECT_THROW((void)decode_pcs_proof(longer), DecodeError);
+  VerifyResult v = verify_pcs_proof_bytes(f.claim, longer, f.params);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.reason.find("1 trailing bytes"), std::string::npos) << v.reason;
 }
 
-TEST(PcsVerifier, CorruptedBytesAreRejectedOrFailVerification) {
+TEST(PcsVerifier, CorruptedBytesAreRejected) {
   const Fixture& f = fixture();
   const std::vector<uint8_t> bytes = encode(f.proof);
   std::mt19937_64 rng(5);
@@ -133,12 +259,9 @@ TEST(PcsVerifier, CorruptedBytesAreRejectedOrFailVerification) {
     std::vector<uint8_t> b = bytes;
     size_t at = rng() % b.size();
     b[at] ^= static_cast<uint8_t>(1 + rng() % 255);
-    try {
-      PcsProof p = decode_pcs_proof(b);
-      EXPECT_FALSE(verify_pcs_proof(p, f.widths, f.params).ok) << "flipped byte " << at;
-    } catch (const InputError&) {
-      // malformed encoding: rejected by the decoder
-    }
+    VerifyResult v = verify_pcs_proof_bytes(f.claim, b, f.params);  // never throws for the bytes
+    EXPECT_FALSE(v.ok) << "flipped byte " << at;
+    EXPECT_FALSE(v.reason.empty());
   }
 }
 
@@ -149,7 +272,7 @@ TEST(PcsVerifier, DecoderRejectsNonCanonicalFieldElements) {
   try {
     (void)decode_pcs_proof(bytes);
     FAIL();
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("roots"), std::string::npos) << e.what();
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("PCS proof: roots[0]"), std::string::npos) << e.what();
   }
 }

@@ -1,6 +1,8 @@
 // Specifies the parameter presets and the WHIR query counts of protocol.md 3.2-3.5.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "runtime/error.hpp"
 #include "stages/params.hpp"
 
@@ -71,4 +73,77 @@ TEST(Params, ValidateNamesTheBadParameter) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("l_skip"), std::string::npos);
   }
+}
+
+namespace {
+std::string validate_error(const SystemParams& p) {
+  try {
+    p.validate();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(valid)";
+}
+}  // namespace
+
+// protocol.md 3.2: app params at heights up to 2^10 have no WHIR round, which the codec cannot carry.
+TEST(Params, NoWhirRoundIsRejectedWithAClearError) {
+  for (uint32_t h = 4; h <= 10; ++h) {
+    SystemParams p = app_params_with_100_bits_security(h);
+    EXPECT_TRUE(p.whir.rounds.empty()) << h;
+    EXPECT_NE(validate_error(p).find("whir.rounds is empty"), std::string::npos) << validate_error(p);
+  }
+  EXPECT_NO_THROW(app_params_with_100_bits_security(11).validate());
+}
+
+TEST(Params, RoundsWithoutQueriesAreRejected) {
+  SystemParams p = default_test_params_small();
+  p.whir.rounds[1].num_queries = 0;
+  EXPECT_NE(validate_error(p).find("whir.rounds[1].num_queries = 0"), std::string::npos) << validate_error(p);
+  p.whir.rounds[1].num_queries = 1u << 20;
+  EXPECT_NE(validate_error(p).find("whir.rounds[1].num_queries"), std::string::npos) << validate_error(p);
+  // Zero security left after grinding gives zero queries: rejected the same way.
+  SystemParams q = default_test_params_small();
+  q.whir = WhirConfig::derive(1, 10, 3, 1, 5, 2, 3, {}, 5);
+  EXPECT_NE(validate_error(q).find("num_queries = 0"), std::string::npos) << validate_error(q);
+}
+
+TEST(Params, GrindingBitsAboveOneSampleAreRejectedNamingTheField) {
+  for (uint32_t bits : {31u, 40u}) {
+    SystemParams p = app_params_with_100_bits_security(21);
+    p.whir.mu_pow_bits = bits;
+    EXPECT_NE(validate_error(p).find(fmt::format("whir.mu_pow_bits = {}", bits)), std::string::npos);
+    p = app_params_with_100_bits_security(21);
+    p.whir.query_phase_pow_bits = bits;
+    EXPECT_NE(validate_error(p).find(fmt::format("whir.query_phase_pow_bits = {}", bits)), std::string::npos);
+    p = app_params_with_100_bits_security(21);
+    p.whir.folding_pow_bits = bits;
+    EXPECT_NE(validate_error(p).find(fmt::format("whir.folding_pow_bits = {}", bits)), std::string::npos);
+    p = app_params_with_100_bits_security(21);
+    p.logup.pow_bits = bits;
+    EXPECT_NE(validate_error(p).find(fmt::format("logup.pow_bits = {}", bits)), std::string::npos);
+  }
+  SystemParams p = app_params_with_100_bits_security(21);
+  p.whir.query_phase_pow_bits = 30;
+  EXPECT_NO_THROW(p.validate());
+}
+
+TEST(Params, CodewordsBeyondTheTwoAdicSubgroupAreRejected) {
+  SystemParams p = app_params_with_100_bits_security(24);
+  p.log_blowup = 4;  // 2^28 codeword rows; BabyBear has 2^27-th roots of unity only
+  EXPECT_NE(validate_error(p).find("log_blowup = 4"), std::string::npos) << validate_error(p);
+  p.log_blowup = 3;
+  EXPECT_NO_THROW(p.validate());
+}
+
+TEST(Params, MoreFoldingThanVariablesIsRejected) {
+  SystemParams p = default_test_params_small();  // 10 variables, 3 rounds of k = 3
+  p.whir.rounds.push_back({2});
+  EXPECT_NE(validate_error(p).find("whir.rounds has 4 rounds of k = 3"), std::string::npos) << validate_error(p);
+}
+
+TEST(Params, ListDecodingWithoutSecurityPerQueryIsRejected) {
+  // rate 1/2, m = 1: sqrt(1/2) * 3/2 > 1, clamped to 1: no bit per query.
+  WhirProximity prox{WhirProximity::Kind::ListDecoding, 1, 0};
+  EXPECT_THROW(WhirConfig::derive(1, 12, 4, 4, 20, 5, 15, prox, 100), InputError);
 }
