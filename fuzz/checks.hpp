@@ -5,7 +5,8 @@
 // given to the decoders and verifiers. For each input every decoder and verifier entry point of
 // the target runs; a violation is any of
 // - a decoder accepting bytes that are not encode() of what it returned (one canonical encoding),
-//   or the decoder with a shape accepting what the one without rejects, or decoding otherwise;
+//   or the decoder with a shape accepting what the one without rejects, or the two decoding the
+//   same bytes to different proofs;
 // - a verifier accepting anything but the seed proof of the shape's claim (compared by hash), or
 //   rejecting the seed itself (a stale corpus), or rejecting without a reason;
 // and an exception other than DecodeError from a decoder, or any exception from a verifier, is

@@ -139,9 +139,7 @@ constexpr auto tie_all(T& t) {
 }
 
 // Member names: the address of member I of an object that is declared but never defined is a
-// constant expression; GCC spells it out in __PRETTY_FUNCTION__ as "... (& obj.T::name)". Clang 14
-// takes no pointer to a subobject as a template argument, but takes one inside a class object, and
-// spells that "[Ptr = {&obj.value.name}]" (the fuzz targets build with clang: fuzz/CMakeLists.txt).
+// constant expression; GCC spells it out in __PRETTY_FUNCTION__ as "... (& obj.T::name)".
 template <class T>
 struct FieldNameProbe {
   const T value;
@@ -149,27 +147,14 @@ struct FieldNameProbe {
 template <class T>
 extern const FieldNameProbe<T> field_name_probe;
 
-#if defined(__clang__)
-template <class P>
-struct PointerWrapper {
-  P ptr;
-};
-template <class P>
-PointerWrapper(P) -> PointerWrapper<P>;
-#endif
-
 template <auto Ptr>
 consteval std::string_view pretty_pointer() {
   return __PRETTY_FUNCTION__;
 }
 
 consteval std::string_view member_from_pretty(std::string_view s) {
-#if defined(__clang__)
-  size_t close = s.rfind('}');
-#else
   size_t close = s.rfind(')');
   if (close == std::string_view::npos) close = s.rfind(']');
-#endif
   size_t start = close;
   while (start > 0 && (s[start - 1] == '_' || (s[start - 1] >= 'a' && s[start - 1] <= 'z') ||
                        (s[start - 1] >= 'A' && s[start - 1] <= 'Z') || (s[start - 1] >= '0' && s[start - 1] <= '9')))
@@ -177,20 +162,9 @@ consteval std::string_view member_from_pretty(std::string_view s) {
   return s.substr(start, close - start);
 }
 
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wundefined-var-template"  // field_name_probe: never defined on purpose
-#endif
 template <class T, size_t I>
 consteval std::string_view field_name() {
-#if defined(__clang__)
-  return member_from_pretty(pretty_pointer<PointerWrapper{&std::get<I>(tie_all(field_name_probe<T>.value))}>());
-#else
   return member_from_pretty(pretty_pointer<&std::get<I>(tie_all(field_name_probe<T>.value))>());
-#endif
 }
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#endif
 
 }  // namespace vkstark::detail
