@@ -1,0 +1,226 @@
+#include "fuzz/checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "stages/codec.hpp"
+#include "stages/whir/verify.hpp"
+
+namespace vkstark::fuzz {
+
+std::vector<FuzzShape> fuzz_shape_list() {
+  using Traces = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
+  std::vector<FuzzShape> list;
+  auto add = [&](std::string name, const SystemParams& params, Traces traces) {
+    list.emplace_back();
+    list.back().name = std::move(name);
+    list.back().params = params;
+    list.back().traces = std::move(traces);
+  };
+  // The shapes of pcs_decode_test: 4 WHIR rounds of k = 2 over two commitments, and one round.
+  add("k2_four_rounds", test_system_params_small(2, 6, 2), {{{3, 8}, {2, 1}}, {{1, 7}}});
+  add("k4_one_round", test_system_params_small(2, 3, 4), {{{2, 5}, {1, 3}}});
+  // No univariate skip and k = 1: the most rounds per variable, three commitments.
+  add("k1_no_skip", test_system_params_small(0, 5, 1), {{{2, 5}}, {{1, 3}}, {{1, 5}}});
+  // The default small test params (k = 3), one commitment of traces of three heights.
+  add("k3_default", default_test_params_small(), {{{3, 10}, {4, 6}, {1, 2}}});
+  // The keccakf shape's params (100-bit security, k = 4, grinding) at a small stacked height.
+  add("app100_k4", app_params_with_100_bits_security(14), {{{2, 14}}});
+  return list;
+}
+
+namespace {
+
+// The claim data fuzz_make_corpus wrote with the seeds, as canonical integers.
+struct ClaimData {
+  const char* name;
+  std::vector<uint32_t> widths;
+  std::vector<std::array<uint32_t, 8>> roots;
+  std::vector<std::array<uint32_t, 4>> openings;
+  uint64_t pcs_seed_hash, whir_seed_hash;
+};
+const std::vector<ClaimData>& claims() {
+  static const std::vector<ClaimData> c = {
+#include "fuzz/claims.inc"
+  };
+  return c;
+}
+
+[[noreturn]] void fail_setup(const std::string& why) {
+  std::fprintf(stderr, "fuzz shapes: %s; regenerate with fuzz_make_corpus (README, Fuzzing)\n", why.c_str());
+  std::abort();
+}
+
+std::vector<FuzzShape> with_claims() {
+  std::vector<FuzzShape> shapes = fuzz_shape_list();
+  if (claims().size() != shapes.size())
+    fail_setup(fmt::format("claims.inc has {} claims for {} shapes", claims().size(), shapes.size()));
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const ClaimData& c = claims()[i];
+    FuzzShape& s = shapes[i];
+    if (s.name != c.name) fail_setup(fmt::format("claim {} is for '{}', the shape is '{}'", i, c.name, s.name));
+    s.claim.widths = c.widths;
+    for (const auto& r : c.roots) {
+      Digest d;
+      for (size_t j = 0; j < d.size(); ++j) d[j] = Fp::from_canonical(r[j]);
+      s.claim.roots.push_back(d);
+    }
+    for (const auto& o : c.openings)
+      s.claim.openings.push_back(
+          {Fp::from_canonical(o[0]), Fp::from_canonical(o[1]), Fp::from_canonical(o[2]), Fp::from_canonical(o[3])});
+    s.pcs_seed_hash = c.pcs_seed_hash;
+    s.whir_seed_hash = c.whir_seed_hash;
+  }
+  return shapes;
+}
+
+// The PCS verifier's transcript state and WHIR statement before WHIR (the order of opening.hpp):
+// observe each root, sample the point, observe the openings; u_cube from the point.
+struct WhirStart {
+  DuplexSponge transcript;
+  WhirStatement statement;
+};
+WhirStart whir_start(const FuzzShape& s) {
+  WhirStart w;
+  for (const Digest& r : s.claim.roots) w.transcript.observe_commit(r);
+  std::vector<Fp4> point;
+  for (uint32_t i = 0; i < 1 + s.params.n_stack; ++i) point.push_back(w.transcript.sample_ext());
+  for (const Fp4& v : s.claim.openings) w.transcript.observe_ext(v);
+  std::vector<Fp4> cube;
+  Fp4 x = point[0];
+  for (uint32_t i = 0; i < s.params.l_skip; ++i, x = x.square()) cube.push_back(x);
+  cube.insert(cube.end(), point.begin() + 1, point.end());
+  w.statement = {s.claim.roots, s.claim.widths, std::move(cube), s.claim.openings};
+  return w;
+}
+const std::vector<WhirStart>& whir_starts() {
+  static const std::vector<WhirStart> starts = [] {
+    std::vector<WhirStart> v;
+    for (const FuzzShape& s : fuzz_shapes()) v.push_back(whir_start(s));
+    return v;
+  }();
+  return starts;
+}
+
+bool same(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// A verifier's result on `bytes`: accepted only for the seed, the seed never rejected.
+void check_verdict(FuzzOutcome& out, const VerifyResult& v, bool is_seed, const std::string& what) {
+  if (v.ok) {
+    out.accepted = true;
+    if (!is_seed) out.violation = what + " accepted bytes other than the seed proof of the claim";
+  } else if (v.reason.empty()) {
+    out.violation = what + " rejected without a reason";
+  } else if (is_seed) {
+    out.violation = what + " rejected the seed proof (stale corpus?): " + v.reason;
+  }
+}
+
+}  // namespace
+
+const std::vector<FuzzShape>& fuzz_shapes() {
+  static const std::vector<FuzzShape> shapes = with_claims();
+  return shapes;
+}
+
+uint64_t fuzz_hash(std::span<const uint8_t> bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  return h;
+}
+
+FuzzOutcome check_pcs_proof_input(std::span<const uint8_t> input) {
+  FuzzOutcome out;
+  if (input.empty()) return out;
+  const FuzzShape& s = fuzz_shapes()[input[0] % fuzz_shapes().size()];
+  const std::span<const uint8_t> bytes = input.subspan(1);
+  const bool is_seed = fuzz_hash(bytes) == s.pcs_seed_hash;
+
+  std::optional<PcsProof> any;  // the shape-free decoder's result
+  try {
+    any = decode_pcs_proof(bytes);
+  } catch (const DecodeError&) {
+  }
+  if (any && !same(encode(*any), bytes)) {
+    out.violation = "decode_pcs_proof (no shape) accepted a non-canonical encoding";
+    return out;
+  }
+  std::optional<PcsProof> shaped;
+  try {
+    shaped = decode_pcs_proof(bytes, s.params, s.claim.widths);
+  } catch (const DecodeError&) {
+  }
+  if (shaped) {
+    if (!same(encode(*shaped), bytes)) out.violation = "decode_pcs_proof (shape) accepted a non-canonical encoding";
+    if (!any) out.violation = "decode_pcs_proof accepted with the shape what it rejects without";
+    if (any && *any != *shaped) out.violation = "decode_pcs_proof decodes differently with the shape";
+    if (!out.violation.empty()) return out;
+  }
+  // A proof of another shape through verify_pcs_proof (one of this shape is verified below).
+  if (any && !shaped) {
+    check_verdict(out, verify_pcs_proof(s.claim, *any, s.params), is_seed, "verify_pcs_proof");
+    if (!out.violation.empty()) return out;
+  }
+  const VerifyResult v = verify_pcs_proof_bytes(s.claim, bytes, s.params);
+  check_verdict(out, v, is_seed, "verify_pcs_proof_bytes");
+  if (v.ok && !shaped) out.violation = "verify_pcs_proof_bytes accepted bytes its decoder rejects";
+  return out;
+}
+
+FuzzOutcome check_whir_proof_input(std::span<const uint8_t> input) {
+  FuzzOutcome out;
+  if (input.empty()) return out;
+  const size_t index = input[0] % fuzz_shapes().size();
+  const FuzzShape& s = fuzz_shapes()[index];
+  const std::span<const uint8_t> bytes = input.subspan(1);
+  const bool is_seed = fuzz_hash(bytes) == s.whir_seed_hash;
+
+  // Each decoder reads a prefix of the bytes; that prefix must be the encoding of its result.
+  auto decode = [&](const WhirShape* shape, const char* what) -> std::optional<WhirProof> {
+    ByteReader r(bytes);
+    std::optional<WhirProof> p;
+    try {
+      p = decode_whir_proof(r, shape);
+    } catch (const DecodeError&) {
+      return std::nullopt;
+    }
+    std::vector<uint8_t> again;
+    encode(*p, again);
+    if (!same(again, bytes.first(r.pos())))
+      out.violation = fmt::format("decode_whir_proof ({}) accepted a non-canonical encoding", what);
+    if (r.remaining() != 0) return std::nullopt;  // trailing bytes: a PCS proof would reject them
+    return p;
+  };
+  const WhirShape shape = WhirShape::from(s.params, s.claim.widths);
+  const std::optional<WhirProof> any = decode(nullptr, "no shape");
+  const std::optional<WhirProof> shaped = decode(&shape, "shape");
+  if (!out.violation.empty()) return out;
+  if (shaped && !any) out.violation = "decode_whir_proof accepted with the shape what it rejects without";
+  if (shaped && any && *shaped != *any) out.violation = "decode_whir_proof decodes differently with the shape";
+  if (!out.violation.empty()) return out;
+  if (any) {
+    DuplexSponge t = whir_starts()[index].transcript;
+    check_verdict(out, whir_verify(t, *any, s.params, whir_starts()[index].statement), is_seed, "whir_verify");
+  } else if (is_seed) {
+    out.violation = "decode_whir_proof rejected the seed proof (stale corpus?)";
+  }
+  return out;
+}
+
+int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t* data, size_t size) {
+  const FuzzOutcome o = check({data, size});
+  if (!o.violation.empty()) {
+    std::fprintf(stderr, "fuzz violation: %s\n", o.violation.c_str());
+    std::abort();
+  }
+  return 0;
+}
+
+}  // namespace vkstark::fuzz

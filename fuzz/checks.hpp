@@ -1,0 +1,61 @@
+// What the fuzz targets check on one input, shared by the libFuzzer targets (fuzz/*_fuzz.cpp, built
+// with clang) and the replay test of the committed inputs (tests/negative/fuzz_replay_test.cpp, g++).
+//
+// An input is one selector byte (the shape: fuzz_shapes()[input[0] % count]) followed by the bytes
+// given to the decoders and verifiers. For each input every decoder and verifier entry point of
+// the target runs; a violation is any of
+// - a decoder accepting bytes that are not encode() of what it returned (one canonical encoding),
+//   or the decoder with a shape accepting what the one without rejects, or the two decoding the
+//   same bytes to different proofs;
+// - a verifier accepting anything but the seed proof of the shape's claim (compared by hash), or
+//   rejecting the seed itself (a stale corpus), or rejecting without a reason;
+// and an exception other than DecodeError from a decoder, or any exception from a verifier, is
+// let through (the fuzzer reports it as a crash). Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "stages/params.hpp"
+#include "stages/pcs/opening.hpp"
+
+namespace vkstark::fuzz {
+
+// One fixed shape: params, the traces of each commitment (width, log_height; sorted), and the
+// claim its seed proof proves (fuzz/claims.inc, written by fuzz_make_corpus with the seeds).
+struct FuzzShape {
+  std::string name;
+  SystemParams params;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> traces;
+  PcsClaim claim;
+  uint64_t pcs_seed_hash = 0;   // of the seed's encode(PcsProof)
+  uint64_t whir_seed_hash = 0;  // of the seed's encode(WhirProof)
+};
+
+// The shapes without their claims (what fuzz_make_corpus proves) ...
+std::vector<FuzzShape> fuzz_shape_list();
+// ... and with them (built once; aborts if claims.inc does not match the list).
+const std::vector<FuzzShape>& fuzz_shapes();
+
+// FNV-1a, 64 bits: tells a seed from other bytes (not a security hash; the fuzzer does not
+// search for collisions).
+uint64_t fuzz_hash(std::span<const uint8_t> bytes);
+
+struct FuzzOutcome {
+  bool accepted = false;  // a verifier accepted the bytes
+  std::string violation;  // empty: none
+};
+
+// Target pcs_proof: decode_pcs_proof without and with the shape, verify_pcs_proof on what the
+// shape-free decoder returns, verify_pcs_proof_bytes.
+FuzzOutcome check_pcs_proof_input(std::span<const uint8_t> input);
+// Target whir_proof: decode_whir_proof without and with the shape, whir_verify on either result
+// from the transcript state the PCS verifier reaches before WHIR.
+FuzzOutcome check_whir_proof_input(std::span<const uint8_t> input);
+
+// The libFuzzer entry points' body: aborts with the violation on stderr.
+int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t* data, size_t size);
+
+}  // namespace vkstark::fuzz

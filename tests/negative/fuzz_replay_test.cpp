@@ -1,0 +1,90 @@
+// The committed fuzz inputs, replayed without clang (README, Fuzzing): every file under
+// tests/fuzz_corpus/<target>/ and tests/fuzz_regressions/<target>/ goes through the checks its
+// libFuzzer target runs (fuzz/checks.hpp: canonical decoding, a verifier accepting the seed proof
+// and nothing else, no exception but DecodeError from a decoder); the seeds must be accepted, one
+// per shape and target, and claims.inc must match the shapes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "fuzz/checks.hpp"
+
+using namespace vkstark;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kTests = fs::path(VKSTARK_SOURCE_DIR) / "tests";
+
+std::vector<uint8_t> read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::vector<fs::path> files_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_regular_file()) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+using Check = fuzz::FuzzOutcome (*)(std::span<const uint8_t>);
+struct Target {
+  const char* name;
+  Check check;
+};
+const Target kTargets[] = {{"pcs_proof", fuzz::check_pcs_proof_input}, {"whir_proof", fuzz::check_whir_proof_input}};
+
+}  // namespace
+
+TEST(FuzzReplay, ClaimsMatchTheShapes) {
+  const auto& shapes = fuzz::fuzz_shapes();  // aborts on a mismatch of names or count
+  ASSERT_EQ(shapes.size(), fuzz::fuzz_shape_list().size());
+  for (const fuzz::FuzzShape& s : shapes) {
+    EXPECT_EQ(s.claim.roots.size(), s.traces.size()) << s.name;
+    EXPECT_NO_THROW(s.params.validate()) << s.name;
+  }
+}
+
+TEST(FuzzReplay, EverySeedIsAcceptedWithoutViolation) {
+  for (const Target& t : kTargets) {
+    std::set<uint8_t> selectors;
+    for (const fs::path& p : files_in(kTests / "fuzz_corpus" / t.name)) {
+      const std::vector<uint8_t> bytes = read_file(p);
+      ASSERT_FALSE(bytes.empty()) << p;
+      selectors.insert(bytes[0]);
+      const fuzz::FuzzOutcome o = t.check(bytes);
+      EXPECT_EQ(o.violation, "") << p;
+      EXPECT_TRUE(o.accepted) << p << " is not a valid proof (regenerate with fuzz_make_corpus)";
+    }
+    EXPECT_EQ(selectors.size(), fuzz::fuzz_shapes().size()) << t.name << ": one seed per shape";
+  }
+}
+
+TEST(FuzzReplay, RegressionInputsRunWithoutViolation) {
+  for (const Target& t : kTargets)
+    for (const fs::path& p : files_in(kTests / "fuzz_regressions" / t.name)) {
+      const fuzz::FuzzOutcome o = t.check(read_file(p));
+      EXPECT_EQ(o.violation, "") << p;
+    }
+}
+
+// The checks themselves: a seed with one bit flipped, or a byte appended, is rejected.
+TEST(FuzzReplay, AMutatedSeedIsRejected) {
+  for (const Target& t : kTargets)
+    for (const fs::path& p : files_in(kTests / "fuzz_corpus" / t.name)) {
+      std::vector<uint8_t> bytes = read_file(p);
+      bytes[bytes.size() - 5] ^= 1;  // in the final polynomial
+      const fuzz::FuzzOutcome o = t.check(bytes);
+      EXPECT_FALSE(o.accepted) << p;
+      EXPECT_EQ(o.violation, "") << p;
+      bytes.push_back(0);  // trailing bytes
+      EXPECT_FALSE(t.check(bytes).accepted) << p;
+    }
+}
