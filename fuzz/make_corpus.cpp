@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 
 #include "executors/cpu/cpu_executor.hpp"
 #include "fuzz/checks.hpp"
@@ -105,6 +106,9 @@ int main(int argc, char** argv) {
                 s.name.c_str(), seed.widths.size(), claim.openings.size(), pcs.size(), whir.size());
   }
   inc += "// clang-format on\n";
-  std::ofstream(root / "fuzz/claims.inc", std::ios::trunc) << inc;
+  std::filesystem::create_directories(root / "fuzz");
+  std::ofstream f(root / "fuzz/claims.inc", std::ios::trunc);
+  f << inc;
+  if (!f) throw std::runtime_error("cannot write " + (root / "fuzz/claims.inc").string());
   return 0;
 }
