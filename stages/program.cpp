@@ -109,26 +109,16 @@ ProgramBuilder::Reg ProgramBuilder::sum_ext(View<Fp4> v, uint64_t first, uint64_
   return r;
 }
 
-ProgramBuilder::Reg ProgramBuilder::add(Reg x, Reg y) {
-  const uint32_t a = live(x, "add"), b = live(y, "add");
+ProgramBuilder::Reg ProgramBuilder::binary(ProgramOp o, const char* what, Reg x, Reg y) {
+  const uint32_t a = live(x, what), b = live(y, what);
   Reg r = alloc();
-  op(ProgramOp::Add, r.index, a, b);
+  op(o, r.index, a, b);
   return r;
 }
 
-ProgramBuilder::Reg ProgramBuilder::sub(Reg x, Reg y) {
-  const uint32_t a = live(x, "sub"), b = live(y, "sub");
-  Reg r = alloc();
-  op(ProgramOp::Sub, r.index, a, b);
-  return r;
-}
-
-ProgramBuilder::Reg ProgramBuilder::mul(Reg x, Reg y) {
-  const uint32_t a = live(x, "mul"), b = live(y, "mul");
-  Reg r = alloc();
-  op(ProgramOp::Mul, r.index, a, b);
-  return r;
-}
+ProgramBuilder::Reg ProgramBuilder::add(Reg x, Reg y) { return binary(ProgramOp::Add, "add", x, y); }
+ProgramBuilder::Reg ProgramBuilder::sub(Reg x, Reg y) { return binary(ProgramOp::Sub, "sub", x, y); }
+ProgramBuilder::Reg ProgramBuilder::mul(Reg x, Reg y) { return binary(ProgramOp::Mul, "mul", x, y); }
 
 ProgramBuilder::Reg ProgramBuilder::inv(Reg x) {
   const uint32_t a = live(x, "inv");

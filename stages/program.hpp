@@ -88,6 +88,7 @@ class ProgramBuilder {
   Slot in_slot(View<uint32_t> v, uint64_t align);
   Slot out_slot(View<uint32_t> v, uint64_t align);
   void op(ProgramOp o, uint32_t a, uint32_t b = 0, uint32_t c = 0, std::initializer_list<uint32_t> imm = {});
+  Reg binary(ProgramOp o, const char* what, Reg x, Reg y);  // add, sub, mul
   static uint32_t imm32(uint64_t v, const char* what, const std::string& name);
   void flush();
 

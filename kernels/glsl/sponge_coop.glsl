@@ -170,12 +170,22 @@ uint p2c_external_add(uint x, uint a) {
 // The one sum over lanes per round, U_r, is needed two rounds later, so its shuffles overlap the
 // S-boxes. Critical path per round: a subtraction and the S-box (the round constant is added to
 // T before).
+//
+// Kernels that define P2C_COMPACT get the rounds as a loop, not unrolled: a little slower (2.76
+// against 2.59 us per chained permutation on an H100 in an experiment), less code for the driver
+// to compile. For those whose pipelines take longest to create, where the permutation is not the
+// critical latency.
+#ifdef P2C_COMPACT
+#define P2C_PARTIAL_LOOP [[dont_unroll]]
+#else
+#define P2C_PARTIAL_LOOP [[unroll]]
+#endif
 uint p2c_partial_rounds(uint x, P2cLaneConsts c, uint a) {
   const bool first = p2c_lane() == 0u;
   const uvec4 s0 = p2c_sum16_4(first ? uvec4(0u, 0u, 0u, fp_add(x, P2_RC_INT[0]))
                                      : uvec4(x, fp_mul(c.diag, x), fp_mul(c.diag2, x), 0u));
   uint t = s0.x, w0 = s0.y, u_prev = 0u, z = s0.w, s_prev = 0u;
-  [[unroll]] for (uint r = 0u; r < 13u; ++r) {
+  P2C_PARTIAL_LOOP for (uint r = 0u; r < 13u; ++r) {
     uint u = s0.z;                                                // U_0
     if (r >= 1u && r <= 10u) u = p2c_sum16(fp_mul(c.diag2, x));  // U_r (lane 0 weighs 0)
     const uint y = p2_sbox(z);                                    // z = x_0 + RC_r
@@ -192,39 +202,6 @@ uint p2c_partial_rounds(uint x, P2cLaneConsts c, uint a) {
 // The constant of external round r + 1 of a half (k: that half's four round constants of this lane).
 uint p2c_next_constant(uint r, uint k[4]) { return r == 0u ? k[1] : r == 1u ? k[2] : r == 2u ? k[3] : 0u; }
 
-// The same as p2c_partial_rounds with rounds 1..10 as a loop: a little slower (2.76 against 2.59 us
-// per chained permutation on an H100), less code. Kernels that define P2C_COMPACT use it: those
-// whose pipelines take longest to create, where the permutation is not the critical latency.
-uint p2c_partial_rounds_compact(uint x, P2cLaneConsts c, uint a) {
-  const bool first = p2c_lane() == 0u;
-  const uvec4 s0 = p2c_sum16_4(first ? uvec4(0u, 0u, 0u, fp_add(x, P2_RC_INT[0]))
-                                     : uvec4(x, fp_mul(c.diag, x), fp_mul(c.diag2, x), 0u));
-  uint t = s0.x, z = s0.w, s_prev, u_prev;
-  {  // round 0
-    const uint y = p2_sbox(z), s = fp_add(y, t);
-    z = fp_sub(fp_add(t, P2_RC_INT[1]), y);
-    x = fp_add(s, fp_mul(c.diag, x));
-    t = fp_add(fp_mul(c.c15, s), s0.y);
-    s_prev = s;
-    u_prev = s0.z;
-  }
-  [[dont_unroll]] for (uint r = 1u; r <= 11u; ++r) {
-    const uint u = r <= 10u ? p2c_sum16(fp_mul(c.diag2, x)) : 0u;
-    const uint y = p2_sbox(z), s = fp_add(y, t);
-    z = fp_sub(fp_add(t, P2_RC_INT[r + 1u]), y);
-    x = fp_add(s, fp_mul(c.diag, x));
-    t = fp_add(fp_mul(c.c15, s), fp_add(fp_mul(c.c1, s_prev), u_prev));
-    s_prev = s;
-    u_prev = u;
-  }
-  {  // round 12
-    const uint y = p2_sbox(z), s = fp_add(y, t);
-    z = fp_sub(fp_add(t, a), y);
-    x = fp_add(s, fp_add(fp_mul(c.diag, x), a));
-  }
-  return first ? z : x;
-}
-
 // Poseidon2 (protocol.md 2.1) on the state whose lane p2c_lane() is x. Each round constant is
 // added inside the linear layer before it. The full rounds are loops, not unrolled: the same
 // latency on an H100 (2.59 us per chained permutation either way) and less code for the driver to
@@ -232,11 +209,7 @@ uint p2c_partial_rounds_compact(uint x, P2cLaneConsts c, uint a) {
 void p2c_permute(inout uint x, P2cLaneConsts c) {
   x = p2c_external_add(x, c.ext_init[0]);
   [[dont_unroll]] for (uint r = 0u; r < 4u; ++r) x = p2c_external_add(p2_sbox(x), p2c_next_constant(r, c.ext_init));
-#ifdef P2C_COMPACT
-  x = p2c_partial_rounds_compact(x, c, c.ext_term[0]);
-#else
   x = p2c_partial_rounds(x, c, c.ext_term[0]);
-#endif
   [[dont_unroll]] for (uint r = 0u; r < 4u; ++r) x = p2c_external_add(p2_sbox(x), p2c_next_constant(r, c.ext_term));
 }
 

@@ -1,0 +1,42 @@
+# cmake -DSELFCHECK=<selfcheck> -DOPTION=--json|--trace -DFILE=<file> -P check_selfcheck_output.cmake
+#
+# `selfcheck --executor cpu OPTION FILE` must pass and write FILE:
+# --json: its checks as JSON, {"executor": "cpu", "device", "checks": [{"name", "ok": true}...]};
+# --trace: a Chrome trace, a JSON object whose traceEvents hold the three metadata events and at
+#          least one span.
+file(REMOVE "${FILE}")
+execute_process(COMMAND "${SELFCHECK}" --executor cpu ${OPTION} "${FILE}" RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE out)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "selfcheck failed (${rc}):\n${out}")
+endif()
+if(NOT EXISTS "${FILE}")
+  message(FATAL_ERROR "selfcheck ${OPTION} ${FILE} wrote no file:\n${out}")
+endif()
+file(READ "${FILE}" json)
+if(OPTION STREQUAL "--trace")
+  string(JSON events ERROR_VARIABLE error LENGTH "${json}" traceEvents)
+  if(error)
+    message(FATAL_ERROR "${FILE} is not a Chrome trace: ${error}")
+  endif()
+  if(events LESS 4)
+    message(FATAL_ERROR "${FILE} holds ${events} events, no span")
+  endif()
+  message(STATUS "${FILE}: ${events} trace events")
+elseif(OPTION STREQUAL "--json")
+  string(JSON executor ERROR_VARIABLE error GET "${json}" executor)
+  string(JSON checks ERROR_VARIABLE error2 LENGTH "${json}" checks)
+  if(error OR error2 OR NOT executor STREQUAL "cpu" OR checks LESS 1)
+    message(FATAL_ERROR "${FILE} is not selfcheck's JSON (${error} ${error2}):\n${json}")
+  endif()
+  math(EXPR last "${checks} - 1")
+  foreach(i RANGE ${last})
+    string(JSON ok GET "${json}" checks ${i} ok)
+    if(NOT ok)
+      message(FATAL_ERROR "${FILE}: check ${i} not ok:\n${json}")
+    endif()
+  endforeach()
+  message(STATUS "${FILE}: ${checks} checks, all ok")
+else()
+  message(FATAL_ERROR "OPTION is '${OPTION}': expected --json or --trace")
+endif()
