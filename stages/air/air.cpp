@@ -1,0 +1,81 @@
+#include "stages/air/air.hpp"
+
+#include <fmt/format.h>
+
+#include "runtime/error.hpp"
+
+namespace vkstark {
+
+std::vector<uint32_t> AirShape::row_view_widths() const {
+  std::vector<uint32_t> w;
+  if (preprocessed_width > 0) w.push_back(preprocessed_width);
+  w.insert(w.end(), cached_widths.begin(), cached_widths.end());
+  w.push_back(common_width);
+  return w;
+}
+
+Expr Window::at(uint32_t offset, uint32_t col) const {
+  if (col >= width_) {
+    const char* what = entry_ == EntryKind::Preprocessed ? "preprocessed" : "main part";
+    throw InputError(fmt::format("AIR {}: {} {}: column {} is past the width {}", air_, what, part_, col, width_));
+  }
+  return Expr::variable({entry_, entry_ == EntryKind::Main ? part_ : 0, offset, col});
+}
+
+std::vector<Expr> Window::local_row() const {
+  std::vector<Expr> r;
+  for (uint32_t c = 0; c < width_; ++c) r.push_back(local(c));
+  return r;
+}
+std::vector<Expr> Window::next_row() const {
+  std::vector<Expr> r;
+  for (uint32_t c = 0; c < width_; ++c) r.push_back(next(c));
+  return r;
+}
+
+FilteredBuilder FilteredBuilder::when(const Expr& cond) const {
+  std::vector<Expr> c = conds_;
+  c.push_back(cond);
+  return FilteredBuilder(b_, std::move(c));
+}
+
+void FilteredBuilder::assert_zero(const Expr& x) const {
+  Expr y = x;
+  for (auto it = conds_.rbegin(); it != conds_.rend(); ++it) y = *it * y;
+  b_.assert_zero(y);
+}
+
+AirBuilder::AirBuilder(std::string air_name, AirShape shape) : name_(std::move(air_name)), shape_(std::move(shape)) {}
+
+Window AirBuilder::preprocessed() const {
+  if (shape_.preprocessed_width == 0) throw InputError(fmt::format("AIR {}: eval reads a preprocessed part it does not have", name_));
+  return Window(EntryKind::Preprocessed, 0, shape_.preprocessed_width, name_);
+}
+
+Window AirBuilder::cached(uint32_t i) const {
+  if (i >= shape_.num_cached())
+    throw InputError(fmt::format("AIR {}: eval reads cached part {} of {}", name_, i, shape_.num_cached()));
+  return Window(EntryKind::Main, i, shape_.cached_widths[i], name_);
+}
+
+Window AirBuilder::main() const { return Window(EntryKind::Main, shape_.num_cached(), shape_.common_width, name_); }
+
+Expr AirBuilder::public_value(uint32_t i) const {
+  if (i >= shape_.num_public_values)
+    throw InputError(fmt::format("AIR {}: eval reads public value {} of {}", name_, i, shape_.num_public_values));
+  return Expr::variable({EntryKind::Public, 0, 0, i});
+}
+
+void AirBuilder::assert_zero(const Expr& x) { constraints_.push_back(x); }
+
+void AirBuilder::push_interaction(uint16_t bus, std::vector<Expr> message, Expr count, uint32_t count_weight) {
+  interactions_.push_back({bus, std::move(message), std::move(count), count_weight});
+}
+
+SymbolicAir symbolic_air(const Air& air) {
+  AirBuilder b(air.name(), air.shape());
+  air.eval(b);
+  return {b.air_name(), b.shape(), b.constraints(), b.interactions()};
+}
+
+}  // namespace vkstark

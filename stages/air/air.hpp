@@ -1,0 +1,156 @@
+// The AIR API (protocol.md 4.1-4.2): what a user implements to prove a computation.
+//
+//   class FibonacciAir final : public Air {
+//    public:
+//     std::string name() const override { return "fibonacci"; }
+//     AirShape shape() const override { return {.common_width = 2, .num_public_values = 3}; }
+//     void eval(AirBuilder& b) const override { ... }   // constraints and interactions
+//   };
+//
+// eval() runs once, at keygen, on a symbolic builder: it records constraints (in emission order)
+// and interactions as expression trees (stages/air/expr.hpp). Nothing in eval() sees trace values.
+//
+// Traces are host matrices, column-major like the device buffers (TraceMatrix). Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/field/fp.hpp"
+#include "stages/air/expr.hpp"
+
+namespace vkstark {
+
+// The widths of an AIR's trace parts and its number of public values.
+struct AirShape {
+  uint32_t preprocessed_width = 0;        // 0: no preprocessed trace
+  std::vector<uint32_t> cached_widths{};  // one per cached main part (each committed on its own)
+  uint32_t common_width = 0;              // the common main part (committed with other AIRs')
+  uint32_t num_public_values = 0;
+  uint32_t num_cached() const { return static_cast<uint32_t>(cached_widths.size()); }
+  // Parts in row-view order (protocol.md 9.1): preprocessed (if any), cached_0.., common.
+  std::vector<uint32_t> row_view_widths() const;
+};
+
+// A host trace part: `width` columns of `height` rows, column-major (value(row, col) =
+// values[col * height + row]).
+struct TraceMatrix {
+  uint32_t width = 0;
+  uint32_t height = 0;
+  std::vector<Fp> values;
+
+  TraceMatrix() = default;
+  TraceMatrix(uint32_t w, uint32_t h) : width(w), height(h), values(size_t(w) * h) {}
+  Fp& at(uint32_t row, uint32_t col) { return values[size_t(col) * height + row]; }
+  Fp at(uint32_t row, uint32_t col) const { return values[size_t(col) * height + row]; }
+};
+
+// One LogUp interaction as the AIR declares it (protocol.md 4.1). A send has count c, the matching
+// receive -c.
+struct InteractionExpr {
+  uint16_t bus = 0;
+  std::vector<Expr> message;
+  Expr count;
+  uint32_t count_weight = 1;
+};
+
+// Local and next row of one trace part.
+class Window {
+ public:
+  Window(EntryKind entry, uint32_t part, uint32_t width, std::string air = {})
+      : entry_(entry), part_(part), width_(width), air_(std::move(air)) {}
+  Expr local(uint32_t col) const { return at(0, col); }
+  Expr next(uint32_t col) const { return at(1, col); }
+  std::vector<Expr> local_row() const;
+  std::vector<Expr> next_row() const;
+  uint32_t width() const { return width_; }
+
+ private:
+  Expr at(uint32_t offset, uint32_t col) const;  // InputError past the width
+  EntryKind entry_;
+  uint32_t part_;
+  uint32_t width_;
+  std::string air_;
+};
+
+class AirBuilder;
+
+// Constraints under a filter: assert_zero(x) asserts cond * x (chained filters nest:
+// when(A).when(B).assert_zero(x) asserts A * (B * x), as Plonky3's FilteredAirBuilder does).
+class FilteredBuilder {
+ public:
+  FilteredBuilder(AirBuilder& b, std::vector<Expr> conds) : b_(b), conds_(std::move(conds)) {}
+  FilteredBuilder when(const Expr& cond) const;
+  void assert_zero(const Expr& x) const;
+  void assert_eq(const Expr& a, const Expr& b) const { assert_zero(a - b); }
+  void assert_one(const Expr& x) const { assert_zero(x - Expr(1)); }
+  void assert_bool(const Expr& x) const { assert_zero(bool_check(x)); }
+
+ private:
+  AirBuilder& b_;
+  std::vector<Expr> conds_;  // outermost first
+};
+
+// What eval() builds with. Records constraints and interactions in emission order.
+class AirBuilder {
+ public:
+  AirBuilder(std::string air_name, AirShape shape);
+
+  Window preprocessed() const;        // InputError if the AIR has no preprocessed part
+  Window cached(uint32_t i) const;    // cached main part i
+  Window main() const;                // the common main part
+  Expr public_value(uint32_t i) const;
+  Expr is_first_row() const { return Expr::is_first_row(); }
+  Expr is_last_row() const { return Expr::is_last_row(); }
+  Expr is_transition() const { return Expr::is_transition(); }
+
+  void assert_zero(const Expr& x);
+  void assert_eq(const Expr& a, const Expr& b) { assert_zero(a - b); }
+  void assert_one(const Expr& x) { assert_zero(x - Expr(1)); }
+  void assert_bool(const Expr& x) { assert_zero(bool_check(x)); }
+  FilteredBuilder when(const Expr& cond) { return FilteredBuilder(*this, {cond}); }
+  FilteredBuilder when_first_row() { return when(is_first_row()); }
+  FilteredBuilder when_last_row() { return when(is_last_row()); }
+  FilteredBuilder when_transition() { return when(is_transition()); }
+  // when(a - b): holds where a != b
+  FilteredBuilder when_ne(const Expr& a, const Expr& b) { return when(a - b); }
+
+  void push_interaction(uint16_t bus, std::vector<Expr> message, Expr count, uint32_t count_weight = 1);
+  void send(uint16_t bus, std::vector<Expr> message, Expr count) { push_interaction(bus, std::move(message), std::move(count)); }
+  void receive(uint16_t bus, std::vector<Expr> message, const Expr& count) { push_interaction(bus, std::move(message), -count); }
+
+  const std::string& air_name() const { return name_; }
+  const AirShape& shape() const { return shape_; }
+  const std::vector<Expr>& constraints() const { return constraints_; }
+  const std::vector<InteractionExpr>& interactions() const { return interactions_; }
+
+ private:
+  std::string name_;
+  AirShape shape_;
+  std::vector<Expr> constraints_;
+  std::vector<InteractionExpr> interactions_;
+};
+
+class Air {
+ public:
+  virtual ~Air() = default;
+  virtual std::string name() const = 0;
+  virtual AirShape shape() const = 0;
+  virtual void eval(AirBuilder& b) const = 0;
+  // The preprocessed trace (fixed at keygen; its height fixes the AIR's height) when shape() has a
+  // preprocessed part.
+  virtual std::optional<TraceMatrix> preprocessed_trace() const { return std::nullopt; }
+};
+
+// The constraints and interactions of `air`, from running its eval() on a symbolic builder.
+struct SymbolicAir {
+  std::string name;
+  AirShape shape;
+  std::vector<Expr> constraints;
+  std::vector<InteractionExpr> interactions;
+};
+SymbolicAir symbolic_air(const Air& air);
+
+}  // namespace vkstark

@@ -1,0 +1,174 @@
+#include "stages/air/expr.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace vkstark {
+
+namespace {
+
+Expr make(ExprNode n) { return Expr(std::make_shared<const ExprNode>(std::move(n))); }
+
+Expr leaf(NodeKind kind, uint32_t degree) {
+  ExprNode n;
+  n.kind = kind;
+  n.degree = degree;
+  return make(std::move(n));
+}
+
+Expr binary(NodeKind kind, const Expr& a, const Expr& b, uint32_t degree) {
+  ExprNode n;
+  n.kind = kind;
+  n.degree = degree;
+  n.left = a.shared();
+  n.right = b.shared();
+  return make(std::move(n));
+}
+
+Expr constant(Fp c) {
+  ExprNode n;
+  n.kind = NodeKind::Constant;
+  n.constant = c;
+  return make(std::move(n));
+}
+
+const Expr& zero_expr() {
+  static const Expr z = constant(Fp::zero());
+  return z;
+}
+
+}  // namespace
+
+Expr::Expr() : node_(zero_expr().shared()) {}
+Expr::Expr(Fp c) : Expr(constant(c)) {}
+Expr Expr::from_integer(int64_t c) {
+  const int64_t p = Fp::P;
+  return constant(Fp::from_canonical_unchecked(static_cast<uint32_t>(((c % p) + p) % p)));
+}
+
+Expr Expr::variable(Variable v) {
+  ExprNode n;
+  n.kind = NodeKind::Variable;
+  n.var = v;
+  n.degree = (v.entry == EntryKind::Public || v.entry == EntryKind::Challenge) ? 0 : 1;
+  return make(std::move(n));
+}
+Expr Expr::is_first_row() { return leaf(NodeKind::IsFirstRow, 1); }
+Expr Expr::is_last_row() { return leaf(NodeKind::IsLastRow, 1); }
+Expr Expr::is_transition() { return leaf(NodeKind::IsTransition, 1); }
+
+NodeKind Expr::kind() const { return node_->kind; }
+uint32_t Expr::degree() const { return node_->degree; }
+
+Expr operator+(const Expr& a, const Expr& b) { return binary(NodeKind::Add, a, b, std::max(a.degree(), b.degree())); }
+Expr operator-(const Expr& a, const Expr& b) { return binary(NodeKind::Sub, a, b, std::max(a.degree(), b.degree())); }
+Expr operator*(const Expr& a, const Expr& b) { return binary(NodeKind::Mul, a, b, a.degree() + b.degree()); }
+Expr operator-(const Expr& a) {
+  ExprNode n;
+  n.kind = NodeKind::Neg;
+  n.degree = a.degree();
+  n.left = a.shared();
+  return make(std::move(n));
+}
+
+std::string to_string(const Variable& v) {
+  const char* row = v.offset == 0 ? "" : ".next";
+  switch (v.entry) {
+    case EntryKind::Preprocessed:
+      return fmt::format("preprocessed{}[{}]", row, v.index);
+    case EntryKind::Main:
+      return fmt::format("main[{}]{}[{}]", v.part, row, v.index);
+    case EntryKind::Public:
+      return fmt::format("public[{}]", v.index);
+    case EntryKind::Challenge:
+      return fmt::format("challenge[{}]", v.index);
+  }
+  return "?";
+}
+
+namespace {
+
+// Appends the text of `n` to out, stopping once out exceeds max_chars. Iterative over an explicit
+// stack: a long left-folded sum is a deep tree.
+void append_text(const ExprNode* root, std::string& out, size_t max_chars) {
+  struct Item {
+    const ExprNode* node;
+    const char* text;  // literal text to emit instead of a node
+  };
+  std::vector<Item> stack{{root, nullptr}};
+  while (!stack.empty() && out.size() <= max_chars) {
+    Item it = stack.back();
+    stack.pop_back();
+    if (it.text) {
+      out += it.text;
+      continue;
+    }
+    const ExprNode& n = *it.node;
+    switch (n.kind) {
+      case NodeKind::Variable:
+        out += to_string(n.var);
+        break;
+      case NodeKind::IsFirstRow:
+        out += "is_first_row";
+        break;
+      case NodeKind::IsLastRow:
+        out += "is_last_row";
+        break;
+      case NodeKind::IsTransition:
+        out += "is_transition";
+        break;
+      case NodeKind::Constant:
+        out += to_string(n.constant);
+        break;
+      case NodeKind::Neg:
+        stack.push_back({nullptr, ")"});
+        stack.push_back({n.left.get(), nullptr});
+        out += "-(";
+        break;
+      case NodeKind::Add:
+      case NodeKind::Sub:
+      case NodeKind::Mul: {
+        const char* op = n.kind == NodeKind::Add ? " + " : n.kind == NodeKind::Sub ? " - " : " * ";
+        stack.push_back({nullptr, ")"});
+        stack.push_back({n.right.get(), nullptr});
+        stack.push_back({nullptr, op});
+        stack.push_back({n.left.get(), nullptr});
+        out += "(";
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string to_string(const Expr& e, size_t max_chars) {
+  std::string out;
+  append_text(e.id(), out, max_chars);
+  if (out.size() > max_chars) {
+    out.resize(max_chars);
+    out += "...";
+  } else if (out.size() > 2 && out.front() == '(' && out.back() == ')') {
+    // drop the outermost parentheses of a binary expression
+    int depth = 0;
+    bool outer = true;
+    for (size_t i = 0; i + 1 < out.size(); ++i) {
+      depth += out[i] == '(' ? 1 : out[i] == ')' ? -1 : 0;
+      if (depth == 0) {
+        outer = false;
+        break;
+      }
+    }
+    if (outer) out = out.substr(1, out.size() - 2);
+  }
+  return out;
+}
+
+Expr bool_check(const Expr& x) { return x * (x - Expr(1)); }
+Expr xor2(const Expr& a, const Expr& b) { return (a + b) - a * (b + b); }
+Expr xor3(const Expr& a, const Expr& b, const Expr& c) { return xor2(xor2(a, b), c); }
+Expr andn(const Expr& a, const Expr& b) { return (Expr(1) - a) * b; }
+
+}  // namespace vkstark
