@@ -17,7 +17,7 @@
 #include <span>
 #include <string>
 
-#include "kernels/field/fp4.hpp"
+#include "kernels/types.hpp"
 #include "runtime/graph.hpp"
 #include "runtime/kernel.hpp"
 #include "stages/air/air.hpp"
