@@ -142,7 +142,7 @@ class PermRows {
   uint32_t rows() const { return rows_; }
   Fp& at(uint32_t row, uint32_t col) { return v_[size_t(row) * C::kWidth + col]; }
   void bits(uint32_t row, uint64_t lane, auto col_of_bit) {
-    for (uint32_t z = 0; z < 64; ++z) at(row, col_of_bit(z)) = Fp::from_canonical_unchecked(uint32_t(lane >> z) & 1);
+    for (uint32_t z = 0; z < 64; ++z) at(row, col_of_bit(z)) = (lane >> z) & 1 ? Fp::one() : Fp::zero();
   }
   void limbs(uint32_t row, uint64_t lane, auto col_of_limb) {
     for (uint32_t l = 0; l < C::kLimbs; ++l)
