@@ -1,0 +1,241 @@
+#include "stages/airs/keccak.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include "runtime/error.hpp"
+
+namespace vkstark {
+
+namespace {
+
+using C = KeccakCols;
+constexpr uint32_t kRounds = C::kNumRounds;
+
+// Keccak-f[1600] round constants (iota), round 0 first.
+constexpr uint64_t kRoundConstants[kRounds] = {
+    0x0000000000000001, 0x0000000000008082, 0x800000000000808A, 0x8000000080008000, 0x000000000000808B,
+    0x0000000080000001, 0x8000000080008081, 0x8000000000008009, 0x000000000000008A, 0x0000000000000088,
+    0x0000000080008009, 0x000000008000000A, 0x000000008000808B, 0x800000000000008B, 0x8000000000008089,
+    0x8000000000008003, 0x8000000000008002, 0x8000000000000080, 0x000000000000800A, 0x800000008000000A,
+    0x8000000080008081, 0x8000000000008080, 0x0000000080000001, 0x8000000080008008,
+};
+
+// 16 bits of a lane, most significant first, folded as acc = 2 acc + bit from Expr(0): the
+// reference's limb recomposition, whose exact shape fixes the DAG.
+template <class Bit>
+Expr recompose_limb(uint32_t limb, Bit bit) {
+  Expr acc;
+  for (uint32_t t = C::kBitsPerLimb; t-- > 0;) {
+    const uint32_t z = limb * C::kBitsPerLimb + t;
+    acc = (acc + acc) + bit(z);
+  }
+  return acc;
+}
+
+// The first row starts the round schedule; each row's flag i moves to flag i + 1 on the next row.
+void eval_round_flags(AirBuilder& b, const Window& m) {
+  b.when_first_row().assert_one(m.local(C::step_flag(0)));
+  for (uint32_t i = 1; i < kRounds; ++i) b.when_first_row().assert_zero(m.local(C::step_flag(i)));
+  for (uint32_t i = 0; i < kRounds; ++i)
+    b.when_transition().assert_zero(m.local(C::step_flag(i)) - m.next(C::step_flag((i + 1) % kRounds)));
+}
+
+}  // namespace
+
+// Emission order and shapes follow Plonky3's KeccakAir::eval (protocol.md 15.1); lambda^i goes to
+// the i-th constraint emitted here.
+void KeccakAir::eval(AirBuilder& b) const {
+  const Window m = b.main();
+  auto v = [&](uint32_t col) { return m.local(col); };
+  eval_round_flags(b, m);
+
+  const Expr first_step = v(C::step_flag(0));
+  const Expr not_final_step = Expr(1) - v(C::step_flag(kRounds - 1));
+
+  for (uint32_t y = 0; y < 5; ++y)
+    for (uint32_t x = 0; x < 5; ++x)
+      for (uint32_t l = 0; l < C::kLimbs; ++l) b.when(first_step).assert_eq(v(C::preimage(y, x, l)), v(C::a(y, x, l)));
+
+  // The preimage is constant through a permutation's rows.
+  for (uint32_t y = 0; y < 5; ++y)
+    for (uint32_t x = 0; x < 5; ++x)
+      for (uint32_t l = 0; l < C::kLimbs; ++l)
+        b.when(not_final_step).when(b.is_transition()).assert_eq(v(C::preimage(y, x, l)), m.next(C::preimage(y, x, l)));
+
+  b.assert_bool(v(C::export_flag()));
+  b.when(not_final_step).assert_zero(v(C::export_flag()));
+
+  // theta: C'[x] = C[x] ^ C[x-1] ^ rot(C[x+1], 1); with C boolean, xor3 keeps C' boolean too.
+  for (uint32_t x = 0; x < 5; ++x) {
+    for (uint32_t z = 0; z < 64; ++z) b.assert_bool(v(C::c(x, z)));
+    for (uint32_t z = 0; z < 64; ++z)
+      b.assert_eq(v(C::c_prime(x, z)),
+                  xor3(v(C::c(x, z)), v(C::c((x + 4) % 5, z)), v(C::c((x + 1) % 5, (z + 63) % 64))));
+  }
+
+  // A = A' ^ D with D[x] = C[x] ^ C'[x]: the input limbs from A' bits (which range-checks A).
+  for (uint32_t y = 0; y < 5; ++y) {
+    for (uint32_t x = 0; x < 5; ++x) {
+      for (uint32_t z = 0; z < 64; ++z) b.assert_bool(v(C::a_prime(y, x, z)));
+      for (uint32_t l = 0; l < C::kLimbs; ++l) {
+        const Expr limb = recompose_limb(
+            l, [&](uint32_t z) { return xor3(v(C::a_prime(y, x, z)), v(C::c(x, z)), v(C::c_prime(x, z))); });
+        b.assert_eq(limb, v(C::a(y, x, l)));
+      }
+    }
+  }
+
+  // C'[x] = xor over y of A'[y][x]: the sum minus C' is 0, 2 or 4 for boolean bits.
+  for (uint32_t x = 0; x < 5; ++x) {
+    const Expr four = Expr(2) + Expr(2);
+    for (uint32_t z = 0; z < 64; ++z) {
+      Expr sum = v(C::a_prime(0, x, z));
+      for (uint32_t y = 1; y < 5; ++y) sum = sum + v(C::a_prime(y, x, z));
+      const Expr diff = sum - v(C::c_prime(x, z));
+      b.assert_zero(diff * (diff - Expr(2)) * (diff - four));
+    }
+  }
+
+  // chi: A''[x][y] = B[x][y] ^ (~B[x+1][y] & B[x+2][y]); B is a rotation of A', so A'' is range-checked.
+  for (uint32_t y = 0; y < 5; ++y) {
+    for (uint32_t x = 0; x < 5; ++x) {
+      auto bit = [&](uint32_t z) {
+        return xor2(andn(v(C::b((x + 1) % 5, y, z)), v(C::b((x + 2) % 5, y, z))), v(C::b(x, y, z)));
+      };
+      for (uint32_t l = 0; l < C::kLimbs; ++l) b.assert_eq(recompose_limb(l, bit), v(C::a_prime_prime(y, x, l)));
+    }
+  }
+
+  // iota on lane (0, 0): its A'' bits, then A''' = A'' ^ RC[round] with the round's constant bit
+  // selected by the step flags.
+  for (uint32_t z = 0; z < 64; ++z) b.assert_bool(v(C::a_prime_prime_0_0_bits(z)));
+  for (uint32_t l = 0; l < C::kLimbs; ++l)
+    b.assert_eq(recompose_limb(l, [&](uint32_t z) { return v(C::a_prime_prime_0_0_bits(z)); }),
+                v(C::a_prime_prime(0, 0, l)));
+  auto xored_bit = [&](uint32_t z) {
+    Expr rc_bit;  // 0 + flag_0 * bit_z(RC[0]) + ...: the constants fold away in the DAG
+    for (uint32_t r = 0; r < kRounds; ++r) rc_bit = rc_bit + v(C::step_flag(r)) * Expr((kRoundConstants[r] >> z) & 1);
+    return xor2(rc_bit, v(C::a_prime_prime_0_0_bits(z)));
+  };
+  for (uint32_t l = 0; l < C::kLimbs; ++l)
+    b.assert_eq(recompose_limb(l, xored_bit), v(C::a_prime_prime_prime_0_0_limbs(l)));
+
+  // A round's output is the next round's input. The reference loops x outer, y inner here.
+  for (uint32_t x = 0; x < 5; ++x)
+    for (uint32_t y = 0; y < 5; ++y)
+      for (uint32_t l = 0; l < C::kLimbs; ++l)
+        b.when_transition().when(not_final_step).assert_eq(v(C::a_prime_prime_prime(y, x, l)), m.next(C::a(y, x, l)));
+}
+
+namespace {
+
+// One permutation's rows, row-major (rows x kWidth), written into the trace afterwards column by
+// column so that the column-major stores are contiguous.
+class PermRows {
+ public:
+  explicit PermRows(uint32_t rows) : rows_(rows), v_(size_t(rows) * C::kWidth) {}
+  uint32_t rows() const { return rows_; }
+  Fp& at(uint32_t row, uint32_t col) { return v_[size_t(row) * C::kWidth + col]; }
+  void bits(uint32_t row, uint64_t lane, auto col_of_bit) {
+    for (uint32_t z = 0; z < 64; ++z) at(row, col_of_bit(z)) = (lane >> z) & 1 ? Fp::one() : Fp::zero();
+  }
+  void limbs(uint32_t row, uint64_t lane, auto col_of_limb) {
+    for (uint32_t l = 0; l < C::kLimbs; ++l)
+      at(row, col_of_limb(l)) = Fp::from_canonical_unchecked(uint32_t(lane >> (C::kBitsPerLimb * l)) & 0xFFFF);
+  }
+  void store(TraceMatrix& t, uint32_t first_row) const {
+    for (uint32_t col = 0; col < C::kWidth; ++col)
+      for (uint32_t r = 0; r < rows_; ++r) t.at(first_row + r, col) = v_[size_t(r) * C::kWidth + col];
+  }
+
+ private:
+  uint32_t rows_;
+  std::vector<Fp> v_;
+};
+
+// The state as lanes s[x][y] (standard indexing: lane x + 5y), as the reference's generator keeps it.
+using State = std::array<std::array<uint64_t, 5>, 5>;
+
+// Fills row `round` from the round's input state s and advances s to the round's output, column by
+// column as Plonky3's generate_trace_row_for_round (export stays 0).
+void fill_round(PermRows& rows, uint32_t round, State& s) {
+  rows.at(round, C::step_flag(round)) = Fp::one();
+  for (uint32_t y = 0; y < 5; ++y)
+    for (uint32_t x = 0; x < 5; ++x) rows.limbs(round, s[x][y], [&](uint32_t l) { return C::a(y, x, l); });
+
+  std::array<uint64_t, 5> c{}, c_prime{};
+  for (uint32_t x = 0; x < 5; ++x) c[x] = s[x][0] ^ s[x][1] ^ s[x][2] ^ s[x][3] ^ s[x][4];
+  for (uint32_t x = 0; x < 5; ++x) c_prime[x] = c[x] ^ c[(x + 4) % 5] ^ std::rotl(c[(x + 1) % 5], 1);
+  for (uint32_t x = 0; x < 5; ++x) {
+    rows.bits(round, c[x], [&](uint32_t z) { return C::c(x, z); });
+    rows.bits(round, c_prime[x], [&](uint32_t z) { return C::c_prime(x, z); });
+  }
+
+  State a_prime;  // theta: A ^ D with D[x] = C[x] ^ C'[x]
+  for (uint32_t x = 0; x < 5; ++x)
+    for (uint32_t y = 0; y < 5; ++y) {
+      a_prime[x][y] = s[x][y] ^ c[x] ^ c_prime[x];
+      rows.bits(round, a_prime[x][y], [&](uint32_t z) { return C::a_prime(y, x, z); });
+    }
+
+  State bb;  // rho and pi
+  for (uint32_t x = 0; x < 5; ++x)
+    for (uint32_t y = 0; y < 5; ++y) {
+      const uint32_t xs = (x + 3 * y) % 5;
+      bb[x][y] = std::rotl(a_prime[xs][x], int(C::kRho[xs][x]));
+    }
+
+  for (uint32_t x = 0; x < 5; ++x)  // chi
+    for (uint32_t y = 0; y < 5; ++y) {
+      s[x][y] = bb[x][y] ^ (~bb[(x + 1) % 5][y] & bb[(x + 2) % 5][y]);
+      rows.limbs(round, s[x][y], [&](uint32_t l) { return C::a_prime_prime(y, x, l); });
+    }
+  rows.bits(round, s[0][0], [](uint32_t z) { return C::a_prime_prime_0_0_bits(z); });
+
+  s[0][0] ^= kRoundConstants[round];  // iota
+  rows.limbs(round, s[0][0], [](uint32_t l) { return C::a_prime_prime_prime_0_0_limbs(l); });
+}
+
+// The rows of one permutation (24, or fewer for the last padding permutation).
+void fill_permutation(PermRows& rows, const std::array<uint64_t, 25>& input) {
+  State s;
+  for (uint32_t x = 0; x < 5; ++x)
+    for (uint32_t y = 0; y < 5; ++y) s[x][y] = input[x + 5 * y];
+  for (uint32_t r = 0; r < rows.rows(); ++r)
+    for (uint32_t y = 0; y < 5; ++y)
+      for (uint32_t x = 0; x < 5; ++x) rows.limbs(r, s[x][y], [&](uint32_t l) { return C::preimage(y, x, l); });
+  for (uint32_t r = 0; r < rows.rows(); ++r) fill_round(rows, r, s);
+}
+
+}  // namespace
+
+uint32_t keccak_trace_height(size_t num_permutations) {
+  if (num_permutations == 0) throw InputError("AIR keccak: the trace needs at least one permutation input");
+  constexpr uint64_t kMaxHeight = uint64_t(1) << 31;
+  if (num_permutations > kMaxHeight / kRounds)
+    throw InputError(fmt::format("AIR keccak: {} permutations need {} rows, past the largest trace height 2^31",
+                                 num_permutations, uint64_t(num_permutations) * kRounds));
+  return static_cast<uint32_t>(std::bit_ceil(uint64_t(num_permutations) * kRounds));
+}
+
+TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs) {
+  const uint32_t height = keccak_trace_height(inputs.size());
+  // Padding: permutations of the all-zero state fill the rows up to the height, the last one cut short.
+  const uint32_t num_perms = (height + kRounds - 1) / kRounds;
+  TraceMatrix t(C::kWidth, height);
+  tbb::parallel_for(uint32_t{0}, num_perms, [&](uint32_t p) {
+    static const std::array<uint64_t, 25> kZeroState{};
+    const uint32_t first_row = p * kRounds;
+    PermRows rows(std::min(kRounds, height - first_row));
+    fill_permutation(rows, p < inputs.size() ? inputs[p] : kZeroState);
+    rows.store(t, first_row);
+  });
+  return t;
+}
+
+}  // namespace vkstark
