@@ -83,6 +83,10 @@ class FilteredBuilder {
  public:
   FilteredBuilder(AirBuilder& b, std::vector<Expr> conds) : b_(b), conds_(std::move(conds)) {}
   FilteredBuilder when(const Expr& cond) const;
+  FilteredBuilder when_first_row() const { return when(Expr::is_first_row()); }
+  FilteredBuilder when_last_row() const { return when(Expr::is_last_row()); }
+  FilteredBuilder when_transition() const { return when(Expr::is_transition()); }
+  FilteredBuilder when_ne(const Expr& a, const Expr& b) const { return when(a - b); }
   void assert_zero(const Expr& x) const;
   void assert_eq(const Expr& a, const Expr& b) const { assert_zero(a - b); }
   void assert_one(const Expr& x) const { assert_zero(x - Expr(1)); }
