@@ -22,8 +22,9 @@
 
 namespace vkstark {
 
-// Malformed proof or verifying-key bytes: truncated, a count that does not fit the bytes left or the params' shape, a
-// value >= p, a non-canonical encoding, trailing bytes. The message starts with the field's name.
+// Malformed proof or verifying-key bytes: truncated, a count that does not fit the bytes left or
+// the params' shape, a value >= p, a non-canonical encoding, trailing bytes. The message starts
+// with the field's name.
 class DecodeError : public InputError {
  public:
   using InputError::InputError;
