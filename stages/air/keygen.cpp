@@ -27,6 +27,8 @@ void check_shape(const std::string& air, const AirShape& s) {
   if (s.common_width == 0)
     reject(air, fmt::format("the common main width is 0 (every AIR needs a common main part){}",
                             s.num_cached() > 0 ? fmt::format(", even with {} cached parts", s.num_cached()) : ""));
+  for (uint32_t i = 0; i < s.num_cached(); ++i)
+    if (s.cached_widths[i] == 0) reject(air, fmt::format("cached part {} has width 0 (nothing to commit)", i));
   const uint64_t parts = uint64_t(s.preprocessed_width > 0) + s.num_cached() + 1;
   if (parts > kMaxViewArray)
     reject(air, fmt::format("{} trace parts ({} preprocessed, {} cached, 1 common main), more than the {} a constraint "

@@ -50,7 +50,7 @@ struct ProvingKey {
 
 // Every AIR is registered as not required (is_required = false), as the reference's
 // StarkEngine::keygen does. Rejects, with an InputError naming the AIR: a null AIR or none at all;
-// params failing validate(); a zero common main width; more row-view parts (preprocessed, cached,
+// params failing validate(); a zero common main width or cached part width; more row-view parts (preprocessed, cached,
 // common) than kMaxViewArray; a preprocessed trace missing, unexpected, of another width than the
 // shape's, of a height that is not a power of two or exceeds 2^(l_skip + n_stack); no constraints
 // and no interactions; an interaction with an empty message or with message length + 1 >

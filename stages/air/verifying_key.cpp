@@ -471,8 +471,10 @@ class VkDecoder {
     if (parts > kMaxViewArray)
       r_.fail(cached, fmt::format("{} cached parts make {} parts, more than the {} supported", num_cached, parts,
                                   kMaxViewArray));
-    for (uint64_t i = 0; i < num_cached; ++i)
+    for (uint64_t i = 0; i < num_cached; ++i) {
       w.cached_mains.push_back(u32({"verifying key: air {} width.cached_mains[{}]", a, i}));
+      if (w.cached_mains.back() == 0) r_.fail({"verifying key: air {} width.cached_mains[{}]", a, i}, "width 0");
+    }
     w.common_main = u32({"verifying key: air {} width.common_main", a});
     if (w.common_main == 0) r_.fail({"verifying key: air {} width.common_main", a}, "the common main width is 0");
     p.num_public_values = u32({"verifying key: air {} num_public_values", a});

@@ -254,6 +254,12 @@ TEST(KeygenErrors, ZeroCommonMainWidth) {
             "AIR test: the common main width is 0 (every AIR needs a common main part), even with 1 cached parts");
 }
 
+TEST(KeygenErrors, ZeroCachedPartWidth) {
+  auto air = air_with({.cached_widths = {2, 0}, .common_width = 1},
+                      [](AirBuilder& b) { b.assert_zero(b.cached(0).local(0)); });
+  EXPECT_EQ(keygen_error(air), "AIR test: cached part 1 has width 0 (nothing to commit)");
+}
+
 TEST(KeygenErrors, NoConstraintsAndNoInteractions) {
   EXPECT_EQ(keygen_error(air_with({.common_width = 1}, [](AirBuilder&) {})),
             "AIR test: no constraints and no interactions");
@@ -833,6 +839,14 @@ TEST(VkDecode, NamesTheFieldOfEachInvalidValue) {
             "verifying key: air 0 preprocessed_data stacking_width: 2, but 1 columns of 2^2 rows stack into 1");
   EXPECT_EQ(mutated(air0 + 16, 0x05),
             "verifying key: air 0 preprocessed_data hypercube_dim: -3 is outside -l_skip..n_stack = -2..8");
+  // Widths: preprocessed, cached part 0, common main made 0; cached_mains length 7 (9 parts).
+  EXPECT_EQ(mutated(air0 + 19, 0x00), "verifying key: air 0 width.preprocessed: a preprocessed part of width 0");
+  EXPECT_EQ(mutated(air0 + 21, 0x00), "verifying key: air 0 width.cached_mains[0]: width 0");
+  EXPECT_EQ(mutated(air0 + 22, 0x00), "verifying key: air 0 width.common_main: the common main width is 0");
+  EXPECT_EQ(mutated(air0 + 20, 0x07),
+            fmt::format("verifying key: air 0 width.cached_mains length: 7 cached parts make 9 parts, more than the {} "
+                        "supported",
+                        kMaxViewArray));
   // The trace-height constraints must be those the interactions give.
   const size_t th = valid.size() - kTraceHeightBytes.size();
   EXPECT_EQ(mutated(th + 3, 0x04),
@@ -858,6 +872,9 @@ TEST(Keygen, PreprocessedCommitmentIsTheStackedCommitOfTheTrace) {
     EXPECT_EQ(vk.preprocessed_data->hypercube_dim, log_height - int64_t(params.l_skip));
     EXPECT_EQ(vk.preprocessed_data->stacking_width, 1u);
     EXPECT_EQ(vk.preprocessed_data->commit, *apk.preprocessed_root);
+    const AirShape shape = vk.shape();
+    EXPECT_EQ(shape.row_view_widths(), apk.shape.row_view_widths());
+    EXPECT_EQ(shape.num_public_values, apk.shape.num_public_values);
 
     // The same trace through stacked_commit alone on the CPU executor.
     const uint32_t log_codeword = params.log_stacked_height() + params.log_blowup;
