@@ -16,8 +16,9 @@ namespace vkstark {
 namespace {
 
 // ------------------------------------------------------------------------------------------------
-// Checks of one AIR, in the reference's order where it has one (width, constraints or interactions,
-// empty messages, degree), then ours (message length, variables, parts).
+// Checks of one AIR, in the order air_keygen runs them: the shape and preprocessed trace before
+// eval() runs; then what eval() emitted (the reference's order where it has the check: something to
+// prove, empty messages, degree); the variables last, on the DAG.
 
 [[noreturn]] void reject(const std::string& air, const std::string& what) {
   throw InputError(fmt::format("AIR {}: {}", air, what));

@@ -268,7 +268,7 @@ Digest vk_pre_hash(std::span<const uint8_t> vk_bytes) {
 namespace {
 
 // Shortest encodings, the bound each count is require()d against.
-constexpr uint64_t kMinAirBytes = 12;         // 7 one-byte varints or tags, 3 empty Vecs, u8, bool
+constexpr uint64_t kMinAirBytes = 12;         // 2 Option tags, 3 varints, 5 Vec lengths, u8, 2 bools
 constexpr uint64_t kMinInteractionBytes = 4;  // empty message length, count, bus, count_weight
 constexpr uint64_t kMinVariableBytes = 3;     // entry variant, offset, index
 constexpr uint64_t kMinConstraintBytes = 2;   // empty coefficients length, threshold
