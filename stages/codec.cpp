@@ -26,6 +26,14 @@ void ByteWriter::usize(uint64_t v) {
   u32(static_cast<uint32_t>(v));
 }
 
+void ByteWriter::varint(uint64_t v) {
+  while (v >= 0x80) {
+    out_.push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out_.push_back(static_cast<uint8_t>(v));
+}
+
 void ByteReader::fail(const FieldName& what, std::string_view problem) const {
   throw DecodeError(fmt::format("{}: {}", what.str(), problem));
 }
@@ -90,6 +98,33 @@ uint64_t ByteReader::expect(const FieldName& what, uint64_t want, uint64_t min_i
 
 void ByteReader::expect_end(const FieldName& what) const {
   if (remaining() != 0) fail(what, fmt::format("{} trailing bytes", remaining()));
+}
+
+uint64_t ByteReader::varint(const FieldName& what, uint64_t max) {
+  uint64_t v = 0;
+  for (int i = 0; i < 10; ++i) {
+    const uint8_t b = u8(what);
+    // The tenth byte carries bit 63 only.
+    if (i == 9 && b > 1) fail(what, "varint exceeds 64 bits");
+    v |= uint64_t(b & 0x7f) << (7 * i);
+    if ((b & 0x80) == 0) {
+      if (i > 0 && b == 0) fail(what, "varint is not in its shortest form");
+      if (v > max) fail(what, fmt::format("{} exceeds {}", v, max));
+      return v;
+    }
+  }
+  fail(what, "varint exceeds 64 bits");
+}
+
+int64_t ByteReader::zigzag(const FieldName& what) {
+  const uint64_t z = varint(what);
+  return static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1));
+}
+
+uint64_t ByteReader::varint_count(const FieldName& what, uint64_t min_item_bytes) {
+  const uint64_t n = varint(what);
+  require(n, min_item_bytes, what);
+  return n;
 }
 
 }  // namespace vkstark

@@ -1,5 +1,6 @@
 // Byte codec primitives of protocol.md 12.2: u32 little-endian, usize as u32, F canonical u32 (the
-// reader rejects values >= p), EF as 4 F, Digest as 8 F.
+// reader rejects values >= p), EF as 4 F, Digest as 8 F. Also the postcard primitives of the
+// verifying-key encoding (protocol.md 4.6): LEB128 varints and zig-zag signed varints.
 //
 // Hostile input (protocol.md 12.2): the reader never reads past the end, and a decoder asks it
 // (require / count) whether n items still fit in the bytes left, the product computed without
@@ -21,8 +22,9 @@
 
 namespace vkstark {
 
-// Malformed proof bytes: truncated, a count that does not fit the bytes left or the params' shape, a
-// value >= p, a non-canonical encoding, trailing bytes. The message starts with the field's name.
+// Malformed proof or verifying-key bytes: truncated, a count that does not fit the bytes left or
+// the params' shape, a value >= p, a non-canonical encoding, trailing bytes. The message starts
+// with the field's name.
 class DecodeError : public InputError {
  public:
   using InputError::InputError;
@@ -58,6 +60,10 @@ class ByteWriter {
   void digest(const Digest& d) {
     for (Fp c : d) f(c);
   }
+  // Postcard: unsigned LEB128 (7 bits a byte, least significant first, high bit = more follow).
+  void varint(uint64_t v);
+  // Postcard isize: zig-zag ((v << 1) ^ (v >> 63)), then varint.
+  void zigzag(int64_t v) { varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
 
  private:
   std::vector<uint8_t>& out_;
@@ -84,6 +90,13 @@ class ByteReader {
   uint64_t expect(const FieldName& what, uint64_t want, uint64_t min_item_bytes = 0);
   // Requires the input to end here (one canonical encoding: no trailing bytes).
   void expect_end(const FieldName& what) const;
+
+  // Postcard varint <= max. Only the canonical encoding is accepted (at most 10 bytes, no
+  // redundant final zero group), so a value has one encoding and re-encoding gives the same bytes.
+  uint64_t varint(const FieldName& what, uint64_t max = UINT64_MAX);
+  int64_t zigzag(const FieldName& what);
+  // A varint count n, require()d as n items of at least min_item_bytes each.
+  uint64_t varint_count(const FieldName& what, uint64_t min_item_bytes);
 
   [[noreturn]] void fail(const FieldName& what, std::string_view problem) const;
   size_t pos() const { return pos_; }

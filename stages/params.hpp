@@ -18,10 +18,12 @@ struct WhirProximity {
   bool list_decoding_in_round(uint32_t round) const {
     return kind == Kind::ListDecoding || (kind == Kind::SplitUniqueList && round >= list_start_round);
   }
+  bool operator==(const WhirProximity&) const = default;
 };
 
 struct WhirRound {
   uint32_t num_queries = 0;
+  bool operator==(const WhirRound&) const = default;
 };
 
 struct WhirConfig {
@@ -37,12 +39,14 @@ struct WhirConfig {
                            uint32_t log_final_poly_len_requested, uint32_t query_phase_pow_bits,
                            uint32_t folding_pow_bits, uint32_t mu_pow_bits, WhirProximity proximity,
                            uint32_t security_bits);
+  bool operator==(const WhirConfig&) const = default;
 };
 
 struct LogUpParams {
   uint32_t max_interaction_count = 0;
   uint32_t log_max_message_length = 0;
   uint32_t pow_bits = 0;
+  bool operator==(const LogUpParams&) const = default;
 };
 
 struct SystemParams {
@@ -63,6 +67,7 @@ struct SystemParams {
   // round, a round without queries, or more grinding bits than one sample holds (protocol.md 3.2).
   // Every prover graph builder and verifier entry point calls it before using the params.
   void validate() const;
+  bool operator==(const SystemParams&) const = default;
 };
 
 // stark-sdk presets (protocol.md 3.3).
