@@ -39,11 +39,11 @@ std::vector<Expr> keccak_like_constraints() {
     const uint32_t at = (k * 6) % kBits;
     cs.push_back(col(kBits + k) - xor3(bit_near(at), bit_near(at + 64), bit_near(at + 128)));
   }
-  for (uint32_t limb = 0; limb < 170; ++limb) {
+  // A limb from its 16 bits, most significant first, by doubling (as Plonky3's Keccak AIR).
+  for (uint32_t limb = 0; limb < 190; ++limb) {
     const uint32_t at = (limb * 16) % kBits;
     Expr sum = Expr(0);
-    for (uint32_t j = 0; j < 16; ++j)
-      sum = sum + xor3(col(at + j), bit_near(at + 320), bit_near(at + 640)) * Expr(1u << j);
+    for (uint32_t j = 16; j-- > 0;) sum = sum + sum + xor3(col(at + j), bit_near(at + 320), bit_near(at + 640));
     cs.push_back(sum - col(kBits + 320 + limb));
   }
   const Expr transition = Expr::is_transition(), first = Expr::is_first_row();
@@ -51,54 +51,73 @@ std::vector<Expr> keccak_like_constraints() {
     const uint32_t w = kBits + 490 + k % 510;
     cs.push_back(transition * (col(w, 1) - col(kBits + (k * 7) % 490)));
   }
-  for (uint32_t k = 0; k < 190; ++k) cs.push_back(first * (col(kBits + 500 + k) - andn(col(k), col(k + 1))));
+  for (uint32_t k = 0; k < 170; ++k) cs.push_back(first * (col(kBits + 500 + k) - andn(col(k), col(k + 1))));
+  return cs;
+}
+
+// A DAG of the same size and mix over only 64 columns, each node reading two of the 32 nodes
+// before it: a small working set (few live registers), for comparison.
+std::vector<Expr> local_random_constraints() {
+  std::mt19937_64 rng(10);
+  std::vector<Expr> nodes;
+  for (uint32_t c = 0; c < 64; ++c) nodes.push_back(col(c));
+  std::vector<Expr> cs;
+  while (nodes.size() < 39000) {
+    const Expr& a = nodes[nodes.size() - 1 - rng() % 32];
+    const Expr& b = nodes[nodes.size() - 1 - rng() % 32];
+    const uint32_t pick = rng() % 100;
+    nodes.push_back(pick < 26 ? a * b : pick < 63 ? a + b : a - b);
+    if (rng() % 12 == 0) cs.push_back(nodes.back());
+  }
   return cs;
 }
 
 struct Setup {
   SymbolicDag dag;
-  AirShape shape{.common_width = kColumns};
+  AirShape shape;
   std::unique_ptr<CompiledConstraints> compiled;
   TraceMatrix trace;
   std::vector<Fp4> lambdas;
-  std::vector<Fp4> out;
 };
 
-const Setup& setup() {
-  static const Setup s = [] {
-    Setup x;
-    x.dag = build_dag(keccak_like_constraints(), {});
-    x.compiled = std::make_unique<CompiledConstraints>(x.dag, x.shape);
-    const uint32_t h = 1u << g_log_height;
-    x.trace = TraceMatrix(kColumns, h);
-    std::mt19937_64 rng(1);
-    for (Fp& v : x.trace.values) v = Fp::reduce(rng());
-    x.lambdas = powers(Fp4(Fp::from_canonical(3), Fp::from_canonical(5), Fp::from_canonical(7), Fp::one()),
-                       x.dag.num_constraints());
-    x.out.resize(h);
-    const std::vector<uint32_t> kinds = x.dag.count_by_kind();
-    fmt::print("keccak-like DAG: {} nodes ({} var, {} const, {} add, {} sub, {} mul, {} neg), {} constraints\n",
-               x.dag.nodes.size(), kinds[size_t(NodeKind::Variable)], kinds[size_t(NodeKind::Constant)],
-               kinds[size_t(NodeKind::Add)], kinds[size_t(NodeKind::Sub)], kinds[size_t(NodeKind::Mul)],
-               kinds[size_t(NodeKind::Neg)], x.dag.num_constraints());
-    fmt::print("compiled: {}\n", x.compiled->summary());
-    return x;
-  }();
-  return s;
+Setup make_setup(const char* name, std::vector<Expr> constraints, uint32_t columns) {
+  Setup x;
+  x.dag = build_dag(constraints, {});
+  x.shape.common_width = columns;
+  x.compiled = std::make_unique<CompiledConstraints>(x.dag, x.shape);
+  x.trace = TraceMatrix(columns, 1u << g_log_height);
+  std::mt19937_64 rng(1);
+  for (Fp& v : x.trace.values) v = Fp::reduce(rng());
+  x.lambdas = powers(Fp4(Fp::from_canonical(3), Fp::from_canonical(5), Fp::from_canonical(7), Fp::one()),
+                     x.dag.num_constraints());
+  const std::vector<uint32_t> kinds = x.dag.count_by_kind();
+  fmt::print("{} DAG: {} nodes ({} var, {} const, {} add, {} sub, {} mul, {} neg), {} constraints\n", name,
+             x.dag.nodes.size(), kinds[size_t(NodeKind::Variable)], kinds[size_t(NodeKind::Constant)],
+             kinds[size_t(NodeKind::Add)], kinds[size_t(NodeKind::Sub)], kinds[size_t(NodeKind::Mul)],
+             kinds[size_t(NodeKind::Neg)], x.dag.num_constraints());
+  fmt::print("  compiled: {}\n", x.compiled->summary());
+  return x;
 }
 
+const Setup& setup(int dag) {
+  static const Setup keccak = make_setup("keccak-like", keccak_like_constraints(), kColumns);
+  static const Setup local = make_setup("local random", local_random_constraints(), 64);
+  return dag == 0 ? keccak : local;
+}
+
+// Arguments: DAG (0 keccak-like, 1 local random), SIMD level, threads.
 void BM_ConstraintEval(benchmark::State& state) {
-  const auto level = static_cast<SimdLevel>(state.range(0));
-  const auto threads = static_cast<size_t>(state.range(1));
+  const Setup& s = setup(static_cast<int>(state.range(0)));
+  const auto level = static_cast<SimdLevel>(state.range(1));
+  const auto threads = static_cast<size_t>(state.range(2));
   if (level > detected_simd_level()) {
     state.SkipWithError("the processor lacks this SIMD level");
     return;
   }
-  const Setup& s = setup();
   set_cpu_simd_level(level);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
   const std::vector<std::span<const Fp>> parts{s.trace.values};
-  std::vector<Fp4> out(s.out.size());
+  std::vector<Fp4> out(s.trace.height);
   for (auto _ : state) {
     eval_constraints_cpu(*s.compiled, parts, {}, s.lambdas, out, g_log_height);
     benchmark::DoNotOptimize(out.data());
@@ -111,9 +130,10 @@ void BM_ConstraintEval(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_ConstraintEval)
-    ->ArgsProduct({{int(SimdLevel::Scalar), int(SimdLevel::Avx2), int(SimdLevel::Avx512)}, {1, 2}})
+    ->ArgsProduct({{0, 1}, {int(SimdLevel::Scalar), int(SimdLevel::Avx2), int(SimdLevel::Avx512)}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)

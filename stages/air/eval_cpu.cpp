@@ -33,6 +33,9 @@ using eval_cpu_detail::Op;
 namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+static_assert(uint32_t(NodeKind::IsLastRow) == uint32_t(NodeKind::IsFirstRow) + 1 &&
+              uint32_t(NodeKind::IsTransition) == uint32_t(NodeKind::IsFirstRow) + 2 &&
+              eval_cpu_detail::kFirstFixed == 3);
 
 bool is_binary(NodeKind k) { return k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul; }
 bool is_binary_op(Op op) { return op == Op::Add || op == Op::Sub || op == Op::Mul; }
@@ -70,12 +73,96 @@ uint32_t checked_part(const Variable& v, const AirShape& shape, const std::vecto
   return part;
 }
 
-// The instruction stream before register allocation: values are node indices (dst, and a / b of
-// arithmetic and Fold), loads carry part and column.
-struct Stream {
-  std::vector<Instr> code;
-  std::vector<uint32_t> fixed_reg;  // per node: its fixed register, kNone when it has none
-};
+// The instruction stream over values (node indices), in node order: a trace variable is loaded
+// right before its first read and kept until its last (a reload would read the trace again, and
+// columns lie 4 H bytes apart, a power of two, so the lines of one block's rows compete for the same
+// few cache sets and are gone by then: reloads measured twice as slow on the Keccak-like bench).
+// Each constraint is folded right after its node (constraint_idx is in node order).
+std::vector<Instr> build_stream(const SymbolicDag& dag, const AirShape& shape, const std::vector<uint32_t>& widths,
+                                const std::vector<uint8_t>& need) {
+  const uint32_t n = static_cast<uint32_t>(dag.nodes.size());
+  std::vector<Instr> stream;
+  std::vector<uint8_t> loaded(n, 0);
+  auto operand = [&](uint32_t node) {
+    const DagNode& x = dag.nodes[node];
+    if (is_trace_variable(x) && !loaded[node]) {
+      stream.push_back(
+          {x.var.offset ? Op::LoadNext : Op::LoadLocal, node, checked_part(x.var, shape, widths), x.var.index});
+      loaded[node] = 1;
+    }
+    return node;
+  };
+  uint32_t term = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!need[i]) continue;
+    const DagNode& node = dag.nodes[i];
+    if (is_binary(node.kind)) {
+      const uint32_t a = operand(node.left), b = operand(node.right);
+      stream.push_back({arithmetic_op(node.kind), i, a, b});
+    } else if (node.kind == NodeKind::Neg) {
+      stream.push_back({Op::Neg, i, operand(node.left), 0});
+    }
+    if (term < dag.constraint_idx.size() && dag.constraint_idx[term] == i) {
+      // Four products fit a lazy sum after each reduction (packed_avx512.inl, wide_reduce).
+      stream.push_back({term > 0 && term % 4 == 0 ? Op::FoldReduce : Op::Fold, 0, operand(i), term});
+      ++term;
+    }
+  }
+  return stream;
+}
+
+bool defines(const Instr& in) { return in.op != Op::Fold && in.op != Op::FoldReduce; }
+
+// The values an instruction reads: a, then b (kNone where there is none, b also where it is a).
+std::array<uint32_t, 2> reads(const Instr& in) {
+  switch (in.op) {
+    case Op::LoadLocal:
+    case Op::LoadNext:
+      return {kNone, kNone};
+    case Op::Neg:
+    case Op::Fold:
+    case Op::FoldReduce:
+      return {in.a, kNone};
+    default:
+      return {in.a, in.b == in.a ? kNone : in.b};
+  }
+}
+
+// Registers by liveness (linear scan): a value's register is free after its last read, and the
+// most recently freed one is taken first, so the working set stays small and hot. Values with a
+// fixed register keep it. Registers from `first` on; `num_regs` becomes one past the last used.
+std::vector<Instr> allocate_registers(std::vector<Instr> stream, const std::vector<uint32_t>& fixed_reg, uint32_t first,
+                                      uint32_t& num_regs) {
+  std::vector<uint32_t> last_read(fixed_reg.size(), kNone), reg(fixed_reg.size(), kNone), free_regs;
+  for (uint32_t k = 0; k < stream.size(); ++k)
+    for (uint32_t v : reads(stream[k]))
+      if (v != kNone) last_read[v] = k;
+  num_regs = first;
+  for (uint32_t k = 0; k < stream.size(); ++k) {
+    Instr& in = stream[k];
+    const std::array<uint32_t, 2> vs = reads(in);
+    std::array<uint32_t, 2> r = {kNone, kNone};
+    for (int j = 0; j < 2; ++j) {
+      if (vs[j] == kNone) continue;
+      r[j] = fixed_reg[vs[j]] != kNone ? fixed_reg[vs[j]] : reg[vs[j]];
+      if (fixed_reg[vs[j]] == kNone && last_read[vs[j]] == k) free_regs.push_back(r[j]);
+    }
+    if (in.op != Op::LoadLocal && in.op != Op::LoadNext) {
+      in.a = r[0];
+      if (is_binary_op(in.op)) in.b = r[1] != kNone ? r[1] : r[0];
+    }
+    if (defines(in)) {
+      if (free_regs.empty()) {
+        reg[in.dst] = num_regs++;
+      } else {
+        reg[in.dst] = free_regs.back();
+        free_regs.pop_back();
+      }
+      in.dst = reg[in.dst];
+    }
+  }
+  return stream;
+}
 
 }  // namespace
 
@@ -85,19 +172,22 @@ CompiledConstraints::CompiledConstraints(const SymbolicDag& dag, const AirShape&
   if (n >= kNone) throw InputError("constraint DAG: too many nodes");
   const std::vector<uint8_t> need = constraint_nodes(dag);
 
-  // Fixed registers: constants and public values, then the three selectors.
+  // Fixed registers: the three selectors, then constants and public values.
   std::vector<uint32_t> fixed_reg(n, kNone);
   for (size_t i = 0; i < n; ++i) {
     const DagNode& node = dag.nodes[i];
     if (!need[i]) continue;
     ++num_nodes_;
-    if (node.kind == NodeKind::Constant) {
-      fixed_reg[i] = static_cast<uint32_t>(fixed_.size());
+    const uint32_t next_fixed = eval_cpu_detail::kFirstFixed + static_cast<uint32_t>(fixed_.size());
+    if (node.kind == NodeKind::IsFirstRow || node.kind == NodeKind::IsLastRow || node.kind == NodeKind::IsTransition) {
+      fixed_reg[i] = uint32_t(node.kind) - uint32_t(NodeKind::IsFirstRow);
+    } else if (node.kind == NodeKind::Constant) {
+      fixed_reg[i] = next_fixed;
       fixed_.push_back({false, node.constant.mont()});
     } else if (node.kind == NodeKind::Variable && node.var.entry == EntryKind::Public) {
       if (node.var.index >= shape.num_public_values)
         throw InputError(fmt::format("constraint DAG: public value {} of {}", node.var.index, shape.num_public_values));
-      fixed_reg[i] = static_cast<uint32_t>(fixed_.size());
+      fixed_reg[i] = next_fixed;
       fixed_.push_back({true, node.var.index});
       num_public_values_ = std::max(num_public_values_, node.var.index + 1);
     } else if (node.kind == NodeKind::Variable && node.var.entry == EntryKind::Challenge) {
@@ -105,107 +195,10 @@ CompiledConstraints::CompiledConstraints(const SymbolicDag& dag, const AirShape&
     }
   }
   regs_.num_fixed = static_cast<uint32_t>(fixed_.size());
-  regs_.sel_first = regs_.num_fixed;
-  regs_.sel_last = regs_.num_fixed + 1;
-  regs_.sel_transition = regs_.num_fixed + 2;
-  for (size_t i = 0; i < n; ++i) {
-    if (!need[i]) continue;
-    switch (dag.nodes[i].kind) {
-      case NodeKind::IsFirstRow:
-        fixed_reg[i] = regs_.sel_first;
-        break;
-      case NodeKind::IsLastRow:
-        fixed_reg[i] = regs_.sel_last;
-        break;
-      case NodeKind::IsTransition:
-        fixed_reg[i] = regs_.sel_transition;
-        break;
-      default:
-        break;
-    }
-  }
 
-  // The stream over node values, in node order: a trace variable loaded right before its first
-  // use, each constraint folded right after its node (constraint_idx is in node order).
-  std::vector<Instr> stream;
-  std::vector<uint8_t> loaded(n, 0);
-  auto operand = [&](uint32_t node) {
-    const DagNode& x = dag.nodes[node];
-    if (!is_trace_variable(x) || loaded[node]) return;
-    const uint32_t part = checked_part(x.var, shape, widths_);
-    stream.push_back({x.var.offset ? Op::LoadNext : Op::LoadLocal, node, part, x.var.index});
-    loaded[node] = 1;
-  };
-  uint32_t term = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!need[i]) continue;
-    const DagNode& node = dag.nodes[i];
-    if (is_binary(node.kind)) {
-      operand(node.left);
-      operand(node.right);
-      stream.push_back({arithmetic_op(node.kind), i, node.left, node.right});
-    } else if (node.kind == NodeKind::Neg) {
-      operand(node.left);
-      stream.push_back({Op::Neg, i, node.left, 0});
-    }
-    if (term < num_constraints_ && dag.constraint_idx[term] == i) {
-      operand(i);
-      // Four products fit a lazy sum after each reduction (packed_avx512.inl, wide_reduce).
-      stream.push_back({term > 0 && term % 4 == 0 ? Op::FoldReduce : Op::Fold, 0, i, term});
-      ++term;
-    }
-  }
-
-  // Registers by liveness: a value's register is free after its last read, and the most recently
-  // freed one is taken first.
-  auto reads = [](const Instr& in, int k) -> uint32_t {
-    switch (in.op) {
-      case Op::LoadLocal:
-      case Op::LoadNext:
-        return kNone;
-      case Op::Neg:
-      case Op::Fold:
-      case Op::FoldReduce:
-        return k == 0 ? in.a : kNone;
-      default:
-        return k == 0 ? in.a : (in.b == in.a ? kNone : in.b);
-    }
-  };
-  std::vector<uint32_t> last_read(n, kNone);
-  for (uint32_t k = 0; k < stream.size(); ++k)
-    for (int j = 0; j < 2; ++j)
-      if (uint32_t v = reads(stream[k], j); v != kNone) last_read[v] = k;
-  std::vector<uint32_t> reg(n, kNone), free_regs;
-  uint32_t num_regs = regs_.num_fixed + 3;
-  code_.reserve(stream.size());
-  for (uint32_t k = 0; k < stream.size(); ++k) {
-    Instr in = stream[k];
-    std::array<uint32_t, 2> r = {kNone, kNone};
-    for (int j = 0; j < 2; ++j) {
-      const uint32_t v = reads(in, j);
-      if (v == kNone) continue;
-      r[j] = fixed_reg[v] != kNone ? fixed_reg[v] : reg[v];
-      if (fixed_reg[v] == kNone && last_read[v] == k) free_regs.push_back(reg[v]);
-    }
-    const bool defines = in.op != Op::Fold && in.op != Op::FoldReduce;
-    if (defines) {
-      uint32_t d = num_regs;
-      if (free_regs.empty()) {
-        ++num_regs;
-      } else {
-        d = free_regs.back();
-        free_regs.pop_back();
-      }
-      reg[in.dst] = d;
-      in.dst = d;
-    }
-    if (in.op != Op::LoadLocal && in.op != Op::LoadNext) {
-      in.a = r[0];
-      if (is_binary_op(in.op)) in.b = r[1] != kNone ? r[1] : r[0];
-    }
-    code_.push_back(in);
-  }
-  regs_.num_regs = num_regs;
+  std::vector<Instr> stream = build_stream(dag, shape, widths_, need);
+  code_ =
+      allocate_registers(std::move(stream), fixed_reg, eval_cpu_detail::kFirstFixed + regs_.num_fixed, regs_.num_regs);
 }
 
 eval_cpu_detail::Program CompiledConstraints::program() const {
@@ -230,7 +223,8 @@ std::string CompiledConstraints::summary() const {
       "registers ({} fixed) of {} rows",
       num_nodes_, num_constraints_, code_.size(), by_op[size_t(Op::LoadLocal)] + by_op[size_t(Op::LoadNext)],
       by_op[size_t(Op::Add)], by_op[size_t(Op::Sub)], by_op[size_t(Op::Neg)], by_op[size_t(Op::Mul)],
-      by_op[size_t(Op::Fold)] + by_op[size_t(Op::FoldReduce)], regs_.num_regs, regs_.num_fixed + 3, kBlockRows);
+      by_op[size_t(Op::Fold)] + by_op[size_t(Op::FoldReduce)], regs_.num_regs,
+      eval_cpu_detail::kFirstFixed + regs_.num_fixed, kBlockRows);
 }
 
 namespace {

@@ -85,11 +85,11 @@ inline void run_blocks(const Program& P, const Dispatch& d, const Scratch& s, ui
   uint64_t* acc = s.acc;
   for (uint32_t i = 0; i < P.num_fixed; ++i) {
     const Vec x = vbroadcast(d.fixed[i]);
-    for (uint32_t v = 0; v < kVecs; ++v) vstore(regs + size_t(i) * kBlockRows + v * LANES, x);
+    for (uint32_t v = 0; v < kVecs; ++v) vstore(regs + size_t(kFirstFixed + i) * kBlockRows + v * LANES, x);
   }
-  uint32_t* first = regs + size_t(P.sel_first) * kBlockRows;
-  uint32_t* last = regs + size_t(P.sel_last) * kBlockRows;
-  uint32_t* transition = regs + size_t(P.sel_transition) * kBlockRows;
+  uint32_t* first = regs;
+  uint32_t* last = regs + kBlockRows;
+  uint32_t* transition = regs + 2 * kBlockRows;
   for (uint64_t block = begin; block < end; ++block) {
     const uint64_t r0 = block * kBlockRows;
     for (uint32_t l = 0; l < kBlockRows; ++l) {

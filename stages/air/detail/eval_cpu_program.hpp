@@ -34,12 +34,16 @@ struct Instr {
   uint32_t b = 0;
 };
 
+// Registers 0, 1, 2 hold the selectors is_first_row, is_last_row, is_transition (NodeKind order);
+// then Program::num_fixed registers hold Dispatch::fixed (constants, public values); the others
+// are the values' registers.
+inline constexpr uint32_t kFirstFixed = 3;
+
 struct Program {
   const Instr* code = nullptr;
   uint64_t code_size = 0;
-  uint32_t num_regs = 0;   // block registers in all, the ones below included
-  uint32_t num_fixed = 0;  // registers 0 .. num_fixed - 1 hold Dispatch::fixed (constants, public values)
-  uint32_t sel_first = 0, sel_last = 0, sel_transition = 0;  // registers of the three selectors
+  uint32_t num_regs = 0;  // block registers in all, the selectors' and fixed ones included
+  uint32_t num_fixed = 0;
 };
 
 // One dispatch's memory, as Montgomery words.
