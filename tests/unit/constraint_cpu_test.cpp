@@ -25,7 +25,7 @@ using namespace vkstark;
 
 namespace {
 
-const std::vector<uint32_t> kHeights = {1, 2, 8, 64, 1024};
+const std::vector<uint32_t> kHeights = {1, 2, 8, 64, 128, 1024};
 
 std::vector<SimdLevel> levels() {
   std::vector<SimdLevel> l{SimdLevel::Scalar};
@@ -99,7 +99,9 @@ void expect_matches_host(const SymbolicDag& dag, const AirShape& shape, const st
     ASSERT_EQ(got.size(), want.size());
     for (size_t r = 0; r < want.size(); ++r) {
       ASSERT_EQ(got[r], want[r]) << "row " << r << " of " << want.size() << " at " << to_string(level);
-      if (zero) ASSERT_TRUE(got[r].is_zero()) << "row " << r;
+      if (zero) {
+        ASSERT_TRUE(got[r].is_zero()) << "row " << r;
+      }
     }
   }
 }
@@ -236,10 +238,18 @@ TEST(ConstraintCpu, ManyFoldedConstraintsOfTheLargestWordsStayExact) {
   const Fp top = Fp::from_mont(Fp::P - 1);
   const AirShape shape{.common_width = 1};
   SymbolicDag dag;
-  dag.nodes.push_back({.kind = NodeKind::Variable, .var = {EntryKind::Main, 0, 0, 0}});
-  dag.nodes.push_back({.kind = NodeKind::Constant, .constant = Fp::one()});
-  for (uint32_t i = 2; i < 4101; ++i)
-    dag.nodes.push_back({.kind = NodeKind::Mul, .left = i - 1 == 1 ? 0 : i - 1, .right = 1});
+  DagNode x, one, mul;
+  x.kind = NodeKind::Variable;
+  x.var = {EntryKind::Main, 0, 0, 0};
+  one.kind = NodeKind::Constant;
+  one.constant = Fp::one();
+  mul.kind = NodeKind::Mul;
+  dag.nodes = {x, one};
+  for (uint32_t i = 2; i < 4101; ++i) {
+    mul.left = i == 2 ? 0 : i - 1;  // x * 1 * 1 * ...
+    mul.right = 1;
+    dag.nodes.push_back(mul);
+  }
   for (uint32_t i = 2; i < 4101; ++i) dag.constraint_idx.push_back(i);
   TraceMatrix m(1, 64);
   for (Fp& v : m.values) v = top;
