@@ -4,6 +4,7 @@
 #include "stages/air/eval_cpu.hpp"
 
 #include <fmt/format.h>
+#include <tbb/enumerable_thread_specific.h>
 
 #include <algorithm>
 #include <array>
@@ -249,15 +250,14 @@ class ScratchMemory {
 };
 
 void run_blocks_at(SimdLevel level, const eval_cpu_detail::Program& p, const eval_cpu_detail::Dispatch& d,
-                   uint64_t begin, uint64_t end) {
-  ScratchMemory memory(p.num_regs);
+                   const eval_cpu_detail::Scratch& s, uint64_t begin, uint64_t end) {
   switch (level) {
     case SimdLevel::Avx512:
-      return eval_cpu_detail::eval_blocks_avx512(p, d, memory.scratch(), begin, end);
+      return eval_cpu_detail::eval_blocks_avx512(p, d, s, begin, end);
     case SimdLevel::Avx2:
-      return eval_cpu_detail::eval_blocks_avx2(p, d, memory.scratch(), begin, end);
+      return eval_cpu_detail::eval_blocks_avx2(p, d, s, begin, end);
     case SimdLevel::Scalar:
-      return eval_cpu_detail::run_blocks(p, d, memory.scratch(), begin, end);
+      return eval_cpu_detail::run_blocks(p, d, s, begin, end);
   }
 }
 
@@ -295,8 +295,13 @@ void eval_constraints_cpu(const CompiledConstraints& c, std::span<const std::spa
                                     .out = reinterpret_cast<uint32_t*>(out.data()),
                                     .log_height = log_height};
   const SimdLevel level = cpu_simd_level();
-  cpu::for_each_chunk((height + kBlockRows - 1) / kBlockRows,
-                      [&](uint64_t begin, uint64_t end) { run_blocks_at(level, program, d, begin, end); }, 1);
+  // One scratch per thread, not per chunk: registers take megabytes for wide AIRs, and fresh pages
+  // cost a fault each.
+  tbb::enumerable_thread_specific<ScratchMemory> scratch([&] { return ScratchMemory(program.num_regs); });
+  cpu::for_each_chunk(
+      (height + kBlockRows - 1) / kBlockRows,
+      [&](uint64_t begin, uint64_t end) { run_blocks_at(level, program, d, scratch.local().scratch(), begin, end); },
+      1);
 }
 
 // Slots of the dispatch (ABI order): parts[0..kMaxViewArray), public_values, lambda_powers, out.
