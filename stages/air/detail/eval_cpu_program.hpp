@@ -26,7 +26,7 @@ enum class Op : uint8_t {
   Neg,         // dst = -a
   Mul,         // dst = a * b
   Fold,        // accumulators += lambda_powers[b] * a
-  FoldReduce,  // accumulators reduced below 2^61, then as Fold
+  FoldReduce,  // accumulators reduced below 2^60 + 2^32 (wide_reduce), then as Fold
 };
 
 // 16 bytes; registers are numbered in units of one block register (kBlockRows values).
@@ -36,6 +36,7 @@ struct Instr {
   uint32_t a = 0;
   uint32_t b = 0;
 };
+static_assert(sizeof(Instr) == 16);
 
 // Registers 0, 1, 2 hold the selectors is_first_row, is_last_row, is_transition (NodeKind order);
 // then Program::num_fixed registers hold Dispatch::fixed (constants, public values); the others
