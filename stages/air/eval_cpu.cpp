@@ -1,63 +1,321 @@
-// CPU body of the constraint kernel (stages/air/constraint_kernel.hpp): row by row through the host
-// evaluator. Correct on every AIR; the instruction-stream evaluator over blocks of rows replaces it.
-#include <vector>
+// The CPU constraint evaluator (stages/air/eval_cpu.hpp): the DAG's compiler to the instruction
+// stream, the portable block body, the dispatch over blocks at the current SIMD level, and the
+// constraint kernel's CPU body (constraint_kernel.hpp).
+#include "stages/air/eval_cpu.hpp"
+
+#include <fmt/format.h>
+#include <tbb/enumerable_thread_specific.h>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <memory>
+#include <new>
 
 #include "kernels/cpu/parallel.hpp"
+#include "kernels/field/simd_level.hpp"
+#include "runtime/error.hpp"
 #include "stages/air/constraint_kernel.hpp"
 #include "stages/air/eval.hpp"
 
 namespace vkstark {
 
+namespace eval_cpu_detail {
+namespace {
+#include "kernels/field/detail/packed_scalar.inl"
+#include "stages/air/detail/eval_cpu_blocks.inl"
+}  // namespace
+}  // namespace eval_cpu_detail
+
+using eval_cpu_detail::Instr;
+using eval_cpu_detail::kBlockRows;
+using eval_cpu_detail::Op;
+
 namespace {
 
-// Slots of the dispatch (ABI order): parts[0..kMaxViewArray), public_values, lambda_powers, out.
-constexpr uint32_t kPvSlot = kMaxViewArray, kLambdaSlot = kMaxViewArray + 1, kOutSlot = kMaxViewArray + 2;
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+static_assert(uint32_t(NodeKind::IsLastRow) == uint32_t(NodeKind::IsFirstRow) + 1 &&
+              uint32_t(NodeKind::IsTransition) == uint32_t(NodeKind::IsFirstRow) + 2 &&
+              eval_cpu_detail::kFirstFixed == 3);
 
-class SpanRows final : public RowSource<Fp> {
- public:
-  SpanRows(const std::vector<std::span<const Fp>>& parts, std::span<const Fp> pvs, uint32_t log_h)
-      : parts_(parts), pvs_(pvs), h_(uint32_t(1) << log_h) {}
-  void set_row(uint32_t r) { r_ = r; }
-  Fp selector(NodeKind kind) const override {
-    const bool v = kind == NodeKind::IsFirstRow ? r_ == 0 : kind == NodeKind::IsLastRow ? r_ == h_ - 1 : r_ != h_ - 1;
-    return v ? Fp::one() : Fp::zero();
-  }
-  Fp value(uint32_t part, uint32_t offset, uint32_t col) const override {
-    const uint32_t r = offset == 0 ? r_ : (r_ + 1) & (h_ - 1);
-    return parts_[part][size_t(col) * h_ + r];
-  }
-  Fp public_value(uint32_t i) const override { return pvs_[i]; }
+bool is_binary(NodeKind k) { return k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul; }
+bool is_binary_op(Op op) { return op == Op::Add || op == Op::Sub || op == Op::Mul; }
+Op arithmetic_op(NodeKind k) { return k == NodeKind::Add ? Op::Add : k == NodeKind::Sub ? Op::Sub : Op::Mul; }
+bool is_trace_variable(const DagNode& n) {
+  return n.kind == NodeKind::Variable && (n.var.entry == EntryKind::Preprocessed || n.var.entry == EntryKind::Main);
+}
 
- private:
-  const std::vector<std::span<const Fp>>& parts_;
-  std::span<const Fp> pvs_;
-  uint32_t h_;
-  uint32_t r_ = 0;
-};
+// The nodes the constraints reach. InputError when an operand is not before its node.
+std::vector<uint8_t> constraint_nodes(const SymbolicDag& dag) {
+  const size_t n = dag.nodes.size();
+  std::vector<uint8_t> need(n, 0);
+  for (uint32_t c : dag.constraint_idx) {
+    if (c >= n) throw InputError(fmt::format("constraint DAG: constraint node {} of {} nodes", c, n));
+    need[c] = 1;
+  }
+  for (size_t i = n; i-- > 0;) {
+    const DagNode& node = dag.nodes[i];
+    if (!need[i]) continue;
+    const bool unary = node.kind == NodeKind::Neg, binary = is_binary(node.kind);
+    if ((unary || binary) && (node.left >= i || (binary && node.right >= i)))
+      throw InputError(fmt::format("constraint DAG: node {} reads a node that is not before it", i));
+    if (unary || binary) need[node.left] = 1;
+    if (binary) need[node.right] = 1;
+  }
+  return need;
+}
+
+// Row-view part of a trace variable, checked against the shape.
+uint32_t checked_part(const Variable& v, const AirShape& shape, const std::vector<uint32_t>& widths) {
+  const bool ok_entry = v.entry == EntryKind::Main ? v.part <= shape.num_cached() : shape.preprocessed_width > 0;
+  const uint32_t part = ok_entry ? row_view_part(v, shape) : kNone;
+  if (part >= widths.size() || v.index >= widths[part] || v.offset > 1)
+    throw InputError(fmt::format("constraint DAG: variable {} does not fit the AIR's trace parts", to_string(v)));
+  return part;
+}
+
+// The instruction stream over values (node indices), in node order: a trace variable is loaded
+// right before its first read and kept until its last (a reload would read the trace again, and
+// columns lie 4 H bytes apart, a power of two, so the lines of one block's rows compete for the same
+// few cache sets and are gone by then: reloads measured twice as slow on the Keccak-like bench).
+// Each constraint is folded right after its node (constraint_idx is in node order).
+std::vector<Instr> build_stream(const SymbolicDag& dag, const AirShape& shape, const std::vector<uint32_t>& widths,
+                                const std::vector<uint8_t>& need) {
+  const uint32_t n = static_cast<uint32_t>(dag.nodes.size());
+  std::vector<Instr> stream;
+  std::vector<uint8_t> loaded(n, 0);
+  auto operand = [&](uint32_t node) {
+    const DagNode& x = dag.nodes[node];
+    if (is_trace_variable(x) && !loaded[node]) {
+      stream.push_back(
+          {x.var.offset ? Op::LoadNext : Op::LoadLocal, node, checked_part(x.var, shape, widths), x.var.index});
+      loaded[node] = 1;
+    }
+    return node;
+  };
+  uint32_t term = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!need[i]) continue;
+    const DagNode& node = dag.nodes[i];
+    if (is_binary(node.kind)) {
+      const uint32_t a = operand(node.left), b = operand(node.right);
+      stream.push_back({arithmetic_op(node.kind), i, a, b});
+    } else if (node.kind == NodeKind::Neg) {
+      stream.push_back({Op::Neg, i, operand(node.left), 0});
+    }
+    if (term < dag.constraint_idx.size() && dag.constraint_idx[term] == i) {
+      // Four products fit a lazy sum after each reduction (packed_avx512.inl, wide_reduce).
+      stream.push_back({term > 0 && term % 4 == 0 ? Op::FoldReduce : Op::Fold, 0, operand(i), term});
+      ++term;
+    }
+  }
+  return stream;
+}
+
+bool defines(const Instr& in) { return in.op != Op::Fold && in.op != Op::FoldReduce; }
+
+// The values an instruction reads: a, then b (kNone where there is none, b also where it is a).
+std::array<uint32_t, 2> reads(const Instr& in) {
+  switch (in.op) {
+    case Op::LoadLocal:
+    case Op::LoadNext:
+      return {kNone, kNone};
+    case Op::Neg:
+    case Op::Fold:
+    case Op::FoldReduce:
+      return {in.a, kNone};
+    default:
+      return {in.a, in.b == in.a ? kNone : in.b};
+  }
+}
+
+// Registers by liveness (linear scan): a value's register is free after its last read, and the
+// most recently freed one is taken first, so the working set stays small and hot. Values with a
+// fixed register keep it. Registers from `first` on; `num_regs` becomes one past the last used.
+std::vector<Instr> allocate_registers(std::vector<Instr> stream, const std::vector<uint32_t>& fixed_reg, uint32_t first,
+                                      uint32_t& num_regs) {
+  std::vector<uint32_t> last_read(fixed_reg.size(), kNone), reg(fixed_reg.size(), kNone), free_regs;
+  for (uint32_t k = 0; k < stream.size(); ++k)
+    for (uint32_t v : reads(stream[k]))
+      if (v != kNone) last_read[v] = k;
+  num_regs = first;
+  for (uint32_t k = 0; k < stream.size(); ++k) {
+    Instr& in = stream[k];
+    const std::array<uint32_t, 2> vs = reads(in);
+    std::array<uint32_t, 2> r = {kNone, kNone};
+    for (int j = 0; j < 2; ++j) {
+      if (vs[j] == kNone) continue;
+      r[j] = fixed_reg[vs[j]] != kNone ? fixed_reg[vs[j]] : reg[vs[j]];
+      if (fixed_reg[vs[j]] == kNone && last_read[vs[j]] == k) free_regs.push_back(r[j]);
+    }
+    if (in.op != Op::LoadLocal && in.op != Op::LoadNext) {
+      in.a = r[0];
+      if (is_binary_op(in.op)) in.b = r[1] != kNone ? r[1] : r[0];
+    }
+    if (defines(in)) {
+      if (free_regs.empty()) {
+        reg[in.dst] = num_regs++;
+      } else {
+        reg[in.dst] = free_regs.back();
+        free_regs.pop_back();
+      }
+      in.dst = reg[in.dst];
+    }
+  }
+  return stream;
+}
 
 }  // namespace
 
+CompiledConstraints::CompiledConstraints(const SymbolicDag& dag, const AirShape& shape)
+    : widths_(shape.row_view_widths()), num_constraints_(dag.num_constraints()) {
+  const size_t n = dag.nodes.size();
+  if (n >= kNone) throw InputError("constraint DAG: too many nodes");
+  const std::vector<uint8_t> need = constraint_nodes(dag);
+
+  // Fixed registers: the three selectors, then constants and public values.
+  std::vector<uint32_t> fixed_reg(n, kNone);
+  for (size_t i = 0; i < n; ++i) {
+    const DagNode& node = dag.nodes[i];
+    if (!need[i]) continue;
+    ++num_nodes_;
+    const uint32_t next_fixed = eval_cpu_detail::kFirstFixed + static_cast<uint32_t>(fixed_.size());
+    if (node.kind == NodeKind::IsFirstRow || node.kind == NodeKind::IsLastRow || node.kind == NodeKind::IsTransition) {
+      fixed_reg[i] = uint32_t(node.kind) - uint32_t(NodeKind::IsFirstRow);
+    } else if (node.kind == NodeKind::Constant) {
+      fixed_reg[i] = next_fixed;
+      fixed_.push_back({false, node.constant.mont()});
+    } else if (node.kind == NodeKind::Variable && node.var.entry == EntryKind::Public) {
+      if (node.var.index >= shape.num_public_values)
+        throw InputError(fmt::format("constraint DAG: public value {} of {}", node.var.index, shape.num_public_values));
+      fixed_reg[i] = next_fixed;
+      fixed_.push_back({true, node.var.index});
+      num_public_values_ = std::max(num_public_values_, node.var.index + 1);
+    } else if (node.kind == NodeKind::Variable && node.var.entry == EntryKind::Challenge) {
+      throw InputError("the constraint DAG reads a challenge variable, which vkstark does not support");
+    }
+  }
+  regs_.num_fixed = static_cast<uint32_t>(fixed_.size());
+
+  std::vector<Instr> stream = build_stream(dag, shape, widths_, need);
+  code_ =
+      allocate_registers(std::move(stream), fixed_reg, eval_cpu_detail::kFirstFixed + regs_.num_fixed, regs_.num_regs);
+}
+
+eval_cpu_detail::Program CompiledConstraints::program() const {
+  eval_cpu_detail::Program p = regs_;
+  p.code = code_.data();
+  p.code_size = code_.size();
+  return p;
+}
+
+std::vector<uint32_t> CompiledConstraints::fixed_values(std::span<const Fp> public_values) const {
+  std::vector<uint32_t> v(fixed_.size());
+  for (size_t i = 0; i < fixed_.size(); ++i)
+    v[i] = fixed_[i].is_public ? public_values[fixed_[i].value].mont() : fixed_[i].value;
+  return v;
+}
+
+std::string CompiledConstraints::summary() const {
+  std::array<uint64_t, 8> by_op{};
+  for (const Instr& in : code_) ++by_op[size_t(in.op)];
+  return fmt::format(
+      "{} nodes, {} constraints -> {} instructions ({} loads, {} add, {} sub, {} neg, {} mul, {} folds), {} block "
+      "registers ({} fixed) of {} rows",
+      num_nodes_, num_constraints_, code_.size(), by_op[size_t(Op::LoadLocal)] + by_op[size_t(Op::LoadNext)],
+      by_op[size_t(Op::Add)], by_op[size_t(Op::Sub)], by_op[size_t(Op::Neg)], by_op[size_t(Op::Mul)],
+      by_op[size_t(Op::Fold)] + by_op[size_t(Op::FoldReduce)], regs_.num_regs,
+      eval_cpu_detail::kFirstFixed + regs_.num_fixed, kBlockRows);
+}
+
+namespace {
+
+// 64-byte aligned scratch of one run of blocks.
+class ScratchMemory {
+ public:
+  explicit ScratchMemory(uint32_t num_regs)
+      : regs_(allocate<uint32_t>(size_t(num_regs) * kBlockRows)), acc_(allocate<uint64_t>(4 * kBlockRows)) {}
+  eval_cpu_detail::Scratch scratch() const { return {regs_.get(), acc_.get()}; }
+
+ private:
+  struct Free {
+    void operator()(void* p) const { ::operator delete(p, std::align_val_t(64)); }
+  };
+  template <class T>
+  static std::unique_ptr<T[], Free> allocate(size_t n) {
+    return std::unique_ptr<T[], Free>(static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))));
+  }
+  std::unique_ptr<uint32_t[], Free> regs_;
+  std::unique_ptr<uint64_t[], Free> acc_;
+};
+
+void run_blocks_at(SimdLevel level, const eval_cpu_detail::Program& p, const eval_cpu_detail::Dispatch& d,
+                   const eval_cpu_detail::Scratch& s, uint64_t begin, uint64_t end) {
+  switch (level) {
+    case SimdLevel::Avx512:
+      return eval_cpu_detail::eval_blocks_avx512(p, d, s, begin, end);
+    case SimdLevel::Avx2:
+      return eval_cpu_detail::eval_blocks_avx2(p, d, s, begin, end);
+    case SimdLevel::Scalar:
+      return eval_cpu_detail::run_blocks(p, d, s, begin, end);
+  }
+}
+
+}  // namespace
+
+void eval_constraints_cpu(const CompiledConstraints& c, std::span<const std::span<const Fp>> parts,
+                          std::span<const Fp> public_values, std::span<const Fp4> lambda_powers, std::span<Fp4> out,
+                          uint32_t log_height) {
+  if (log_height > Fp::TWO_ADICITY)
+    throw InputError(fmt::format("constraint evaluation: log_height {} > {}", log_height, Fp::TWO_ADICITY));
+  const uint64_t height = uint64_t(1) << log_height;
+  if (parts.size() != c.num_parts())
+    throw InputError(
+        fmt::format("constraint evaluation: {} trace parts given, the AIR has {}", parts.size(), c.num_parts()));
+  std::vector<const uint32_t*> words(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p) {
+    if (parts[p].size() < c.part_widths()[p] * height)
+      throw InputError(fmt::format("constraint evaluation: part {} holds {} values, not width {} x height {}", p,
+                                   parts[p].size(), c.part_widths()[p], height));
+    words[p] = reinterpret_cast<const uint32_t*>(parts[p].data());
+  }
+  if (public_values.size() < c.num_public_values())
+    throw InputError(fmt::format("constraint evaluation: {} public values given, the constraints read {}",
+                                 public_values.size(), c.num_public_values()));
+  if (lambda_powers.size() < c.num_constraints())
+    throw InputError(fmt::format("constraint evaluation: {} lambda powers for {} constraints", lambda_powers.size(),
+                                 c.num_constraints()));
+  if (out.size() < height)
+    throw InputError(fmt::format("constraint evaluation: an output of {} values for height {}", out.size(), height));
+  const std::vector<uint32_t> fixed = c.fixed_values(public_values);
+  const eval_cpu_detail::Program program = c.program();
+  const eval_cpu_detail::Dispatch d{.parts = words.data(),
+                                    .fixed = fixed.data(),
+                                    .lambda_powers = reinterpret_cast<const uint32_t*>(lambda_powers.data()),
+                                    .out = reinterpret_cast<uint32_t*>(out.data()),
+                                    .log_height = log_height};
+  const SimdLevel level = cpu_simd_level();
+  // One scratch per thread, not per chunk: registers take megabytes for wide AIRs, and fresh pages
+  // cost a fault each.
+  tbb::enumerable_thread_specific<ScratchMemory> scratch([&] { return ScratchMemory(program.num_regs); });
+  cpu::for_each_chunk(
+      (height + kBlockRows - 1) / kBlockRows,
+      [&](uint64_t begin, uint64_t end) { run_blocks_at(level, program, d, scratch.local().scratch(), begin, end); },
+      1);
+}
+
+// Slots of the dispatch (ABI order): parts[0..kMaxViewArray), public_values, lambda_powers, out.
 std::function<void(const CpuContext&)> constraint_cpu_body(const SymbolicDag& dag, const AirShape& shape) {
-  return [dag, shape](const CpuContext& ctx) {
-    const uint32_t log_h = ctx.scalars()[0];
-    const uint32_t nparts = static_cast<uint32_t>(shape.row_view_widths().size());
+  constexpr uint32_t kPvSlot = kMaxViewArray, kLambdaSlot = kMaxViewArray + 1, kOutSlot = kMaxViewArray + 2;
+  auto compiled = std::make_shared<const CompiledConstraints>(dag, shape);
+  if (compiled->num_parts() > kMaxViewArray)
+    throw InputError(
+        fmt::format("constraint kernel: {} row-view parts, at most {}", compiled->num_parts(), kMaxViewArray));
+  return [compiled](const CpuContext& ctx) {
     std::vector<std::span<const Fp>> parts;
-    for (uint32_t p = 0; p < nparts; ++p) parts.push_back(ctx.view<Fp>(p));
-    std::span<const Fp> pvs = ctx.view<Fp>(kPvSlot);
-    std::span<const Fp4> lambdas = ctx.view<Fp4>(kLambdaSlot);
-    std::span<Fp4> out = ctx.view<Fp4>(kOutSlot);
-    cpu::for_each_chunk(
-        uint64_t(1) << log_h,
-        [&](uint64_t begin, uint64_t end) {
-          SpanRows rows(parts, pvs, log_h);
-          std::vector<Fp> values;
-          for (uint64_t r = begin; r < end; ++r) {
-            rows.set_row(static_cast<uint32_t>(r));
-            eval_nodes(dag, shape, rows, values);
-            out[r] = fold_constraints<Fp>(dag, values, lambdas);
-          }
-        },
-        64);
+    for (uint32_t p = 0; p < compiled->num_parts(); ++p) parts.push_back(ctx.view<Fp>(p));
+    eval_constraints_cpu(*compiled, parts, ctx.view<Fp>(kPvSlot), ctx.view<Fp4>(kLambdaSlot), ctx.view<Fp4>(kOutSlot),
+                         ctx.scalars()[0]);
   };
 }
 
