@@ -1,0 +1,207 @@
+// GLSL body of the constraint kernel (stages/air/constraint_kernel.hpp), generated from the DAG.
+//
+// One invocation per row r; straight-line code over the nodes the constraints reach, in DAG order
+// (children first), one statement per arithmetic node:
+//   uint t12=fp_mul(L0(3u),t9);                     node 12 = (main column 3) * node 9
+//   a=fp4_add(a,fp4_scale(LP(4u),t12));             node 12 is constraint 4: acc += lambda^4 * t12
+// Base-field values are uints in Montgomery form (fp.glsl); the accumulator is an Fp4 (fp4.glsl).
+//
+// Why this shape, for DAGs of ~40k nodes (the Keccak-f AIR):
+// - Each constraint is folded into the accumulator right after its node, so no constraint value
+//   stays live to the end (thousands of them would be thousands of registers).
+// - Trace reads, public values, selectors and constants are operands, not statements: a read is
+//   L<p>(col) (local row) or N<p>(col) (next row), macros over the part's base index, so the driver
+//   compiler decides whether to keep a loaded value or load it again (both come from the same
+//   read-only buffer), and the text stays short (about 35 bytes per node).
+// - Names are the DAG's node indices (t<i>), so the GLSL reads against node_to_string.
+// - No loops and no branches past the row guard: the control flow is one basic block, which the
+//   compilers schedule (and allocate registers for) as a whole.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "runtime/error.hpp"
+#include "runtime/kernel_abi.hpp"
+#include "stages/air/constraint_kernel.hpp"
+#include "stages/air/eval.hpp"
+
+namespace vkstark {
+
+namespace {
+
+bool is_arithmetic(NodeKind k) {
+  return k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul || k == NodeKind::Neg;
+}
+
+// The nodes the constraints reach. (SymbolicDag::live_nodes also keeps nodes only interactions
+// use; this kernel evaluates constraints only.) Checks that every index points backwards.
+std::vector<bool> constraint_nodes(const SymbolicDag& dag) {
+  const size_t n = dag.nodes.size();
+  std::vector<bool> live(n, false);
+  for (uint32_t i : dag.constraint_idx) {
+    if (i >= n) throw InputError(fmt::format("constraint node {} is past the DAG's {} nodes", i, n));
+    live[i] = true;
+  }
+  for (size_t i = n; i-- > 0;) {
+    if (!live[i]) continue;
+    const DagNode& d = dag.nodes[i];
+    if (!is_arithmetic(d.kind)) continue;
+    const bool binary = d.kind != NodeKind::Neg;
+    if (d.left >= i || (binary && d.right >= i))
+      throw InputError(
+          fmt::format("DAG node {} reads node {}, which does not come before it", i, d.left >= i ? d.left : d.right));
+    live[d.left] = true;
+    if (binary) live[d.right] = true;
+  }
+  return live;
+}
+
+// What the live nodes read, checked against the shape.
+struct Reads {
+  std::vector<bool> local, next;  // per row-view part
+  bool first = false, last = false, transition = false;
+};
+
+Reads check_reads(const SymbolicDag& dag, const AirShape& shape, const std::vector<bool>& live) {
+  const std::vector<uint32_t> widths = shape.row_view_widths();
+  Reads reads{std::vector<bool>(widths.size()), std::vector<bool>(widths.size())};
+  for (size_t i = 0; i < dag.nodes.size(); ++i) {
+    if (!live[i]) continue;
+    const DagNode& d = dag.nodes[i];
+    switch (d.kind) {
+      case NodeKind::Variable: {
+        const Variable& v = d.var;
+        if (v.entry == EntryKind::Challenge)
+          throw InputError("the constraint DAG reads a challenge variable, which vkstark does not support");
+        if (v.entry == EntryKind::Public) {
+          if (v.index >= shape.num_public_values)
+            throw InputError(
+                fmt::format("DAG node {} reads public value {}, the AIR has {}", i, v.index, shape.num_public_values));
+          break;
+        }
+        if (v.entry == EntryKind::Preprocessed && shape.preprocessed_width == 0)
+          throw InputError(fmt::format("DAG node {} reads the preprocessed part, the AIR has none", i));
+        if (v.entry == EntryKind::Main && v.part > shape.num_cached())
+          throw InputError(
+              fmt::format("DAG node {} reads main part {}, the AIR has {}", i, v.part, shape.num_cached() + 1));
+        const uint32_t p = row_view_part(v, shape);
+        if (v.index >= widths[p])
+          throw InputError(fmt::format("DAG node {} reads column {} of row-view part {}, which has {} columns", i,
+                                       v.index, p, widths[p]));
+        if (v.offset > 1) throw InputError(fmt::format("DAG node {} reads row offset {} (0 or 1 only)", i, v.offset));
+        (v.offset == 0 ? reads.local : reads.next)[p] = true;
+        break;
+      }
+      case NodeKind::IsFirstRow:
+        reads.first = true;
+        break;
+      case NodeKind::IsLastRow:
+        reads.last = true;
+        break;
+      case NodeKind::IsTransition:
+        reads.transition = true;
+        break;
+      default:
+        break;
+    }
+  }
+  return reads;
+}
+
+using Text = std::back_insert_iterator<fmt::memory_buffer>;
+
+// The value of node i as an operand.
+void operand(Text out, const SymbolicDag& dag, const AirShape& shape, uint32_t i) {
+  const DagNode& d = dag.nodes[i];
+  switch (d.kind) {
+    case NodeKind::Variable:
+      if (d.var.entry == EntryKind::Public)
+        fmt::format_to(out, "PV({}u)", d.var.index);
+      else
+        fmt::format_to(out, "{}{}({}u)", d.var.offset == 0 ? 'L' : 'N', row_view_part(d.var, shape), d.var.index);
+      return;
+    case NodeKind::IsFirstRow:
+      fmt::format_to(out, "sF");
+      return;
+    case NodeKind::IsLastRow:
+      fmt::format_to(out, "sL");
+      return;
+    case NodeKind::IsTransition:
+      fmt::format_to(out, "sT");
+      return;
+    case NodeKind::Constant:
+      fmt::format_to(out, "{}u", d.constant.mont());
+      return;
+    default:
+      fmt::format_to(out, "t{}", i);
+  }
+}
+
+}  // namespace
+
+std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape) {
+  const uint32_t nparts = static_cast<uint32_t>(shape.row_view_widths().size());
+  if (nparts > kMaxViewArray)
+    throw InputError(fmt::format("{} row-view parts, the constraint kernel takes at most {}", nparts, kMaxViewArray));
+  const std::vector<bool> live = constraint_nodes(dag);
+  const Reads reads = check_reads(dag, shape, live);
+
+  fmt::memory_buffer buf;
+  Text out(buf);
+  fmt::format_to(out, "#include \"fp4.glsl\"\n");
+  for (uint32_t p = 0; p < nparts; ++p) {
+    if (reads.local[p]) fmt::format_to(out, "#define L{0}(c) parts_[{0}].data[l{0}+(c)*h]\n", p);
+    if (reads.next[p]) fmt::format_to(out, "#define N{0}(c) parts_[{0}].data[n{0}+(c)*h]\n", p);
+  }
+  fmt::format_to(out,
+                 "#define PV(i) public_values_[pc.public_values_off+(i)]\n"
+                 "#define LP(i) lambda_powers_[pc.lambda_powers_off+(i)]\n"
+                 "void main() {{\n"
+                 "const uint r=vks_index_x();\n"
+                 "if(r>=pc.grid_x)return;\n"
+                 "const uint h=1u<<pc.log_height;\n"
+                 "const uint n=(r+1u)&(h-1u);\n");
+  for (uint32_t p = 0; p < nparts; ++p) {
+    if (reads.local[p]) fmt::format_to(out, "const uint l{0}=pc.parts_off[{0}]+r;\n", p);
+    if (reads.next[p]) fmt::format_to(out, "const uint n{0}=pc.parts_off[{0}]+n;\n", p);
+  }
+  if (reads.first) fmt::format_to(out, "const uint sF=r==0u?FP_ONE:0u;\n");
+  if (reads.last) fmt::format_to(out, "const uint sL=r==h-1u?FP_ONE:0u;\n");
+  if (reads.transition) fmt::format_to(out, "const uint sT=r!=h-1u?FP_ONE:0u;\n");
+  fmt::format_to(out, "uvec4 a=uvec4(0u);\n");
+
+  // (node, k): the k-th constraint is node `node`; folded right after the node is computed.
+  std::vector<std::pair<uint32_t, uint32_t>> folds;
+  for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) folds.emplace_back(dag.constraint_idx[k], k);
+  std::sort(folds.begin(), folds.end());
+  auto fold = folds.begin();
+  for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
+    if (!live[i]) continue;
+    const DagNode& d = dag.nodes[i];
+    if (is_arithmetic(d.kind)) {
+      const char* op = d.kind == NodeKind::Add   ? "add"
+                       : d.kind == NodeKind::Sub ? "sub"
+                       : d.kind == NodeKind::Mul ? "mul"
+                                                 : "neg";
+      fmt::format_to(out, "const uint t{}=fp_{}(", i, op);
+      operand(out, dag, shape, d.left);
+      if (d.kind != NodeKind::Neg) {
+        *out++ = ',';
+        operand(out, dag, shape, d.right);
+      }
+      fmt::format_to(out, ");\n");
+    }
+    for (; fold != folds.end() && fold->first == i; ++fold) {
+      fmt::format_to(out, "a=fp4_add(a,fp4_scale(LP({}u),", fold->second);
+      operand(out, dag, shape, i);
+      fmt::format_to(out, "));\n");
+    }
+  }
+  fmt::format_to(out, "out_[pc.out_off+r]=a;\n}}\n");
+  return fmt::to_string(buf);
+}
+
+}  // namespace vkstark
