@@ -64,6 +64,19 @@ class NoPublicValuesAir final : public Air {
   }
 };
 
+// Two parts of one column each, every selector, next rows, a public value.
+class OneColumnPartsAir final : public Air {
+ public:
+  std::string name() const override { return "one_column_parts"; }
+  AirShape shape() const override { return {.cached_widths = {1}, .common_width = 1, .num_public_values = 1}; }
+  void eval(AirBuilder& b) const override {
+    const Window c = b.cached(0), m = b.main();
+    b.when_transition().assert_eq(m.next(0), m.local(0) * c.local(0) + b.public_value(0));
+    b.when_first_row().assert_eq(m.local(0), b.public_value(0));
+    b.when_last_row().assert_zero(c.next(0) - m.local(0) * m.local(0));
+  }
+};
+
 class ConstraintKernel : public ConstraintKernelTest {};
 VKSTARK_INSTANTIATE_FOR_EXECUTORS(ConstraintKernel);
 
@@ -115,6 +128,32 @@ TEST_P(ConstraintKernel, TakesAnEmptyPublicValuesViewWhenTheAirHasNone) {
   expect_matches_host(symbolic_air(NoPublicValuesAir()), kLogHeights, 3, /*empty_public_values=*/true);
   // A zero-count view of some buffer is as good.
   expect_matches_host(symbolic_air(NoPublicValuesAir()), std::vector<uint32_t>{2}, 4);
+}
+
+// 2^23 rows: 2^17 workgroups of 64, more than the 65535 a dispatch has along x, so the grid spills
+// into y (runtime.glsl). Sampled rows (the first, the last, both sides of each spill row, and a
+// stride through the rest) against the host evaluator. 2^24 rows need a 256 MiB `out`, more than
+// one binding holds on lavapipe (maxStorageBufferRange 128 MiB), as does a part of more than one
+// column here: so one column per part, and 2^23.
+TEST_P(ConstraintKernel, HandlesHeightsThatSpillTheGridIntoY) {
+  const SymbolicAir air = symbolic_air(OneColumnPartsAir());
+  const SymbolicDag dag = build_dag(air);
+  auto kernel = make_constraint_kernel(air.name, dag, air.shape);
+  const uint32_t log_h = 23, h = 1u << log_h;
+  const HostTrace rows = random_trace(air.shape, h, 21);
+  const std::vector<Fp4> lp = powers(random_ext(22), dag.num_constraints());
+  const std::vector<Fp4> got = run_kernel(kernel, air.shape, rows, lp, log_h);
+  ASSERT_EQ(got.size(), h);
+  std::vector<uint32_t> sample = {0, 1, h / 2, h - 2, h - 1};
+  for (uint32_t spill = 65535u * 64; spill < h; spill += 65535u * 64) sample.insert(sample.end(), {spill - 1, spill});
+  for (uint32_t r = 3; r < h; r += 40961) sample.push_back(r);
+  TraceRows host(rows.parts, rows.public_values);
+  std::vector<Fp> values;
+  for (uint32_t r : sample) {
+    host.set_row(r);
+    eval_nodes(dag, air.shape, host, values);
+    ASSERT_EQ(got[r], fold_constraints<Fp>(dag, values, lp)) << "row " << r;
+  }
 }
 
 TEST_P(ConstraintKernel, GivesZeroWithoutConstraints) {
