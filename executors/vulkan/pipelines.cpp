@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "executors/vulkan/shaders.hpp"
+#include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
 
 namespace vkstark::vulkan {
@@ -26,18 +26,10 @@ namespace vkstark::vulkan {
 namespace {
 
 std::string cache_path(const Context& ctx) {
-  const char* off = std::getenv("VKSTARK_PIPELINE_CACHE");
-  if (off && std::string_view(off) == "0") return {};
-  std::filesystem::path dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    dir = xdg;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    dir = std::filesystem::path(home) / ".cache";
-  else
-    return {};
+  const std::filesystem::path dir = disk_cache_dir();
+  if (dir.empty()) return {};
   const VkPhysicalDeviceProperties& p = ctx.properties;
-  return (dir / "vkstark" / fmt::format("pipelines-{:x}-{:x}-{:x}.bin", p.vendorID, p.deviceID, p.driverVersion))
-      .string();
+  return (dir / fmt::format("pipelines-{:x}-{:x}-{:x}.bin", p.vendorID, p.deviceID, p.driverVersion)).string();
 }
 
 // The file's contents if its header matches this device (VkPipelineCacheHeaderVersionOne), else empty.

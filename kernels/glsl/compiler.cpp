@@ -4,11 +4,24 @@
 #include <glslang/Public/ResourceLimits.h>
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
+#include <glslang/build_info.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <utility>
 
+#include "runtime/detail/sha256.hpp"
+#include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
 
 namespace vkstark {
@@ -39,9 +52,27 @@ void initialize_glslang() {
   std::call_once(once, [] { glslang::InitializeProcess(); });
 }
 
-}  // namespace
+spdlog::logger& logger() {
+  static std::shared_ptr<spdlog::logger> log = [] {
+    auto l = spdlog::get("vkstark.glsl");
+    if (!l) l = spdlog::stderr_color_mt("vkstark.glsl");
+    if (const char* level = std::getenv("VKSTARK_LOG_LEVEL"); level && *level)
+      l->set_level(spdlog::level::from_str(level));
+    return l;
+  }();
+  return *log;
+}
 
-std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view name) {
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What compile() does to the source, for the cache key: any change here must change this text.
+constexpr std::string_view kCompileOptions =
+    "compute; vulkan 100; client vulkan 1.2; spir-v 1.5; 460; "
+    "EShMsgSpvRules|EShMsgVulkanRules; no debug info";
+
+std::vector<uint32_t> compile(std::string_view source, std::string_view name) {
   initialize_glslang();
   glslang::TShader shader(EShLangCompute);
   const char* text = source.data();
@@ -61,12 +92,148 @@ std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view nam
   if (!program.link(messages))
     throw GraphError(fmt::format("GLSL of kernel {} does not link:\n{}", name, program.getInfoLog()));
   std::vector<uint32_t> spirv;
-  spv::SpvBuildLogger logger;
+  spv::SpvBuildLogger spv_logger;
   glslang::SpvOptions options;
   options.generateDebugInfo = false;
-  glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), spirv, &logger, &options);
-  if (std::string log = logger.getAllMessages(); spirv.empty() || log.find("error") != std::string::npos)
+  glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), spirv, &spv_logger, &options);
+  if (std::string log = spv_logger.getAllMessages(); spirv.empty() || log.find("error") != std::string::npos)
     throw GraphError(fmt::format("GLSL of kernel {}: no SPIR-V:\n{}", name, log));
+  return spirv;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SPIR-V cache. A file, in host-order 32-bit words:
+//   kFileMagic, kFormatVersion, key (8 words), SHA-256 of the SPIR-V words (8 words), n, n SPIR-V words.
+using Digest = detail::Sha256::Digest;
+constexpr uint32_t kFileMagic = 0x43534b56;  // "VKSC"
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderWords = 2 + 8 + 8 + 1;
+constexpr uint32_t kSpirvMagic = 0x07230203;
+
+Digest digest_of_words(std::span<const uint32_t> words) {
+  detail::Sha256 h;
+  h.update(words.data(), words.size_bytes());
+  return h.finish();
+}
+
+// The embedded headers' names and text: the same for the life of the process.
+const Digest& headers_digest() {
+  static const Digest d = [] {
+    detail::Sha256 h;
+    for (const auto& [path, text] : embedded_glsl_headers()) {
+      h.field(path);
+      h.field(text);
+    }
+    return h.finish();
+  }();
+  return d;
+}
+
+Digest cache_key(std::string_view source, std::string_view name) {
+  detail::Sha256 h;
+  h.field(fmt::format("vkstark spirv cache {}", kFormatVersion));
+  h.field(fmt::format("glslang {}.{}.{}{} generator {}", GLSLANG_VERSION_MAJOR, GLSLANG_VERSION_MINOR,
+                      GLSLANG_VERSION_PATCH, GLSLANG_VERSION_FLAVOR, glslang::GetSpirvGeneratorVersion()));
+  h.field(kCompileOptions);
+  const Digest& headers = headers_digest();
+  h.field(std::string_view(reinterpret_cast<const char*>(headers.data()), headers.size()));
+  h.field(name);  // labels the source; kept in the key so that a hit is exactly what compiling gives
+  h.field(source);
+  return h.finish();
+}
+
+// The SPIR-V of a valid entry for `key`, else nothing; `problem` says why an existing file is not
+// used (truncated, corrupt, another key).
+std::optional<std::vector<uint32_t>> read_entry(const std::filesystem::path& file, const Digest& key,
+                                                std::string& problem) {
+  std::ifstream f(file, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::vector<char> bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  auto bad = [&](std::string_view why) {
+    problem = why;
+    return std::nullopt;
+  };
+  if (bytes.size() % 4 != 0 || bytes.size() < 4 * (kHeaderWords + 5)) return bad("truncated");
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), bytes.size());
+  if (words[0] != kFileMagic || words[1] != kFormatVersion) return bad("not a cache file of this format");
+  if (std::memcmp(&words[2], key.data(), key.size()) != 0) return bad("another source's entry");
+  if (words.size() != kHeaderWords + words[kHeaderWords - 1]) return bad("word count does not match the size");
+  std::vector<uint32_t> spirv(words.begin() + kHeaderWords, words.end());
+  if (spirv[0] != kSpirvMagic) return bad("no SPIR-V magic number");
+  Digest stored;
+  std::memcpy(stored.data(), &words[10], stored.size());
+  if (digest_of_words(spirv) != stored) return bad("SPIR-V does not match its stored hash");
+  return spirv;
+}
+
+void write_entry(const std::filesystem::path& file, const Digest& key, std::span<const uint32_t> spirv) {
+  std::vector<uint32_t> words(kHeaderWords);
+  words[0] = kFileMagic;
+  words[1] = kFormatVersion;
+  std::memcpy(&words[2], key.data(), key.size());
+  const Digest d = digest_of_words(spirv);
+  std::memcpy(&words[10], d.data(), d.size());
+  words[kHeaderWords - 1] = static_cast<uint32_t>(spirv.size());
+  words.insert(words.end(), spirv.begin(), spirv.end());
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", file.parent_path().string(), ec.message()));
+  // Write then rename: a reader (another thread or process) sees the old file or the whole new one.
+  static std::atomic<uint64_t> counter{0};
+  std::filesystem::path tmp = file;
+  tmp += fmt::format(".{}.{}.tmp", ::getpid(), counter.fetch_add(1));
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(words.size() * 4));
+    f.close();
+    if (!f) {
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+    }
+  }
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error(fmt::format("cannot rename to {}", file.string()));
+  }
+}
+
+}  // namespace
+
+std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view name, GlslCompileInfo* info) {
+  const auto start = std::chrono::steady_clock::now();
+  GlslCompileInfo result;
+  std::optional<Digest> key;
+  if (const std::filesystem::path dir = disk_cache_dir(); !dir.empty()) {
+    key = cache_key(source, name);
+    result.cache_file = dir / "spirv" / (detail::Sha256::hex(*key) + ".spv");
+    std::string problem;
+    if (std::optional<std::vector<uint32_t>> spirv = read_entry(result.cache_file, *key, problem)) {
+      logger().debug("kernel {}: SPIR-V loaded from {} ({} words) in {:.1f} ms", name, result.cache_file.string(),
+                     spirv->size(), ms_since(start));
+      result.from_cache = true;
+      if (info) *info = std::move(result);
+      return std::move(*spirv);
+    }
+    if (!problem.empty())
+      logger().debug("kernel {}: cached SPIR-V {} not used ({}): compiling again", name, result.cache_file.string(),
+                     problem);
+  }
+  std::vector<uint32_t> spirv = compile(source, name);
+  const double compile_ms = ms_since(start);
+  std::string stored;
+  if (key) {
+    try {
+      write_entry(result.cache_file, *key, spirv);
+      stored = fmt::format(", cached in {}", result.cache_file.string());
+    } catch (const std::exception& e) {
+      stored = fmt::format(", not cached: {}", e.what());
+    }
+  }
+  logger().debug("kernel {}: GLSL compiled to SPIR-V ({} bytes of source, {} words) in {:.1f} ms{}", name,
+                 source.size(), spirv.size(), compile_ms, stored);
+  if (info) *info = std::move(result);
   return spirv;
 }
 

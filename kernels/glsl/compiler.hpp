@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -17,9 +18,25 @@
 
 namespace vkstark {
 
+// How compile_glsl got its SPIR-V.
+struct GlslCompileInfo {
+  bool from_cache = false;           // loaded from the on-disk cache; else compiled by glslang
+  std::filesystem::path cache_file;  // this source's cache entry (empty: the cache is off)
+};
+
 // SPIR-V (Vulkan 1.2) of a GLSL compute shader. GraphError with the compiler's messages when the
 // source does not compile; `name` labels them.
-[[nodiscard]] std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view name);
+//
+// On-disk cache: <disk_cache_dir()>/spirv/<key>.spv (runtime/disk_cache.hpp; VKSTARK_PIPELINE_CACHE=0
+// turns it off), key = SHA-256 of (cache format version, glslang version, compile options, the
+// embedded headers' names and text, `name`, `source`). A hit compiles nothing. An entry is used only
+// when its header, key, word count, SPIR-V magic and stored SHA-256 of the words all check out;
+// otherwise it is compiled again and rewritten. Written to a temporary file and renamed, so that
+// concurrent processes never see half a file; a cache that cannot be written is logged, not an
+// error. Logs at debug level (VKSTARK_LOG_LEVEL=debug) whether it compiled or loaded, and how long
+// that took.
+[[nodiscard]] std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view name,
+                                                 GlslCompileInfo* info = nullptr);
 
 // A run-time kernel whose GLSL is its generated interface (glsl_declarations(abi)) followed by
 // `body` (extra includes, helpers and main()). The source starts with #version 460 and enables

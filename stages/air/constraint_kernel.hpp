@@ -29,7 +29,7 @@ namespace vkstark {
 // with DynamicArgs in this order.
 struct ConstraintKernelArgs {
   InArray<Fp, kMaxViewArray> parts;  // row-view order (protocol.md 9.1); each column-major, width_p x H
-  In<Fp> public_values;              // num_public_values values (one ignored value when there are none)
+  In<Fp> public_values;              // num_public_values values (a zero-count view when there are none)
   In<Fp4> lambda_powers;             // num_constraints values: 1, lambda, lambda^2, ...
   Out<Fp4> out;                      // H values
   uint32_t log_height = 0;
@@ -42,14 +42,20 @@ std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape);
 // dispatch (ConstraintKernelArgs through CpuContext), parallel over blocks of rows.
 std::function<void(const CpuContext&)> constraint_cpu_body(const SymbolicDag& dag, const AirShape& shape);
 
-// The run-time kernel "<air>.constraints" (name made a GLSL-safe identifier). InputError naming
-// the AIR when it has more row-view parts than kMaxViewArray. Compiles (or loads from the on-disk
-// cache) the SPIR-V.
+// The run-time kernel "<air>_constraints" (name made a GLSL-safe identifier). InputError naming
+// the AIR when it has more row-view parts than kMaxViewArray, or when the DAG reads what the shape
+// does not have (a column, part or public value past the shape, a challenge). Compiles (or loads
+// from the on-disk cache) the SPIR-V. The returned handle also carries the shape and constraint
+// count that eval_constraints checks against (nothing to pass along by hand).
 std::shared_ptr<const KernelInfo> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
                                                          const AirShape& shape);
 
 // Adds the dispatch: `parts` in row-view order (each width_p << log_height values), `out` 1 <<
-// log_height values. GraphError naming the task when a view's size does not fit.
+// log_height values, `public_values` exactly num_public_values values, `lambda_powers` at least
+// num_constraints values. An AIR without public values takes a zero-count view, of any buffer or of
+// none (View<Fp>{}): the dispatch then binds a zero-count view of a buffer it reads anyway.
+// GraphError naming the task when a view's size does not fit, the shape is not the kernel's, or
+// `kernel` was not made by make_constraint_kernel.
 void eval_constraints(Graph& g, const std::string& name, const std::shared_ptr<const KernelInfo>& kernel,
                       const AirShape& shape, std::span<const View<Fp>> parts, View<Fp> public_values,
                       View<Fp4> lambda_powers, View<Fp4> out, uint32_t log_height);

@@ -1,0 +1,274 @@
+// GLSL body of the constraint kernel (stages/air/constraint_kernel.hpp), generated from the DAG.
+//
+// One invocation per row r; straight-line code over the nodes the constraints reach, in DAG order
+// (children first), one statement per arithmetic node:
+//   uint t12=fp_mul(L0(3u),t9);                     node 12 = (main column 3) * node 9
+//   a=fp4_add(a,fp4_scale(LP(4u),t12));             node 12 is constraint 4: acc += lambda^4 * t12
+// Base-field values are uints in Montgomery form (fp.glsl); the accumulator is an Fp4 (fp4.glsl).
+//
+// Why this shape, for DAGs of ~40k nodes (the Keccak-f AIR):
+// - Each constraint is folded into the accumulator right after its node, so no constraint value
+//   stays live to the end (thousands of them would be thousands of registers).
+// - Trace reads, public values, selectors and constants are operands, not statements: a read is
+//   L<p>(col) (local row) or N<p>(col) (next row), macros over the part's base index, so the driver
+//   compiler decides whether to keep a loaded value or load it again (both come from the same
+//   read-only buffer), and the text stays short (about 35 bytes per node).
+// - Names are the DAG's node indices (t<i>), so the GLSL reads against node_to_string.
+// - Every kSplit statements the code has a branch no invocation takes (`if(pc.grid_y==0u)return;`:
+//   a dispatch with grid_y = 0 has no invocations), which the driver cannot fold, so no basic block
+//   holds more than kSplit statements. NIR-based drivers spend time superlinear in the size of a
+//   basic block: lavapipe's vkCreateComputePipelines took 93.6 s on an 11k-node DAG as one block,
+//   13.5 s with a block every 100 statements, 11.1 s every 300. The branch costs one uniform
+//   compare per block at run time.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "runtime/error.hpp"
+#include "runtime/kernel_abi.hpp"
+#include "stages/air/constraint_kernel.hpp"
+#include "stages/air/eval.hpp"
+
+namespace vkstark {
+
+namespace {
+
+bool is_arithmetic(NodeKind k) {
+  return k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul || k == NodeKind::Neg;
+}
+
+// The nodes the constraints reach. (SymbolicDag::live_nodes also keeps nodes only interactions
+// use; this kernel evaluates constraints only.) Checks that every index points backwards.
+std::vector<bool> constraint_nodes(const SymbolicDag& dag) {
+  const size_t n = dag.nodes.size();
+  std::vector<bool> live(n, false);
+  for (uint32_t i : dag.constraint_idx) {
+    if (i >= n) throw InputError(fmt::format("constraint node {} is past the DAG's {} nodes", i, n));
+    live[i] = true;
+  }
+  for (size_t i = n; i-- > 0;) {
+    if (!live[i]) continue;
+    const DagNode& d = dag.nodes[i];
+    if (!is_arithmetic(d.kind)) continue;
+    const bool binary = d.kind != NodeKind::Neg;
+    if (d.left >= i || (binary && d.right >= i))
+      throw InputError(
+          fmt::format("DAG node {} reads node {}, which does not come before it", i, d.left >= i ? d.left : d.right));
+    live[d.left] = true;
+    if (binary) live[d.right] = true;
+  }
+  return live;
+}
+
+// What the live nodes read, checked against the shape.
+struct Reads {
+  std::vector<bool> local, next;  // per row-view part
+  bool first = false, last = false, transition = false;
+};
+
+Reads check_reads(const SymbolicDag& dag, const AirShape& shape, const std::vector<bool>& live) {
+  const std::vector<uint32_t> widths = shape.row_view_widths();
+  Reads reads{std::vector<bool>(widths.size()), std::vector<bool>(widths.size())};
+  for (size_t i = 0; i < dag.nodes.size(); ++i) {
+    if (!live[i]) continue;
+    const DagNode& d = dag.nodes[i];
+    switch (d.kind) {
+      case NodeKind::Variable: {
+        const Variable& v = d.var;
+        if (v.entry == EntryKind::Challenge)
+          throw InputError("the constraint DAG reads a challenge variable, which vkstark does not support");
+        if (v.entry == EntryKind::Public) {
+          if (v.index >= shape.num_public_values)
+            throw InputError(
+                fmt::format("DAG node {} reads public value {}, the AIR has {}", i, v.index, shape.num_public_values));
+          break;
+        }
+        if (v.entry == EntryKind::Preprocessed && shape.preprocessed_width == 0)
+          throw InputError(fmt::format("DAG node {} reads the preprocessed part, the AIR has none", i));
+        if (v.entry == EntryKind::Main && v.part > shape.num_cached())
+          throw InputError(
+              fmt::format("DAG node {} reads main part {}, the AIR has {}", i, v.part, shape.num_cached() + 1));
+        const uint32_t p = row_view_part(v, shape);
+        if (v.index >= widths[p])
+          throw InputError(fmt::format("DAG node {} reads column {} of row-view part {}, which has {} columns", i,
+                                       v.index, p, widths[p]));
+        if (v.offset > 1) throw InputError(fmt::format("DAG node {} reads row offset {} (0 or 1 only)", i, v.offset));
+        (v.offset == 0 ? reads.local : reads.next)[p] = true;
+        break;
+      }
+      case NodeKind::IsFirstRow:
+        reads.first = true;
+        break;
+      case NodeKind::IsLastRow:
+        reads.last = true;
+        break;
+      case NodeKind::IsTransition:
+        reads.transition = true;
+        break;
+      default:
+        break;
+    }
+  }
+  return reads;
+}
+
+using Text = std::back_insert_iterator<fmt::memory_buffer>;
+
+// Operations per basic block (see the top of the file).
+constexpr uint32_t kSplit = 256;
+// Deepest nesting of inlined operations in one expression (glslang parses expressions recursively).
+constexpr uint32_t kMaxInlineDepth = 12;
+
+// Writes the statements of the live nodes in DAG order.
+class Emitter {
+ public:
+  Emitter(const SymbolicDag& dag, const AirShape& shape, const std::vector<bool>& live, Text out)
+      : dag_(dag), shape_(shape), out_(out), inline_(dag.nodes.size(), false) {
+    // An operation used once (by one operation or one fold) is written where it is used: it needs
+    // no name, and glslang makes a function-scope variable of every name.
+    std::vector<uint32_t> uses(dag.nodes.size(), 0), depth(dag.nodes.size(), 0);
+    for (uint32_t i : dag.constraint_idx) ++uses[i];
+    for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
+      const DagNode& d = dag.nodes[i];
+      if (!live[i] || !is_arithmetic(d.kind)) continue;
+      ++uses[d.left];
+      if (d.kind != NodeKind::Neg) ++uses[d.right];
+    }
+    for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
+      const DagNode& d = dag.nodes[i];
+      if (!live[i] || !is_arithmetic(d.kind)) continue;
+      depth[i] = 1 + std::max(inline_[d.left] ? depth[d.left] : 0,
+                              d.kind != NodeKind::Neg && inline_[d.right] ? depth[d.right] : 0);
+      inline_[i] = uses[i] == 1 && depth[i] < kMaxInlineDepth;
+    }
+  }
+
+  // Node i: a statement `const uint t<i>=...;` unless it is written where it is used.
+  void node(uint32_t i) {
+    if (inline_[i] || !is_arithmetic(dag_.nodes[i].kind)) return;
+    fmt::format_to(out_, "const uint t{}=", i);
+    operation(i);
+    fmt::format_to(out_, ";\n");
+    split();
+  }
+
+  // acc += lambda^k * node i.
+  void fold(uint32_t k, uint32_t i) {
+    fmt::format_to(out_, "a=fp4_add(a,fp4_scale(LP({}u),", k);
+    value(i);
+    fmt::format_to(out_, "));\n");
+    split();
+  }
+
+ private:
+  void operation(uint32_t i) {
+    const DagNode& d = dag_.nodes[i];
+    const char* op = d.kind == NodeKind::Add   ? "add"
+                     : d.kind == NodeKind::Sub ? "sub"
+                     : d.kind == NodeKind::Mul ? "mul"
+                                               : "neg";
+    fmt::format_to(out_, "fp_{}(", op);
+    value(d.left);
+    if (d.kind != NodeKind::Neg) {
+      *out_++ = ',';
+      value(d.right);
+    }
+    *out_++ = ')';
+    ++operations_;
+  }
+
+  // The value of node i as an operand.
+  void value(uint32_t i) {
+    const DagNode& d = dag_.nodes[i];
+    switch (d.kind) {
+      case NodeKind::Variable:
+        if (d.var.entry == EntryKind::Public)
+          fmt::format_to(out_, "PV({}u)", d.var.index);
+        else
+          fmt::format_to(out_, "{}{}({}u)", d.var.offset == 0 ? 'L' : 'N', row_view_part(d.var, shape_), d.var.index);
+        return;
+      case NodeKind::IsFirstRow:
+        fmt::format_to(out_, "sF");
+        return;
+      case NodeKind::IsLastRow:
+        fmt::format_to(out_, "sL");
+        return;
+      case NodeKind::IsTransition:
+        fmt::format_to(out_, "sT");
+        return;
+      case NodeKind::Constant:
+        fmt::format_to(out_, "{}u", d.constant.mont());
+        return;
+      default:
+        if (inline_[i])
+          operation(i);
+        else
+          fmt::format_to(out_, "t{}", i);
+    }
+  }
+
+  void split() {
+    if (operations_ < kSplit) return;
+    fmt::format_to(out_, "if(pc.grid_y==0u)return;\n");
+    operations_ = 0;
+  }
+
+  const SymbolicDag& dag_;
+  const AirShape& shape_;
+  Text out_;
+  std::vector<bool> inline_;
+  uint32_t operations_ = 0;  // since the last split
+};
+
+}  // namespace
+
+std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape) {
+  const uint32_t nparts = static_cast<uint32_t>(shape.row_view_widths().size());
+  if (nparts > kMaxViewArray)
+    throw InputError(fmt::format("{} row-view parts, the constraint kernel takes at most {}", nparts, kMaxViewArray));
+  const std::vector<bool> live = constraint_nodes(dag);
+  const Reads reads = check_reads(dag, shape, live);
+
+  fmt::memory_buffer buf;
+  Text out(buf);
+  fmt::format_to(out, "#include \"fp4.glsl\"\n");
+  for (uint32_t p = 0; p < nparts; ++p) {
+    if (reads.local[p]) fmt::format_to(out, "#define L{0}(c) parts_[{0}].data[l{0}+(c)*h]\n", p);
+    if (reads.next[p]) fmt::format_to(out, "#define N{0}(c) parts_[{0}].data[n{0}+(c)*h]\n", p);
+  }
+  fmt::format_to(out,
+                 "#define PV(i) public_values_[pc.public_values_off+(i)]\n"
+                 "#define LP(i) lambda_powers_[pc.lambda_powers_off+(i)]\n"
+                 "void main() {{\n"
+                 "const uint r=vks_index_x();\n"
+                 "if(r>=pc.grid_x)return;\n"
+                 "const uint h=1u<<pc.log_height;\n"
+                 "const uint n=(r+1u)&(h-1u);\n");
+  for (uint32_t p = 0; p < nparts; ++p) {
+    if (reads.local[p]) fmt::format_to(out, "const uint l{0}=pc.parts_off[{0}]+r;\n", p);
+    if (reads.next[p]) fmt::format_to(out, "const uint n{0}=pc.parts_off[{0}]+n;\n", p);
+  }
+  if (reads.first) fmt::format_to(out, "const uint sF=r==0u?FP_ONE:0u;\n");
+  if (reads.last) fmt::format_to(out, "const uint sL=r==h-1u?FP_ONE:0u;\n");
+  if (reads.transition) fmt::format_to(out, "const uint sT=r!=h-1u?FP_ONE:0u;\n");
+  fmt::format_to(out, "uvec4 a=uvec4(0u);\n");
+
+  // (node, k): the k-th constraint is node `node`; folded right after the node is computed.
+  std::vector<std::pair<uint32_t, uint32_t>> folds;
+  for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) folds.emplace_back(dag.constraint_idx[k], k);
+  std::sort(folds.begin(), folds.end());
+  Emitter emit(dag, shape, live, out);
+  auto fold = folds.begin();
+  for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
+    if (!live[i]) continue;
+    emit.node(i);
+    for (; fold != folds.end() && fold->first == i; ++fold) emit.fold(fold->second, i);
+  }
+  fmt::format_to(out, "out_[pc.out_off+r]=a;\n}}\n");
+  return fmt::to_string(buf);
+}
+
+}  // namespace vkstark

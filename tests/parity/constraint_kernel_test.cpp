@@ -1,0 +1,346 @@
+// Specifies the constraint kernel (stages/air/constraint_kernel.hpp): the run-time kernel generated
+// from an AIR's DAG gives, on every executor (Vulkan under validation), out[r] = sum_i lambda^i C_i(r)
+// bit-identical to the host evaluator (eval_constraints_on_trace) on random rows and random lambda:
+// the Fibonacci AIR (also against its constraints written out by hand), an AIR that reads every kind
+// of variable (preprocessed, two cached parts, common, public values, all selectors, next rows), a
+// large random DAG, an AIR without public values or without constraints; heights 1, 2, 4, 2^10.
+// And what the graph builder rejects: wrong view sizes, a shape that is not the kernel's, a DAG that
+// reads past its shape, too many parts.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+
+#include "runtime/error.hpp"
+#include "stages/air/constraint_kernel.hpp"
+#include "stages/air/dag.hpp"
+#include "stages/air/eval.hpp"
+#include "stages/airs/fibonacci.hpp"
+#include "tests/parity/constraint_kernel_fixture.hpp"
+
+using namespace vkstark;
+using namespace vkstark::testing;
+
+namespace {
+
+// An AIR that reads every kind of variable: a preprocessed part, two cached parts and the common
+// part (local and next rows of each), public values, the three selectors, constants, every node kind.
+class EveryReadAir final : public Air {
+ public:
+  std::string name() const override { return "every-read"; }
+  AirShape shape() const override {
+    return {.preprocessed_width = 3, .cached_widths = {2, 4}, .common_width = 5, .num_public_values = 3};
+  }
+  void eval(AirBuilder& b) const override {
+    const Window pre = b.preprocessed(), c0 = b.cached(0), c1 = b.cached(1), m = b.main();
+    const Expr pv0 = b.public_value(0), pv1 = b.public_value(1), pv2 = b.public_value(2);
+    b.when_first_row().assert_eq(m.local(0), pv0);
+    b.when_last_row().assert_eq(c1.local(3), pv1 * pre.local(2));
+    b.when_transition().assert_eq(m.next(1), m.local(0) + c0.local(1) * c1.next(2));
+    b.assert_bool(pre.local(0));
+    b.assert_zero(-(pre.next(1) * c0.next(0)) + Expr(7) - m.local(4) * m.local(4) * m.local(3));
+    b.when(pre.local(1)).when(c1.local(0) - Expr(3)).assert_eq(m.next(2), c0.local(0) - pv2);
+    b.assert_zero(xor3(c1.local(1), m.local(2), pre.next(2)) + andn(m.next(4), c1.next(3)));
+    b.assert_zero(m.local(3));                          // a bare variable as a constraint
+    b.assert_zero(b.is_transition() * Expr(-5) + pv2);  // a selector times a constant
+    b.assert_zero(m.next(3) * Expr(1) - m.next(0) * m.next(0) * m.next(0));
+    // Interaction-only nodes: the constraint kernel evaluates none of them.
+    b.send(0, {m.local(1) * c0.local(0) + Expr(9)}, pre.local(1) * Expr(2));
+  }
+};
+
+// The same reads without public values (the kernel takes an empty public-values view).
+class NoPublicValuesAir final : public Air {
+ public:
+  std::string name() const override { return "no_pvs"; }
+  AirShape shape() const override { return {.cached_widths = {1}, .common_width = 2}; }
+  void eval(AirBuilder& b) const override {
+    const Window c = b.cached(0), m = b.main();
+    b.when_transition().assert_eq(m.next(0), m.local(0) * c.local(0) + m.local(1));
+    b.when_first_row().assert_one(m.local(1));
+    b.when_last_row().assert_zero(c.next(0) - m.next(1));
+  }
+};
+
+// Two parts of one column each, every selector, next rows, a public value.
+class OneColumnPartsAir final : public Air {
+ public:
+  std::string name() const override { return "one_column_parts"; }
+  AirShape shape() const override { return {.cached_widths = {1}, .common_width = 1, .num_public_values = 1}; }
+  void eval(AirBuilder& b) const override {
+    const Window c = b.cached(0), m = b.main();
+    b.when_transition().assert_eq(m.next(0), m.local(0) * c.local(0) + b.public_value(0));
+    b.when_first_row().assert_eq(m.local(0), b.public_value(0));
+    b.when_last_row().assert_zero(c.next(0) - m.local(0) * m.local(0));
+  }
+};
+
+class ConstraintKernel : public ConstraintKernelTest {};
+VKSTARK_INSTANTIATE_FOR_EXECUTORS(ConstraintKernel);
+
+constexpr uint32_t kLogHeights[] = {0, 1, 2, 10};
+
+TEST_P(ConstraintKernel, FibonacciMatchesTheHostEvaluator) {
+  expect_matches_host(symbolic_air(FibonacciAir()), kLogHeights, 1);
+}
+
+// An independent reference: the five Fibonacci constraints written out by hand (not through the
+// DAG), folded with lambda^k for the constraint's place k in node order.
+TEST_P(ConstraintKernel, FibonacciMatchesItsConstraintsWrittenByHand) {
+  const SymbolicAir air = symbolic_air(FibonacciAir());
+  std::vector<uint32_t> roots;
+  const SymbolicDag dag = build_dag(air, &roots);
+  ASSERT_EQ(roots.size(), 5u);
+  auto kernel = make_constraint_kernel(air.name, dag, air.shape);
+  const uint32_t log_h = 3, h = 1u << log_h;
+  const HostTrace rows = random_trace(air.shape, h, 7);
+  const std::vector<Fp4> lp = powers(random_ext(8), dag.num_constraints());
+  const std::vector<Fp4> got = run_kernel(kernel, air.shape, rows, lp, log_h);
+  auto lambda_of = [&](uint32_t c) {
+    return lp[std::lower_bound(dag.constraint_idx.begin(), dag.constraint_idx.end(), roots[c]) -
+              dag.constraint_idx.begin()];
+  };
+  const std::vector<Fp>& pv = rows.public_values;
+  for (uint32_t r = 0; r < h; ++r) {
+    const TraceMatrix& m = rows.parts[0];
+    const Fp left = m.at(r, 0), right = m.at(r, 1), next_left = m.at((r + 1) % h, 0), next_right = m.at((r + 1) % h, 1);
+    const Fp first = r == 0 ? Fp::one() : Fp::zero(), last = r == h - 1 ? Fp::one() : Fp::zero();
+    const Fp transition = Fp::one() - last;
+    const Fp c[5] = {first * (left - pv[0]), first * (right - pv[1]), transition * (right - next_left),
+                     transition * (left + right - next_right), last * (right - pv[2])};
+    Fp4 want;
+    for (uint32_t k = 0; k < 5; ++k) want += lambda_of(k) * c[k];
+    ASSERT_EQ(got[r], want) << "row " << r;
+  }
+  // A valid trace satisfies every constraint: all zeros.
+  const FibonacciTrace valid = fibonacci_trace(Fp::from_canonical(1), Fp::from_canonical(1), h);
+  const std::vector<Fp4> zeros = run_kernel(kernel, air.shape, HostTrace{{valid.main}, valid.public_values}, lp, log_h);
+  EXPECT_EQ(zeros, std::vector<Fp4>(h, Fp4::zero()));
+}
+
+TEST_P(ConstraintKernel, ReadsEveryPartPublicValueAndSelector) {
+  expect_matches_host(symbolic_air(EveryReadAir()), kLogHeights, 2);
+}
+
+TEST_P(ConstraintKernel, TakesAnEmptyPublicValuesViewWhenTheAirHasNone) {
+  expect_matches_host(symbolic_air(NoPublicValuesAir()), kLogHeights, 3, /*empty_public_values=*/true);
+  // A zero-count view of some buffer is as good.
+  expect_matches_host(symbolic_air(NoPublicValuesAir()), std::vector<uint32_t>{2}, 4);
+}
+
+// 2^23 rows: 2^17 workgroups of 64, more than the 65535 a dispatch has along x, so the grid spills
+// into y (runtime.glsl). Sampled rows (the first, the last, both sides of each spill row, and a
+// stride through the rest) against the host evaluator. 2^24 rows need a 256 MiB `out`, more than
+// one binding holds on lavapipe (maxStorageBufferRange 128 MiB), as does a part of more than one
+// column here: so one column per part, and 2^23.
+TEST_P(ConstraintKernel, HandlesHeightsThatSpillTheGridIntoY) {
+  const SymbolicAir air = symbolic_air(OneColumnPartsAir());
+  const SymbolicDag dag = build_dag(air);
+  auto kernel = make_constraint_kernel(air.name, dag, air.shape);
+  const uint32_t log_h = 23, h = 1u << log_h;
+  const HostTrace rows = random_trace(air.shape, h, 21);
+  const std::vector<Fp4> lp = powers(random_ext(22), dag.num_constraints());
+  const std::vector<Fp4> got = run_kernel(kernel, air.shape, rows, lp, log_h);
+  ASSERT_EQ(got.size(), h);
+  std::vector<uint32_t> sample = {0, 1, h / 2, h - 2, h - 1};
+  for (uint32_t spill = 65535u * 64; spill < h; spill += 65535u * 64) sample.insert(sample.end(), {spill - 1, spill});
+  for (uint32_t r = 3; r < h; r += 40961) sample.push_back(r);
+  TraceRows host(rows.parts, rows.public_values);
+  std::vector<Fp> values;
+  for (uint32_t r : sample) {
+    host.set_row(r);
+    eval_nodes(dag, air.shape, host, values);
+    ASSERT_EQ(got[r], fold_constraints<Fp>(dag, values, lp)) << "row " << r;
+  }
+}
+
+TEST_P(ConstraintKernel, GivesZeroWithoutConstraints) {
+  SymbolicAir air{.name = "only_interactions", .shape = {.common_width = 1}, .constraints = {}, .interactions = {}};
+  air.interactions.push_back({.bus = 1, .message = {Expr::variable({EntryKind::Main, 0, 0, 0})}, .count = Expr(1)});
+  const SymbolicDag dag = build_dag(air);
+  auto kernel = make_constraint_kernel(air.name, dag, air.shape);
+  const std::vector<Fp4> got = run_kernel(kernel, air.shape, random_trace(air.shape, 4, 5), {}, 2);
+  EXPECT_EQ(got, std::vector<Fp4>(4, Fp4::zero()));
+}
+
+// Half the size of the Keccak-f AIR's DAG (39k nodes, 3182 constraints): 20k nodes, 1000
+// constraints, over 64 columns in four parts. (constraint_kernel_scale_test.cpp has 500 columns: on
+// lavapipe every distinct trace read makes the shader's compile slower, there minutes.)
+TEST_P(ConstraintKernel, LargeRandomDagMatchesTheHostEvaluator) {
+  const AirShape shape{.preprocessed_width = 8, .cached_widths = {8, 16}, .common_width = 32, .num_public_values = 4};
+  const SymbolicAir air = random_air(shape, 1000, 44000, 11);
+  const SymbolicDag dag = build_dag(air);
+  const std::vector<bool> live = dag.live_nodes();
+  EXPECT_GE(std::count(live.begin(), live.end(), true), 20000);
+  EXPECT_GE(dag.num_constraints(), 950u);
+  expect_matches_host(air, std::vector<uint32_t>{1, 10}, 6);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Graph building.
+
+class ConstraintKernelGraph : public ::testing::Test {
+ protected:
+  SymbolicAir air = symbolic_air(EveryReadAir());
+  SymbolicDag dag = build_dag(air);
+  std::shared_ptr<const KernelInfo> kernel = make_constraint_kernel(air.name, dag, air.shape);
+};
+
+TEST_F(ConstraintKernelGraph, ViewsOfTheWrongSizeAreGraphErrorsNamingTheTask) {
+  const uint32_t log_h = 4, h = 16;
+  const std::vector<uint32_t> widths = air.shape.row_view_widths();
+  Graph g;
+  std::vector<Buffer<Fp>> bufs;
+  std::vector<View<Fp>> parts;
+  for (size_t p = 0; p < widths.size(); ++p) {
+    bufs.push_back(g.input<Fp>(fmt::format("part{}", p), widths[p] * h + 1));
+    parts.push_back(bufs.back().slice(0, widths[p] * h));
+  }
+  auto pvs = g.input<Fp>("pvs", 4);
+  auto lambdas = g.input<Fp4>("lambdas", dag.num_constraints());
+  auto out = g.output<Fp4>("out", h + 1);
+  const View<Fp> pv = pvs.slice(0, 3);
+  const View<Fp4> lp = lambdas.all(), o = out.slice(0, h);
+  auto expect_error = [&](const std::string& what, auto&& add) {
+    try {
+      add();
+      ADD_FAILURE() << "no GraphError for " << what;
+    } catch (const GraphError& e) {
+      EXPECT_NE(std::string(e.what()).find("every_read.constraints.t"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  const std::string task = "every_read.constraints.t";
+  eval_constraints(g, task, kernel, air.shape, parts, pv, lp, o, log_h);  // the right sizes
+  std::vector<View<Fp>> wrong = parts;
+  wrong[2] = bufs[2].slice(0, widths[2] * h + 1);
+  expect_error("trace part 2 has 65 values",
+               [&] { eval_constraints(g, task, kernel, air.shape, wrong, pv, lp, o, log_h); });
+  expect_error("3 trace parts, the AIR has 4",
+               [&] { eval_constraints(g, task, kernel, air.shape, std::span(parts).first(3), pv, lp, o, log_h); });
+  expect_error("4 public values, the AIR has 3",
+               [&] { eval_constraints(g, task, kernel, air.shape, parts, pvs.all(), lp, o, log_h); });
+  expect_error("0 public values, the AIR has 3",
+               [&] { eval_constraints(g, task, kernel, air.shape, parts, View<Fp>{}, lp, o, log_h); });
+  expect_error(
+      fmt::format("{} lambda powers, the AIR has {} constraints", dag.num_constraints() - 1, dag.num_constraints()),
+      [&] {
+        eval_constraints(g, task, kernel, air.shape, parts, pv, lambdas.slice(1, dag.num_constraints() - 1), o, log_h);
+      });
+  expect_error("out has 17 values",
+               [&] { eval_constraints(g, task, kernel, air.shape, parts, pv, lp, out.all(), log_h); });
+  expect_error("trace part 0 has 48 values, not width 3 x height 32",
+               [&] { eval_constraints(g, task, kernel, air.shape, parts, pv, lp, o, log_h + 1); });
+  AirShape other = air.shape;
+  other.common_width += 1;
+  expect_error("not the one the kernel was made for",
+               [&] { eval_constraints(g, task, kernel, other, parts, pv, lp, o, log_h); });
+  auto fib = make_constraint_kernel("fibonacci", build_dag(symbolic_air(FibonacciAir())), FibonacciAir().shape());
+  expect_error("not the one the kernel was made for",
+               [&] { eval_constraints(g, task, fib, air.shape, parts, pv, lp, o, log_h); });
+  EXPECT_EQ(g.tasks().size(), 1u);
+}
+
+TEST_F(ConstraintKernelGraph, OnlyKernelsMadeForConstraintsAreAccepted) {
+  Graph g;
+  auto out = g.output<Fp4>("out", 16);
+  std::shared_ptr<const KernelInfo> copy = std::make_shared<KernelInfo>(*kernel);  // same contents, no shape
+  try {
+    eval_constraints(g, "t", copy, air.shape, {}, View<Fp>{}, View<Fp4>{}, out.all(), 4);
+    FAIL() << "no GraphError";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a constraint kernel"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ConstraintKernelMake, NamesTheKernelAfterTheAirAsAGlslIdentifier) {
+  const SymbolicAir air = symbolic_air(FibonacciAir());
+  const SymbolicDag dag = build_dag(air);
+  EXPECT_EQ(make_constraint_kernel("fibonacci", dag, air.shape)->name, "fibonacci_constraints");
+  EXPECT_EQ(make_constraint_kernel("my-air v2.1", dag, air.shape)->name, "my_air_v2_1_constraints");
+  EXPECT_EQ(make_constraint_kernel("__x__", dag, air.shape)->name, "x_constraints");
+  EXPECT_EQ(make_constraint_kernel("3sum", dag, air.shape)->name, "air_3sum_constraints");
+}
+
+// Operations used once are written inside their user's expression, nested at most a few deep, so
+// that a long chain of them does not recurse deeply in glslang.
+TEST(ConstraintKernelMake, LongChainsOfSingleUseNodesCompile) {
+  const Expr x = Expr::variable({EntryKind::Main, 0, 0, 0}), y = Expr::variable({EntryKind::Main, 0, 1, 1});
+  Expr chain = x;
+  for (int i = 0; i < 20000; ++i) chain = chain * y + x;
+  SymbolicAir air;
+  air.name = "chain";
+  air.shape.common_width = 2;
+  air.constraints = {chain};
+  const SymbolicDag dag = build_dag(air);
+  ASSERT_GE(dag.nodes.size(), 40000u);
+  EXPECT_NO_THROW((void)make_constraint_kernel(air.name, dag, air.shape));
+}
+
+TEST(ConstraintKernelMake, MoreThanEightPartsIsAnInputErrorNamingTheAir) {
+  SymbolicAir air;
+  air.name = "wide";
+  air.shape.preprocessed_width = 1;
+  air.shape.cached_widths.assign(7, 1);
+  air.shape.common_width = 1;
+  air.constraints = {Expr::variable({EntryKind::Main, 0, 0, 0})};
+  try {
+    (void)make_constraint_kernel(air.name, build_dag(air), air.shape);
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("AIR wide: 9 trace parts"), std::string::npos) << e.what();
+  }
+  air.shape.cached_widths.pop_back();  // 8 parts: the most a kernel takes
+  EXPECT_NO_THROW((void)make_constraint_kernel(air.name, build_dag(air), air.shape));
+}
+
+TEST(ConstraintKernelMake, ADagThatReadsPastItsShapeIsAnInputErrorNamingTheAir) {
+  auto expect = [](const Expr& c, const AirShape& shape, const std::string& what) {
+    const SymbolicDag dag = build_dag(std::vector<Expr>{c}, {});
+    try {
+      (void)make_constraint_kernel("bad", dag, shape);
+      ADD_FAILURE() << "no InputError for " << what;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("AIR bad: "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  const AirShape shape{.cached_widths = {2}, .common_width = 3, .num_public_values = 1};
+  expect(Expr::variable({EntryKind::Main, 1, 0, 3}), shape, "column 3 of row-view part 1, which has 3 columns");
+  expect(Expr::variable({EntryKind::Main, 2, 0, 0}), shape, "main part 2, the AIR has 2");
+  expect(Expr::variable({EntryKind::Preprocessed, 0, 0, 0}), shape, "the preprocessed part, the AIR has none");
+  expect(Expr::variable({EntryKind::Public, 0, 0, 1}) * Expr(3), shape, "public value 1, the AIR has 1");
+  expect(Expr::variable({EntryKind::Main, 0, 2, 0}), shape, "row offset 2");
+  expect(Expr::variable({EntryKind::Challenge, 0, 0, 0}) + Expr(1), shape, "challenge");
+}
+
+// The generated code stays compact at scale (about 20 bytes per node, no comments) and comes in
+// basic blocks of at most a few hundred operations: what glslang and the driver compilers have to
+// read grows linearly with a small constant.
+TEST(ConstraintKernelMake, GeneratedGlslIsCompactAndInShortBlocks) {
+  const AirShape shape{
+      .preprocessed_width = 40, .cached_widths = {60, 100}, .common_width = 300, .num_public_values = 8};
+  const SymbolicAir air = random_air(shape, 1000, 40000, 11);
+  const SymbolicDag dag = build_dag(air);
+  const std::string glsl = constraint_glsl_body(dag, shape);
+  const std::vector<bool> live = dag.live_nodes();
+  const size_t live_count = std::count(live.begin(), live.end(), true);
+  EXPECT_LT(glsl.size(), 32 * live_count) << glsl.size() << " bytes for " << live_count << " nodes";
+  EXPECT_EQ(glsl.find("//"), std::string::npos);  // no comments
+  size_t splits = 0;
+  for (size_t at = glsl.find("if(pc.grid_y==0u)return;"); at != std::string::npos;
+       at = glsl.find("if(pc.grid_y==0u)return;", at + 1))
+    ++splits;
+  EXPECT_GE(splits, live_count / 300);
+  // Nodes only interactions reach are not evaluated.
+  SymbolicAir fib = symbolic_air(FibonacciAir());
+  fib.interactions.push_back(
+      {.bus = 0, .message = {Expr::variable({EntryKind::Main, 0, 0, 0}) * Expr(12345)}, .count = Expr(1)});
+  const SymbolicDag fib_dag = build_dag(fib);
+  const std::string fib_glsl = constraint_glsl_body(fib_dag, fib.shape);
+  EXPECT_EQ(fib_glsl.find(fmt::format("{}u", Fp::from_canonical(12345).mont())), std::string::npos) << fib_glsl;
+}
+
+}  // namespace
