@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${VKSTARK_BUILD_DIR:-build}
-bins=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench} "$B"/examples/selfcheck "$B"/tests/static_executor_exit)
+bins=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench} "$B"/examples/selfcheck "$B"/tests/static_executor_exit)
 for t in "$B"/tests/*_test; do bins+=("$t"); done
 rm -rf .gpu /tmp/vkstark-gpu-bin && mkdir -p /tmp/vkstark-gpu-bin/bin
 GPU_BUNDLE_VALIDATION=1 ../shared/tools/gpu-bundle .gpu "${bins[@]}"

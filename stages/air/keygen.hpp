@@ -38,7 +38,7 @@ struct AirProvingKey {
   std::optional<TraceMatrix> preprocessed_trace;
   std::optional<Digest> preprocessed_root;  // its stacked_commit root (= the vk's preprocessed commit)
   // The AIR's constraint-evaluation kernel (stages/air/constraint_kernel.hpp, make_constraint_kernel
-  // of `dag` and `shape`). keygen leaves it null; it is attached after keygen.
+  // of `dag` and `shape`); null for an AIR without constraints.
   std::shared_ptr<const KernelInfo> constraint_kernel;
 };
 
