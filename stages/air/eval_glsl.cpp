@@ -1,24 +1,27 @@
 // GLSL body of the constraint kernel (stages/air/constraint_kernel.hpp), generated from the DAG.
 //
 // One invocation per row r; straight-line code over the nodes the constraints reach, in DAG order
-// (children first), one statement per arithmetic node:
-//   uint t12=fp_mul(L0(3u),t9);                     node 12 = (main column 3) * node 9
+// (children first):
+//   const uint t12=fp_mul(fp_add(L0(3u),sT),t9);    node 12 = (main column 3 + is_transition) * node 9
 //   a=fp4_add(a,fp4_scale(LP(4u),t12));             node 12 is constraint 4: acc += lambda^4 * t12
 // Base-field values are uints in Montgomery form (fp.glsl); the accumulator is an Fp4 (fp4.glsl).
 //
 // Why this shape, for DAGs of ~40k nodes (the Keccak-f AIR):
 // - Each constraint is folded into the accumulator right after its node, so no constraint value
 //   stays live to the end (thousands of them would be thousands of registers).
+// - An operation used once is written inside its user's expression (at most kMaxInlineDepth deep):
+//   it is computed where it is needed, and needs no name (glslang makes a function-scope variable
+//   of every name). The others are statements named after their node index (t<i>), so the GLSL
+//   reads against node_to_string.
 // - Trace reads, public values, selectors and constants are operands, not statements: a read is
 //   L<p>(col) (local row) or N<p>(col) (next row), macros over the part's base index, so the driver
 //   compiler decides whether to keep a loaded value or load it again (both come from the same
-//   read-only buffer), and the text stays short (about 35 bytes per node).
-// - Names are the DAG's node indices (t<i>), so the GLSL reads against node_to_string.
-// - Every kSplit statements the code has a branch no invocation takes (`if(pc.grid_y==0u)return;`:
+//   read-only buffer). The text is about 20 bytes per node, its SPIR-V about 50 words.
+// - Every kSplit operations the code has a branch no invocation takes (`if(pc.grid_y==0u)return;`:
 //   a dispatch with grid_y = 0 has no invocations), which the driver cannot fold, so no basic block
-//   holds more than kSplit statements. NIR-based drivers spend time superlinear in the size of a
-//   basic block: lavapipe's vkCreateComputePipelines took 93.6 s on an 11k-node DAG as one block,
-//   13.5 s with a block every 100 statements, 11.1 s every 300. The branch costs one uniform
+//   holds more than about kSplit operations. NIR-based drivers spend time superlinear in the size
+//   of a basic block: lavapipe's vkCreateComputePipelines took 93.6 s on an 11k-node DAG as one
+//   block, 13.5 s with a block every 100 operations, 11.1 s every 300. The branch costs one uniform
 //   compare per block at run time.
 #include <fmt/format.h>
 
@@ -160,6 +163,7 @@ class Emitter {
     fmt::format_to(out_, "a=fp4_add(a,fp4_scale(LP({}u),", k);
     value(i);
     fmt::format_to(out_, "));\n");
+    ++operations_;
     split();
   }
 
