@@ -30,7 +30,7 @@ namespace vkstark {
 struct ConstraintKernelArgs {
   InArray<Fp, kMaxViewArray> parts;  // row-view order (protocol.md 9.1); each column-major, width_p x H
   In<Fp> public_values;              // num_public_values values (a zero-count view when there are none)
-  In<Fp4> lambda_powers;             // num_constraints values: 1, lambda, lambda^2, ...
+  In<Fp4> lambda_powers;             // at least num_constraints values: 1, lambda, lambda^2, ...
   Out<Fp4> out;                      // H values
   uint32_t log_height = 0;
 };
