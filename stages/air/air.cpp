@@ -48,7 +48,8 @@ void FilteredBuilder::assert_zero(const Expr& x) const {
 AirBuilder::AirBuilder(std::string air_name, AirShape shape) : name_(std::move(air_name)), shape_(std::move(shape)) {}
 
 Window AirBuilder::preprocessed() const {
-  if (shape_.preprocessed_width == 0) throw InputError(fmt::format("AIR {}: eval reads a preprocessed part it does not have", name_));
+  if (shape_.preprocessed_width == 0)
+    throw InputError(fmt::format("AIR {}: eval reads a preprocessed part it does not have", name_));
   return Window(EntryKind::Preprocessed, 0, shape_.preprocessed_width, name_);
 }
 

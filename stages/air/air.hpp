@@ -102,9 +102,9 @@ class AirBuilder {
  public:
   AirBuilder(std::string air_name, AirShape shape);
 
-  Window preprocessed() const;        // InputError if the AIR has no preprocessed part
-  Window cached(uint32_t i) const;    // cached main part i
-  Window main() const;                // the common main part
+  Window preprocessed() const;      // InputError if the AIR has no preprocessed part
+  Window cached(uint32_t i) const;  // cached main part i
+  Window main() const;              // the common main part
   Expr public_value(uint32_t i) const;
   Expr is_first_row() const { return Expr::is_first_row(); }
   Expr is_last_row() const { return Expr::is_last_row(); }
@@ -122,8 +122,12 @@ class AirBuilder {
   FilteredBuilder when_ne(const Expr& a, const Expr& b) { return when(a - b); }
 
   void push_interaction(uint16_t bus, std::vector<Expr> message, Expr count, uint32_t count_weight = 1);
-  void send(uint16_t bus, std::vector<Expr> message, Expr count) { push_interaction(bus, std::move(message), std::move(count)); }
-  void receive(uint16_t bus, std::vector<Expr> message, const Expr& count) { push_interaction(bus, std::move(message), -count); }
+  void send(uint16_t bus, std::vector<Expr> message, Expr count) {
+    push_interaction(bus, std::move(message), std::move(count));
+  }
+  void receive(uint16_t bus, std::vector<Expr> message, const Expr& count) {
+    push_interaction(bus, std::move(message), -count);
+  }
 
   const std::string& air_name() const { return name_; }
   const AirShape& shape() const { return shape_; }

@@ -24,11 +24,11 @@ namespace vkstark {
 
 struct DagNode {
   NodeKind kind = NodeKind::Constant;
-  Variable var;          // Variable
-  Fp constant;           // Constant
-  uint32_t left = 0;     // Add, Sub, Mul; the operand of Neg (node indices, always < this node's)
-  uint32_t right = 0;    // Add, Sub, Mul
-  uint32_t degree = 0;   // degree_multiple of Add, Sub, Neg, Mul (0 for the others)
+  Variable var;         // Variable
+  Fp constant;          // Constant
+  uint32_t left = 0;    // Add, Sub, Mul; the operand of Neg (node indices, always < this node's)
+  uint32_t right = 0;   // Add, Sub, Mul
+  uint32_t degree = 0;  // degree_multiple of Add, Sub, Neg, Mul (0 for the others)
   bool operator==(const DagNode&) const = default;
 };
 

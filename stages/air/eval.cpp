@@ -56,7 +56,8 @@ void eval_nodes(const SymbolicDag& dag, const AirShape& shape, const RowSource<T
 template <class T>
 Fp4 fold_constraints(const SymbolicDag& dag, std::span<const T> values, std::span<const Fp4> lambda_powers) {
   if (lambda_powers.size() < dag.constraint_idx.size())
-    throw InputError(fmt::format("{} lambda powers for {} constraints", lambda_powers.size(), dag.constraint_idx.size()));
+    throw InputError(
+        fmt::format("{} lambda powers for {} constraints", lambda_powers.size(), dag.constraint_idx.size()));
   Fp4 acc;
   for (size_t i = 0; i < dag.constraint_idx.size(); ++i) acc += lambda_powers[i] * values[dag.constraint_idx[i]];
   return acc;
@@ -111,17 +112,20 @@ void check_trace_shape(const std::string& air, const AirShape& shape, std::span<
     throw InputError(fmt::format("AIR {}: trace height {} is not a power of two", air, h));
   for (size_t p = 0; p < parts.size(); ++p) {
     if (parts[p].width != widths[p])
-      throw InputError(fmt::format("AIR {}: {} has width {}, the AIR declares {}", air, part_name(p), parts[p].width, widths[p]));
+      throw InputError(
+          fmt::format("AIR {}: {} has width {}, the AIR declares {}", air, part_name(p), parts[p].width, widths[p]));
     if (parts[p].height != h)
-      throw InputError(fmt::format("AIR {}: {} has height {}, the {} has {}", air, part_name(p), parts[p].height, part_name(0), h));
+      throw InputError(
+          fmt::format("AIR {}: {} has height {}, the {} has {}", air, part_name(p), parts[p].height, part_name(0), h));
     if (parts[p].values.size() != size_t(parts[p].width) * h)
       throw InputError(fmt::format("AIR {}: {} holds {} values, not width x height = {}", air, part_name(p),
                                    parts[p].values.size(), size_t(parts[p].width) * h));
   }
 }
 
-std::vector<Fp4> eval_constraints_on_trace(const SymbolicDag& dag, const AirShape& shape, std::span<const TraceMatrix> parts,
-                                           std::span<const Fp> public_values, std::span<const Fp4> lambda_powers) {
+std::vector<Fp4> eval_constraints_on_trace(const SymbolicDag& dag, const AirShape& shape,
+                                           std::span<const TraceMatrix> parts, std::span<const Fp> public_values,
+                                           std::span<const Fp4> lambda_powers) {
   check_trace_shape("(constraint evaluation)", shape, parts, public_values);
   TraceRows rows(parts, public_values);
   std::vector<Fp4> out(rows.height());
@@ -135,7 +139,8 @@ std::vector<Fp4> eval_constraints_on_trace(const SymbolicDag& dag, const AirShap
 }
 
 std::string ConstraintViolation::message() const {
-  return fmt::format("AIR {}: constraint {} is violated at row {} (value {}): {}", air, constraint, row, value.value(), expression);
+  return fmt::format("AIR {}: constraint {} is violated at row {} (value {}): {}", air, constraint, row, value.value(),
+                     expression);
 }
 
 std::optional<ConstraintViolation> find_violation(const SymbolicAir& air, std::span<const TraceMatrix> parts,

@@ -66,8 +66,9 @@ class TraceRows final : public RowSource<Fp> {
 
 // For each row r of the trace, sum_i lambda^i C_i(row r): the plain reference of the constraint
 // kernels. `parts` in row-view order. InputError when the parts do not match `shape`.
-std::vector<Fp4> eval_constraints_on_trace(const SymbolicDag& dag, const AirShape& shape, std::span<const TraceMatrix> parts,
-                                           std::span<const Fp> public_values, std::span<const Fp4> lambda_powers);
+std::vector<Fp4> eval_constraints_on_trace(const SymbolicDag& dag, const AirShape& shape,
+                                           std::span<const TraceMatrix> parts, std::span<const Fp> public_values,
+                                           std::span<const Fp4> lambda_powers);
 
 // InputError naming the AIR and what is wrong when `parts` (row-view order) or the public values do
 // not fit `shape`: part count, widths, equal heights, a power-of-two height.
@@ -79,8 +80,8 @@ struct ConstraintViolation {
   std::string air;
   uint32_t constraint = 0;  // emission index
   uint32_t row = 0;
-  Fp value;                 // the constraint's nonzero value
-  std::string expression;   // the constraint's text
+  Fp value;                // the constraint's nonzero value
+  std::string expression;  // the constraint's text
   std::string message() const;
 };
 std::optional<ConstraintViolation> find_violation(const SymbolicAir& air, std::span<const TraceMatrix> parts,

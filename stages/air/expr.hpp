@@ -59,8 +59,8 @@ struct ExprNode;
 
 class Expr {
  public:
-  Expr();                                 // the constant 0
-  Expr(Fp c);                             // NOLINT(google-explicit-constructor): constants mix freely
+  Expr();      // the constant 0
+  Expr(Fp c);  // NOLINT(google-explicit-constructor): constants mix freely
   template <std::integral I>
   Expr(I c) : Expr(from_integer(static_cast<int64_t>(c))) {}  // NOLINT: reduced mod p, negatives too
   static Expr variable(Variable v);
@@ -92,8 +92,8 @@ class Expr {
 struct ExprNode {
   NodeKind kind = NodeKind::Constant;
   uint32_t degree = 0;
-  Variable var;  // Variable
-  Fp constant;   // Constant
+  Variable var;                           // Variable
+  Fp constant;                            // Constant
   std::shared_ptr<const ExprNode> left;   // Add, Sub, Mul; the operand of Neg
   std::shared_ptr<const ExprNode> right;  // Add, Sub, Mul
 };
@@ -105,9 +105,9 @@ std::string to_string(const Expr& e, size_t max_chars = 400);
 std::string to_string(const Variable& v);
 
 // Common constraint shapes (Plonky3's arithmetisation, protocol.md 15.1).
-Expr bool_check(const Expr& x);               // x * (x - 1)
-Expr xor2(const Expr& a, const Expr& b);      // a + b - a * (b + b)
+Expr bool_check(const Expr& x);                          // x * (x - 1)
+Expr xor2(const Expr& a, const Expr& b);                 // a + b - a * (b + b)
 Expr xor3(const Expr& a, const Expr& b, const Expr& c);  // xor2(xor2(a, b), c)
-Expr andn(const Expr& a, const Expr& b);      // (1 - a) * b
+Expr andn(const Expr& a, const Expr& b);                 // (1 - a) * b
 
 }  // namespace vkstark

@@ -46,8 +46,8 @@ TEST(AirDag, InternsIdenticalNodesInPostOrder) {
 TEST(AirDag, SimplifiesAndKeepsUnusedChildren) {
   const Expr x = main_var(0), y = main_var(1);
   std::vector<uint32_t> roots;
-  SymbolicDag dag = build_dag(std::vector<Expr>{x * Expr(0) + y, x + (-y), x - (-y), Expr(2) + Expr(2) - x, x * Expr(1)}, {},
-                              &roots);
+  SymbolicDag dag =
+      build_dag(std::vector<Expr>{x * Expr(0) + y, x + (-y), x - (-y), Expr(2) + Expr(2) - x, x * Expr(1)}, {}, &roots);
   // x*0 -> 0 (the Constant 0 node stays), + y -> y. Root is y.
   EXPECT_EQ(dag.nodes[roots[0]].kind, NodeKind::Variable);
   EXPECT_EQ(dag.nodes[roots[0]].var.index, 1u);
@@ -61,7 +61,7 @@ TEST(AirDag, SimplifiesAndKeepsUnusedChildren) {
   const DagNode& r3 = dag.nodes[roots[3]];
   ASSERT_EQ(r3.kind, NodeKind::Sub);
   EXPECT_EQ(dag.nodes[r3.left].constant, Fp::from_canonical(4));
-  EXPECT_EQ(roots[4], 0u);  // x * 1 -> x, node 0
+  EXPECT_EQ(roots[4], 0u);                            // x * 1 -> x, node 0
   EXPECT_EQ(counts[size_t(NodeKind::Constant)], 4u);  // 0, 2, 4, 1
   // Constraint order is node order, deduplicated.
   EXPECT_TRUE(std::is_sorted(dag.constraint_idx.begin(), dag.constraint_idx.end()));
@@ -104,7 +104,8 @@ TEST(AirDag, CheckerAcceptsAValidFibonacciTraceAndNamesAViolation) {
   try {
     check_constraints(s, parts, t.public_values);
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("AIR fibonacci: constraint 3 is violated at row 4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("AIR fibonacci: constraint 3 is violated at row 4"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -117,7 +118,8 @@ TEST(AirDag, HostEvaluatorFoldsWithLambdaPowers) {
   const Fp4 lambda = Fp4::from_canonical(5, 6, 7, 8);
   auto ok = eval_constraints_on_trace(dag, s.shape, parts, t.public_values, powers(lambda, 5));
   for (const Fp4& v : ok) EXPECT_TRUE(v.is_zero());
-  parts[0].at(0, 0) = Fp::from_canonical(4);  // first-row left = a + 1 (constraint 0 at row 0 only: next.left reads row 1)
+  parts[0].at(0, 0) =
+      Fp::from_canonical(4);  // first-row left = a + 1 (constraint 0 at row 0 only: next.left reads row 1)
   auto bad = eval_constraints_on_trace(dag, s.shape, parts, t.public_values, powers(lambda, 5));
   // row 7 (last): transition constraints off; next of row 7 is row 0: no effect
   EXPECT_TRUE(bad[7].is_zero());
@@ -135,7 +137,8 @@ TEST(AirDag, ShapeErrorsNameTheAir) {
     check_constraints(s, std::vector<TraceMatrix>{wrong}, pvs);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("AIR fibonacci: common main part has width 3, the AIR declares 2"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("AIR fibonacci: common main part has width 3, the AIR declares 2"),
+              std::string::npos)
         << e.what();
   }
   TraceMatrix h(2, 6);
