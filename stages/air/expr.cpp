@@ -41,6 +41,23 @@ const Expr& zero_expr() {
 
 }  // namespace
 
+ExprNode::~ExprNode() {
+  // Children this node alone owns are released from an explicit stack, each after its own children
+  // were moved out, so no destructor recurses.
+  std::vector<std::shared_ptr<const ExprNode>> pending;
+  auto take = [&](std::shared_ptr<const ExprNode>& p) {
+    if (p && p.use_count() == 1) pending.push_back(std::move(p));
+  };
+  take(left);
+  take(right);
+  while (!pending.empty()) {
+    std::shared_ptr<const ExprNode> n = std::move(pending.back());
+    pending.pop_back();
+    take(n->left);
+    take(n->right);
+  }
+}
+
 Expr::Expr() : node_(zero_expr().shared()) {}
 Expr::Expr(Fp c) : Expr(constant(c)) {}
 Expr Expr::from_integer(int64_t c) {

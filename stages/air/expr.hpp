@@ -92,10 +92,20 @@ class Expr {
 struct ExprNode {
   NodeKind kind = NodeKind::Constant;
   uint32_t degree = 0;
-  Variable var;                           // Variable
-  Fp constant;                            // Constant
-  std::shared_ptr<const ExprNode> left;   // Add, Sub, Mul; the operand of Neg
-  std::shared_ptr<const ExprNode> right;  // Add, Sub, Mul
+  Variable var;  // Variable
+  Fp constant;   // Constant
+  // Add, Sub, Mul: both; Neg: left. Mutable only so that the destructor can take them apart
+  // iteratively (a left-folded sum of 10^5 terms is that deep; recursive destruction would overflow
+  // the stack); nothing else modifies a node after it is built.
+  mutable std::shared_ptr<const ExprNode> left;
+  mutable std::shared_ptr<const ExprNode> right;
+
+  ExprNode() = default;
+  ExprNode(const ExprNode&) = default;
+  ExprNode(ExprNode&&) = default;
+  ExprNode& operator=(const ExprNode&) = default;
+  ExprNode& operator=(ExprNode&&) = default;
+  ~ExprNode();
 };
 
 // Readable text of an expression (for error messages and the debug checker), e.g.
