@@ -130,17 +130,8 @@ int main(int argc, char** argv) try {
   if (pvs.empty()) pvs.push_back(Fp::zero());
   p->upload(pv_buf, pvs);
   p->upload(lambda_buf, lambdas);
-  Trace warm;
-  p->run(warm);
-  std::vector<double> ms;
   Trace t;
-  for (int r = 0; r < kRuns; ++r) {
-    t = Trace();
-    p->run(t);
-    for (const TraceSpan& s : t.spans)
-      if (s.path == "work") ms.push_back(s.device_ms >= 0 ? s.device_ms : s.host_ms);
-  }
-  const double run_ms = bench::median(ms);
+  const double run_ms = bench::median_work_span_ms(*p, kRuns, t);
   const double pass_ms = run_ms / passes;
   const double rate = double(nodes) * h / (pass_ms * 1e-3);
 

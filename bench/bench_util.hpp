@@ -17,7 +17,9 @@
 
 #include "git_version.h"
 #include "runtime/error.hpp"
+#include "runtime/executor.hpp"
 #include "runtime/json.hpp"
+#include "runtime/trace.hpp"
 
 namespace vkstark::bench {
 
@@ -26,6 +28,21 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Median time (ms) of the span "work" over `runs` runs of a prepared plan, after one warm-up run:
+// device time where the executor measures it, else host time. `last` gets the last run's trace.
+inline double median_work_span_ms(PreparedPlan& p, int runs, Trace& last) {
+  Trace warm;
+  p.run(warm);
+  std::vector<double> ms;
+  for (int r = 0; r < runs; ++r) {
+    last = Trace();
+    p.run(last);
+    for (const TraceSpan& s : last.spans)
+      if (s.path == "work") ms.push_back(s.device_ms >= 0 ? s.device_ms : s.host_ms);
+  }
+  return median(ms);
 }
 
 inline std::string utc_date() {

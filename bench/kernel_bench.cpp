@@ -33,19 +33,11 @@ double time_span(Executor& exec, const Graph& g, const std::function<void(Prepar
                  const std::string& label, std::vector<Trace>& traces) {
   auto p = exec.prepare(compile(g));
   upload(*p);
-  Trace warm;
-  p->run(warm);
-  std::vector<double> ms;
   Trace t;
-  for (int r = 0; r < kRuns; ++r) {
-    t = Trace();
-    p->run(t);
-    for (const TraceSpan& s : t.spans)
-      if (s.path == "work") ms.push_back(s.device_ms >= 0 ? s.device_ms : s.host_ms);
-  }
+  const double ms = bench::median_work_span_ms(*p, kRuns, t);
   t.spans[0].name = label;
   traces.push_back(std::move(t));
-  return bench::median(ms);
+  return ms;
 }
 
 // The device transcript's latency. (a) One observe of 8 P values: P permutations chained inside

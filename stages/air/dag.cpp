@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "stages/air/detail/expr_text.hpp"
+
 namespace vkstark {
 
 namespace {
@@ -211,51 +213,10 @@ uint32_t max_constraint_degree(const SymbolicAir& air) {
 }
 
 std::string node_to_string(const SymbolicDag& dag, uint32_t root, size_t max_chars) {
-  struct Item {
-    uint32_t node;
-    const char* text;
-  };
   std::string out;
-  std::vector<Item> stack{{root, nullptr}};
-  while (!stack.empty() && out.size() <= max_chars) {
-    Item it = stack.back();
-    stack.pop_back();
-    if (it.text) {
-      out += it.text;
-      continue;
-    }
-    const DagNode& n = dag.nodes.at(it.node);
-    switch (n.kind) {
-      case NodeKind::Variable:
-        out += to_string(n.var);
-        break;
-      case NodeKind::IsFirstRow:
-        out += "is_first_row";
-        break;
-      case NodeKind::IsLastRow:
-        out += "is_last_row";
-        break;
-      case NodeKind::IsTransition:
-        out += "is_transition";
-        break;
-      case NodeKind::Constant:
-        out += to_string(n.constant);
-        break;
-      case NodeKind::Neg:
-        out += "-(";
-        stack.push_back({0, ")"});
-        stack.push_back({n.left, nullptr});
-        break;
-      default: {
-        const char* op = n.kind == NodeKind::Add ? " + " : n.kind == NodeKind::Sub ? " - " : " * ";
-        out += "(";
-        stack.push_back({0, ")"});
-        stack.push_back({n.right, nullptr});
-        stack.push_back({0, op});
-        stack.push_back({n.left, nullptr});
-      }
-    }
-  }
+  detail::append_expr_text(
+      root, out, max_chars, [&](uint32_t i) -> const DagNode& { return dag.nodes.at(i); },
+      [](const DagNode& n) { return n.left; }, [](const DagNode& n) { return n.right; });
   if (out.size() > max_chars) {
     out.resize(max_chars);
     out += "...";

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "stages/air/detail/expr_text.hpp"
+
 namespace vkstark {
 
 namespace {
@@ -105,65 +107,11 @@ std::string to_string(const Variable& v) {
   return "?";
 }
 
-namespace {
-
-// Appends the text of `n` to out, stopping once out exceeds max_chars. Iterative over an explicit
-// stack: a long left-folded sum is a deep tree.
-void append_text(const ExprNode* root, std::string& out, size_t max_chars) {
-  struct Item {
-    const ExprNode* node;
-    const char* text;  // literal text to emit instead of a node
-  };
-  std::vector<Item> stack{{root, nullptr}};
-  while (!stack.empty() && out.size() <= max_chars) {
-    Item it = stack.back();
-    stack.pop_back();
-    if (it.text) {
-      out += it.text;
-      continue;
-    }
-    const ExprNode& n = *it.node;
-    switch (n.kind) {
-      case NodeKind::Variable:
-        out += to_string(n.var);
-        break;
-      case NodeKind::IsFirstRow:
-        out += "is_first_row";
-        break;
-      case NodeKind::IsLastRow:
-        out += "is_last_row";
-        break;
-      case NodeKind::IsTransition:
-        out += "is_transition";
-        break;
-      case NodeKind::Constant:
-        out += to_string(n.constant);
-        break;
-      case NodeKind::Neg:
-        stack.push_back({nullptr, ")"});
-        stack.push_back({n.left.get(), nullptr});
-        out += "-(";
-        break;
-      case NodeKind::Add:
-      case NodeKind::Sub:
-      case NodeKind::Mul: {
-        const char* op = n.kind == NodeKind::Add ? " + " : n.kind == NodeKind::Sub ? " - " : " * ";
-        stack.push_back({nullptr, ")"});
-        stack.push_back({n.right.get(), nullptr});
-        stack.push_back({nullptr, op});
-        stack.push_back({n.left.get(), nullptr});
-        out += "(";
-        break;
-      }
-    }
-  }
-}
-
-}  // namespace
-
 std::string to_string(const Expr& e, size_t max_chars) {
   std::string out;
-  append_text(e.id(), out, max_chars);
+  detail::append_expr_text(
+      e.id(), out, max_chars, [](const ExprNode* n) -> const ExprNode& { return *n; },
+      [](const ExprNode& n) { return n.left.get(); }, [](const ExprNode& n) { return n.right.get(); });
   if (out.size() > max_chars) {
     out.resize(max_chars);
     out += "...";
