@@ -1,11 +1,15 @@
 #include "stages/air/constraint_kernel.hpp"
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <vector>
 
+#include "kernels/basic.hpp"
+#include "kernels/cpu/parallel.hpp"
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
 
@@ -33,53 +37,156 @@ std::string kernel_name(const std::string& air) {
   return name;
 }
 
-// The deleter of the shared_ptr make_constraint_kernel returns. It owns the KernelInfo and carries
-// what eval_constraints checks the dispatch against; std::get_deleter finds it, and finds nothing
-// for any other kernel, so the contract's KernelInfo handle needs no field for it.
-struct ConstraintKernelData {
-  std::shared_ptr<const KernelInfo> info;
-  std::vector<uint32_t> widths;  // row-view parts
-  uint32_t num_public_values = 0;
-  uint32_t num_constraints = 0;
-  void operator()(const KernelInfo*) { info.reset(); }
+bool is_operation(NodeKind k) {
+  return k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul || k == NodeKind::Neg;
+}
+
+// The sum of the partial sums: out[r] = sum_s partials[s * H + r] (H = out.count = grid.x).
+struct PartialsSumArgs {
+  In<Fp4> partials;
+  Out<Fp4> out;
+  uint32_t slices = 0;
 };
+
+// Made once per process.
+const std::shared_ptr<const KernelInfo>& partials_sum_kernel() {
+  static const std::shared_ptr<const KernelInfo> kernel = make_glsl_kernel(
+      {.name = "constraint_partials_sum",
+       .abi = kernel_abi<PartialsSumArgs>(),
+       .body = "#include \"fp4.glsl\"\n"
+               "void main() {\n"
+               "  const uint r = vks_index_x();\n"
+               "  if (r >= pc.grid_x) return;\n"
+               "  uvec4 a = partials_[pc.partials_off + r];\n"
+               "  for (uint c = 1u; c < pc.slices; ++c) a = fp4_add(a, partials_[pc.partials_off + c * pc.grid_x + r]);\n"
+               "  out_[pc.out_off + r] = a;\n"
+               "}\n",
+       .cpu = [](const CpuContext& ctx) {
+         const std::span<const Fp4> partials = ctx.view<Fp4>(0);
+         const std::span<Fp4> out = ctx.view<Fp4>(1);
+         const uint32_t slices = ctx.scalars()[0];
+         const uint64_t h = out.size();
+         cpu::for_each_chunk(h, [&](uint64_t begin, uint64_t end) {
+           for (uint64_t r = begin; r < end; ++r) {
+             Fp4 a = partials[r];
+             for (uint32_t c = 1; c < slices; ++c) a += partials[c * h + r];
+             out[r] = a;
+           }
+         });
+       }});
+  return kernel;
+}
 
 }  // namespace
 
-std::shared_ptr<const KernelInfo> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
-                                                         const AirShape& shape) {
+std::vector<ConstraintRange> partition_constraints(const SymbolicDag& dag, uint32_t max_nodes) {
+  const size_t n = dag.nodes.size();
+  std::vector<ConstraintRange> chunks;
+  // stamp[i] == chunk + 1: node i is already evaluated in the current chunk.
+  std::vector<uint32_t> stamp(n, 0), stack;
+  // Operations node `root` needs that the current chunk (stamp `s`) does not have yet; with
+  // `take`, they become the chunk's.
+  auto closure = [&](uint32_t root, uint32_t s, bool take) {
+    uint64_t added = 0;
+    std::vector<uint32_t> seen;
+    stack.assign(1, root);
+    while (!stack.empty()) {
+      const uint32_t i = stack.back();
+      stack.pop_back();
+      if (stamp[i] == s) continue;
+      stamp[i] = s;
+      seen.push_back(i);
+      const DagNode& d = dag.nodes[i];
+      if (!is_operation(d.kind)) continue;
+      ++added;
+      const bool binary = d.kind != NodeKind::Neg;
+      if (d.left >= i || (binary && d.right >= i))
+        throw InputError(fmt::format("DAG node {} reads node {}, which does not come before it", i,
+                                     d.left >= i ? d.left : d.right));
+      stack.push_back(d.left);
+      if (binary) stack.push_back(d.right);
+    }
+    if (!take)
+      for (uint32_t i : seen) stamp[i] = 0;  // s is the current stamp: nothing else had it
+    return added;
+  };
+  for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) {
+    const uint32_t root = dag.constraint_idx[k];
+    if (root >= n) throw InputError(fmt::format("constraint node {} is past the DAG's {} nodes", root, n));
+    if (!chunks.empty()) {
+      const uint32_t s = static_cast<uint32_t>(chunks.size());
+      ConstraintRange& c = chunks.back();
+      const uint64_t added = closure(root, s, false);
+      if (c.nodes + added <= max_nodes) {
+        closure(root, s, true);
+        c.nodes += added;
+        ++c.count;
+        continue;
+      }
+    }
+    chunks.push_back({k, 1, 0});
+    chunks.back().nodes = closure(root, static_cast<uint32_t>(chunks.size()), true);
+  }
+  return chunks;
+}
+
+std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
+                                                               const AirShape& shape, uint32_t chunk_nodes) {
   const size_t nparts = shape.row_view_widths().size();
   if (nparts > kMaxViewArray)
     throw InputError(
         fmt::format("AIR {}: {} trace parts (preprocessed, cached and common), the constraint kernel "
                     "takes at most {}",
                     air, nparts, kMaxViewArray));
-  std::string body;
+  auto k = std::make_shared<ConstraintKernel>();
+  k->name = kernel_name(air);
+  k->widths = shape.row_view_widths();
+  k->num_public_values = shape.num_public_values;
+  k->num_constraints = dag.num_constraints();
+  std::vector<ConstraintRange> ranges;
   try {
-    body = constraint_glsl_body(dag, shape);
+    ranges = partition_constraints(dag, std::max<uint32_t>(chunk_nodes, 1));
   } catch (const InputError& e) {
     throw InputError(fmt::format("AIR {}: {}", air, e.what()));
   }
-  std::shared_ptr<const KernelInfo> info = make_glsl_kernel({.name = kernel_name(air),
-                                                             .abi = kernel_abi<ConstraintKernelArgs>(),
-                                                             .body = std::move(body),
-                                                             .workgroup_size = kWorkgroupSize,
-                                                             .cpu = constraint_cpu_body(dag, shape)});
-  const KernelInfo* raw = info.get();
-  return std::shared_ptr<const KernelInfo>(raw, ConstraintKernelData{std::move(info), shape.row_view_widths(),
-                                                                     shape.num_public_values, dag.num_constraints()});
+  if (ranges.empty()) ranges.push_back({});  // no constraints: one chunk writing zeros
+  k->chunks.resize(ranges.size());
+  // Chunks compile in parallel; the error reported is the first chunk's, whatever the timing.
+  std::vector<std::exception_ptr> errors(ranges.size());
+  tbb::parallel_for(size_t{0}, ranges.size(), [&](size_t c) {
+    try {
+      SymbolicDag sub;
+      sub.nodes = dag.nodes;
+      sub.constraint_idx.assign(dag.constraint_idx.begin() + ranges[c].first,
+                                dag.constraint_idx.begin() + ranges[c].first + ranges[c].count);
+      std::string body;
+      try {
+        body = constraint_glsl_body(sub, shape);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("AIR {}: {}", air, e.what()));
+      }
+      k->chunks[c] = {ranges[c], make_glsl_kernel({.name = ranges.size() == 1 ? k->name : fmt::format("{}_{}", k->name, c),
+                                                   .abi = kernel_abi<ConstraintKernelArgs>(),
+                                                   .body = std::move(body),
+                                                   .workgroup_size = kWorkgroupSize,
+                                                   .cpu = constraint_cpu_body(sub, shape)})};
+    } catch (...) {
+      errors[c] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return k;
 }
 
-void eval_constraints(Graph& g, const std::string& name, const std::shared_ptr<const KernelInfo>& kernel,
-                      const AirShape& shape, std::span<const View<Fp>> parts, View<Fp> public_values,
-                      View<Fp4> lambda_powers, View<Fp4> out, uint32_t log_height) {
+void eval_constraints(Graph& g, const std::string& name, const ConstraintKernel& kernel, const AirShape& shape,
+                      std::span<const View<Fp>> parts, View<Fp> public_values, View<Fp4> lambda_powers, View<Fp4> out,
+                      uint32_t log_height, uint64_t concurrent_rows) {
   auto fail = [&](const std::string& what) {
-    throw GraphError(fmt::format("task '{}' (kernel {}): {}", name, kernel ? kernel->name : "none", what));
+    throw GraphError(fmt::format("task '{}' (kernel {}): {}", name, kernel.name, what));
   };
-  const ConstraintKernelData* data = kernel ? std::get_deleter<ConstraintKernelData>(kernel) : nullptr;
-  if (!data) fail("not a constraint kernel (make one with make_constraint_kernel)");
   const std::vector<uint32_t> widths = shape.row_view_widths();
-  if (widths != data->widths || shape.num_public_values != data->num_public_values)
+  if (widths != kernel.widths || shape.num_public_values != kernel.num_public_values)
     fail("the AIR shape given is not the one the kernel was made for");
   // Row indices and every element index of a part (column * H + row) are 32-bit in the kernel.
   if (log_height > 31) fail(fmt::format("log_height {} (at most 31)", log_height));
@@ -95,18 +202,40 @@ void eval_constraints(Graph& g, const std::string& name, const std::shared_ptr<c
   }
   if (public_values.count != shape.num_public_values)
     fail(fmt::format("{} public values, the AIR has {}", public_values.count, shape.num_public_values));
-  if (lambda_powers.count < data->num_constraints)
-    fail(fmt::format("{} lambda powers, the AIR has {} constraints", lambda_powers.count, data->num_constraints));
+  if (lambda_powers.count < kernel.num_constraints)
+    fail(fmt::format("{} lambda powers, the AIR has {} constraints", lambda_powers.count, kernel.num_constraints));
   if (out.count != h) fail(fmt::format("out has {} values, the trace height is {}", out.count, h));
+  const uint64_t nchunks = kernel.chunks.size();
+  const uint64_t slots = std::min<uint64_t>(nchunks, std::max<uint64_t>(1, concurrent_rows >> log_height));
   if (public_values.buffer == kNoBuffer) {
     // No public values and no buffer for them: a zero-count view of a buffer the task reads anyway
     // (an executor binds a placeholder for a zero-count view; the kernel reads no public value).
     auto part = std::find_if(parts.begin(), parts.end(), [](const View<Fp>& p) { return p.buffer != kNoBuffer; });
     public_values = part != parts.end() ? part->slice(0, 0) : lambda_powers.bitcast<Fp>().slice(0, 0);
   }
+  auto dispatch = [&](const std::string& task, const ConstraintKernel::Chunk& chunk, View<Fp4> sum) {
+    DynamicArgs args;
+    args.views<Fp>(parts)
+        .view(public_values)
+        .view(lambda_powers.slice(chunk.range.first, chunk.range.count))
+        .view(sum)
+        .scalar(log_height);
+    g.dispatch(task, chunk.kernel, args, Grid{static_cast<uint32_t>(h)});
+  };
+  if (slots == 1) {
+    g.dispatch<FillU32>(name + ".zero", {.out = out.bitcast<uint32_t>(), .value = 0});
+    if (nchunks == 1) return dispatch(name, kernel.chunks[0], out);
+    for (uint64_t c = 0; c < nchunks; ++c) dispatch(fmt::format("{}.{}", name, c), kernel.chunks[c], out);
+    return;
+  }
+  // Chunk c adds into slice c mod S: no hazard among S consecutive chunks, so they run side by side.
+  auto partials = g.transient<Fp4>(fmt::format("{}.partials.{}", name, g.tasks().size()), slots * h);
+  g.dispatch<FillU32>(name + ".zero", {.out = partials.all().bitcast<uint32_t>(), .value = 0});
+  for (uint64_t c = 0; c < nchunks; ++c)
+    dispatch(fmt::format("{}.{}", name, c), kernel.chunks[c], partials.slice((c % slots) * h, h));
   DynamicArgs args;
-  args.views<Fp>(parts).view(public_values).view(lambda_powers).view(out).scalar(log_height);
-  g.dispatch(name, kernel, args, Grid{static_cast<uint32_t>(h)});
+  args.view(partials.all()).view(out).scalar(static_cast<uint32_t>(slots));
+  g.dispatch(name + ".sum", partials_sum_kernel(), args, Grid{static_cast<uint32_t>(h)});
 }
 
 }  // namespace vkstark

@@ -1,12 +1,13 @@
 // The constraint-evaluation kernel of one AIR (architecture.md, "Generated kernels"; issue 9): the
-// prover's hottest loop. Made at keygen from the AIR's DAG, a run-time kernel with two bodies:
+// prover's hottest loop. Made at keygen from the AIR's DAG: run-time kernels, one per chunk of
+// constraints, each with two bodies:
 //   - Vulkan: GLSL generated from the DAG (stages/air/eval_glsl.cpp), compiled in process with
 //     glslang (SPIR-V cached on disk by the source's content, so a second run compiles nothing);
 //   - CPU: the DAG as a compact instruction stream over blocks of rows, one instruction applied to
 //     8 or 16 rows at once with the field layer's SIMD lanes (stages/air/eval_cpu.cpp).
 // Both are bit-identical to the host evaluator (stages/air/eval.hpp).
 //
-// One dispatch evaluates every row r of a trace of height H = 2^log_height:
+// Evaluates every row r of a trace of height H = 2^log_height:
 //   out[r] = sum_i lambda_powers[i] * C_i(row view of r)
 // with C_i the i-th constraint (constraint_idx order), selectors from r (is_first_row = [r == 0],
 // is_last_row = [r == H - 1], is_transition = [r != H - 1]) and the next row (r + 1) mod H.
@@ -16,6 +17,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "kernels/types.hpp"
 #include "runtime/graph.hpp"
@@ -25,39 +27,83 @@
 
 namespace vkstark {
 
-// The ABI of every constraint kernel (kernel_abi<ConstraintKernelArgs>()); the kernel is dispatched
-// with DynamicArgs in this order.
+// The ABI of every constraint kernel chunk (kernel_abi<ConstraintKernelArgs>()); a chunk is
+// dispatched with DynamicArgs in this order and adds its constraints' sum to `out`.
 struct ConstraintKernelArgs {
   InArray<Fp, kMaxViewArray> parts;  // row-view order (protocol.md 9.1); each column-major, width_p x H
   In<Fp> public_values;              // num_public_values values (a zero-count view when there are none)
-  In<Fp4> lambda_powers;             // at least num_constraints values: 1, lambda, lambda^2, ...
-  Out<Fp4> out;                      // H values
+  In<Fp4> lambda_powers;             // the chunk's: lambda^first, lambda^(first+1), ...
+  InOut<Fp4> out;                    // H values: out[r] += sum over the chunk's constraints
   uint32_t log_height = 0;
 };
 
-// The GLSL body (after the generated interface) of the AIR's constraint kernel.
+// The GLSL body (after the generated interface) adding the constraints of `dag` (all of its
+// constraint_idx; constraint k folded with lambda_powers[k]) to out.
 std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape);
 
 // The CPU body: the DAG compiled once into an instruction stream; the returned function evaluates a
-// dispatch (ConstraintKernelArgs through CpuContext), parallel over blocks of rows.
+// dispatch (ConstraintKernelArgs through CpuContext, adding to out), parallel over blocks of rows.
 std::function<void(const CpuContext&)> constraint_cpu_body(const SymbolicDag& dag, const AirShape& shape);
 
-// The run-time kernel "<air>_constraints" (name made a GLSL-safe identifier). InputError naming
-// the AIR when it has more row-view parts than kMaxViewArray, or when the DAG reads what the shape
-// does not have (a column, part or public value past the shape, a challenge). Compiles (or loads
-// from the on-disk cache) the SPIR-V. The returned handle also carries the shape and constraint
-// count that eval_constraints checks against (nothing to pass along by hand).
-std::shared_ptr<const KernelInfo> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
-                                                         const AirShape& shape);
+// Operations (Add, Sub, Mul, Neg nodes) per chunk by default. A driver compiles a pipeline in time
+// that grows faster than its size (NVIDIA's did not finish the 39k-node Keccak-f kernel as one
+// pipeline in 9 minutes); chunks compile in parallel and run concurrently. docs/decisions.md
+// ("Constraint kernels in chunks") has the measurements behind the value.
+inline constexpr uint32_t kConstraintChunkNodes = 512;
 
-// Adds the dispatch: `parts` in row-view order (each width_p << log_height values), `out` 1 <<
+// Constraints in chunks of consecutive constraint indices [first, first + count): each chunk's
+// nodes (the operations its constraints reach, shared ones counted in every chunk that needs
+// them) at most max_nodes, except a chunk of one constraint that alone needs more. Greedy, in
+// constraint order; empty for a DAG without constraints (its kernel has one chunk of none,
+// writing zeros). InputError on a malformed DAG.
+struct ConstraintRange {
+  uint32_t first = 0;
+  uint32_t count = 0;
+  uint64_t nodes = 0;  // operations the chunk evaluates per row
+};
+std::vector<ConstraintRange> partition_constraints(const SymbolicDag& dag, uint32_t max_nodes);
+
+// The constraint-evaluation kernel of one AIR: one run-time kernel per chunk of constraints, each
+// adding sum_{k in chunk} lambda^k C_k(r) to its output row by row. Immutable; share it.
+struct ConstraintKernel {
+  struct Chunk {
+    ConstraintRange range;
+    std::shared_ptr<const KernelInfo> kernel;  // "<name>" alone, else "<name>_<chunk>"
+  };
+  std::string name;  // "<air>_constraints", made a GLSL identifier
+  std::vector<Chunk> chunks;
+  std::vector<uint32_t> widths;  // row-view parts
+  uint32_t num_public_values = 0;
+  uint32_t num_constraints = 0;
+};
+
+// The AIR's constraint kernel, chunks of at most `chunk_nodes` operations. InputError naming the
+// AIR when it has more row-view parts than kMaxViewArray, or when the DAG reads what the shape
+// does not have (a column, part or public value past the shape, a challenge): the error of the
+// first chunk in constraint order that has one. Compiles (or loads from the on-disk cache) the
+// chunks' SPIR-V in parallel.
+std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
+                                                               const AirShape& shape,
+                                                               uint32_t chunk_nodes = kConstraintChunkNodes);
+
+// Rows evaluated concurrently that fill a large GPU (an H100 holds 132 x 2048 invocations): below
+// this, chunks of a short trace run side by side into partial sums (see eval_constraints).
+inline constexpr uint64_t kConstraintConcurrentRows = uint64_t(1) << 18;
+
+// Adds the dispatches: `parts` in row-view order (each width_p << log_height values), `out` 1 <<
 // log_height values, `public_values` exactly num_public_values values, `lambda_powers` at least
 // num_constraints values. An AIR without public values takes a zero-count view, of any buffer or of
 // none (View<Fp>{}): the dispatch then binds a zero-count view of a buffer it reads anyway.
-// GraphError naming the task when a view's size does not fit, the shape is not the kernel's, or
-// `kernel` was not made by make_constraint_kernel.
-void eval_constraints(Graph& g, const std::string& name, const std::shared_ptr<const KernelInfo>& kernel,
-                      const AirShape& shape, std::span<const View<Fp>> parts, View<Fp> public_values,
-                      View<Fp4> lambda_powers, View<Fp4> out, uint32_t log_height);
+//
+// The chunks add into S = min(chunks, max(1, concurrent_rows / H)) sums: with S = 1, `out` itself
+// ("<name>.zero" clears it, then task "<name>.<c>" per chunk adds, one after the other); with more,
+// S slices of a transient buffer "<name>.partials.<n>" (n: the graph's task count, so that the name
+// is unique), chunk c adding into slice c mod S, so S chunks at a time are independent of each
+// other and run side by side on a GPU, then "<name>.sum" adds the slices up into `out`. Memory:
+// S x H extension elements, at most max(H, concurrent_rows). GraphError naming the task when a
+// view's size does not fit or the shape is not the kernel's.
+void eval_constraints(Graph& g, const std::string& name, const ConstraintKernel& kernel, const AirShape& shape,
+                      std::span<const View<Fp>> parts, View<Fp> public_values, View<Fp4> lambda_powers, View<Fp4> out,
+                      uint32_t log_height, uint64_t concurrent_rows = kConstraintConcurrentRows);
 
 }  // namespace vkstark

@@ -265,7 +265,7 @@ void run_blocks_at(SimdLevel level, const eval_cpu_detail::Program& p, const eva
 
 void eval_constraints_cpu(const CompiledConstraints& c, std::span<const std::span<const Fp>> parts,
                           std::span<const Fp> public_values, std::span<const Fp4> lambda_powers, std::span<Fp4> out,
-                          uint32_t log_height) {
+                          uint32_t log_height, bool accumulate) {
   if (log_height > Fp::TWO_ADICITY)
     throw InputError(fmt::format("constraint evaluation: log_height {} > {}", log_height, Fp::TWO_ADICITY));
   const uint64_t height = uint64_t(1) << log_height;
@@ -293,7 +293,8 @@ void eval_constraints_cpu(const CompiledConstraints& c, std::span<const std::spa
                                     .fixed = fixed.data(),
                                     .lambda_powers = reinterpret_cast<const uint32_t*>(lambda_powers.data()),
                                     .out = reinterpret_cast<uint32_t*>(out.data()),
-                                    .log_height = log_height};
+                                    .log_height = log_height,
+                                    .accumulate = accumulate};
   const SimdLevel level = cpu_simd_level();
   // One scratch per thread, not per chunk: registers take megabytes for wide AIRs, and fresh pages
   // cost a fault each.
@@ -315,7 +316,7 @@ std::function<void(const CpuContext&)> constraint_cpu_body(const SymbolicDag& da
     std::vector<std::span<const Fp>> parts;
     for (uint32_t p = 0; p < compiled->num_parts(); ++p) parts.push_back(ctx.view<Fp>(p));
     eval_constraints_cpu(*compiled, parts, ctx.view<Fp>(kPvSlot), ctx.view<Fp4>(kLambdaSlot), ctx.view<Fp4>(kOutSlot),
-                         ctx.scalars()[0]);
+                         ctx.scalars()[0], /*accumulate=*/true);
   };
 }
 

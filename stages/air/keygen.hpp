@@ -23,6 +23,7 @@
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
 #include "stages/air/air.hpp"
+#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/dag.hpp"
 #include "stages/air/verifying_key.hpp"
 
@@ -39,7 +40,7 @@ struct AirProvingKey {
   std::optional<Digest> preprocessed_root;  // its stacked_commit root (= the vk's preprocessed commit)
   // The AIR's constraint-evaluation kernel (stages/air/constraint_kernel.hpp, make_constraint_kernel
   // of `dag` and `shape`); null for an AIR without constraints.
-  std::shared_ptr<const KernelInfo> constraint_kernel;
+  std::shared_ptr<const ConstraintKernel> constraint_kernel;
 };
 
 struct ProvingKey {

@@ -147,13 +147,14 @@ HostTrace random_trace(const AirShape& shape, uint32_t height, uint64_t seed) {
 
 Fp4 random_ext(uint64_t seed) { return ext_values(1, seed)[0]; }
 
-class ConstraintKernel : public ExecutorTest {
+class ConstraintEval : public ExecutorTest {
  protected:
   // The kernel's output on `rows`: all parts in one buffer at odd offsets, `out` at an offset inside
   // a larger buffer (below 2^23 rows).
-  std::vector<Fp4> run_kernel(const std::shared_ptr<const KernelInfo>& kernel, const AirShape& shape,
+  std::vector<Fp4> run_kernel(const ConstraintKernel& kernel, const AirShape& shape,
                               const HostTrace& rows, std::span<const Fp4> lambda_powers, uint32_t log_height,
-                              bool empty_public_values = false) {
+                              bool empty_public_values = false,
+                              uint64_t concurrent_rows = kConstraintConcurrentRows) {
     const uint32_t h = 1u << log_height;
     Graph g;
     std::vector<Fp> all;
@@ -174,7 +175,7 @@ class ConstraintKernel : public ExecutorTest {
     auto out = g.output<Fp4>("out", h + out_offset);
     eval_constraints(g, "air.constraints", kernel, shape, parts,
                      empty_public_values ? View<Fp>{} : pvs.slice(1, rows.public_values.size()),
-                     lambdas.slice(2, lambda_powers.size()), out.slice(out_offset, h), log_height);
+                     lambdas.slice(2, lambda_powers.size()), out.slice(out_offset, h), log_height, concurrent_rows);
     std::vector<Fp> pv_data = field_values(1, 99);
     pv_data.insert(pv_data.end(), rows.public_values.begin(), rows.public_values.end());
     std::vector<Fp4> lambda_data = ext_values(2, 98);
@@ -190,15 +191,17 @@ class ConstraintKernel : public ExecutorTest {
 
   // Random rows and lambda at each height; the kernel against the host evaluator.
   void expect_matches_host(const SymbolicAir& air, std::span<const uint32_t> log_heights, uint64_t seed,
-                           bool empty_public_values = false) {
+                           bool empty_public_values = false, uint32_t chunk_nodes = kConstraintChunkNodes,
+                           uint64_t concurrent_rows = kConstraintConcurrentRows) {
     const SymbolicDag dag = build_dag(air);
-    auto kernel = make_constraint_kernel(air.name, dag, air.shape);
+    auto kernel = make_constraint_kernel(air.name, dag, air.shape, chunk_nodes);
     for (uint32_t log_h : log_heights) {
       SCOPED_TRACE(fmt::format("AIR {}, height 2^{}", air.name, log_h));
       const HostTrace rows = random_trace(air.shape, 1u << log_h, seed + log_h);
       const std::vector<Fp4> lp = powers(random_ext(seed * 31 + log_h), dag.num_constraints());
       const std::vector<Fp4> want = eval_constraints_on_trace(dag, air.shape, rows.parts, rows.public_values, lp);
-      const std::vector<Fp4> got = run_kernel(kernel, air.shape, rows, lp, log_h, empty_public_values);
+      const std::vector<Fp4> got =
+          run_kernel(*kernel, air.shape, rows, lp, log_h, empty_public_values, concurrent_rows);
       ASSERT_EQ(got.size(), want.size());
       for (size_t r = 0; r < want.size(); ++r) ASSERT_EQ(got[r], want[r]) << "row " << r;
       // Random rows make every row's value nonzero with overwhelming probability: the comparison
@@ -209,17 +212,17 @@ class ConstraintKernel : public ExecutorTest {
     }
   }
 };
-VKSTARK_INSTANTIATE_FOR_EXECUTORS(ConstraintKernel);
+VKSTARK_INSTANTIATE_FOR_EXECUTORS(ConstraintEval);
 
 constexpr uint32_t kLogHeights[] = {0, 1, 2, 10};
 
-TEST_P(ConstraintKernel, FibonacciMatchesTheHostEvaluator) {
+TEST_P(ConstraintEval, FibonacciMatchesTheHostEvaluator) {
   expect_matches_host(symbolic_air(FibonacciAir()), kLogHeights, 1);
 }
 
 // An independent reference: the five Fibonacci constraints written out by hand (not through the
 // DAG), folded with lambda^k for the constraint's place k in node order.
-TEST_P(ConstraintKernel, FibonacciMatchesItsConstraintsWrittenByHand) {
+TEST_P(ConstraintEval, FibonacciMatchesItsConstraintsWrittenByHand) {
   const SymbolicAir air = symbolic_air(FibonacciAir());
   std::vector<uint32_t> roots;
   const SymbolicDag dag = build_dag(air, &roots);
@@ -228,7 +231,7 @@ TEST_P(ConstraintKernel, FibonacciMatchesItsConstraintsWrittenByHand) {
   const uint32_t log_h = 3, h = 1u << log_h;
   const HostTrace rows = random_trace(air.shape, h, 7);
   const std::vector<Fp4> lp = powers(random_ext(8), dag.num_constraints());
-  const std::vector<Fp4> got = run_kernel(kernel, air.shape, rows, lp, log_h);
+  const std::vector<Fp4> got = run_kernel(*kernel, air.shape, rows, lp, log_h);
   auto lambda_of = [&](uint32_t c) {
     return lp[std::lower_bound(dag.constraint_idx.begin(), dag.constraint_idx.end(), roots[c]) -
               dag.constraint_idx.begin()];
@@ -247,15 +250,15 @@ TEST_P(ConstraintKernel, FibonacciMatchesItsConstraintsWrittenByHand) {
   }
   // A valid trace satisfies every constraint: all zeros.
   const FibonacciTrace valid = fibonacci_trace(Fp::from_canonical(1), Fp::from_canonical(1), h);
-  const std::vector<Fp4> zeros = run_kernel(kernel, air.shape, HostTrace{{valid.main}, valid.public_values}, lp, log_h);
+  const std::vector<Fp4> zeros = run_kernel(*kernel, air.shape, HostTrace{{valid.main}, valid.public_values}, lp, log_h);
   EXPECT_EQ(zeros, std::vector<Fp4>(h, Fp4::zero()));
 }
 
-TEST_P(ConstraintKernel, ReadsEveryPartPublicValueAndSelector) {
+TEST_P(ConstraintEval, ReadsEveryPartPublicValueAndSelector) {
   expect_matches_host(symbolic_air(EveryReadAir()), kLogHeights, 2);
 }
 
-TEST_P(ConstraintKernel, TakesAnEmptyPublicValuesViewWhenTheAirHasNone) {
+TEST_P(ConstraintEval, TakesAnEmptyPublicValuesViewWhenTheAirHasNone) {
   expect_matches_host(symbolic_air(NoPublicValuesAir()), kLogHeights, 3, /*empty_public_values=*/true);
   // A zero-count view of some buffer is as good.
   expect_matches_host(symbolic_air(NoPublicValuesAir()), std::vector<uint32_t>{2}, 4);
@@ -266,14 +269,14 @@ TEST_P(ConstraintKernel, TakesAnEmptyPublicValuesViewWhenTheAirHasNone) {
 // stride through the rest) against the host evaluator. 2^24 rows need a 256 MiB `out`, more than
 // one binding holds on lavapipe (maxStorageBufferRange 128 MiB), as does a part of more than one
 // column here: so one column per part, and 2^23.
-TEST_P(ConstraintKernel, HandlesHeightsThatSpillTheGridIntoY) {
+TEST_P(ConstraintEval, HandlesHeightsThatSpillTheGridIntoY) {
   const SymbolicAir air = symbolic_air(OneColumnPartsAir());
   const SymbolicDag dag = build_dag(air);
   auto kernel = make_constraint_kernel(air.name, dag, air.shape);
   const uint32_t log_h = 23, h = 1u << log_h;
   const HostTrace rows = random_trace(air.shape, h, 21);
   const std::vector<Fp4> lp = powers(random_ext(22), dag.num_constraints());
-  const std::vector<Fp4> got = run_kernel(kernel, air.shape, rows, lp, log_h);
+  const std::vector<Fp4> got = run_kernel(*kernel, air.shape, rows, lp, log_h);
   ASSERT_EQ(got.size(), h);
   std::vector<uint32_t> sample = {0, 1, h / 2, h - 2, h - 1};
   for (uint32_t spill = 65535u * 64; spill < h; spill += 65535u * 64) sample.insert(sample.end(), {spill - 1, spill});
@@ -287,19 +290,52 @@ TEST_P(ConstraintKernel, HandlesHeightsThatSpillTheGridIntoY) {
   }
 }
 
-TEST_P(ConstraintKernel, GivesZeroWithoutConstraints) {
+// The kernel in chunks of a few operations each (every EveryReadAir constraint its own chunk or
+// close), adding into one sum one chunk after another, into a few partial sums side by side, or
+// into one partial sum per chunk: the same values as the host evaluator at every height.
+TEST_P(ConstraintEval, ChunksAddUpToTheHostEvaluatorsValues) {
+  const SymbolicAir air = symbolic_air(EveryReadAir());
+  const SymbolicDag dag = build_dag(air);
+  ASSERT_GE(make_constraint_kernel(air.name, dag, air.shape, 3)->chunks.size(), 8u);
+  for (uint64_t concurrent_rows : {uint64_t(1), uint64_t(1) << 12, uint64_t(1) << 20}) {
+    SCOPED_TRACE(fmt::format("{} rows side by side", concurrent_rows));
+    expect_matches_host(air, kLogHeights, 40, false, /*chunk_nodes=*/3, concurrent_rows);
+  }
+}
+
+// The lazy fold at its bounds: every constraint value p - 1 (bare columns of a trace of p - 1) and
+// every lambda coefficient p - 1, so that each product is the largest there is; 61 constraints,
+// each count of products since a reduction passes by.
+TEST_P(ConstraintEval, FoldsTheLargestProductsWithoutOverflow) {
+  SymbolicAir air{.name = "extreme", .shape = {.common_width = 61}, .constraints = {}, .interactions = {}};
+  for (uint32_t c = 0; c < 61; ++c) air.constraints.push_back(Expr::variable({EntryKind::Main, 0, 0, c}));
+  const SymbolicDag dag = build_dag(air);
+  auto kernel = make_constraint_kernel(air.name, dag, air.shape);
+  const Fp top = Fp::from_canonical(Fp::P - 1);
+  HostTrace rows{{TraceMatrix(61, 4)}, {}};
+  std::fill(rows.parts[0].values.begin(), rows.parts[0].values.end(), top);
+  for (uint32_t used : {1u, 2u, 3u, 4u, 7u, 61u}) {
+    SCOPED_TRACE(fmt::format("{} constraints", used));
+    std::vector<Fp4> lp(61, Fp4(top, top, top, top));
+    std::fill(lp.begin() + used, lp.end(), Fp4::zero());
+    const std::vector<Fp4> want = eval_constraints_on_trace(dag, air.shape, rows.parts, {}, lp);
+    EXPECT_EQ(want[0], Fp4(top, top, top, top) * Fp4(top * Fp::from_canonical(used)));
+    EXPECT_EQ(run_kernel(*kernel, air.shape, rows, lp, 2), want);
+  }
+}
+
+TEST_P(ConstraintEval, GivesZeroWithoutConstraints) {
   SymbolicAir air{.name = "only_interactions", .shape = {.common_width = 1}, .constraints = {}, .interactions = {}};
   air.interactions.push_back({.bus = 1, .message = {Expr::variable({EntryKind::Main, 0, 0, 0})}, .count = Expr(1)});
   const SymbolicDag dag = build_dag(air);
   auto kernel = make_constraint_kernel(air.name, dag, air.shape);
-  const std::vector<Fp4> got = run_kernel(kernel, air.shape, random_trace(air.shape, 4, 5), {}, 2);
+  const std::vector<Fp4> got = run_kernel(*kernel, air.shape, random_trace(air.shape, 4, 5), {}, 2);
   EXPECT_EQ(got, std::vector<Fp4>(4, Fp4::zero()));
 }
 
 // Half the size of the Keccak-f AIR's DAG (39k nodes, 3182 constraints, 2633 columns): 20k nodes,
-// 1000 constraints, 500 columns in four parts. On lavapipe its shader takes about 3.5 minutes to
-// compile cold (llvmpipe's JIT at the first dispatch), 25 s with Mesa's shader cache warm.
-TEST_P(ConstraintKernel, LargeRandomDagMatchesTheHostEvaluator) {
+// 1000 constraints, 500 columns in four parts, in chunks of the default size.
+TEST_P(ConstraintEval, LargeRandomDagMatchesTheHostEvaluator) {
   const AirShape shape{
       .preprocessed_width = 40, .cached_widths = {60, 100}, .common_width = 300, .num_public_values = 8};
   const SymbolicAir air = random_air(shape, 1000, 40000, 11);
@@ -317,7 +353,7 @@ class ConstraintKernelGraph : public ::testing::Test {
  protected:
   SymbolicAir air = symbolic_air(EveryReadAir());
   SymbolicDag dag = build_dag(air);
-  std::shared_ptr<const KernelInfo> kernel = make_constraint_kernel(air.name, dag, air.shape);
+  std::shared_ptr<const ConstraintKernel> kernel = make_constraint_kernel(air.name, dag, air.shape);
 };
 
 TEST_F(ConstraintKernelGraph, ViewsOfTheWrongSizeAreGraphErrorsNamingTheTask) {
@@ -345,46 +381,114 @@ TEST_F(ConstraintKernelGraph, ViewsOfTheWrongSizeAreGraphErrorsNamingTheTask) {
     }
   };
   const std::string task = "every_read.constraints.t";
-  eval_constraints(g, task, kernel, air.shape, parts, pv, lp, o, log_h);  // the right sizes
+  eval_constraints(g, task, *kernel, air.shape, parts, pv, lp, o, log_h);  // the right sizes
   std::vector<View<Fp>> wrong = parts;
   wrong[2] = bufs[2].slice(0, widths[2] * h + 1);
   expect_error("trace part 2 has 65 values",
-               [&] { eval_constraints(g, task, kernel, air.shape, wrong, pv, lp, o, log_h); });
+               [&] { eval_constraints(g, task, *kernel, air.shape, wrong, pv, lp, o, log_h); });
   expect_error("3 trace parts, the AIR has 4",
-               [&] { eval_constraints(g, task, kernel, air.shape, std::span(parts).first(3), pv, lp, o, log_h); });
+               [&] { eval_constraints(g, task, *kernel, air.shape, std::span(parts).first(3), pv, lp, o, log_h); });
   expect_error("4 public values, the AIR has 3",
-               [&] { eval_constraints(g, task, kernel, air.shape, parts, pvs.all(), lp, o, log_h); });
+               [&] { eval_constraints(g, task, *kernel, air.shape, parts, pvs.all(), lp, o, log_h); });
   expect_error("0 public values, the AIR has 3",
-               [&] { eval_constraints(g, task, kernel, air.shape, parts, View<Fp>{}, lp, o, log_h); });
+               [&] { eval_constraints(g, task, *kernel, air.shape, parts, View<Fp>{}, lp, o, log_h); });
   expect_error(
       fmt::format("{} lambda powers, the AIR has {} constraints", dag.num_constraints() - 1, dag.num_constraints()),
       [&] {
-        eval_constraints(g, task, kernel, air.shape, parts, pv, lambdas.slice(1, dag.num_constraints() - 1), o, log_h);
+        eval_constraints(g, task, *kernel, air.shape, parts, pv, lambdas.slice(1, dag.num_constraints() - 1), o, log_h);
       });
   expect_error("out has 17 values",
-               [&] { eval_constraints(g, task, kernel, air.shape, parts, pv, lp, out.all(), log_h); });
+               [&] { eval_constraints(g, task, *kernel, air.shape, parts, pv, lp, out.all(), log_h); });
   expect_error("trace part 0 has 48 values, not width 3 x height 32",
-               [&] { eval_constraints(g, task, kernel, air.shape, parts, pv, lp, o, log_h + 1); });
+               [&] { eval_constraints(g, task, *kernel, air.shape, parts, pv, lp, o, log_h + 1); });
   AirShape other = air.shape;
   other.common_width += 1;
   expect_error("not the one the kernel was made for",
-               [&] { eval_constraints(g, task, kernel, other, parts, pv, lp, o, log_h); });
+               [&] { eval_constraints(g, task, *kernel, other, parts, pv, lp, o, log_h); });
   auto fib = make_constraint_kernel("fibonacci", build_dag(symbolic_air(FibonacciAir())), FibonacciAir().shape());
   expect_error("not the one the kernel was made for",
-               [&] { eval_constraints(g, task, fib, air.shape, parts, pv, lp, o, log_h); });
-  EXPECT_EQ(g.tasks().size(), 1u);
+               [&] { eval_constraints(g, task, *fib, air.shape, parts, pv, lp, o, log_h); });
+  EXPECT_EQ(g.tasks().size(), 2u);  // the zero fill and the one chunk
 }
 
-TEST_F(ConstraintKernelGraph, OnlyKernelsMadeForConstraintsAreAccepted) {
-  Graph g;
-  auto out = g.output<Fp4>("out", 16);
-  std::shared_ptr<const KernelInfo> copy = std::make_shared<KernelInfo>(*kernel);  // same contents, no shape
-  try {
-    eval_constraints(g, "t", copy, air.shape, {}, View<Fp>{}, View<Fp4>{}, out.all(), 4);
-    FAIL() << "no GraphError";
-  } catch (const GraphError& e) {
-    EXPECT_NE(std::string(e.what()).find("not a constraint kernel"), std::string::npos) << e.what();
+// Chunks: consecutive constraints, together all of them; each chunk's operations (counted here
+// again, independently, as the operation nodes its constraints reach) at most the bound unless it
+// holds one constraint; the greedy cut: a chunk ends only where its next constraint would not fit.
+TEST(ConstraintKernelMake, PartitionsConstraintsIntoBoundedChunks) {
+  const AirShape shape{.preprocessed_width = 4, .cached_widths = {6}, .common_width = 30, .num_public_values = 2};
+  const SymbolicDag dag = build_dag(random_air(shape, 200, 6000, 3));
+  auto operations = [&](uint32_t first, uint32_t count) {
+    std::vector<bool> seen(dag.nodes.size(), false);
+    std::vector<uint32_t> stack(dag.constraint_idx.begin() + first, dag.constraint_idx.begin() + first + count);
+    uint64_t ops = 0;
+    while (!stack.empty()) {
+      const uint32_t i = stack.back();
+      stack.pop_back();
+      if (seen[i]) continue;
+      seen[i] = true;
+      const DagNode& d = dag.nodes[i];
+      if (d.kind == NodeKind::Add || d.kind == NodeKind::Sub || d.kind == NodeKind::Mul) {
+        stack.push_back(d.left);
+        stack.push_back(d.right);
+        ++ops;
+      } else if (d.kind == NodeKind::Neg) {
+        stack.push_back(d.left);
+        ++ops;
+      }
+    }
+    return ops;
+  };
+  for (uint32_t bound : {1u, 10u, 100u, 1000u, 1u << 30}) {
+    SCOPED_TRACE(fmt::format("bound {}", bound));
+    const std::vector<ConstraintRange> chunks = partition_constraints(dag, bound);
+    ASSERT_FALSE(chunks.empty());
+    uint32_t next = 0;
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      const ConstraintRange& r = chunks[c];
+      ASSERT_EQ(r.first, next);
+      ASSERT_GE(r.count, 1u);
+      EXPECT_EQ(r.nodes, operations(r.first, r.count));
+      if (r.count > 1) {
+        EXPECT_LE(r.nodes, bound);
+      }
+      if (c + 1 < chunks.size()) {
+        EXPECT_GT(operations(r.first, r.count + 1), bound);
+      }
+      next += r.count;
+    }
+    EXPECT_EQ(next, dag.num_constraints());
   }
+  EXPECT_EQ(partition_constraints(dag, 1u << 30).size(), 1u);
+  EXPECT_TRUE(partition_constraints(build_dag(std::vector<Expr>{}, {}), 10).empty());
+}
+
+// Chunk kernels are named after the AIR and their place; with S partial sums, S consecutive chunks
+// have no barrier between them (they run side by side), and the sum waits for all.
+TEST(ConstraintKernelMake, ChunksOfAShortTraceRunSideBySide) {
+  const SymbolicAir air = symbolic_air(EveryReadAir());
+  const SymbolicDag dag = build_dag(air);
+  auto kernel = make_constraint_kernel(air.name, dag, air.shape, 3);
+  const size_t n = kernel->chunks.size();
+  ASSERT_GE(n, 8u);
+  EXPECT_EQ(kernel->chunks[1].kernel->name, "every_read_constraints_1");
+  const uint32_t log_h = 4, h = 16;
+  Graph g;
+  std::vector<View<Fp>> parts;
+  for (uint32_t w : air.shape.row_view_widths()) parts.push_back(g.input<Fp>(fmt::format("p{}", parts.size()), w * h).all());
+  auto pvs = g.input<Fp>("pvs", 3);
+  auto lambdas = g.input<Fp4>("lambdas", dag.num_constraints());
+  auto out = g.output<Fp4>("out", h);
+  eval_constraints(g, "c", *kernel, air.shape, parts, pvs.all(), lambdas.all(), out.all(), log_h, 4 * h);  // S = 4
+  ASSERT_EQ(g.tasks().size(), n + 2);  // zero, chunks, sum
+  EXPECT_EQ(g.tasks()[1].name, "c.0");
+  EXPECT_EQ(g.tasks().back().name, "c.sum");
+  const Plan plan = compile(g);
+  ASSERT_EQ(plan.segments.size(), 1u);
+  const std::vector<Step>& steps = plan.segments[0].steps;
+  ASSERT_EQ(steps.size(), n + 2);
+  for (size_t c = 0; c < n; ++c)  // step c + 1 is chunk c: a barrier every 4 chunks (after the zero fill)
+    EXPECT_EQ(steps[c + 1].barrier != BarrierKind::None, c % 4 == 0) << "chunk " << c;
+  EXPECT_NE(steps.back().barrier, BarrierKind::None);
 }
 
 TEST(ConstraintKernelMake, NamesTheKernelAfterTheAirAsAGlslIdentifier) {

@@ -105,7 +105,12 @@ inline void run_blocks(const Program& P, const Dispatch& d, const Scratch& s, ui
     for (uint32_t l = 0; l < rows; ++l) {
       const uint32_t lane = l % LANES;
       const uint32_t at = l - lane + (lane & 1 ? LANES / 2 : 0) + lane / 2;
-      for (uint32_t t = 0; t < 4; ++t) d.out[4 * (r0 + l) + t] = wide_value(acc[t * kBlockRows + at]);
+      for (uint32_t t = 0; t < 4; ++t) {
+        const uint32_t v = wide_value(acc[t * kBlockRows + at]);
+        uint32_t& o = d.out[4 * (r0 + l) + t];
+        const uint32_t sum = o + v;  // below 2p < 2^32
+        o = !d.accumulate ? v : sum >= Fp::P ? sum - Fp::P : sum;
+      }
     }
   }
 }
