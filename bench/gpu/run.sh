@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
+# Usage: bash bench/gpu/run.sh [benches] [air] [tests]   (no argument: all three)
 cd "$(dirname "$0")/../.."
 . .gpu/gpu-prelude.sh .gpu
 B=/tmp/vkstark-bin
@@ -8,6 +9,10 @@ mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
 R=$OUT/r; mkdir -p $R
 export XDG_CACHE_HOME=/tmp/vkstark-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | tail -1
+# Sections (default all): benches (kernel, runtime, pcs, selfcheck), air (air_bench), tests.
+want() { [ $# -eq 0 ] || [[ " $SECTIONS " == *" $1 "* ]]; }
+SECTIONS="$*"
+if [ -z "$SECTIONS" ] || want benches; then
 echo "== kernel_bench"; $B/kernel_bench --executor vulkan --json $R/kernel_bench-vulkan-h100.json 2>&1 | tail -9
 echo "== runtime_bench"; $B/runtime_bench --executor vulkan --k 1000 --runs 11 --json $R/runtime_bench-vulkan-h100.json 2>&1 | tail -5
 echo "== pcs_bench (cold: pipeline cache off)"
@@ -15,11 +20,19 @@ VKSTARK_LOG_LEVEL=debug VKSTARK_PIPELINE_CACHE=0 $B/pcs_bench --executor vulkan 
 grep -E "^  (run |build|prepare|run\(\)|counters|proof)" $R/pcs_bench.txt
 grep "pipeline " $R/pcs_bench.txt | sed 's/.*pipeline //' | sort -t: -k2 -g -r | head -5
 echo "== selfcheck cold"; ( time VKSTARK_PIPELINE_CACHE=0 $B/selfcheck --executor vulkan > $R/selfcheck.txt 2>&1 ) 2>&1 | grep real; tail -1 $R/selfcheck.txt
-echo "== air_bench (fresh cache dir: cold glslang and pipeline, then a second process from the cache)"
-XDG_CACHE_HOME=/tmp/air-cache $B/air_bench --executor vulkan --air keccakf --log-rows 15 --json $R/air_bench-vulkan-h100.json 2>&1 | tail -5
-XDG_CACHE_HOME=/tmp/air-cache $B/air_bench --executor vulkan --air keccakf --log-rows 15 --json $R/air_bench-vulkan-h100-cached.json 2>&1 | tail -5
-$B/air_bench --executor vulkan --air fib --log-rows 20 --json $R/air_bench-fib-vulkan-h100.json 2>&1 | tail -2
-$B/air_bench --executor cpu --air keccakf --log-rows 15 --json $R/air_bench-cpu-h100host.json 2>&1 | tail -2
+fi
+if [ -z "$SECTIONS" ] || want air; then
+echo "== air_bench keccakf 2^15: cold (fresh SPIR-V, pipeline and driver caches), then a second process from the caches"
+mkdir -p /tmp/air-cache/nv
+export __GL_SHADER_DISK_CACHE_PATH=/tmp/air-cache/nv
+XDG_CACHE_HOME=/tmp/air-cache VKSTARK_LOG_LEVEL=debug timeout 120 $B/air_bench --executor vulkan --air keccakf --log-rows 15 --json $R/air_bench-vulkan-h100.json > $R/air_bench-cold.txt 2>&1; echo "exit $?"
+grep -E "^  |^results" $R/air_bench-cold.txt
+grep "pipeline " $R/air_bench-cold.txt | sed 's/.*pipeline //' | sort -t: -k2 -g -r | head -3
+XDG_CACHE_HOME=/tmp/air-cache timeout 60 $B/air_bench --executor vulkan --air keccakf --log-rows 15 --json $R/air_bench-vulkan-h100-cached.json 2>&1 | grep -E "^  (kernel|prepare|one pass)"
+unset __GL_SHADER_DISK_CACHE_PATH
+timeout 60 $B/air_bench --executor vulkan --air fib --log-rows 20 --json $R/air_bench-fib-vulkan-h100.json 2>&1 | grep "one pass"
+fi
+if [ -z "$SECTIONS" ] || want tests; then
 echo "== exit statuses, validation on"
 for e in vulkan cpu; do VKSTARK_VALIDATE=1 timeout 120 $B/static_executor_exit $e > $R/static_executor_exit-$e.log 2>&1; echo "static_executor_exit $e exit=$?"; done
 for t in $B/*_test; do
@@ -27,4 +40,5 @@ for t in $B/*_test; do
   VKSTARK_VALIDATE=1 timeout 300 $t --gtest_filter='*vulkan*:*Vulkan*:*Subgroup*:*Lavapipe*' > $R/$n.log 2>&1
   echo "$n exit=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$n.log | tr '\n' ' ')"
 done
+fi
 cd $OUT && tar czf results.tgz r && rm -rf r
