@@ -13,6 +13,7 @@
 #include "executors/cpu/cpu_executor.hpp"
 #include "kernels/field/simd_level.hpp"
 #include "kernels/glsl/compiler.hpp"
+#include "kernels/basic.hpp"
 #include "runtime/error.hpp"
 #include "runtime/graph.hpp"
 #include "runtime/plan.hpp"
@@ -337,6 +338,9 @@ TEST(ConstraintCpu, KernelBodyRunsThroughTheCpuExecutor) {
   auto pv_buf = g.input<Fp>("public_values", pvs.size());
   auto lambda_buf = g.input<Fp4>("lambda_powers", lambdas.size());
   auto out = g.output<Fp4>("out", h + 3);
+  // The body adds to out: start from a known value in every coefficient.
+  const Fp start = Fp::from_canonical(Fp::P - 3);
+  g.dispatch<FillU32>("out.start", {.out = out.all().bitcast<uint32_t>(), .value = start.mont()});
   DynamicArgs args;
   args.views<Fp>(part_views).view(pv_buf.all()).view(lambda_buf.all()).view(out.slice(3, h)).scalar(log_h);
   g.dispatch("every_entry.constraints", kernel, args, Grid{h});
@@ -349,5 +353,6 @@ TEST(ConstraintCpu, KernelBodyRunsThroughTheCpuExecutor) {
   run->run(trace);
   const std::vector<Fp4> got = run->download(out);
   const std::vector<Fp4> want = eval_constraints_on_trace(dag, air.shape, parts, pvs, lambdas);
-  for (uint32_t r = 0; r < h; ++r) ASSERT_EQ(got[3 + r], want[r]) << "row " << r;
+  for (uint32_t r = 0; r < h; ++r) ASSERT_EQ(got[3 + r], want[r] + Fp4(start, start, start, start)) << "row " << r;
+  EXPECT_EQ(got[0], Fp4(start, start, start, start));  // outside the dispatch's view: untouched
 }
