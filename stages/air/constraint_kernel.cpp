@@ -53,14 +53,15 @@ const std::shared_ptr<const KernelInfo>& partials_sum_kernel() {
   static const std::shared_ptr<const KernelInfo> kernel = make_glsl_kernel(
       {.name = "constraint_partials_sum",
        .abi = kernel_abi<PartialsSumArgs>(),
-       .body = "#include \"fp4.glsl\"\n"
-               "void main() {\n"
-               "  const uint r = vks_index_x();\n"
-               "  if (r >= pc.grid_x) return;\n"
-               "  uvec4 a = partials_[pc.partials_off + r];\n"
-               "  for (uint c = 1u; c < pc.slices; ++c) a = fp4_add(a, partials_[pc.partials_off + c * pc.grid_x + r]);\n"
-               "  out_[pc.out_off + r] = a;\n"
-               "}\n",
+       .body =
+           "#include \"fp4.glsl\"\n"
+           "void main() {\n"
+           "  const uint r = vks_index_x();\n"
+           "  if (r >= pc.grid_x) return;\n"
+           "  uvec4 a = partials_[pc.partials_off + r];\n"
+           "  for (uint c = 1u; c < pc.slices; ++c) a = fp4_add(a, partials_[pc.partials_off + c * pc.grid_x + r]);\n"
+           "  out_[pc.out_off + r] = a;\n"
+           "}\n",
        .cpu = [](const CpuContext& ctx) {
          const std::span<const Fp4> partials = ctx.view<Fp4>(0);
          const std::span<Fp4> out = ctx.view<Fp4>(1);
@@ -101,8 +102,8 @@ std::vector<ConstraintRange> partition_constraints(const SymbolicDag& dag, uint3
       ++added;
       const bool binary = d.kind != NodeKind::Neg;
       if (d.left >= i || (binary && d.right >= i))
-        throw InputError(fmt::format("DAG node {} reads node {}, which does not come before it", i,
-                                     d.left >= i ? d.left : d.right));
+        throw InputError(
+            fmt::format("DAG node {} reads node {}, which does not come before it", i, d.left >= i ? d.left : d.right));
       stack.push_back(d.left);
       if (binary) stack.push_back(d.right);
     }
@@ -165,11 +166,12 @@ std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string
       } catch (const InputError& e) {
         throw InputError(fmt::format("AIR {}: {}", air, e.what()));
       }
-      k->chunks[c] = {ranges[c], make_glsl_kernel({.name = ranges.size() == 1 ? k->name : fmt::format("{}_{}", k->name, c),
-                                                   .abi = kernel_abi<ConstraintKernelArgs>(),
-                                                   .body = std::move(body),
-                                                   .workgroup_size = kWorkgroupSize,
-                                                   .cpu = constraint_cpu_body(sub, shape)})};
+      k->chunks[c] = {ranges[c],
+                      make_glsl_kernel({.name = ranges.size() == 1 ? k->name : fmt::format("{}_{}", k->name, c),
+                                        .abi = kernel_abi<ConstraintKernelArgs>(),
+                                        .body = std::move(body),
+                                        .workgroup_size = kWorkgroupSize,
+                                        .cpu = constraint_cpu_body(sub, shape)})};
     } catch (...) {
       errors[c] = std::current_exception();
     }

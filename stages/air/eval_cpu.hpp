@@ -67,8 +67,8 @@ class CompiledConstraints {
 };
 
 // out[r] = sum_i lambda_powers[i] * C_i(row r) for every row r < H = 2^log_height (the contract of
-// constraint_kernel.hpp), or out[r] += that with `accumulate`, at cpu_simd_level(). `parts` in row-view order, each column-major with at
-// least width_p * H values. InputError when a span is too short or the part count is wrong.
+// constraint_kernel.hpp), or out[r] += that with `accumulate`, at cpu_simd_level(). `parts` in row-view order, each
+// column-major with at least width_p * H values. InputError when a span is too short or the part count is wrong.
 void eval_constraints_cpu(const CompiledConstraints& c, std::span<const std::span<const Fp>> parts,
                           std::span<const Fp> public_values, std::span<const Fp4> lambda_powers, std::span<Fp4> out,
                           uint32_t log_height, bool accumulate = false);

@@ -156,9 +156,8 @@ class ConstraintEval : public ExecutorTest {
  protected:
   // The kernel's output on `rows`: all parts in one buffer at odd offsets, `out` at an offset inside
   // a larger buffer (below 2^23 rows).
-  std::vector<Fp4> run_kernel(const ConstraintKernel& kernel, const AirShape& shape,
-                              const HostTrace& rows, std::span<const Fp4> lambda_powers, uint32_t log_height,
-                              bool empty_public_values = false,
+  std::vector<Fp4> run_kernel(const ConstraintKernel& kernel, const AirShape& shape, const HostTrace& rows,
+                              std::span<const Fp4> lambda_powers, uint32_t log_height, bool empty_public_values = false,
                               uint64_t concurrent_rows = kConstraintConcurrentRows) {
     const uint32_t h = 1u << log_height;
     Graph g;
@@ -255,7 +254,8 @@ TEST_P(ConstraintEval, FibonacciMatchesItsConstraintsWrittenByHand) {
   }
   // A valid trace satisfies every constraint: all zeros.
   const FibonacciTrace valid = fibonacci_trace(Fp::from_canonical(1), Fp::from_canonical(1), h);
-  const std::vector<Fp4> zeros = run_kernel(*kernel, air.shape, HostTrace{{valid.main}, valid.public_values}, lp, log_h);
+  const std::vector<Fp4> zeros =
+      run_kernel(*kernel, air.shape, HostTrace{{valid.main}, valid.public_values}, lp, log_h);
   EXPECT_EQ(zeros, std::vector<Fp4>(h, Fp4::zero()));
 }
 
@@ -511,7 +511,8 @@ TEST(ConstraintKernelMake, ChunksOfAShortTraceRunSideBySide) {
   const uint32_t log_h = 4, h = 16;
   Graph g;
   std::vector<View<Fp>> parts;
-  for (uint32_t w : air.shape.row_view_widths()) parts.push_back(g.input<Fp>(fmt::format("p{}", parts.size()), w * h).all());
+  for (uint32_t w : air.shape.row_view_widths())
+    parts.push_back(g.input<Fp>(fmt::format("p{}", parts.size()), w * h).all());
   auto pvs = g.input<Fp>("pvs", 3);
   auto lambdas = g.input<Fp4>("lambdas", dag.num_constraints());
   auto out = g.output<Fp4>("out", h);

@@ -11,9 +11,9 @@
 #include <random>
 
 #include "executors/cpu/cpu_executor.hpp"
+#include "kernels/basic.hpp"
 #include "kernels/field/simd_level.hpp"
 #include "kernels/glsl/compiler.hpp"
-#include "kernels/basic.hpp"
 #include "runtime/error.hpp"
 #include "runtime/graph.hpp"
 #include "runtime/plan.hpp"

@@ -57,7 +57,7 @@ struct Dispatch {
   const uint32_t* lambda_powers = nullptr;  // 4 words per constraint (Fp4 layout)
   uint32_t* out = nullptr;                  // 4 words per row
   uint32_t log_height = 0;
-  bool accumulate = false;                  // out[r] += the row's sum; else out[r] = it
+  bool accumulate = false;  // out[r] += the row's sum; else out[r] = it
 };
 
 // The scratch one run of blocks needs: 64-byte aligned, Program::num_regs * kBlockRows words of
