@@ -1,25 +1,19 @@
 #include "executors/vulkan/context.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdlib>
 
 #include "runtime/error.hpp"
+#include "runtime/log.hpp"
 
 namespace vkstark::vulkan {
 
 spdlog::logger& logger() {
-  static std::shared_ptr<spdlog::logger> log = [] {
-    auto l = spdlog::get("vkstark.vulkan");
-    if (!l) l = spdlog::stderr_color_mt("vkstark.vulkan");
-    if (const char* level = std::getenv("VKSTARK_LOG_LEVEL"); level && *level)
-      l->set_level(spdlog::level::from_str(level));
-    return l;
-  }();
-  return *log;
+  static spdlog::logger& log = named_logger("vkstark.vulkan");
+  return log;
 }
 
 namespace {

@@ -5,7 +5,6 @@
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
 #include <glslang/build_info.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -23,6 +22,7 @@
 #include "runtime/detail/sha256.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
+#include "runtime/log.hpp"
 
 namespace vkstark {
 
@@ -53,14 +53,8 @@ void initialize_glslang() {
 }
 
 spdlog::logger& logger() {
-  static std::shared_ptr<spdlog::logger> log = [] {
-    auto l = spdlog::get("vkstark.glsl");
-    if (!l) l = spdlog::stderr_color_mt("vkstark.glsl");
-    if (const char* level = std::getenv("VKSTARK_LOG_LEVEL"); level && *level)
-      l->set_level(spdlog::level::from_str(level));
-    return l;
-  }();
-  return *log;
+  static spdlog::logger& log = named_logger("vkstark.glsl");
+  return log;
 }
 
 double ms_since(std::chrono::steady_clock::time_point start) {

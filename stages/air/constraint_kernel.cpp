@@ -83,23 +83,23 @@ const std::shared_ptr<const KernelInfo>& partials_sum_kernel() {
 std::vector<ConstraintRange> partition_constraints(const SymbolicDag& dag, uint32_t max_nodes) {
   const size_t n = dag.nodes.size();
   std::vector<ConstraintRange> chunks;
-  // stamp[i] == chunk + 1: node i is already evaluated in the current chunk.
-  std::vector<uint32_t> stamp(n, 0), stack;
-  // Operations node `root` needs that the current chunk (stamp `s`) does not have yet; with
-  // `take`, they become the chunk's.
-  auto closure = [&](uint32_t root, uint32_t s, bool take) {
-    uint64_t added = 0;
-    std::vector<uint32_t> seen;
+  // stamp[i] == s: node i is already evaluated in chunk s - 1 (the current one when s = size()).
+  std::vector<uint32_t> stamp(n, 0), stack, added_nodes;
+  // Stamps with `s` the nodes `root` needs that do not have it yet (listed in added_nodes) and
+  // returns how many of them are operations.
+  auto add_closure = [&](uint32_t root, uint32_t s) {
+    uint64_t operations = 0;
+    added_nodes.clear();
     stack.assign(1, root);
     while (!stack.empty()) {
       const uint32_t i = stack.back();
       stack.pop_back();
       if (stamp[i] == s) continue;
       stamp[i] = s;
-      seen.push_back(i);
+      added_nodes.push_back(i);
       const DagNode& d = dag.nodes[i];
       if (!is_operation(d.kind)) continue;
-      ++added;
+      ++operations;
       const bool binary = d.kind != NodeKind::Neg;
       if (d.left >= i || (binary && d.right >= i))
         throw InputError(
@@ -107,26 +107,23 @@ std::vector<ConstraintRange> partition_constraints(const SymbolicDag& dag, uint3
       stack.push_back(d.left);
       if (binary) stack.push_back(d.right);
     }
-    if (!take)
-      for (uint32_t i : seen) stamp[i] = 0;  // s is the current stamp: nothing else had it
-    return added;
+    return operations;
   };
   for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) {
     const uint32_t root = dag.constraint_idx[k];
     if (root >= n) throw InputError(fmt::format("constraint node {} is past the DAG's {} nodes", root, n));
     if (!chunks.empty()) {
-      const uint32_t s = static_cast<uint32_t>(chunks.size());
       ConstraintRange& c = chunks.back();
-      const uint64_t added = closure(root, s, false);
+      const uint64_t added = add_closure(root, static_cast<uint32_t>(chunks.size()));
       if (c.nodes + added <= max_nodes) {
-        closure(root, s, true);
         c.nodes += added;
         ++c.count;
         continue;
       }
+      for (uint32_t i : added_nodes) stamp[i] = 0;  // not this chunk's after all
     }
     chunks.push_back({k, 1, 0});
-    chunks.back().nodes = closure(root, static_cast<uint32_t>(chunks.size()), true);
+    chunks.back().nodes = add_closure(root, static_cast<uint32_t>(chunks.size()));
   }
   return chunks;
 }
@@ -156,8 +153,10 @@ std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string
   std::vector<std::exception_ptr> errors(ranges.size());
   tbb::parallel_for(size_t{0}, ranges.size(), [&](size_t c) {
     try {
+      // The chunk's constraints over the nodes up to its last one (the others are not read).
       SymbolicDag sub;
-      sub.nodes = dag.nodes;
+      const size_t end = ranges[c].count == 0 ? 0 : dag.constraint_idx[ranges[c].first + ranges[c].count - 1] + 1;
+      sub.nodes.assign(dag.nodes.begin(), dag.nodes.begin() + end);
       sub.constraint_idx.assign(dag.constraint_idx.begin() + ranges[c].first,
                                 dag.constraint_idx.begin() + ranges[c].first + ranges[c].count);
       std::string body;
@@ -211,7 +210,7 @@ void eval_constraints(Graph& g, const std::string& name, const ConstraintKernel&
   const uint64_t slots = std::min<uint64_t>(nchunks, std::max<uint64_t>(1, concurrent_rows >> log_height));
   if (public_values.buffer == kNoBuffer) {
     // No public values and no buffer for them: a zero-count view of a buffer the task reads anyway
-    // (an executor binds a placeholder for a zero-count view; the kernel reads no public value).
+    // (an executor binds some valid buffer range for a zero-count view; the kernel reads no public value).
     auto part = std::find_if(parts.begin(), parts.end(), [](const View<Fp>& p) { return p.buffer != kNoBuffer; });
     public_values = part != parts.end() ? part->slice(0, 0) : lambda_powers.bitcast<Fp>().slice(0, 0);
   }

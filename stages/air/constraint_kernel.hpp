@@ -98,7 +98,8 @@ inline constexpr uint64_t kConstraintConcurrentRows = uint64_t(1) << 20;
 // none (View<Fp>{}): the dispatch then binds a zero-count view of a buffer it reads anyway.
 //
 // The chunks add into S = min(chunks, max(1, concurrent_rows / H)) sums: with S = 1, `out` itself
-// ("<name>.zero" clears it, then task "<name>.<c>" per chunk adds, one after the other); with more,
+// ("<name>.zero" clears it, then task "<name>.<c>" per chunk adds, one after the other; a kernel
+// of one chunk: task `name`); with more,
 // S slices of a transient buffer "<name>.partials.<n>" (n: the graph's task count, so that the name
 // is unique), chunk c adding into slice c mod S, so S chunks at a time are independent of each
 // other and run side by side on a GPU, then "<name>.sum" adds the slices up into `out`. Memory:
