@@ -40,6 +40,13 @@ class FieldName {
       FieldName(const char* pattern, Index... index)  // NOLINT: implicit from a literal on purpose
       : pattern_(pattern), index_{uint64_t(index)...}, n_(sizeof...(Index)) {}
   std::string str() const;
+  // The same name with one more index (for the element or row of a list; beyond three indices the
+  // index is dropped). The pattern should have a {} for it; an unused index is ignored.
+  FieldName append(uint64_t i) const {
+    FieldName f = *this;
+    if (f.n_ < 3) f.index_[f.n_++] = i;
+    return f;
+  }
 
  private:
   const char* pattern_;

@@ -46,7 +46,7 @@ PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<
     pg.roots.push_back(pg.layout.add<Digest>(fmt::format("root.{}", c), 1));
   pg.point = pg.layout.add<Fp4>("point", 1 + params.n_stack);
   pg.openings = pg.layout.add<Fp4>("openings", pg.shape.total_width());
-  pg.whir = WhirRegions::reserve(pg.layout, pg.shape);
+  pg.whir = reserve_whir_regions(pg.layout, pg.shape);
   pg.layout.create_buffer(g);
 
   DeviceTranscript t(g, "transcript");
@@ -108,7 +108,7 @@ PcsProof PcsProofGraph::decode(std::span<const uint32_t> words) const {
   p.point.assign(pt.begin(), pt.end());
   auto op = layout.read(words, openings);
   p.openings.assign(op.begin(), op.end());
-  p.whir = whir.decode(layout, words, shape);
+  p.whir = whir.decode(words);
   return p;
 }
 

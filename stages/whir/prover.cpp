@@ -27,9 +27,10 @@ class WhirBuilder {
     return c;
   }
   template <class T>
-  View<T> proof(const ProofRegion<T>& region) const {
-    return layout_.view(region);
+  auto proof(const T& field) const {
+    return r_.view(layout_, field);
   }
+  const WhirProof& fields() const { return r_.proto(); }
   void batch_and_weights(const WhirOpening& in);
   void sumcheck_round(uint32_t round, uint32_t s);
   void commit_or_finish(uint32_t round);
@@ -51,7 +52,7 @@ class WhirBuilder {
 
 void WhirBuilder::batch_and_weights(const WhirOpening& in) {
   const uint64_t n = uint64_t(1) << s_.m;
-  t_.grind(p_.whir.mu_pow_bits, proof(r_.mu_pow_witness));
+  t_.grind(p_.whir.mu_pow_bits, proof(fields().mu_pow_witness));
   View<Fp4> mu = challenge("whir.mu");
   // f = zeta(sum_idx mu^idx message_idx): hypercube evaluations of the batched f-hat (11.2).
   f_ = g_.transient<Fp4>("whir.f", n).all();
@@ -80,7 +81,7 @@ void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
   const uint32_t parts = sumcheck_partial_count(half);
   View<Fp4> partials = g_.transient<Fp4>(name + ".partials", 2ull * parts).all();
   g_.dispatch<SumcheckProductPartials>(name, {.f = f_, .w = w_, .partials = partials, .pairs = uint32_t(half)});
-  View<Fp4> evals = proof(r_.sumcheck_polys).slice(2ull * idx, 2);
+  View<Fp4> evals = proof(fields().sumcheck_polys).slice(2ull * idx, 2);
   View<Fp4> alpha = g_.transient<Fp4>(fmt::format("whir.alpha{}", idx), 1).all();
   ProgramBuilder program(g_, t_, name + ".program");
   for (uint32_t x = 0; x < 2; ++x) {  // s(1), then s(2)
@@ -89,7 +90,7 @@ void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
     program.observe_ext(v);
     program.release(v);
   }
-  program.grind(p_.whir.folding_pow_bits, proof(r_.folding_pow_witnesses).slice(idx, 1));
+  program.grind(p_.whir.folding_pow_bits, proof(fields().folding_pow_witnesses).slice(idx, 1));
   program.store_ext(alpha, program.sample_ext());
   program.emit();
   View<Fp4> f = g_.transient<Fp4>(name + ".f", half).all(), w = g_.transient<Fp4>(name + ".w", half).all();
@@ -107,7 +108,7 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   g_.dispatch<CopyU32>(name + ".g.copy", {.src = f_.bitcast<uint32_t>(), .dst = g_coeffs_.bitcast<uint32_t>()});
   add_subset_mobius(g_, g_coeffs_, m_cur_, n, 1, 0, m_cur_, name + ".g.mobius");
   if (round + 1 == s_.rounds()) {
-    View<Fp4> final_poly = proof(r_.final_poly);
+    View<Fp4> final_poly = proof(fields().final_poly);
     g_.dispatch<CopyU32>(name + ".final_poly",
                          {.src = g_coeffs_.bitcast<uint32_t>(), .dst = final_poly.bitcast<uint32_t>()});
     t_.observe_ext(g_coeffs_);  // the same values, beside the copy into the proof
@@ -119,7 +120,7 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   ntt_.forward(g_coeffs_, m_cur_, n, codeword_, log_cw, uint64_t(1) << log_cw, 1, name + ".encode");
   MatrixView ef_matrix{codeword_.bitcast<Fp>(), 4, log_cw, 4, 1};
   tree_ = build_merkle_tree(g_, name + ".tree", ef_matrix, s_.k);
-  View<Digest> root = proof(r_.codeword_commits).slice(round, 1);
+  View<Digest> root = proof(fields().codeword_commits).slice(round, 1);
   g_.dispatch<CopyU32>(name + ".root", {.src = tree_.root().bitcast<uint32_t>(), .dst = root.bitcast<uint32_t>()});
   // observe_commit(root), z0 = sample_ext(): one program, beside the copy into the proof.
   z0_ = g_.transient<Fp4>(name + ".z0", 1).all();
@@ -138,7 +139,7 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   const ReducedPartials rest = add_partial_reduce(g_, name + ".ood", partials, parts, 1, kProgramSumTerms);
   ProgramBuilder ood(g_, t_, name + ".ood.program");
   const ProgramBuilder::Reg y0 = ood.sum_ext(rest.values, 0, rest.count);
-  ood.store_ext(proof(r_.ood_values).slice(round, 1), y0);
+  ood.store_ext(proof(fields().ood_values).slice(round, 1), y0);
   ood.observe_ext(y0);
   ood.emit();
 }
@@ -146,19 +147,20 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
 void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
   const std::string name = fmt::format("whir.round{}", round);
   const uint32_t q = s_.num_queries[round];
-  t_.grind(p_.whir.query_phase_pow_bits, proof(r_.query_phase_pow_witnesses).slice(round, 1));
+  t_.grind(p_.whir.query_phase_pow_bits, proof(fields().query_phase_pow_witnesses).slice(round, 1));
   View<uint32_t> idx = g_.transient<uint32_t>(name + ".queries", std::max(q, 1u)).all().slice(0, q);
   if (q > 0) t_.sample_bits(idx, log_rs_ - s_.k);
   if (round == 0) {
     for (size_t c = 0; c < in.commitments.size(); ++c) {
       const StackedCommitment& sc = *in.commitments[c];
-      open_merkle(g_, fmt::format("{}.open{}", name, c), sc.tree, sc.codeword_matrix(), idx, proof(r_.initial_rows[c]),
-                  proof(r_.initial_paths[c]));
+      open_merkle(g_, fmt::format("{}.open{}", name, c), sc.tree, sc.codeword_matrix(), idx,
+                  proof(fields().initial_round_opened_rows[c]), proof(fields().initial_round_merkle_proofs[c]));
     }
   } else {
     MatrixView ef_matrix{prev_codeword_.bitcast<Fp>(), 4, prev_tree_.log_rows, 4, 1};
-    open_merkle(g_, name + ".open", prev_tree_, ef_matrix, idx, proof(r_.codeword_values[round - 1]).bitcast<Fp>(),
-                proof(r_.codeword_paths[round - 1]));
+    open_merkle(g_, name + ".open", prev_tree_, ef_matrix, idx,
+                proof(fields().codeword_opened_values[round - 1]).bitcast<Fp>(),
+                proof(fields().codeword_merkle_proofs[round - 1]));
   }
   View<Fp4> gamma = challenge(name + ".gamma");
   if (round + 1 < s_.rounds()) {

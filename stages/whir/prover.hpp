@@ -6,10 +6,15 @@
 
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
+#include "stages/proof_regions.hpp"
 #include "stages/transcript.hpp"
 #include "stages/whir/proof.hpp"
 
 namespace vkstark {
+
+// The WHIR proof's regions in the device proof buffer (stages/proof_regions.hpp).
+using WhirRegions = PartRegions<WhirProof>;
+WhirRegions reserve_whir_regions(ProofLayout& layout, const WhirShape& shape);
 
 struct WhirOpening {
   std::vector<const StackedCommitment*> commitments;  // in proof order

@@ -65,61 +65,13 @@ Fp4 interpolate2(const Fp4& v0, const Fp4& v1, const Fp4& v2, const Fp4& r) {
   return v0 * ((r - one) * (r - two) * inv2) - v1 * (r * (r - two)) + v2 * (r * (r - one) * inv2);
 }
 
-// Every count of the proof against the shape the parameters give.
+// Every count of the proof against the shape the parameters give (whir_fields), and the statement's.
 VerifyResult check_shape(const WhirProof& p, const WhirShape& s, const WhirStatement& st) {
-  const uint32_t R = s.rounds(), group = 1u << s.k;
+  if (std::string problem = whir_shape_problem(p, s); !problem.empty())
+    return VerifyResult::reject("WHIR proof shape: " + problem);
   auto bad = [](std::string what, size_t got, size_t want) {
-    return VerifyResult::reject(fmt::format("WHIR proof shape: {} has {} entries, expected {}", what, got, want));
+    return VerifyResult::reject(fmt::format("WHIR statement: {} has {} entries, expected {}", what, got, want));
   };
-  if (p.sumcheck_polys.size() != s.sumcheck_rounds())
-    return bad("whir_sumcheck_polys", p.sumcheck_polys.size(), s.sumcheck_rounds());
-  if (p.codeword_commits.size() != R - 1) return bad("codeword_commits", p.codeword_commits.size(), R - 1);
-  if (p.ood_values.size() != R - 1) return bad("ood_values", p.ood_values.size(), R - 1);
-  if (p.folding_pow_witnesses.size() != s.sumcheck_rounds())
-    return bad("folding_pow_witnesses", p.folding_pow_witnesses.size(), s.sumcheck_rounds());
-  if (p.query_phase_pow_witnesses.size() != R)
-    return bad("query_phase_pow_witnesses", p.query_phase_pow_witnesses.size(), R);
-  const size_t commits = st.roots.size();
-  if (p.initial_round_opened_rows.size() != commits)
-    return bad("initial_round_opened_rows", p.initial_round_opened_rows.size(), commits);
-  if (p.initial_round_merkle_proofs.size() != commits)
-    return bad("initial_round_merkle_proofs", p.initial_round_merkle_proofs.size(), commits);
-  for (size_t c = 0; c < commits; ++c) {
-    if (p.initial_round_opened_rows[c].size() != s.num_queries[0])
-      return bad(fmt::format("initial_round_opened_rows[{}]", c), p.initial_round_opened_rows[c].size(),
-                 s.num_queries[0]);
-    if (p.initial_round_merkle_proofs[c].size() != s.num_queries[0])
-      return bad(fmt::format("initial_round_merkle_proofs[{}]", c), p.initial_round_merkle_proofs[c].size(),
-                 s.num_queries[0]);
-    for (size_t q = 0; q < s.num_queries[0]; ++q) {
-      if (p.initial_round_opened_rows[c][q].size() != size_t(group) * st.widths[c])
-        return bad(fmt::format("initial_round_opened_rows[{}][{}]", c, q), p.initial_round_opened_rows[c][q].size(),
-                   size_t(group) * st.widths[c]);
-      if (p.initial_round_merkle_proofs[c][q].size() != s.merkle_depth(0))
-        return bad(fmt::format("initial_round_merkle_proofs[{}][{}]", c, q), p.initial_round_merkle_proofs[c][q].size(),
-                   s.merkle_depth(0));
-    }
-  }
-  if (p.codeword_opened_values.size() != R - 1)
-    return bad("codeword_opened_values", p.codeword_opened_values.size(), R - 1);
-  if (p.codeword_merkle_proofs.size() != R - 1)
-    return bad("codeword_merkle_proofs", p.codeword_merkle_proofs.size(), R - 1);
-  for (uint32_t i = 1; i < R; ++i) {
-    const auto& vals = p.codeword_opened_values[i - 1];
-    const auto& paths = p.codeword_merkle_proofs[i - 1];
-    if (vals.size() != s.num_queries[i])
-      return bad(fmt::format("codeword_opened_values[{}]", i - 1), vals.size(), s.num_queries[i]);
-    if (paths.size() != s.num_queries[i])
-      return bad(fmt::format("codeword_merkle_proofs[{}]", i - 1), paths.size(), s.num_queries[i]);
-    for (size_t q = 0; q < vals.size(); ++q) {
-      if (vals[q].size() != group)
-        return bad(fmt::format("codeword_opened_values[{}][{}]", i - 1, q), vals[q].size(), group);
-      if (paths[q].size() != s.merkle_depth(i))
-        return bad(fmt::format("codeword_merkle_proofs[{}][{}]", i - 1, q), paths[q].size(), s.merkle_depth(i));
-    }
-  }
-  const size_t final_len = size_t(1) << s.log_final_poly_len();
-  if (p.final_poly.size() != final_len) return bad("final_poly", p.final_poly.size(), final_len);
   if (st.u_cube.size() != s.m) return bad("opening point", st.u_cube.size(), s.m);
   if (st.openings.size() != s.total_width()) return bad("stacking openings", st.openings.size(), s.total_width());
   return VerifyResult::accept();
