@@ -32,6 +32,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -191,7 +192,8 @@ class ProofDecoder {
     uint64_t row_bytes = 0;
     if (__builtin_mul_overflow(cols, kProofElementBytes<T>, &row_bytes))
       r_.fail(whole, fmt::format("rows of {} elements: more than 2^64 bytes", cols));
-    r_.require(rows, row_bytes, whole);
+    // Every row of our encodings has a byte at least; a zero-width table must not allocate rows for free.
+    r_.require(rows, std::max<uint64_t>(row_bytes, 1), whole);
     xs.clear();
     xs.reserve(rows);
     for (uint64_t q = 0; q < rows; ++q) {
@@ -204,7 +206,7 @@ class ProofDecoder {
   }
   template <class T>
   void outer(const FieldName& name, std::vector<T>& xs, uint64_t n) {
-    r_.require(n, 0, name);
+    r_.require(n, 1, name);  // every sub-part of our encodings has a byte at least
     xs.clear();
     xs.resize(n);
   }
