@@ -11,6 +11,7 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/gkr.hpp"
 #include "kernels/hash/transcript.hpp"
 #include "kernels/hashing.hpp"
 #include "kernels/merkle.hpp"
@@ -371,6 +372,48 @@ std::string QueryPoints::check(const Args& a) {
 
 std::string EqPowAccumulate::check(const Args& a) {
   return first_of(table_problem(a, "w", a.w.view.count), count_is(a.gamma, "gamma", 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// gkr.hpp
+
+std::string GkrFractionLayers::check(const Args& a) {
+  const uint64_t n = a.p_in.view.count / 2;
+  if (a.p_in.view.count % 2 != 0 || n == 0 || (n & (n - 1)) != 0 || n > (uint64_t(1) << 30))
+    return fmt::format("p_in has {} elements, 2n nodes with n a power of two in 1 .. 2^30 expected", a.p_in.view.count);
+  if (a.layers == 0 || a.layers > kGkrMaxFusedLayers)
+    return fmt::format("layers {}: 1 .. {} layers per dispatch", a.layers, kGkrMaxFusedLayers);
+  if ((n >> (a.layers - 1)) == 0)
+    return fmt::format("layers {} above a layer of {} nodes: the last layer would be empty", a.layers, 2 * n);
+  const uint64_t out = 2 * n - (n >> (a.layers - 1));
+  return first_of(count_is(a.q_in, "q_in", 2 * n), count_is(a.p_out, "p_out", out), count_is(a.q_out, "q_out", out));
+}
+
+std::string EqSuffixTables::check(const Args& a) {
+  if (a.n > 30) return fmt::format("n {} above 30", a.n);
+  return first_of(count_is(a.u, "u", a.n), count_is(a.out, "out", (uint64_t(2) << a.n) - 1));
+}
+
+namespace {
+// The pairs and partials shared by the two GKR partials kernels; `per_pair` entries of p and q.
+template <class Args>
+std::string gkr_partials_problem(const Args& a, uint64_t per_pair) {
+  if (a.partials.view.count % 3 != 0)
+    return fmt::format("partials has {} elements, not triples of sums", a.partials.view.count);
+  const uint64_t parts = a.partials.view.count / 3;
+  if (parts == 0 || parts > kSumcheckMaxPartials)
+    return fmt::format("partials holds {} triples of sums, 1 .. {} expected", parts, kSumcheckMaxPartials);
+  if (a.pairs > (1u << 28)) return fmt::format("pairs {} above 2^28", a.pairs);
+  return first_of(count_is(a.p, "p", per_pair * a.pairs), count_is(a.q, "q", per_pair * a.pairs),
+                  count_is(a.eq, "eq", a.pairs), count_is(a.lambda, "lambda", 1));
+}
+}  // namespace
+
+std::string GkrSumcheckPartials::check(const Args& a) { return gkr_partials_problem(a, 4); }
+
+std::string GkrFoldSumcheckPartials::check(const Args& a) {
+  return first_of(gkr_partials_problem(a, 8), count_is(a.rho, "rho", 1),
+                  count_is(a.p_dst, "p_dst", 4 * uint64_t(a.pairs)), count_is(a.q_dst, "q_dst", 4 * uint64_t(a.pairs)));
 }
 
 }  // namespace vkstark

@@ -5,6 +5,7 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/gkr.hpp"
 #include "kernels/hashing.hpp"
 #include "kernels/merkle.hpp"
 #include "kernels/mle.hpp"
@@ -20,6 +21,7 @@
   X(FpAdd) X(FpMul) X(FpScale) X(Fp4Add) X(Fp4Mul) X(Fp4Scale)                                     \
   X(Poseidon2Permute) X(HashRows) X(MerkleCompressLayer) X(GatherRows) X(GatherPaths)              \
   X(MleEvalColumnsPartials)                                                                        \
+  X(GkrFractionLayers) X(EqSuffixTables) X(GkrSumcheckPartials) X(GkrFoldSumcheckPartials)         \
   X(NttTwiddles) X(NttStageFp) X(NttStageFp4) X(NttStageSharedFp) X(NttStageSharedFp4)             \
   X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4) X(NttTranspose)                         \
   X(StackColumns)                                                                                  \

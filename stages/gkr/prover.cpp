@@ -1,0 +1,260 @@
+#include "stages/gkr/prover.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels/gkr.hpp"
+#include "kernels/whir.hpp"
+#include "stages/program.hpp"
+
+namespace vkstark {
+
+namespace {
+
+using Reg = ProgramBuilder::Reg;
+
+// t(0) + r (t(1) - t(0)): a table of two entries folded at r.
+Reg fold(ProgramBuilder& p, Reg t0, Reg t1, Reg r) {
+  const Reg d = p.sub(t1, t0), rd = p.mul(r, d);
+  const Reg v = p.add(t0, rd);
+  p.release(d);
+  p.release(rd);
+  return v;
+}
+
+// The state of one GKR run while the graph is built.
+class GkrBuilder {
+ public:
+  GkrBuilder(Graph& g, DeviceTranscript& t, const GkrProofViews& proof, uint32_t n_tot)
+      : g_(g), t_(t), proof_(proof), n_(n_tot), xi_(n_tot + 1), lambda_(n_tot + 1) {}
+
+  View<Fp4> run(View<Fp4> p_leaves, View<Fp4> q_leaves) {
+    leaves_p_ = p_leaves;
+    leaves_q_ = q_leaves;
+    build_tree();
+    prove_layer1();
+    for (uint32_t j = 2; j <= n_; ++j) prove_layer(j);
+    return xi_[n_];
+  }
+
+ private:
+  // Layer j's tables (protocol.md 8.3): p_j at [0, 2^j); layer n_tot is the input layer.
+  View<Fp4> layer_p(uint32_t j) const {
+    return j == n_ ? leaves_p_ : tree_p_.slice(uint64_t(1) << j, uint64_t(1) << j);
+  }
+  View<Fp4> layer_q(uint32_t j) const {
+    return j == n_ ? leaves_q_ : tree_q_.slice(uint64_t(1) << j, uint64_t(1) << j);
+  }
+
+  void build_tree();
+  void prove_layer1();
+  void prove_layer(uint32_t j);
+  void prove_sub_round(uint32_t j, uint32_t s);
+  void round_program(uint32_t j, uint32_t s, View<Fp4> partials, uint32_t parts);
+  void end_layer(ProgramBuilder& p, uint32_t j, Reg p0, Reg q0, Reg p1, Reg q1);
+  void begin_layer(ProgramBuilder& p, uint32_t j);
+
+  Graph& g_;
+  DeviceTranscript& t_;
+  const GkrProofViews& proof_;
+  const uint32_t n_;
+  View<Fp4> leaves_p_, leaves_q_;
+  Buffer<Fp4> tree_p_, tree_q_;    // layers 1 .. n_tot - 1 at their tree positions [2^j, 2^(j+1))
+  std::vector<View<Fp4>> xi_;      // xi_[j] = xi^(j) = [mu_j, rho_0, ..., rho_(j-2)]
+  std::vector<View<Fp4>> lambda_;  // lambda_[j], j >= 2
+  // The layer being proved: its eq tables, eq products c_s, and the current sub-round's tables.
+  View<Fp4> eq_, eq_acc_, table_p_, table_q_;
+};
+
+// The fraction tree (8.3): layers n_tot - 1 .. 1, up to kGkrMaxFusedLayers per dispatch.
+void GkrBuilder::build_tree() {
+  if (n_ < 2) return;
+  const uint64_t size = uint64_t(1) << n_;
+  tree_p_ = g_.transient<Fp4>("gkr.tree.p", size);
+  tree_q_ = g_.transient<Fp4>("gkr.tree.q", size);
+  for (uint32_t j = n_; j > 1;) {  // j: the layer whose parents come next
+    const uint32_t k = std::min(kGkrMaxFusedLayers, j - 1), low = j - k;
+    const uint64_t first = uint64_t(1) << low, end = uint64_t(1) << j;
+    g_.dispatch<GkrFractionLayers>(fmt::format("gkr.tree.layers{}-{}", j - 1, low),
+                                   {.p_in = layer_p(j),
+                                    .q_in = layer_q(j),
+                                    .p_out = tree_p_.slice(first, end - first),
+                                    .q_out = tree_q_.slice(first, end - first),
+                                    .layers = k});
+    j = low;
+  }
+}
+
+// Root and layer 1 (8.4): observe q_0 = q_1(0) q_1(1), the layer-1 claims, mu_1; one program.
+void GkrBuilder::prove_layer1() {
+  ProgramBuilder p(g_, t_, "gkr.layer1.program");
+  const View<Fp4> lp = layer_p(1), lq = layer_q(1);
+  const Reg q0 = p.load_ext(lq, 0), q1 = p.load_ext(lq, 1);
+  const Reg root_q = p.mul(q0, q1);
+  p.store_ext(proof_.q0_claim, root_q);
+  p.observe_ext(root_q);  // p_0 is never observed
+  p.release(root_q);
+  xi_[1] = g_.transient<Fp4>("gkr.layer1.xi", 1).all();
+  const Reg p0 = p.load_ext(lp, 0), p1 = p.load_ext(lp, 1);
+  end_layer(p, 1, p0, q0, p1, q1);
+  p.emit();
+}
+
+// Layer j >= 2 (8.4): the sumcheck of sum_y eq(xi^(j-1), y) (A E + C B + lambda_j B E)(y) over
+// j - 1 variables, then the layer's claims and mu_j. lambda_j was sampled by the program that
+// ended layer j - 1 (begin_layer), the same place in the transcript.
+void GkrBuilder::prove_layer(uint32_t j) {
+  const std::string name = fmt::format("gkr.layer{}", j);
+  xi_[j] = g_.transient<Fp4>(name + ".xi", j).all();
+  // The eq tables of every sub-round: sub-round s weighs pair y' with eq over the coordinates of
+  // xi^(j-1) after s (kernels/gkr.hpp); its own coordinate and the bound ones are scalars (the
+  // program's l_s(X) and c_s).
+  eq_ = g_.transient<Fp4>(name + ".eq", (uint64_t(1) << (j - 1)) - 1).all();
+  g_.dispatch<EqSuffixTables>(name + ".eq", {.u = xi_[j - 1].slice(1, j - 2), .out = eq_, .n = j - 2});
+  if (j > 2) eq_acc_ = g_.transient<Fp4>(name + ".eq_acc", j - 1).all();  // c_s at s = 1 .. j - 2
+  table_p_ = layer_p(j);
+  table_q_ = layer_q(j);
+  for (uint32_t s = 0; s + 1 < j; ++s) prove_sub_round(j, s);
+}
+
+// Sub-round s of layer j in two dependent dispatches: the partial sums of the round polynomial
+// (fused with the fold at rho_(s-1) for s > 0), then one program (round_program).
+void GkrBuilder::prove_sub_round(uint32_t j, uint32_t s) {
+  const std::string name = fmt::format("gkr.layer{}.round{}", j, s);
+  const uint64_t pairs = uint64_t(1) << (j - 2 - s);
+  const uint32_t parts = sumcheck_partial_count(pairs);
+  const View<Fp4> eq = eq_.slice(pairs - 1, pairs),
+                  partials = g_.transient<Fp4>(name + ".partials", 3ull * parts).all();
+  if (s == 0) {
+    g_.dispatch<GkrSumcheckPartials>(
+        name + ".partials",
+        {.p = table_p_, .q = table_q_, .eq = eq, .lambda = lambda_[j], .partials = partials, .pairs = uint32_t(pairs)});
+  } else {
+    const View<Fp4> p_dst = g_.transient<Fp4>(name + ".p", 4 * pairs).all();
+    const View<Fp4> q_dst = g_.transient<Fp4>(name + ".q", 4 * pairs).all();
+    g_.dispatch<GkrFoldSumcheckPartials>(name + ".partials", {.p = table_p_,
+                                                              .q = table_q_,
+                                                              .rho = xi_[j].slice(s, 1),  // rho_(s-1)
+                                                              .eq = eq,
+                                                              .lambda = lambda_[j],
+                                                              .p_dst = p_dst,
+                                                              .q_dst = q_dst,
+                                                              .partials = partials,
+                                                              .pairs = uint32_t(pairs)});
+    table_p_ = p_dst;
+    table_q_ = q_dst;
+  }
+  round_program(j, s, partials, parts);
+}
+
+// s(x) = c_s l_s(x) g(x) for x = 1, 2, 3, with g the sum of the partials, l_s(X) = eq(xi_s, X) and
+// c_s = prod_(k<s) eq(xi_k, rho_k) (xi = xi^(j-1)): written into the proof, observed; then rho_s
+// sampled. The last sub-round folds the two-entry tables at rho_s into the layer's claims and ends
+// the layer.
+void GkrBuilder::round_program(uint32_t j, uint32_t s, View<Fp4> partials, uint32_t parts) {
+  ProgramBuilder p(g_, t_, fmt::format("gkr.layer{}.round{}.program", j, s));
+  const Reg xi = p.load_ext(xi_[j - 1], s), one = p.constant(Fp4::one());
+  const Reg c = s == 0 ? p.constant(Fp4::one()) : p.load_ext(eq_acc_.slice(s, 1));
+  // l_s(1) = xi, l_s(2) = 3 xi - 1 and l_s(3) = l_s(2) + 2 xi - 1.
+  const Reg xi2 = p.add(xi, xi), xi3 = p.add(xi2, xi), step = p.sub(xi2, one);
+  const Reg l2 = p.sub(xi3, one), l3 = p.add(l2, step);
+  for (Reg r : {xi2, xi3, step}) p.release(r);
+  const Reg l[3] = {xi, l2, l3};
+  const View<Fp4> evals = proof_.sumcheck_polys.slice(3 * ((uint64_t(j) - 1) * (j - 2) / 2 + s), 3);
+  for (uint32_t x = 0; x < 3; ++x) {
+    const Reg gx = p.sum_ext(partials, x, parts, 3), lg = p.mul(l[x], gx);
+    const Reg v = p.mul(c, lg);
+    p.store_ext(evals, v, x);
+    p.observe_ext(v);
+    for (Reg r : {gx, lg, v}) p.release(r);
+  }
+  p.release(l2);
+  p.release(l3);
+  const Reg rho = p.sample_ext();
+  p.store_ext(xi_[j], rho, 1 + s);
+  if (s + 2 < j) {
+    // c_(s+1) = c_s eq(xi_s, rho_s) = c_s (1 - xi_s - rho_s + 2 xi_s rho_s).
+    const Reg xr = p.mul(xi, rho), a = p.sub(one, xi);
+    const Reg b = p.sub(a, rho), xr2 = p.add(xr, xr);
+    const Reg e = p.add(b, xr2);
+    p.store_ext(eq_acc_.slice(s + 1, 1), p.mul(c, e));
+    p.emit();
+    return;
+  }
+  for (Reg r : {xi, one, c}) p.release(r);
+  // The last pair of each table, (A(0), C(0), A(1), C(1)) and (B(0), E(0), B(1), E(1)), at rho.
+  Reg tp[4], tq[4];
+  for (uint32_t k = 0; k < 4; ++k) {
+    tp[k] = p.load_ext(table_p_, k);
+    tq[k] = p.load_ext(table_q_, k);
+  }
+  const Reg p0 = fold(p, tp[0], tp[2], rho), q0 = fold(p, tq[0], tq[2], rho);
+  const Reg p1 = fold(p, tp[1], tp[3], rho), q1 = fold(p, tq[1], tq[3], rho);
+  end_layer(p, j, p0, q0, p1, q1);
+  p.emit();
+}
+
+// The end of layer j's part of the transcript: its claims P0 = p_j(0, .), Q0, P1, Q1 at the
+// layer's point written (encoding order p0, p1, q0, q1) and observed (p0, q0, p1, q1), mu_j
+// sampled into xi^(j)[0]; then the start of layer j + 1.
+void GkrBuilder::end_layer(ProgramBuilder& p, uint32_t j, Reg p0, Reg q0, Reg p1, Reg q1) {
+  const View<Fp4> claims = proof_.claims_per_layer.slice(4 * (uint64_t(j) - 1), 4);
+  p.store_ext(claims, p0, 0);
+  p.store_ext(claims, p1, 1);
+  p.store_ext(claims, q0, 2);
+  p.store_ext(claims, q1, 3);
+  for (Reg r : {p0, q0, p1, q1}) p.observe_ext(r);
+  const Reg mu = p.sample_ext();
+  p.store_ext(xi_[j], mu, 0);
+  p.release(mu);
+  if (j < n_) begin_layer(p, j + 1);
+}
+
+// The start of layer j: lambda_j = sample_ext(), before its sumcheck.
+void GkrBuilder::begin_layer(ProgramBuilder& p, uint32_t j) {
+  lambda_[j] = g_.transient<Fp4>(fmt::format("gkr.layer{}.lambda", j), 1).all();
+  const Reg lambda = p.sample_ext();
+  p.store_ext(lambda_[j], lambda);
+  p.release(lambda);
+}
+
+}  // namespace
+
+GkrChallenges gkr_grind_and_challenges(Graph& g, DeviceTranscript& transcript, const GkrProofViews& proof,
+                                       const SystemParams& params) {
+  params.validate();
+  if (proof.logup_pow_witness.count != 1)
+    throw InputError(
+        fmt::format("GKR: logup_pow_witness view has {} elements, 1 expected", proof.logup_pow_witness.count));
+  GkrChallenges c{g.transient<Fp4>("gkr.alpha", 1).all(), g.transient<Fp4>("gkr.beta", 1).all()};
+  ProgramBuilder p(g, transcript, "gkr.logup_pow");
+  p.grind(params.logup.pow_bits, proof.logup_pow_witness);
+  p.store_ext(c.alpha, p.sample_ext());
+  p.store_ext(c.beta, p.sample_ext());
+  p.emit();
+  return c;
+}
+
+View<Fp4> gkr_prove(Graph& g, DeviceTranscript& transcript, const GkrProofViews& proof, View<Fp4> p_leaves,
+                    View<Fp4> q_leaves, uint32_t n_tot) {
+  if (n_tot == 0 || n_tot > kGkrMaxProverLayers)
+    throw InputError(fmt::format("GKR: n_tot = {}, 1 .. {} supported", n_tot, kGkrMaxProverLayers));
+  auto expect = [](const char* what, uint64_t got, uint64_t want) {
+    if (got != want) throw InputError(fmt::format("GKR: {} has {} elements, {} expected", what, got, want));
+  };
+  const uint64_t leaves = uint64_t(1) << n_tot;
+  expect("p_leaves", p_leaves.count, leaves);
+  expect("q_leaves", q_leaves.count, leaves);
+  expect("q0_claim view", proof.q0_claim.count, 1);
+  expect("claims_per_layer view", proof.claims_per_layer.count, 4ull * n_tot);
+  expect("sumcheck_polys view", proof.sumcheck_polys.count, 3ull * n_tot * (n_tot - 1) / 2);
+  return GkrBuilder(g, transcript, proof, n_tot).run(p_leaves, q_leaves);
+}
+
+GkrRegions reserve_gkr_regions(ProofLayout& layout, const GkrShape& shape) {
+  return GkrRegions::reserve(layout, [shape](auto& v, GkrProof& p) { gkr_fields(v, p, &shape); });
+}
+
+}  // namespace vkstark
