@@ -99,6 +99,10 @@ std::string FpScale::check(const Args& a) { return scale_problem(a); }
 std::string Fp4Add::check(const Args& a) { return binary_problem(a); }
 std::string Fp4Mul::check(const Args& a) { return binary_problem(a); }
 std::string Fp4Scale::check(const Args& a) { return scale_problem(a); }
+std::string Fp4Repeat::check(const Args& a) {
+  if (a.a.view.count == 0 && a.out.view.count > 0) return "a is empty: nothing to repeat";
+  return grid_fits(a.out.view.count, "out.count");
+}
 
 // ---------------------------------------------------------------------------------------------
 // hashing.hpp, merkle.hpp

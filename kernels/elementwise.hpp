@@ -87,4 +87,17 @@ struct Fp4Scale {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
+// out[i] = a[i mod a.count]: a challenge broadcast (a of one element), or a short vector repeated
+// (a lifted trace's values over its 2^l_skip slot, protocol.md 5.4).
+struct Fp4Repeat {
+  static constexpr std::string_view name = "fp4_repeat";
+  struct Args {
+    In<Fp4> a;
+    Out<Fp4> out;
+  };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
 }  // namespace vkstark

@@ -18,7 +18,7 @@
 // clang-format off
 #define VKSTARK_KERNELS(X)                                                                         \
   X(FillU32) X(CopyU32)                                                                            \
-  X(FpAdd) X(FpMul) X(FpScale) X(Fp4Add) X(Fp4Mul) X(Fp4Scale)                                     \
+  X(FpAdd) X(FpMul) X(FpScale) X(Fp4Add) X(Fp4Mul) X(Fp4Scale) X(Fp4Repeat)                        \
   X(Poseidon2Permute) X(HashRows) X(MerkleCompressLayer) X(GatherRows) X(GatherPaths)              \
   X(MleEvalColumnsPartials)                                                                        \
   X(GkrFractionLayers) X(EqSuffixTables) X(GkrSumcheckPartials) X(GkrFoldSumcheckPartials)         \

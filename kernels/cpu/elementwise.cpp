@@ -36,5 +36,10 @@ void Fp4Mul::cpu(const Args& a, const CpuContext& ctx) {
   binary(a, ctx, [](const Fp4& x, const Fp4& y) { return x * y; });
 }
 void Fp4Scale::cpu(const Args& a, const CpuContext& ctx) { scale(a, ctx); }
+void Fp4Repeat::cpu(const Args& a, const CpuContext& ctx) {
+  auto x = ctx.span(a.a);
+  auto out = ctx.span(a.out);
+  cpu::for_each_index(ctx.grid().x, [&](uint64_t i) { out[i] = x[i % x.size()]; });
+}
 
 }  // namespace vkstark

@@ -76,6 +76,21 @@ TEST_P(KernelParity, ScalingReadsTheChallengeFromABuffer) {
   }
 }
 
+TEST_P(KernelParity, RepeatBroadcastsAndRepeatsAVector) {
+  for (uint32_t n : test_sizes()) {
+    for (uint32_t period : {1u, 3u, 8u}) {
+      Graph g;
+      auto a = g.input<Fp4>("a", period + 2);
+      auto out = g.output<Fp4>("out", n);
+      g.dispatch<Fp4Repeat>("repeat", {.a = a.slice(2, period), .out = out});
+      auto va = ext_values(period + 2, 5);
+      auto p = run(g, [&](PreparedPlan& pp) { pp.upload(a, va); });
+      auto got = p->download(out);
+      for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(got[i], va[2 + i % period]) << "n=" << n << " period=" << period;
+    }
+  }
+}
+
 TEST_P(KernelParity, FillAndCopyMoveWords) {
   for (uint32_t n : test_sizes()) {
     Graph g;

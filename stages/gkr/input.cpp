@@ -1,0 +1,121 @@
+#include "stages/gkr/input.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "kernels/basic.hpp"
+#include "kernels/elementwise.hpp"
+#include "stages/program.hpp"
+
+namespace vkstark {
+
+std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProvingKey& air) {
+  auto k = std::make_shared<InteractionKernels>();
+  const SymbolicDag& dag = air.dag;
+  for (size_t s = 0; s < dag.interactions.size(); ++s) {
+    const DagInteraction& in = dag.interactions[s];
+    InteractionKernels::Interaction out;
+    out.length = uint32_t(in.message.size());
+    out.bus = in.bus;
+    SymbolicDag count = dag;
+    count.constraint_idx = {in.count};
+    out.count = make_constraint_kernel(fmt::format("{}_count{}", air.name, s), count, air.shape);
+    std::map<uint32_t, std::vector<uint32_t>> roots;  // node -> message positions
+    for (uint32_t j = 0; j < in.message.size(); ++j) roots[in.message[j]].push_back(j);
+    SymbolicDag message = dag;
+    message.constraint_idx.clear();
+    for (auto& [node, positions] : roots) {
+      message.constraint_idx.push_back(node);
+      out.positions.push_back(std::move(positions));
+    }
+    DagNode one;
+    one.kind = NodeKind::Constant;
+    one.constant = Fp::one();
+    message.nodes.push_back(one);
+    message.constraint_idx.push_back(uint32_t(message.nodes.size() - 1));
+    out.message = make_constraint_kernel(fmt::format("{}_message{}", air.name, s), message, air.shape);
+    k->interactions.push_back(std::move(out));
+  }
+  return k;
+}
+
+void add_logup_input_layer(Graph& g, DeviceTranscript& t, std::span<const LogupInputTrace> traces,
+                           const LogupLayout& layout, uint32_t l_skip, View<Fp4> alpha, View<Fp4> beta,
+                           View<Fp4> p_leaves, View<Fp4> q_leaves) {
+  const uint64_t leaves = uint64_t(1) << (l_skip + layout.n_logup);
+  if (p_leaves.count != leaves || q_leaves.count != leaves || layout.row_start.size() != traces.size())
+    throw GraphError(fmt::format("LogUp input layer: {} and {} leaves for 2^{}, {} slot lists for {} traces",
+                                 p_leaves.count, q_leaves.count, l_skip + layout.n_logup, layout.row_start.size(),
+                                 traces.size()));
+  g.dispatch<FillU32>("logup.input.p.zero", {.out = p_leaves.bitcast<uint32_t>(), .value = 0});
+  g.dispatch<Fp4Repeat>("logup.input.q.alpha", {.a = alpha, .out = q_leaves});
+
+  // beta^0 .. beta^max_len, one program.
+  uint32_t max_len = 0;
+  for (const LogupInputTrace& tr : traces)
+    for (const auto& in : tr.kernels->interactions) max_len = std::max(max_len, in.length);
+  View<Fp4> beta_powers = g.transient<Fp4>("logup.beta_powers", max_len + 1).all();
+  {
+    ProgramBuilder p(g, t, "logup.beta_powers");
+    const ProgramBuilder::Reg b = p.load_ext(beta);
+    ProgramBuilder::Reg power = p.constant(Fp::one());
+    for (uint32_t j = 0; j <= max_len; ++j) {
+      p.store_ext(beta_powers, power, j);
+      if (j == max_len) break;
+      const ProgramBuilder::Reg next = p.mul(power, b);
+      p.release(power);
+      power = next;
+    }
+    p.emit();
+  }
+
+  for (size_t T = 0; T < traces.size(); ++T) {
+    const LogupInputTrace& tr = traces[T];
+    const uint64_t h = uint64_t(1) << tr.log_height;
+    const uint64_t slot = uint64_t(1) << std::max(tr.log_height, l_skip);
+    // p = count * 2^-(l - h) for a trace shorter than 2^l, whose slot repeats it (protocol.md 8.2).
+    const Fp norm = Fp::from_canonical_unchecked(uint32_t(slot / h)).inverse();
+    const View<Fp4> norm_coeff =
+        g.constant<Fp4>(fmt::format("logup.input.{}.norm", T), std::vector<Fp4>{Fp4(norm)}).all();
+    for (size_t s = 0; s < tr.kernels->interactions.size(); ++s) {
+      const InteractionKernels::Interaction& in = tr.kernels->interactions[s];
+      const std::string name = fmt::format("logup.input.{}.{}", T, s);
+      const uint64_t start = layout.row_start[T][s];
+      // The message roots' coefficients: sum of beta^j over the positions j of each root, then
+      // alpha + beta^len (bus + 1) for the constant root.
+      View<Fp4> coeffs = g.transient<Fp4>(name + ".coefficients", in.positions.size() + 1).all();
+      {
+        ProgramBuilder p(g, t, name + ".coefficients");
+        for (size_t r = 0; r < in.positions.size(); ++r) {
+          ProgramBuilder::Reg acc = p.load_ext(beta_powers, in.positions[r][0]);
+          for (size_t i = 1; i < in.positions[r].size(); ++i) {
+            const ProgramBuilder::Reg x = p.load_ext(beta_powers, in.positions[r][i]);
+            const ProgramBuilder::Reg sum = p.add(acc, x);
+            p.release(acc);
+            p.release(x);
+            acc = sum;
+          }
+          p.store_ext(coeffs, acc, r);
+          p.release(acc);
+        }
+        const ProgramBuilder::Reg bus = p.constant(Fp::from_canonical_unchecked(uint32_t(in.bus) + 1));
+        const ProgramBuilder::Reg top = p.mul(p.load_ext(beta_powers, in.length), bus);
+        p.store_ext(coeffs, p.add(top, p.load_ext(alpha)), in.positions.size());
+        p.emit();
+      }
+      View<Fp4> p_slot = p_leaves.slice(start, slot), q_slot = q_leaves.slice(start, slot);
+      eval_constraints(g, name + ".count", *in.count, tr.air->shape, tr.parts, tr.public_values, norm_coeff,
+                       p_slot.slice(0, h), tr.log_height);
+      eval_constraints(g, name + ".message", *in.message, tr.air->shape, tr.parts, tr.public_values, coeffs,
+                       q_slot.slice(0, h), tr.log_height);
+      if (slot > h) {
+        g.dispatch<Fp4Repeat>(name + ".count.lift", {.a = p_slot.slice(0, h), .out = p_slot.slice(h, slot - h)});
+        g.dispatch<Fp4Repeat>(name + ".message.lift", {.a = q_slot.slice(0, h), .out = q_slot.slice(h, slot - h)});
+      }
+    }
+  }
+}
+
+}  // namespace vkstark
