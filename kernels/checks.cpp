@@ -18,6 +18,7 @@
 #include "kernels/mle.hpp"
 #include "kernels/ntt.hpp"
 #include "kernels/program.hpp"
+#include "kernels/stacked_reduction.hpp"
 #include "kernels/stacking.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
@@ -418,6 +419,99 @@ std::string GkrSumcheckPartials::check(const Args& a) { return gkr_partials_prob
 std::string GkrFoldSumcheckPartials::check(const Args& a) {
   return first_of(gkr_partials_problem(a, 8), count_is(a.rho, "rho", 1),
                   count_is(a.p_dst, "p_dst", 4 * uint64_t(a.pairs)), count_is(a.q_dst, "q_dst", 4 * uint64_t(a.pairs)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// stacked_reduction.hpp
+
+namespace {
+// "" when l_skip is in the supported range (protocol.md 3: 0 .. 10).
+std::string l_skip_problem(uint32_t l_skip) {
+  if (l_skip <= 10) return {};
+  return fmt::format("l_skip {} above 10", l_skip);
+}
+// "" when a view's entries can be indexed with 32-bit offsets, as the GLSL bodies do, with room for
+// their strided loops to step past the end without wrapping (2^31 entries at most).
+template <class P>
+std::string indexable(const P& p, std::string_view name) {
+  if (p.view.count <= (uint64_t(1) << 31)) return {};
+  return fmt::format("{} has {} elements, more than 2^31", name, p.view.count);
+}
+}  // namespace
+
+std::string StackedSliceWeights::check(const Args& a) {
+  return first_of(count_is(a.lambda, "lambda", 1), indexable(a.weights, "weights"),
+                  count_is(a.weights, "weights", 2 * a.rot.view.count));
+}
+
+std::string StackedRound0Partials::check(const Args& a) {
+  if (auto p = l_skip_problem(a.l_skip); !p.empty()) return p;
+  if (a.log_chunks > 24) return fmt::format("log_chunks {} above 24", a.log_chunks);
+  const uint64_t three_n = 3 * (uint64_t(1) << a.l_skip);
+  if (a.weights.view.count == 0 || a.weights.view.count % 2 != 0)
+    return fmt::format("weights has {} elements, not one pair per slice (at least one)", a.weights.view.count);
+  if (a.partials.view.count == 0 || a.partials.view.count % three_n != 0)
+    return fmt::format("partials has {} elements, not whole groups of 3 * 2^l_skip = {}", a.partials.view.count,
+                       three_n);
+  const uint64_t values = a.weights.view.count / 2 << (a.log_chunks + a.l_skip);
+  return first_of(count_is(a.eq, "eq", uint64_t(1) << a.log_chunks), count_is(a.message, "message", values),
+                  indexable(a.message, "message"), indexable(a.partials, "partials"));
+}
+
+std::string StackedRound0Sums::check(const Args& a) {
+  if (auto p = l_skip_problem(a.l_skip); !p.empty()) return p;
+  const uint64_t three_n = 3 * (uint64_t(1) << a.l_skip);
+  if (a.partials.view.count == 0 || a.partials.view.count % three_n != 0)
+    return fmt::format("partials has {} elements, not whole groups of 3 * 2^l_skip = {}", a.partials.view.count,
+                       three_n);
+  return first_of(count_is(a.sums, "sums", three_n), indexable(a.partials, "partials"));
+}
+
+std::string StackedRound0Poly::check(const Args& a) {
+  if (auto p = l_skip_problem(a.l_skip); !p.empty()) return p;
+  const uint64_t n = uint64_t(1) << a.l_skip;
+  if (a.classes.view.count == 0) return "classes is empty: at least one trace height";
+  return first_of(count_at_least(a.r, "r", 1), count_is(a.sums, "sums", 3 * n * a.classes.view.count),
+                  count_is(a.coeffs, "coeffs", 2 * n - 1), indexable(a.sums, "sums"));
+}
+
+std::string StackedFoldWeights::check(const Args& a) {
+  if (auto p = l_skip_problem(a.l_skip); !p.empty()) return p;
+  return first_of(count_is(a.z, "z", 1), count_is(a.out, "out", uint64_t(1) << a.l_skip));
+}
+
+std::string StackedFoldChunks::check(const Args& a) {
+  if (a.weights.view.count == 0) return "weights is empty";
+  return first_of(grid_fits(a.out.view.count, "out.count"), indexable(a.message, "message"),
+                  count_is(a.message, "message", a.out.view.count * a.weights.view.count));
+}
+
+std::string StackedSliceCoeffs::check(const Args& a) {
+  if (auto p = l_skip_problem(a.l_skip); !p.empty()) return p;
+  const uint64_t pairs = 2 * a.log_heights.view.count;
+  return first_of(count_at_least(a.r, "r", 1), count_at_least(a.u, "u", 1), count_is(a.weights, "weights", pairs),
+                  count_is(a.coeffs, "coeffs", pairs), indexable(a.coeffs, "coeffs"));
+}
+
+std::string StackedKernelTable::check(const Args& a) {
+  if (a.log_chunks > 24) return fmt::format("log_chunks {} above 24", a.log_chunks);
+  if (a.coeffs.view.count % 2 != 0)
+    return fmt::format("coeffs has {} elements, not one pair per slice", a.coeffs.view.count);
+  return first_of(count_is(a.eq, "eq", uint64_t(1) << a.log_chunks),
+                  count_is(a.table, "table", a.coeffs.view.count / 2 << a.log_chunks),
+                  grid_fits(a.table.view.count, "table.count"));
+}
+
+std::string StackedFoldPartials::check(const Args& a) {
+  if (a.partials.view.count % 2 != 0)
+    return fmt::format("partials has {} elements, not pairs of sums", a.partials.view.count);
+  const uint64_t parts = a.partials.view.count / 2;
+  if (parts == 0 || parts > kSumcheckMaxPartials)
+    return fmt::format("partials holds {} pairs of sums, 1 .. {} expected", parts, kSumcheckMaxPartials);
+  if (a.pairs > (1u << 28)) return fmt::format("pairs {} above 2^28", a.pairs);
+  const uint64_t half = 2 * uint64_t(a.pairs);
+  return first_of(count_is(a.f, "f", 2 * half), count_is(a.w, "w", 2 * half), count_is(a.f_dst, "f_dst", half),
+                  count_is(a.w_dst, "w_dst", half), count_is(a.alpha, "alpha", 1));
 }
 
 }  // namespace vkstark

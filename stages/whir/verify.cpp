@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "stages/pcs/merkle_verify.hpp"
+#include "stages/poly.hpp"
 
 namespace vkstark {
 
@@ -51,20 +52,6 @@ Fp4 binary_k_fold(std::vector<Fp4> vals, std::span<const Fp4> alphas, Fp x) {
 
 namespace {
 
-Fp4 horner(std::span<const Fp4> coeffs, const Fp4& x) {
-  Fp4 acc;
-  for (size_t i = coeffs.size(); i-- > 0;) acc = acc * x + coeffs[i];
-  return acc;
-}
-
-// Quadratic through (0, v0), (1, v1), (2, v2) at r.
-Fp4 interpolate2(const Fp4& v0, const Fp4& v1, const Fp4& v2, const Fp4& r) {
-  const Fp inv2 = Fp::from_canonical_unchecked(2).inverse();
-  // Lagrange on {0, 1, 2}: l0 = (r-1)(r-2)/2, l1 = -r(r-2), l2 = r(r-1)/2.
-  const Fp4 one = Fp4::one(), two = one + one;
-  return v0 * ((r - one) * (r - two) * inv2) - v1 * (r * (r - two)) + v2 * (r * (r - one) * inv2);
-}
-
 // Every count of the proof against the shape the parameters give (whir_fields), and the statement's.
 VerifyResult check_shape(const WhirProof& p, const WhirShape& s, const WhirStatement& st) {
   if (std::string problem = whir_shape_problem(p, s); !problem.empty())
@@ -112,7 +99,7 @@ VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams
         return VerifyResult::reject(fmt::format("WHIR: folding_pow_witnesses[{}] fails proof of work", i * k + j));
       const Fp4 alpha = t.sample_ext();
       alphas.push_back(alpha);
-      claim = interpolate2(claim - v1, v1, v2, alpha);
+      claim = interpolate_quadratic(claim - v1, v1, v2, alpha);
     }
     if (i + 1 < R) {
       t.observe_commit(p.codeword_commits[i]);

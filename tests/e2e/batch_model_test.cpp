@@ -251,12 +251,12 @@ TEST_P(BatchModel, SatisfiesItsInvariantsTheLogUpGlueAndTheVerifierFinalCheck) {
     EXPECT_FALSE(verify_model(*s, bad, r).ok) << "value " << i << " of " << values.checked.size() << " changed";
     *values.checked[i] = keep;
   }
-  for (Fp4* v : values.unused) {
-    *v += Fp4::one();
+  for (Fp4* u : values.unused) {
+    *u += Fp4::one();
     DuplexSponge changed;
     EXPECT_TRUE(verify_model(*s, bad, r, &changed).ok);
     EXPECT_FALSE(changed == t) << "an unused variable's opening is still observed";
-    *v -= Fp4::one();
+    *u -= Fp4::one();
   }
   bad.sumcheck_round_polys.emplace_back();
   EXPECT_NE(verify_model(*s, bad, r).reason.find("batch constraint proof shape"), std::string::npos);

@@ -1,0 +1,265 @@
+// CPU bodies of kernels/stacked_reduction.hpp. The univariate helpers below are the GLSL ones of
+// kernels/glsl/stacked_reduction.glsl, step for step (kernels do not include stages/).
+#include "kernels/stacked_reduction.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include "kernels/cpu/parallel.hpp"
+
+namespace vkstark {
+
+namespace {
+
+Fp4 pow2k(Fp4 x, uint32_t k) {
+  for (uint32_t i = 0; i < k; ++i) x = x.square();
+  return x;
+}
+
+Fp inv_pow2(uint32_t k) { return Fp::from_canonical_unchecked(2).inverse().pow(k); }
+
+// eq_D^(L)(x, y) (protocol.md 5.1).
+Fp4 eq_uni(uint32_t L, Fp4 x, Fp4 y) {
+  Fp4 res = Fp4::one();
+  for (uint32_t k = 0; k < L; ++k) {
+    res = (x + y) * res + (x - Fp::one()) * (y - Fp::one());
+    x = x.square();
+    y = y.square();
+  }
+  return res * inv_pow2(L);
+}
+
+// eq_D^(L)(x, 1).
+Fp4 eq_uni_at_one(uint32_t L, Fp4 x) {
+  Fp4 res = Fp4::one();
+  for (uint32_t k = 0; k < L; ++k) {
+    res *= x + Fp::one();
+    x = x.square();
+  }
+  return res * inv_pow2(L);
+}
+
+// The lifted D coordinate of a class of log height h: L = min(h, l), y = r_0^(2^(l - L)).
+struct ClassPoint {
+  uint32_t L;
+  Fp4 y;
+};
+ClassPoint class_point(uint32_t h, uint32_t l, const Fp4& r0) {
+  const uint32_t L = std::min(h, l);
+  return {L, pow2k(r0, l - L)};
+}
+
+}  // namespace
+
+void StackedSliceWeights::cpu(const Args& a, const CpuContext& ctx) {
+  const Fp4 lambda = ctx.span(a.lambda)[0];
+  auto rot = ctx.span(a.rot);
+  auto w = ctx.span(a.weights);
+  const Fp4 lambda2 = lambda.square();
+  cpu::for_each_chunk(rot.size(), [&](uint64_t i0, uint64_t i1) {
+    Fp4 p = lambda2.pow(i0);
+    for (uint64_t i = i0; i < i1; ++i, p *= lambda2) {
+      w[2 * i] = p;
+      w[2 * i + 1] = rot[i] != 0 ? p * lambda : Fp4::zero();
+    }
+  });
+}
+
+void StackedRound0Partials::cpu(const Args& a, const CpuContext& ctx) {
+  auto msg = ctx.span(a.message);
+  auto eq = ctx.span(a.eq);
+  auto w = ctx.span(a.weights);
+  auto out = ctx.span(a.partials);
+  const uint64_t n = uint64_t(1) << a.l_skip, c = uint64_t(1) << a.log_chunks, cmask = c - 1;
+  const uint64_t parts = out.size() / (3 * n), chunks = w.size() / 2 * c;
+  cpu::for_each_index(
+      parts,
+      [&](uint64_t p) {
+        std::vector<Fp4> acc(3 * n), ae(n), ad(n);
+        uint64_t cur = ~uint64_t(0);
+        auto flush = [&] {
+          if (cur == ~uint64_t(0)) return;
+          for (uint64_t s = 0; s < n; ++s) {
+            acc[s] += w[2 * cur] * ae[s];
+            acc[n + s] += w[2 * cur + 1] * ae[s];
+            acc[2 * n + s] += w[2 * cur + 1] * ad[s];
+          }
+        };
+        for (uint64_t g = p; g < chunks; g += parts) {
+          const uint64_t k = g >> a.log_chunks, x = g & cmask;
+          if (k != cur) {  // sums within a slice first, weighted once per slice
+            flush();
+            cur = k;
+            std::fill(ae.begin(), ae.end(), Fp4::zero());
+            std::fill(ad.begin(), ad.end(), Fp4::zero());
+          }
+          const Fp4 e = eq[x], d = eq[(x - 1) & cmask] - e;
+          const Fp* chunk = msg.data() + g * n;
+          for (uint64_t s = 0; s < n; ++s) {
+            ae[s] += e * chunk[s];
+            ad[s] += d * chunk[s];
+          }
+        }
+        flush();
+        for (uint64_t t = 0; t < 3; ++t)
+          std::copy(acc.begin() + t * n, acc.begin() + (t + 1) * n, out.begin() + (3 * p + t) * n);
+      },
+      1);
+}
+
+void StackedRound0Sums::cpu(const Args& a, const CpuContext& ctx) {
+  auto in = ctx.span(a.partials);
+  auto out = ctx.span(a.sums);
+  const uint64_t n = uint64_t(1) << a.l_skip, parts = in.size() / (3 * n);
+  cpu::for_each_index(
+      3 * n,
+      [&](uint64_t i) {
+        const uint64_t t = i / n, sa = i % n;
+        Fp4 acc;
+        for (uint64_t s = sa;; s = (s - 1) & sa) {  // every subset s of sa
+          Fp4 v;
+          for (uint64_t p = 0; p < parts; ++p) v += in[(3 * p + t) * n + s];
+          acc = (std::popcount(sa ^ s) & 1) ? acc - v : acc + v;
+          if (s == 0) break;
+        }
+        out[i] = acc;
+      },
+      16);
+}
+
+void StackedRound0Poly::cpu(const Args& a, const CpuContext& ctx) {
+  auto classes = ctx.span(a.classes);
+  const Fp4 r0 = ctx.span(a.r)[0];
+  auto sums = ctx.span(a.sums);
+  auto out = ctx.span(a.coeffs);
+  const uint32_t l = a.l_skip;
+  const uint64_t n = uint64_t(1) << l;
+  const Fp omega_l = two_adic_generator(l);
+  const Fp4 kd = eq_uni_at_one(l, r0 * omega_l);
+  const Fp inv_n = inv_pow2(l);
+  cpu::for_each_index(
+      out.size(),
+      [&](uint64_t m) {
+        const uint64_t a_lo = m >= n ? m - n + 1 : 0, a_hi = std::min(m, n - 1);
+        Fp4 acc;
+        for (uint64_t h = 0; h < classes.size(); ++h) {
+          const ClassPoint cp = class_point(classes[h], l, r0);
+          const uint64_t nl = uint64_t(1) << cp.L;
+          const Fp4 y = cp.y, yr = cp.y * two_adic_generator(cp.L);
+          const Fp4* v = sums.data() + 3 * n * h;
+          // e = (-(m - a)) mod 2^L goes up by one as a does, wrapping to 0 (power 1).
+          uint64_t e = (nl - ((m - a_lo) & (nl - 1))) & (nl - 1);
+          Fp4 py = y.pow(e), pyr = yr.pow(e), d;
+          for (uint64_t i = a_lo; i <= a_hi; ++i) {
+            acc += v[i] * py + v[n + i] * pyr;
+            d += v[2 * n + i];
+            if (++e == nl) {
+              e = 0;
+              py = pyr = Fp4::one();
+            } else {
+              py *= y;
+              pyr *= yr;
+            }
+          }
+          acc += d * kd;
+        }
+        out[m] = acc * inv_n;
+      },
+      1);
+}
+
+void StackedFoldWeights::cpu(const Args& a, const CpuContext& ctx) {
+  const Fp4 z = ctx.span(a.z)[0];
+  auto out = ctx.span(a.out);
+  out[0] = Fp4::one();
+  Fp4 x = z;
+  for (uint32_t k = 0; k < a.l_skip; ++k, x = x.square()) {
+    const uint64_t h = uint64_t(1) << k;
+    for (uint64_t b = 0; b < h; ++b) {
+      out[b + h] = out[b] * x;
+      out[b] = out[b] * (Fp4::one() - x);
+    }
+  }
+}
+
+void StackedFoldChunks::cpu(const Args& a, const CpuContext& ctx) {
+  auto msg = ctx.span(a.message);
+  auto w = ctx.span(a.weights);
+  auto out = ctx.span(a.out);
+  const uint64_t n = w.size();
+  cpu::for_each_index(
+      out.size(),
+      [&](uint64_t j) {
+        Fp4 acc;
+        for (uint64_t s = 0; s < n; ++s) acc += w[s] * msg[j * n + s];
+        out[j] = acc;
+      },
+      256);
+}
+
+void StackedSliceCoeffs::cpu(const Args& a, const CpuContext& ctx) {
+  auto heights = ctx.span(a.log_heights);
+  const Fp4 r0 = ctx.span(a.r)[0], u0 = ctx.span(a.u)[0];
+  auto w = ctx.span(a.weights);
+  auto out = ctx.span(a.coeffs);
+  const uint32_t l = a.l_skip;
+  const Fp4 gamma = eq_uni_at_one(l, u0) * eq_uni_at_one(l, r0 * two_adic_generator(l));
+  cpu::for_each_index(
+      heights.size(),
+      [&](uint64_t i) {
+        const uint32_t h = heights[i];
+        const ClassPoint cp = class_point(h, l, r0);
+        const Fp4 alpha = eq_uni(cp.L, u0, cp.y), beta = eq_uni(cp.L, u0, cp.y * two_adic_generator(cp.L));
+        const Fp4 in = h < l ? eq_uni_at_one(l - h, pow2k(u0, cp.L)) : Fp4::one();
+        out[2 * i] = in * (w[2 * i] * alpha + w[2 * i + 1] * beta);
+        out[2 * i + 1] = h > l ? w[2 * i + 1] * gamma : Fp4::zero();
+      },
+      64);
+}
+
+void StackedKernelTable::cpu(const Args& a, const CpuContext& ctx) {
+  auto eq = ctx.span(a.eq);
+  auto c = ctx.span(a.coeffs);
+  auto out = ctx.span(a.table);
+  const uint64_t cmask = (uint64_t(1) << a.log_chunks) - 1;
+  cpu::for_each_index(out.size(), [&](uint64_t i) {
+    const uint64_t k = i >> a.log_chunks, x = i & cmask;
+    out[i] = c[2 * k] * eq[x] + c[2 * k + 1] * (eq[(x - 1) & cmask] - eq[x]);
+  });
+}
+
+void StackedFoldPartials::cpu(const Args& a, const CpuContext& ctx) {
+  auto f = ctx.span(a.f);
+  auto w = ctx.span(a.w);
+  const Fp4 alpha = ctx.span(a.alpha)[0];
+  auto fd = ctx.span(a.f_dst);
+  auto wd = ctx.span(a.w_dst);
+  auto partials = ctx.span(a.partials);
+  const uint64_t parts = partials.size() / 2, stride = uint64_t(kSumcheckLanes) * parts, pairs = a.pairs;
+  cpu::for_each_index(
+      parts,
+      [&](uint64_t p) {
+        Fp4 s1, s2;
+        for (uint64_t start = p * kSumcheckLanes; start < pairs; start += stride) {
+          const uint64_t end = std::min<uint64_t>(start + kSumcheckLanes, pairs);
+          for (uint64_t y = start; y < end; ++y) {
+            const Fp4 f0 = f[4 * y] + alpha * (f[4 * y + 1] - f[4 * y]);
+            const Fp4 f1 = f[4 * y + 2] + alpha * (f[4 * y + 3] - f[4 * y + 2]);
+            const Fp4 w0 = w[4 * y] + alpha * (w[4 * y + 1] - w[4 * y]);
+            const Fp4 w1 = w[4 * y + 2] + alpha * (w[4 * y + 3] - w[4 * y + 2]);
+            fd[2 * y] = f0;
+            fd[2 * y + 1] = f1;
+            wd[2 * y] = w0;
+            wd[2 * y + 1] = w1;
+            s1 += f1 * w1;
+            s2 += (f1 + f1 - f0) * (w1 + w1 - w0);
+          }
+        }
+        partials[2 * p] = s1;
+        partials[2 * p + 1] = s2;
+      },
+      1);
+}
+
+}  // namespace vkstark

@@ -1,0 +1,319 @@
+#include "stages/reduction/prover.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "kernels/basic.hpp"
+#include "kernels/stacked_reduction.hpp"
+#include "kernels/whir.hpp"
+#include "stages/program.hpp"
+#include "stages/reduce.hpp"
+
+namespace vkstark {
+
+namespace {
+
+// Round 0 reduces each class's partial sums to at most this many groups with ReduceFp4 stages;
+// StackedRound0Sums adds the rest.
+constexpr uint64_t kRound0SumGroups = 32;
+
+// A run of consecutive slices of one height in one commitment: one block of its message
+// (protocol.md 6.1: slices of a height follow each other without gaps, across stacked columns).
+struct Region {
+  uint32_t commitment = 0;
+  uint32_t cls = 0;          // index into classes_
+  uint32_t first_slice = 0;  // global slice index (claim order, protocol.md 10.1)
+  uint32_t count = 0;
+  uint64_t start = 0;       // message position of its first entry: stacked_col * 2^(l + n_stack) + row_start
+  uint32_t log_chunks = 0;  // lifted n of its height
+};
+
+class StackedReductionProver {
+ public:
+  StackedReductionProver(Graph& g, DeviceTranscript& t, const StackingProofViews& proof, const SystemParams& params,
+                         const StackedReductionInput& in)
+      : g_(g), t_(t), proof_(proof), in_(in), l_(params.l_skip), n_stack_(params.n_stack), n_(uint64_t(1) << l_) {}
+
+  View<Fp4> run() {
+    plan();
+    eq_tables();
+    sample_lambda();
+    round0();
+    fold_u0();
+    for (uint32_t j = 1; j <= n_stack_; ++j) mle_round(j);
+    openings();
+    return u_;
+  }
+
+ private:
+  static std::string name(const std::string& step) { return "stacked_reduction." + step; }
+  uint32_t lifted_n(uint32_t log_height) const { return log_height > l_ ? log_height - l_ : 0; }
+  View<Fp4> transient(const std::string& step, uint64_t count) { return g_.transient<Fp4>(name(step), count).all(); }
+
+  void plan();  // checks the input; slices, heights (classes) and regions
+  void find_regions();
+  void eq_tables();
+  void sample_lambda();
+  void round0();
+  void fold_u0();
+  void mle_round(uint32_t j);
+  void openings();
+
+  Graph& g_;
+  DeviceTranscript& t_;
+  const StackingProofViews& proof_;
+  const StackedReductionInput& in_;
+  const uint32_t l_, n_stack_;
+  const uint64_t n_;  // N = 2^l_skip
+
+  uint32_t total_width_ = 0;
+  std::vector<uint32_t> col_offset_;     // per commitment: its first stacked column among all
+  std::vector<uint32_t> classes_;        // distinct slice heights (log), descending
+  std::vector<uint64_t> eq_offset_;      // per class: its E table in eq_
+  std::vector<Region> regions_;          // commitment by commitment, layout order
+  std::vector<uint32_t> rot_, heights_;  // per global slice: need_rot of its matrix, its log height
+  View<Fp4> eq_, lambda_, weights_, u_;
+  View<Fp4> f_, k_;  // the current column tables and kernel tables (rounds 1..n_stack)
+};
+
+void StackedReductionProver::plan() {
+  const auto& cs = in_.commitments;
+  if (cs.empty()) throw InputError("stacked reduction: no commitment");
+  if (in_.need_rot.size() != cs.size())
+    throw InputError(
+        fmt::format("stacked reduction: need_rot for {} commitments, {} given", in_.need_rot.size(), cs.size()));
+  uint32_t max_lifted = 0;
+  for (uint32_t c = 0; c < cs.size(); ++c) {
+    const StackedLayout& layout = cs[c]->layout;
+    if (layout.l_skip() != l_ || layout.n_stack() != n_stack_)
+      throw InputError(fmt::format("stacked reduction: commitment {} has l_skip {}, n_stack {}; the params {}, {}", c,
+                                   layout.l_skip(), layout.n_stack(), l_, n_stack_));
+    if (in_.need_rot[c].size() != layout.shapes().size())
+      throw InputError(fmt::format("stacked reduction: need_rot of commitment {} has {} entries for {} matrices", c,
+                                   in_.need_rot[c].size(), layout.shapes().size()));
+    col_offset_.push_back(total_width_);
+    total_width_ += layout.stacked_width();
+    for (const StackedSlice& s : layout.slices()) {
+      rot_.push_back(in_.need_rot[c][s.matrix] ? 1u : 0u);
+      heights_.push_back(s.log_height);
+      max_lifted = std::max(max_lifted, lifted_n(s.log_height));
+      if (std::find(classes_.begin(), classes_.end(), s.log_height) == classes_.end()) classes_.push_back(s.log_height);
+    }
+  }
+  std::sort(classes_.rbegin(), classes_.rend());
+  if (in_.r.count < 1ull + max_lifted)
+    throw InputError(fmt::format("stacked reduction: r has {} coordinates, {} needed", in_.r.count, 1ull + max_lifted));
+  const uint64_t coeffs = 2 * n_ - 1;
+  if (proof_.univariate_round_coeffs.count != coeffs || proof_.sumcheck_round_polys.count != 2ull * n_stack_ ||
+      proof_.stacking_openings.count != total_width_)
+    throw InputError(fmt::format("stacked reduction: proof views of {}, {}, {} entries; {}, {}, {} expected",
+                                 proof_.univariate_round_coeffs.count, proof_.sumcheck_round_polys.count,
+                                 proof_.stacking_openings.count, coeffs, 2 * n_stack_, total_width_));
+  find_regions();
+}
+
+// Regions: maximal runs of one height whose message positions follow each other.
+void StackedReductionProver::find_regions() {
+  const auto& cs = in_.commitments;
+  uint32_t global = 0;
+  for (uint32_t c = 0; c < cs.size(); ++c) {
+    const StackedLayout& layout = cs[c]->layout;
+    for (const StackedSlice& s : layout.slices()) {
+      const uint64_t pos = uint64_t(s.stacked_col) * layout.stacked_height() + s.row_start;
+      const uint64_t len = layout.slice_length(s.log_height);
+      Region* last = regions_.empty() ? nullptr : &regions_.back();
+      if (last != nullptr && last->commitment == c && classes_[last->cls] == s.log_height &&
+          last->start + last->count * len == pos) {
+        ++last->count;
+      } else {
+        const uint32_t cls = uint32_t(std::find(classes_.begin(), classes_.end(), s.log_height) - classes_.begin());
+        regions_.push_back({c, cls, global, 1, pos, lifted_n(s.log_height)});
+      }
+      ++global;
+    }
+  }
+}
+
+// E_h(x) = eq(x, r_1..r_n~) for every class (protocol.md 10.3's E): they need r only, so they run
+// beside the transcript's work.
+void StackedReductionProver::eq_tables() {
+  uint64_t total = 0;
+  for (uint32_t h : classes_) {
+    eq_offset_.push_back(total);
+    total += uint64_t(1) << lifted_n(h);
+  }
+  eq_ = transient("eq", total);
+  for (uint32_t c = 0; c < classes_.size(); ++c) {
+    const uint32_t m = lifted_n(classes_[c]);
+    const View<Fp4> u = m > 0 ? in_.r.slice(1, m) : in_.r.slice(0, 1);  // m = 0 reads nothing: the table is [1]
+    g_.dispatch<EqTable>(name(fmt::format("eq.h{}", classes_[c])),
+                         {.u = u, .out = eq_.slice(eq_offset_[c], uint64_t(1) << m), .m = m});
+  }
+}
+
+void StackedReductionProver::sample_lambda() {
+  lambda_ = transient("lambda", 1);
+  t_.sample_ext(lambda_);
+}
+
+// s'_0 (protocol.md 10.3): per class, the weighted sums of its slices' message chunks (three per
+// chunk entry: lambda^2i E, lambda^(2i+1) E, lambda^(2i+1) D), added and Möbius-transformed into
+// monomial coefficients, then multiplied with the class's univariate kernels and summed.
+void StackedReductionProver::round0() {
+  auto span = g_.span("round0");
+  const uint32_t slices = uint32_t(rot_.size());
+  weights_ = transient("round0.weights", 2ull * slices);
+  Buffer<uint32_t> rot = g_.constant<uint32_t>(name("rot"), rot_);
+  g_.dispatch<StackedSliceWeights>(name("round0.weights"), {.lambda = lambda_, .rot = rot, .weights = weights_});
+  const uint64_t group = 3 * n_;
+  // Every class's partial sums first, then their reductions, then their sums: each step's
+  // dispatches are independent of one another, so each step is one dependency level.
+  std::vector<View<Fp4>> partials(classes_.size());
+  std::vector<uint64_t> parts(classes_.size(), 0);
+  for (const Region& r : regions_) parts[r.cls] += stacked_round0_part_count(uint64_t(r.count) << r.log_chunks, l_);
+  for (uint32_t h = 0; h < classes_.size(); ++h)
+    partials[h] = transient(fmt::format("round0.h{}.partials", classes_[h]), parts[h] * group);
+  std::vector<uint64_t> next(classes_.size(), 0);
+  for (const Region& r : regions_) {
+    const uint32_t p = stacked_round0_part_count(uint64_t(r.count) << r.log_chunks, l_);
+    const StackedCommitment& c = *in_.commitments[r.commitment];
+    g_.dispatch<StackedRound0Partials>(
+        name(fmt::format("round0.h{}.partials.c{}.s{}", classes_[r.cls], r.commitment, r.first_slice)),
+        {.message = c.message.slice(r.start, uint64_t(r.count) << (l_ + r.log_chunks)),
+         .eq = eq_.slice(eq_offset_[r.cls], uint64_t(1) << r.log_chunks),
+         .weights = weights_.slice(2ull * r.first_slice, 2ull * r.count),
+         .partials = partials[r.cls].slice(next[r.cls] * group, p * group),
+         .l_skip = l_,
+         .log_chunks = r.log_chunks});
+    next[r.cls] += p;
+  }
+  std::vector<ReducedPartials> rest;
+  for (uint32_t h = 0; h < classes_.size(); ++h)
+    rest.push_back(add_partial_reduce(g_, name(fmt::format("round0.h{}", classes_[h])), partials[h], parts[h],
+                                      uint32_t(group), kRound0SumGroups));
+  View<Fp4> sums = transient("round0.sums", group * classes_.size());
+  for (uint32_t h = 0; h < classes_.size(); ++h)
+    g_.dispatch<StackedRound0Sums>(name(fmt::format("round0.h{}.sums", classes_[h])),
+                                   {.partials = rest[h].values, .sums = sums.slice(h * group, group), .l_skip = l_});
+  Buffer<uint32_t> classes = g_.constant<uint32_t>(name("classes"), classes_);
+  g_.dispatch<StackedRound0Poly>(name("round0.poly"), {.classes = classes,
+                                                       .r = in_.r.slice(0, 1),
+                                                       .sums = sums,
+                                                       .coeffs = proof_.univariate_round_coeffs,
+                                                       .l_skip = l_});
+  u_ = transient("u", 1ull + n_stack_);
+  t_.observe_sample_ext(proof_.univariate_round_coeffs, u_.slice(0, 1));
+}
+
+// After u_0: every stacked column's PLE folded at u_0 (f, a table over H_n_stack per column, all
+// columns one after another) and the batched kernel K_c(u_0, .) beside it (k): zero where no slice
+// lies, else per slice a E(x) + b D(x) with its two coefficients from u_0 (protocol.md 10.2).
+void StackedReductionProver::fold_u0() {
+  auto span = g_.span("fold_u0");
+  // What u_0 gives (the fold weights, every slice's two kernel coefficients), then the tables.
+  View<Fp4> fold_weights = transient("fold_u0.weights", n_);
+  g_.dispatch<StackedFoldWeights>(name("fold_u0.weights"), {.z = u_.slice(0, 1), .out = fold_weights, .l_skip = l_});
+  View<Fp4> coeffs;
+  if (n_stack_ > 0) {
+    coeffs = transient("fold_u0.coeffs", 2ull * rot_.size());
+    Buffer<uint32_t> heights = g_.constant<uint32_t>(name("heights"), heights_);
+    g_.dispatch<StackedSliceCoeffs>(name("fold_u0.coeffs"), {.log_heights = heights,
+                                                             .r = in_.r.slice(0, 1),
+                                                             .u = u_.slice(0, 1),
+                                                             .weights = weights_,
+                                                             .coeffs = coeffs,
+                                                             .l_skip = l_});
+  }
+  f_ = n_stack_ == 0 ? proof_.stacking_openings : transient("fold_u0.f", uint64_t(total_width_) << n_stack_);
+  for (uint32_t c = 0; c < in_.commitments.size(); ++c) {
+    const StackedCommitment& sc = *in_.commitments[c];
+    const uint64_t width = sc.layout.stacked_width();
+    g_.dispatch<StackedFoldChunks>(name(fmt::format("fold_u0.c{}", c)),
+                                   {.message = sc.message.slice(0, width << sc.log_message()),
+                                    .weights = fold_weights,
+                                    .out = f_.slice(uint64_t(col_offset_[c]) << n_stack_, width << n_stack_)});
+  }
+  if (n_stack_ == 0) return;
+  k_ = transient("fold_u0.k", uint64_t(total_width_) << n_stack_);
+  std::vector<uint64_t> used(in_.commitments.size(), 0);  // chunks of each commitment with a slice
+  for (const Region& r : regions_) {
+    const uint64_t base = uint64_t(col_offset_[r.commitment]) << n_stack_, first = r.start >> l_;
+    const uint64_t chunks = uint64_t(r.count) << r.log_chunks;
+    g_.dispatch<StackedKernelTable>(name(fmt::format("fold_u0.k.c{}.s{}", r.commitment, r.first_slice)),
+                                    {.eq = eq_.slice(eq_offset_[r.cls], uint64_t(1) << r.log_chunks),
+                                     .coeffs = coeffs.slice(2ull * r.first_slice, 2ull * r.count),
+                                     .table = k_.slice(base + first, chunks),
+                                     .log_chunks = r.log_chunks});
+    used[r.commitment] = std::max(used[r.commitment], first + chunks);
+  }
+  for (uint32_t c = 0; c < in_.commitments.size(); ++c) {
+    const uint64_t base = uint64_t(col_offset_[c]) << n_stack_;
+    const uint64_t total = uint64_t(in_.commitments[c]->layout.stacked_width()) << n_stack_;
+    if (used[c] < total)  // the last stacked column's rows past every slice
+      g_.dispatch<FillU32>(name(fmt::format("fold_u0.k.c{}.tail", c)),
+                           {.out = k_.slice(base + used[c], total - used[c]).bitcast<uint32_t>(), .value = 0});
+  }
+}
+
+// Round j (protocol.md 10.3): s'_j(X) = sum over all columns and y of f(X, y) k(X, y), degree 2,
+// sent as s'_j(1), s'_j(2). Two dependent dispatches: the partial sums (with the fold at u_(j-1)
+// from round 2 on) and one program.
+void StackedReductionProver::mle_round(uint32_t j) {
+  const std::string step = fmt::format("round{}", j);
+  auto span = g_.span(step);
+  const uint64_t pairs = uint64_t(total_width_) << (n_stack_ - j);
+  const uint32_t parts = sumcheck_partial_count(pairs);
+  View<Fp4> partials = transient(step + ".partials", 2ull * parts);
+  if (j == 1) {
+    g_.dispatch<SumcheckProductPartials>(name(step + ".partials"),
+                                         {.f = f_, .w = k_, .partials = partials, .pairs = uint32_t(pairs)});
+  } else {
+    View<Fp4> f = transient(step + ".f", 2 * pairs), k = transient(step + ".k", 2 * pairs);
+    g_.dispatch<StackedFoldPartials>(name(step + ".partials"), {.f = f_,
+                                                                .w = k_,
+                                                                .alpha = u_.slice(j - 1, 1),
+                                                                .f_dst = f,
+                                                                .w_dst = k,
+                                                                .partials = partials,
+                                                                .pairs = uint32_t(pairs)});
+    f_ = f;
+    k_ = k;
+  }
+  View<Fp4> evals = proof_.sumcheck_round_polys.slice(2ull * (j - 1), 2);
+  ProgramBuilder program(g_, t_, name(step + ".program"));
+  for (uint32_t x = 0; x < 2; ++x) {  // s'_j(1), then s'_j(2)
+    const ProgramBuilder::Reg v = program.sum_ext(partials, x, parts, 2);
+    program.store_ext(evals, v, x);
+    program.observe_ext(v);
+    program.release(v);
+  }
+  program.store_ext(u_.slice(j, 1), program.sample_ext());
+  program.emit();
+}
+
+// The stacking openings: every column's table folded at u_n_stack (after round 0 alone, when
+// n_stack = 0, the tables are the openings), observed in commitment and column order.
+void StackedReductionProver::openings() {
+  auto span = g_.span("openings");
+  if (n_stack_ > 0)
+    g_.dispatch<FoldPairsFp4>(name("openings"),
+                              {.src = f_, .alpha = u_.slice(n_stack_, 1), .dst = proof_.stacking_openings});
+  t_.observe_ext(proof_.stacking_openings);
+}
+
+}  // namespace
+
+StackingRegions reserve_stacking_regions(ProofLayout& layout, const StackingShape& shape) {
+  return StackingRegions::reserve(layout, [shape](auto& v, StackingProof& p) { stacking_fields(v, p, &shape); });
+}
+
+View<Fp4> stacked_reduction_prove(Graph& g, DeviceTranscript& transcript, const StackingProofViews& proof,
+                                  const SystemParams& params, const StackedReductionInput& in) {
+  params.validate();
+  auto span = g.span("stacked_reduction");
+  return StackedReductionProver(g, transcript, proof, params, in).run();
+}
+
+}  // namespace vkstark
