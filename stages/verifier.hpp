@@ -1,0 +1,25 @@
+// The STARK verifier (protocol.md 13), on the host: the proof's shape against the verifying key,
+// the trace-height constraints, the transcript preamble, LogUp's GKR, the batch constraint
+// sumcheck, the stacked opening reduction and WHIR, each phase's verifier in its own folder
+// (stages/gkr, stages/zerocheck, stages/reduction, stages/whir).
+//
+// A result, never an exception, for anything about the proof: malformed, truncated or tampered
+// proofs are rejected with the reason naming the check; nothing reads out of bounds or allocates
+// more than a small multiple of the input. InputError only for a verifying key whose params are
+// outside the supported range (SystemParams::validate). Thread-compatible; pure.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "stages/air/verifying_key.hpp"
+#include "stages/proof.hpp"
+#include "stages/verify_result.hpp"
+
+namespace vkstark {
+
+VerifyResult verify(const MultiStarkVerifyingKey& vk, const Proof& proof);
+// Decodes with the vk's shape (a DecodeError becomes a rejection with its message), then verifies.
+VerifyResult verify_bytes(const MultiStarkVerifyingKey& vk, std::span<const uint8_t> bytes);
+
+}  // namespace vkstark

@@ -1,0 +1,157 @@
+// Whole proofs (protocol.md 7, 12, 13) of the test AIRs of 15.2, made by the hybrid harness
+// (tests/support/hybrid_prover.hpp: every device phase that exists, the naive host model of the
+// batch constraint sumcheck between them), through the top-level verifier (stages/verifier.hpp):
+//   * every fixture's proof verifies, on both executors, with the same bytes on both; the codec
+//     round-trips it with and without the vk;
+//   * optional AIRs absent or present, heights below 2^l_skip, public values, interactions across
+//     AIRs, preprocessed and cached parts;
+//   * invalid witnesses are rejected: a violated constraint, unbalanced interactions, a wrong
+//     public value;
+//   * hostile bytes: 1000 random single-byte changes of a valid encoding, every truncation, an
+//     extension: all rejected with a reason, none accepted, no exception.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <random>
+
+#include "executors/executors.hpp"
+#include "stages/airs/fibonacci.hpp"
+#include "stages/airs/test_airs.hpp"
+#include "stages/verifier.hpp"
+#include "tests/parity/executor_fixture.hpp"
+#include "tests/support/hybrid_prover.hpp"
+
+using namespace vkstark;
+using namespace vkstark::testing;
+
+namespace {
+
+Fp fp(uint64_t v) { return Fp::reduce(v); }
+
+struct Fixture {
+  std::string name;
+  std::function<std::vector<AirWithTraces>()> airs;
+  SystemParams params;
+};
+
+std::vector<Fixture> fixtures() {
+  const uint32_t widths[] = {2, 5};
+  return {
+      {"fib", [] { return fib_fixture(fp(0), fp(1), 64); }, test_system_params_small(2, 8, 3)},
+      {"interactions_l4", [] { return interactions_fixture_11(); }, test_system_params_small(4, 6, 3)},
+      {"cached", [] { return cached_fixture_11(); }, test_system_params_small(2, 8, 3)},
+      {"preprocessed",
+       [] {
+         return preprocessed_fib_fixture(fp(7), fp(3), {true, false, true, true, false, true, true, true});
+       },
+       test_system_params_small(2, 8, 3)},
+      {"preprocessed_cached",
+       [] {
+         return preprocessed_and_cached_fixture({true, false, true, true}, 2);
+       },
+       test_system_params_small(2, 8, 3)},
+      {"self_interaction", [widths] { return self_interaction_fixture(widths, 3, 5); },
+       test_system_params_small(2, 8, 3)},
+      {"mixture", [] { return mixture_fixture_standard(3); }, test_system_params_small(2, 8, 3)},
+  };
+}
+
+struct Proved {
+  ProvingKey pk;
+  std::vector<std::optional<AirWithTraces>> airs;
+  Proof proof;
+  std::vector<uint8_t> bytes;
+};
+
+Proved prove(Executor& exec, std::vector<AirWithTraces> airs, const SystemParams& params,
+             const std::vector<bool>& absent = {}) {
+  Proved p;
+  std::vector<std::shared_ptr<const Air>> list;
+  for (const AirWithTraces& a : airs) list.push_back(a.air);
+  p.pk = keygen(list, params, exec);
+  for (size_t i = 0; i < airs.size(); ++i)
+    p.airs.push_back(i < absent.size() && absent[i] ? std::nullopt : std::optional<AirWithTraces>(airs[i]));
+  p.proof = hybrid_prove(p.pk, p.airs, exec);
+  p.bytes = encode(p.proof);
+  return p;
+}
+
+class ProveVerify : public ExecutorTest {};
+VKSTARK_INSTANTIATE_FOR_EXECUTORS(ProveVerify);
+
+TEST_P(ProveVerify, EveryFixtureVerifiesWithTheSameBytesOnEveryExecutor) {
+  for (const Fixture& f : fixtures()) {
+    const Proved p = prove(exec(), f.airs(), f.params);
+    const VerifyResult v = verify(p.pk.vk, p.proof);
+    EXPECT_TRUE(v.ok) << f.name << ": " << v.reason;
+    EXPECT_TRUE(verify_bytes(p.pk.vk, p.bytes).ok) << f.name;
+    EXPECT_EQ(decode_proof(p.bytes), p.proof) << f.name;
+    EXPECT_EQ(decode_proof(p.bytes, p.pk.vk), p.proof) << f.name;
+    if (GetParam() != "cpu") {
+      const Proved q = prove(executor("cpu"), f.airs(), f.params);
+      EXPECT_EQ(p.bytes, q.bytes) << f.name << ": proof bytes differ from the CPU executor's";
+    }
+    std::printf("%s: %zu bytes\n", f.name.c_str(), p.bytes.size());
+  }
+}
+
+TEST_P(ProveVerify, OptionalAirsAbsentOrPresent) {
+  // Fibonacci AIRs of three heights; the middle one absent, then the first.
+  std::vector<AirWithTraces> airs;
+  for (uint32_t h : {16u, 64u, 8u}) airs.push_back(fib_fixture(fp(1), fp(h), h)[0]);
+  for (const std::vector<bool>& absent :
+       {std::vector<bool>{false, true, false}, std::vector<bool>{true, false, false}}) {
+    const Proved p = prove(exec(), airs, test_system_params_small(2, 8, 3), absent);
+    const VerifyResult v = verify(p.pk.vk, p.proof);
+    EXPECT_TRUE(v.ok) << v.reason;
+    EXPECT_FALSE(p.proof.trace_vdata[absent[0] ? 0 : 1].has_value());
+  }
+}
+
+TEST_P(ProveVerify, InvalidWitnessesAreRejected) {
+  const SystemParams params = test_system_params_small(2, 8, 3);
+  {  // a violated constraint
+    auto airs = fib_fixture(fp(0), fp(1), 64);
+    airs[0].common.at(20, 1) += Fp::one();
+    const Proved p = prove(exec(), airs, params);
+    const VerifyResult v = verify(p.pk.vk, p.proof);
+    EXPECT_FALSE(v.ok);
+    EXPECT_FALSE(v.reason.empty());
+  }
+  {  // a wrong public value
+    auto airs = fib_fixture(fp(0), fp(1), 64);
+    airs[0].public_values[2] += Fp::one();
+    const Proved p = prove(exec(), airs, params);
+    EXPECT_FALSE(verify(p.pk.vk, p.proof).ok);
+  }
+  {  // unbalanced interactions: a sent field changed
+    auto airs = interactions_fixture_11();
+    airs[0].common.at(1, 1) += Fp::one();
+    const Proved p = prove(exec(), airs, params);
+    const VerifyResult v = verify(p.pk.vk, p.proof);
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.reason.find("GKR"), std::string::npos) << v.reason;
+  }
+}
+
+TEST_P(ProveVerify, HostileBytesAreRejectedWithoutACrash) {
+  if (GetParam() != "cpu") GTEST_SKIP() << "the verifier is host code; one executor's proof is enough";
+  const Proved p = prove(exec(), mixture_fixture_standard(3), test_system_params_small(2, 8, 3));
+  ASSERT_TRUE(verify_bytes(p.pk.vk, p.bytes).ok);
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 1000; ++i) {
+    std::vector<uint8_t> b = p.bytes;
+    const size_t at = rng() % b.size();
+    b[at] ^= uint8_t(1 + rng() % 255);
+    const VerifyResult v = verify_bytes(p.pk.vk, b);
+    EXPECT_FALSE(v.ok) << "byte " << at << " changed and accepted";
+    EXPECT_FALSE(v.reason.empty());
+  }
+  for (size_t n = 0; n < p.bytes.size(); n += 97)
+    EXPECT_FALSE(verify_bytes(p.pk.vk, std::span(p.bytes.data(), n)).ok) << "truncated to " << n;
+  std::vector<uint8_t> longer = p.bytes;
+  longer.push_back(0);
+  EXPECT_FALSE(verify_bytes(p.pk.vk, longer).ok);
+}
+
+}  // namespace
