@@ -76,6 +76,38 @@ Proved prove(Executor& exec, std::vector<AirWithTraces> airs, const SystemParams
   return p;
 }
 
+// Every field of a proof's parts, from their field lists (stages/proof_fields.hpp): its name and
+// its first base-field word, to change.
+class FieldCollector {
+ public:
+  std::vector<std::pair<std::string, Fp*>> fields;
+  template <class T>
+  void value(const FieldName& name, T& x) {
+    add(name, &x);
+  }
+  template <class F>
+  uint64_t count(const FieldName&, F actual, std::optional<uint64_t>, uint64_t) {
+    return actual();
+  }
+  template <class T>
+  void list(const FieldName& whole, const FieldName&, std::vector<T>& xs, uint64_t) {
+    if (!xs.empty()) add(whole, &xs[0]);
+  }
+  template <class T>
+  void table(const FieldName& whole, const FieldName&, std::vector<std::vector<T>>& xs, uint64_t, uint64_t) {
+    if (!xs.empty() && !xs.back().empty()) add(whole, &xs.back().back());  // the last row's last value
+  }
+  template <class T>
+  void outer(const FieldName&, std::vector<T>&, uint64_t) {}
+  void require(bool, const FieldName&, const std::string&) {}
+
+ private:
+  template <class T>
+  void add(const FieldName& name, T* x) {
+    fields.push_back({name.str(), reinterpret_cast<Fp*>(x)});
+  }
+};
+
 class ProveVerify : public ExecutorTest {};
 VKSTARK_INSTANTIATE_FOR_EXECUTORS(ProveVerify);
 
@@ -131,6 +163,41 @@ TEST_P(ProveVerify, InvalidWitnessesAreRejected) {
     const VerifyResult v = verify(p.pk.vk, p.proof);
     EXPECT_FALSE(v.ok);
     EXPECT_NE(v.reason.find("GKR"), std::string::npos) << v.reason;
+  }
+}
+
+TEST_P(ProveVerify, EveryProofFieldChangedIsRejected) {
+  if (GetParam() != "cpu") GTEST_SKIP() << "the verifier is host code; one executor's proof is enough";
+  const std::vector<Fixture> all = fixtures();
+  for (const char* name : {"mixture", "preprocessed_cached"}) {
+    const Fixture f = *std::find_if(all.begin(), all.end(), [&](const Fixture& x) { return x.name == name; });
+    const Proved p = prove(exec(), f.airs(), f.params);
+    Proof bad = p.proof;
+    FieldCollector c;
+    gkr_fields(c, bad.gkr_proof, nullptr);
+    batch_constraint_fields(c, bad.batch_constraint_proof, nullptr);
+    stacking_fields(c, bad.stacking_proof, nullptr);
+    whir_fields(c, bad.whir_proof, nullptr);
+    c.fields.push_back({"common_main_commit", &bad.common_main_commit[0]});
+    for (auto& pvs : bad.public_values)
+      if (!pvs.empty()) c.fields.push_back({"public value", &pvs[0]});
+    ASSERT_GT(c.fields.size(), 30u);
+    for (const auto& [field, x] : c.fields) {
+      const Fp keep = *x;
+      *x += Fp::one();
+      const VerifyResult v = verify(p.pk.vk, bad);
+      EXPECT_FALSE(v.ok) << name << ": " << field << " changed and accepted";
+      EXPECT_FALSE(v.reason.empty()) << field;
+      *x = keep;
+    }
+    // A trace height changed: the shape, the transcript and the commitment disagree.
+    for (auto& d : bad.trace_vdata)
+      if (d && d->log_height > 0) {
+        --d->log_height;
+        EXPECT_FALSE(verify(p.pk.vk, bad).ok) << name << ": a height changed and accepted";
+        ++d->log_height;
+      }
+    EXPECT_TRUE(verify(p.pk.vk, bad).ok) << "the proof restored";
   }
 }
 
