@@ -9,6 +9,8 @@
 #include <optional>
 
 #include "stages/codec.hpp"
+#include "stages/proof.hpp"
+#include "stages/verifier.hpp"
 #include "stages/whir/verify.hpp"
 
 namespace vkstark::fuzz {
@@ -211,6 +213,70 @@ FuzzOutcome check_whir_proof_input(std::span<const uint8_t> input) {
   } else if (is_seed) {
     out.violation = "decode_whir_proof rejected the seed proof (stale corpus?)";
   }
+  return out;
+}
+
+namespace {
+struct StarkFixtureData {
+  const char* name;
+  std::vector<uint8_t> vk_file;
+  uint64_t seed_hash;
+};
+const std::vector<StarkFixtureData>& stark_fixture_data() {
+  static const std::vector<StarkFixtureData> d = {
+#include "fuzz/stark_fixtures.inc"
+  };
+  return d;
+}
+}  // namespace
+
+const std::vector<StarkFuzzFixture>& stark_fuzz_fixtures() {
+  static const std::vector<StarkFuzzFixture> fixtures = [] {
+    std::vector<StarkFuzzFixture> v;
+    for (const StarkFixtureData& d : stark_fixture_data()) {
+      try {
+        v.push_back({d.name, decode_vk_file(d.vk_file), d.seed_hash});
+      } catch (const std::exception& e) {
+        fail_setup(fmt::format("stark fixture '{}': its vk does not decode: {}", d.name, e.what()));
+      }
+    }
+    if (v.empty()) fail_setup("fuzz/stark_fixtures.inc has no fixture");
+    return v;
+  }();
+  return fixtures;
+}
+
+FuzzOutcome check_stark_proof_input(std::span<const uint8_t> input) {
+  FuzzOutcome out;
+  if (input.empty()) return out;
+  const StarkFuzzFixture& f = stark_fuzz_fixtures()[input[0] % stark_fuzz_fixtures().size()];
+  const std::span<const uint8_t> bytes = input.subspan(1);
+  const bool is_seed = fuzz_hash(bytes) == f.seed_hash;
+  std::optional<Proof> any, shaped;
+  try {
+    any = decode_proof(bytes);
+  } catch (const DecodeError&) {
+  }
+  if (any && !same(encode(*any), bytes)) {
+    out.violation = "decode_proof (no vk) accepted a non-canonical encoding";
+    return out;
+  }
+  try {
+    shaped = decode_proof(bytes, f.vk);
+  } catch (const DecodeError&) {
+  }
+  if (shaped) {
+    if (!any) out.violation = "decode_proof accepted with the vk what it rejects without";
+    if (any && *any != *shaped) out.violation = "decode_proof decodes differently with the vk";
+    if (!out.violation.empty()) return out;
+  }
+  if (any && !shaped) {  // a proof of another shape through the verifier itself
+    check_verdict(out, verify(f.vk, *any), is_seed, "verify");
+    if (!out.violation.empty()) return out;
+  }
+  const VerifyResult v = verify_bytes(f.vk, bytes);
+  check_verdict(out, v, is_seed, "verify_bytes");
+  if (v.ok && !shaped) out.violation = "verify_bytes accepted bytes its decoder rejects";
   return out;
 }
 

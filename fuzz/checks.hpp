@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "stages/air/verifying_key.hpp"
 #include "stages/params.hpp"
 #include "stages/pcs/opening.hpp"
 
@@ -54,6 +55,19 @@ FuzzOutcome check_pcs_proof_input(std::span<const uint8_t> input);
 // Target whir_proof: decode_whir_proof without and with the shape, whir_verify on either result
 // from the transcript state the PCS verifier reaches before WHIR.
 FuzzOutcome check_whir_proof_input(std::span<const uint8_t> input);
+
+// Target stark_proof: whole proofs (protocol.md 12, 13) of the test AIRs. A fixture is a verifying
+// key and the hash of its seed proof (fuzz/stark_fixtures.inc, written by fuzz_make_corpus with the
+// seeds tests/fuzz_corpus/stark_proof/<name>); the input's first byte selects it.
+struct StarkFuzzFixture {
+  std::string name;
+  MultiStarkVerifyingKey vk;
+  uint64_t seed_hash = 0;
+};
+const std::vector<StarkFuzzFixture>& stark_fuzz_fixtures();
+// decode_proof without and with the vk (one canonical encoding, the same proof), verify on the
+// shape-free result, verify_bytes.
+FuzzOutcome check_stark_proof_input(std::span<const uint8_t> input);
 
 // The libFuzzer entry points' body: aborts with the violation on stderr.
 int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t* data, size_t size);

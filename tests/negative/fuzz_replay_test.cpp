@@ -38,8 +38,13 @@ using Check = fuzz::FuzzOutcome (*)(std::span<const uint8_t>);
 struct Target {
   const char* name;
   Check check;
+  size_t (*seeds)();  // one seed per shape or fixture
 };
-const Target kTargets[] = {{"pcs_proof", fuzz::check_pcs_proof_input}, {"whir_proof", fuzz::check_whir_proof_input}};
+size_t shape_count() { return fuzz::fuzz_shapes().size(); }
+size_t stark_fixture_count() { return fuzz::stark_fuzz_fixtures().size(); }
+const Target kTargets[] = {{"pcs_proof", fuzz::check_pcs_proof_input, shape_count},
+                           {"whir_proof", fuzz::check_whir_proof_input, shape_count},
+                           {"stark_proof", fuzz::check_stark_proof_input, stark_fixture_count}};
 
 }  // namespace
 
@@ -63,7 +68,7 @@ TEST(FuzzReplay, EverySeedIsAcceptedWithoutViolation) {
       EXPECT_EQ(o.violation, "") << p;
       EXPECT_TRUE(o.accepted) << p << " is not a valid proof (regenerate with fuzz_make_corpus)";
     }
-    EXPECT_EQ(selectors.size(), fuzz::fuzz_shapes().size()) << t.name << ": one seed per shape";
+    EXPECT_EQ(selectors.size(), t.seeds()) << t.name << ": one seed per shape";
   }
 }
 
