@@ -142,4 +142,19 @@ SystemParams test_system_params_small(uint32_t l_skip, uint32_t n_stack, uint32_
 
 SystemParams default_test_params_small() { return test_system_params_small(2, 8, 3); }
 
+SystemParams fib_air_roundtrip_params(uint32_t l_skip) {
+  if (l_skip > kMaxLogStackedHeight - 8)
+    throw InputError(
+        fmt::format("fib_air_roundtrip params: l_skip {} must be at most {}", l_skip, kMaxLogStackedHeight - 8));
+  SystemParams p;
+  p.l_skip = l_skip;
+  p.n_stack = 8;
+  p.w_stack = 8;
+  p.log_blowup = 1;
+  p.max_constraint_degree = 3;
+  p.whir = WhirConfig::derive(1, l_skip + 8, 4, 4, 1, 11, 10, {}, 80);
+  p.logup = {2013265921u, 7, logup_pow_bits_100(2013265921u, 7, 0)};
+  return p;
+}
+
 }  // namespace vkstark

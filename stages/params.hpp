@@ -75,6 +75,11 @@ SystemParams app_params_with_100_bits_security(uint32_t log_stacked_height);
 // test_utils presets (protocol.md 3.5).
 SystemParams test_system_params_small(uint32_t l_skip, uint32_t n_stack, uint32_t k);
 SystemParams default_test_params_small();
+// The reference's fib_air_roundtrip(l_skip, _) params (protocol.md 15.2): n_stack 8, w_stack 8,
+// k 4, final polynomial 2^4 requested, unique decoding, 80-bit WHIR (query pow 1, folding pow 11,
+// mu pow 10), LogUp's 100-bit params (pow 18), degree 3. l_skip 2 or 3: 2 rounds [191, 87]; 6: 3
+// rounds [191, 87, 80].
+SystemParams fib_air_roundtrip_params(uint32_t l_skip);
 
 // LogUp grinding bits for 100-bit security (log_up_security_params_baby_bear_100_bits).
 uint32_t logup_pow_bits_100(uint32_t max_interaction_count, uint32_t log_max_message_length, double log2_list_size);

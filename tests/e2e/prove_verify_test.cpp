@@ -38,6 +38,8 @@ std::vector<Fixture> fixtures() {
   const uint32_t widths[] = {2, 5};
   return {
       {"fib", [] { return fib_fixture(fp(0), fp(1), 64); }, test_system_params_small(2, 8, 3)},
+      // The reference's fib_air_roundtrip params: real grinding (LogUp 18 bits, WHIR 10 and 11).
+      {"fib_roundtrip", [] { return fib_fixture(fp(0), fp(1), 64); }, fib_air_roundtrip_params(2)},
       {"interactions_l4", [] { return interactions_fixture_11(); }, test_system_params_small(4, 6, 3)},
       {"cached", [] { return cached_fixture_11(); }, test_system_params_small(2, 8, 3)},
       {"preprocessed",

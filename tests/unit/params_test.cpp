@@ -54,11 +54,19 @@ TEST(Params, FibRoundtripWhirShapes) {
   // fib_air_roundtrip: n_stack 8, k 4, final 2^4 requested, unique decoding, 80-bit WHIR, query pow 1.
   for (auto [l_skip, want, final_len] : std::vector<std::tuple<uint32_t, std::vector<uint32_t>, uint32_t>>{
            {2, {191, 87}, 2}, {3, {191, 87}, 3}, {6, {191, 87, 80}, 2}}) {
-    WhirConfig c = WhirConfig::derive(1, l_skip + 8, 4, 4, 1, 11, 10, {}, 80);
+    const SystemParams p = fib_air_roundtrip_params(l_skip);
+    EXPECT_NO_THROW(p.validate());
     std::vector<uint32_t> got;
-    for (const auto& r : c.rounds) got.push_back(r.num_queries);
+    for (const auto& r : p.whir.rounds) got.push_back(r.num_queries);
     EXPECT_EQ(got, want) << "l_skip " << l_skip;
-    EXPECT_EQ(l_skip + 8 - 4 * got.size(), final_len);
+    EXPECT_EQ(p.log_final_poly_len(), final_len);
+    EXPECT_EQ(p.n_stack, 8u);
+    EXPECT_EQ(p.w_stack, 8u);
+    EXPECT_EQ(p.whir.query_phase_pow_bits, 1u);
+    EXPECT_EQ(p.whir.folding_pow_bits, 11u);
+    EXPECT_EQ(p.whir.mu_pow_bits, 10u);
+    EXPECT_EQ(p.logup.pow_bits, 18u);
+    EXPECT_EQ(p.max_constraint_degree, 3u);
   }
 }
 
