@@ -1,7 +1,9 @@
 #include "stages/pcs/merkle_verify.hpp"
 
+#include <algorithm>
 #include <vector>
 
+#include "kernels/hash/poseidon2_batch.hpp"
 #include "runtime/error.hpp"
 
 namespace vkstark {
@@ -25,6 +27,69 @@ bool merkle_verify(const Digest& root, uint64_t index, const Digest& leaf, std::
     index >>= 1;
   }
   return cur == root;
+}
+
+std::vector<Digest> hash_rows_batch(std::span<const Fp> rows, uint32_t width, size_t n) {
+  if (rows.size() < size_t(width) * n) throw InputError("hash_rows_batch: fewer values than rows x width");
+  std::vector<Poseidon2State> states(n);
+  // hash_slice's blocks (protocol.md 2.2): overwrite the first positions, permute, for each block.
+  for (uint32_t start = 0; start < width; start += SPONGE_RATE) {
+    const uint32_t len = std::min<uint32_t>(SPONGE_RATE, width - start);
+    for (size_t i = 0; i < n; ++i)
+      for (uint32_t j = 0; j < len; ++j) states[i][j] = rows[i * width + start + j];
+    poseidon2_permute_batch(states);
+  }
+  std::vector<Digest> out(n);
+  for (size_t i = 0; i < n; ++i)
+    for (int j = 0; j < DIGEST_SIZE; ++j) out[i][j] = states[i][j];
+  return out;
+}
+
+namespace {
+// out[i] = compress(left(i), right(i)) for i < n, batched.
+template <class L, class R>
+std::vector<Digest> compress_all(size_t n, L left, R right) {
+  std::vector<Poseidon2State> states(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Digest& a = left(i);
+    const Digest& b = right(i);
+    for (int j = 0; j < DIGEST_SIZE; ++j) {
+      states[i][j] = a[j];
+      states[i][DIGEST_SIZE + j] = b[j];
+    }
+  }
+  poseidon2_permute_batch(states);
+  std::vector<Digest> out(n);
+  for (size_t i = 0; i < n; ++i)
+    for (int j = 0; j < DIGEST_SIZE; ++j) out[i][j] = states[i][j];
+  return out;
+}
+}  // namespace
+
+std::vector<Digest> leaf_group_digests(std::span<const Digest> row_digests, uint32_t k) {
+  const size_t group = size_t(1) << k;
+  if (row_digests.size() % group != 0) throw InputError("leaf_group_digests: not whole groups of 2^k rows");
+  std::vector<Digest> level(row_digests.begin(), row_digests.end());
+  for (uint32_t j = 0; j < k; ++j)  // pairs of adjacent digests, level by level, in every group at once
+    level = compress_all(
+        level.size() / 2, [&](size_t i) -> const Digest& { return level[2 * i]; },
+        [&](size_t i) -> const Digest& { return level[2 * i + 1]; });
+  return level;
+}
+
+size_t merkle_verify_batch(const Digest& root, std::span<const uint64_t> indices, std::span<const Digest> leaves,
+                           const std::function<std::span<const Digest>(size_t)>& paths, size_t depth) {
+  const size_t n = indices.size();
+  for (size_t q = 0; q < n; ++q)
+    if (paths(q).size() != depth || (depth < 64 && (indices[q] >> depth) != 0)) return q;
+  std::vector<Digest> cur(leaves.begin(), leaves.end());
+  for (size_t level = 0; level < depth; ++level)
+    cur = compress_all(
+        n, [&](size_t q) -> const Digest& { return (indices[q] >> level & 1) ? paths(q)[level] : cur[q]; },
+        [&](size_t q) -> const Digest& { return (indices[q] >> level & 1) ? cur[q] : paths(q)[level]; });
+  for (size_t q = 0; q < n; ++q)
+    if (cur[q] != root) return q;
+  return size_t(-1);
 }
 
 }  // namespace vkstark

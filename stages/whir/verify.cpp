@@ -111,36 +111,51 @@ VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams
     if (!t.check_witness(params.whir.query_phase_pow_bits, p.query_phase_pow_witnesses[i]))
       return VerifyResult::reject(fmt::format("WHIR: query_phase_pow_witnesses[{}] fails proof of work", i));
     const Fp root_gen = two_adic_generator(log_rs);
-    std::vector<Fp4> ys;
-    for (uint32_t q = 0; q < s.num_queries[i]; ++q) {
-      const uint32_t idx = t.sample_bits(log_rs - k);
-      const Fp x = root_gen.pow(idx);
-      std::vector<Fp4> vals(group);
-      if (i == 0) {
-        size_t col0 = 0;
-        for (size_t c = 0; c < st.roots.size(); ++c) {
-          const auto& rows = p.initial_round_opened_rows[c][q];
-          const uint32_t w = st.widths[c];
-          std::vector<Digest> row_digests(group);
-          for (uint32_t tt = 0; tt < group; ++tt) {
-            std::span<const Fp> row(rows.data() + size_t(tt) * w, w);
-            row_digests[tt] = hash_slice(row);
-            for (uint32_t col = 0; col < w; ++col) vals[tt] += mu_pows[col0 + col] * row[col];
-          }
-          if (!merkle_verify(st.roots[c], idx, leaf_group_digest(row_digests), p.initial_round_merkle_proofs[c][q]))
-            return VerifyResult::reject(
-                fmt::format("WHIR: Merkle path of query {} into commitment {} does not verify", q, c));
-          col0 += w;
+    const uint32_t nq = s.num_queries[i];
+    // The transcript samples every index first (nothing else touches it until gamma); the Merkle
+    // openings are then hashed and checked for all queries at once (batched permutations).
+    std::vector<uint64_t> idx(nq);
+    for (uint32_t q = 0; q < nq; ++q) idx[q] = t.sample_bits(log_rs - k);
+    std::vector<std::vector<Fp4>> vals(nq, std::vector<Fp4>(group));
+    if (i == 0) {
+      size_t col0 = 0;
+      for (size_t c = 0; c < st.roots.size(); ++c) {
+        const uint32_t w = st.widths[c];
+        std::vector<Fp> rows;
+        rows.reserve(size_t(nq) * group * w);
+        for (uint32_t q = 0; q < nq; ++q) {
+          const auto& r = p.initial_round_opened_rows[c][q];
+          rows.insert(rows.end(), r.begin(), r.end());
+          for (uint32_t tt = 0; tt < group; ++tt)
+            for (uint32_t col = 0; col < w; ++col) vals[q][tt] += mu_pows[col0 + col] * r[size_t(tt) * w + col];
         }
-      } else {
-        vals = p.codeword_opened_values[i - 1][q];
-        std::vector<Digest> row_digests(group);
-        for (uint32_t tt = 0; tt < group; ++tt) row_digests[tt] = hash_slice(std::span<const Fp4>(&vals[tt], 1));
-        if (!merkle_verify(p.codeword_commits[i - 1], idx, leaf_group_digest(row_digests),
-                           p.codeword_merkle_proofs[i - 1][q]))
-          return VerifyResult::reject(fmt::format("WHIR: Merkle path of query {} in round {} does not verify", q, i));
+        const std::vector<Digest> leaves = leaf_group_digests(hash_rows_batch(rows, w, size_t(nq) * group), k);
+        const size_t bad = merkle_verify_batch(
+            st.roots[c], idx, leaves,
+            [&](size_t q) { return std::span<const Digest>(p.initial_round_merkle_proofs[c][q]); }, s.merkle_depth(0));
+        if (bad != size_t(-1))
+          return VerifyResult::reject(
+              fmt::format("WHIR: Merkle path of query {} into commitment {} does not verify", bad, c));
+        col0 += w;
       }
-      ys.push_back(binary_k_fold(vals, std::span<const Fp4>(alphas).subspan(size_t(i) * k, k), x));
+    } else {
+      std::vector<Fp> rows;
+      rows.reserve(size_t(nq) * group * 4);
+      for (uint32_t q = 0; q < nq; ++q) {
+        vals[q] = p.codeword_opened_values[i - 1][q];
+        for (const Fp4& v : vals[q]) rows.insert(rows.end(), v.c.begin(), v.c.end());
+      }
+      const std::vector<Digest> leaves = leaf_group_digests(hash_rows_batch(rows, 4, size_t(nq) * group), k);
+      const size_t bad = merkle_verify_batch(
+          p.codeword_commits[i - 1], idx, leaves,
+          [&](size_t q) { return std::span<const Digest>(p.codeword_merkle_proofs[i - 1][q]); }, s.merkle_depth(i));
+      if (bad != size_t(-1))
+        return VerifyResult::reject(fmt::format("WHIR: Merkle path of query {} in round {} does not verify", bad, i));
+    }
+    std::vector<Fp4> ys;
+    for (uint32_t q = 0; q < nq; ++q) {
+      const Fp x = root_gen.pow(idx[q]);
+      ys.push_back(binary_k_fold(vals[q], std::span<const Fp4>(alphas).subspan(size_t(i) * k, k), x));
       zs[i].push_back(x.pow(uint64_t(1) << k));
     }
     const Fp4 gamma = t.sample_ext();

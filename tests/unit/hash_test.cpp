@@ -11,6 +11,7 @@
 #include "kernels/hash/transcript.hpp"
 #include "kernels/known_answers.hpp"
 #include "runtime/error.hpp"
+#include "stages/pcs/merkle_verify.hpp"
 
 using namespace vkstark;
 
@@ -205,4 +206,61 @@ TEST(Poseidon2Batch, EverySimdPathMatchesTheScalarPermutation) {
     }
   }
   set_cpu_simd_level(saved);
+}
+
+// The verifiers' batched hashing (stages/pcs/merkle_verify.hpp) against the one-at-a-time functions.
+TEST(MerkleBatch, RowHashesLeafGroupsAndPathsMatchTheScalarFunctions) {
+  std::mt19937_64 rng(5);
+  auto fp = [&] { return Fp::reduce(rng()); };
+  for (uint32_t width : {1u, 4u, 7u, 8u, 9u, 16u, 42u}) {
+    const size_t n = 37;
+    std::vector<Fp> rows(n * width);
+    for (Fp& x : rows) x = fp();
+    const std::vector<Digest> got = hash_rows_batch(rows, width, n);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], hash_slice(std::span<const Fp>(rows.data() + i * width, width))) << "width " << width;
+  }
+  for (uint32_t k : {0u, 1u, 3u}) {
+    std::vector<Digest> rows(5u << k);
+    for (Digest& d : rows)
+      for (Fp& x : d) x = fp();
+    const std::vector<Digest> got = leaf_group_digests(rows, k);
+    ASSERT_EQ(got.size(), 5u);
+    for (size_t g = 0; g < 5; ++g)
+      EXPECT_EQ(got[g], leaf_group_digest(std::span<const Digest>(rows.data() + (g << k), size_t(1) << k)));
+  }
+  // Paths of a random tree of depth 6: every leaf's path verifies; a changed sibling, a wrong leaf
+  // or an index too large fails, at that query.
+  const size_t depth = 6;
+  std::vector<std::vector<Digest>> levels(1, std::vector<Digest>(size_t(1) << depth));
+  for (Digest& d : levels[0])
+    for (Fp& x : d) x = fp();
+  while (levels.back().size() > 1) {
+    std::vector<Digest> next;
+    for (size_t i = 0; i < levels.back().size(); i += 2)
+      next.push_back(compress(levels.back()[i], levels.back()[i + 1]));
+    levels.push_back(next);
+  }
+  const Digest root = levels.back()[0];
+  std::vector<uint64_t> idx;
+  std::vector<Digest> leaves;
+  std::vector<std::vector<Digest>> paths;
+  for (uint64_t q = 0; q < 20; ++q) {
+    const uint64_t i = rng() % (1u << depth);
+    idx.push_back(i);
+    leaves.push_back(levels[0][i]);
+    paths.emplace_back();
+    for (size_t l = 0; l < depth; ++l) paths.back().push_back(levels[l][(i >> l) ^ 1]);
+    ASSERT_TRUE(merkle_verify(root, i, leaves.back(), paths.back()));
+  }
+  auto path_of = [&](size_t q) { return std::span<const Digest>(paths[q]); };
+  EXPECT_EQ(merkle_verify_batch(root, idx, leaves, path_of, depth), size_t(-1));
+  paths[7][3][0] += Fp::one();
+  EXPECT_EQ(merkle_verify_batch(root, idx, leaves, path_of, depth), 7u);
+  paths[7][3][0] -= Fp::one();
+  leaves[12][5] += Fp::one();
+  EXPECT_EQ(merkle_verify_batch(root, idx, leaves, path_of, depth), 12u);
+  leaves[12][5] -= Fp::one();
+  idx[4] |= uint64_t(1) << depth;
+  EXPECT_EQ(merkle_verify_batch(root, idx, leaves, path_of, depth), 4u);
 }
