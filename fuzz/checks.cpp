@@ -280,6 +280,33 @@ FuzzOutcome check_stark_proof_input(std::span<const uint8_t> input) {
   return out;
 }
 
+FuzzOutcome check_vk_file_input(std::span<const uint8_t> input) {
+  FuzzOutcome out;
+  if (input.empty()) return out;
+  const size_t index = input[0] % stark_fixture_data().size();
+  const std::span<const uint8_t> bytes = input.subspan(1);
+  const bool is_seed = same(bytes, stark_fixture_data()[index].vk_file);
+  std::optional<MultiStarkVerifyingKey> vk;
+  try {
+    vk = decode_vk_file(bytes);
+  } catch (const DecodeError&) {
+  }
+  if (!vk) {
+    if (is_seed) out.violation = "decode_vk_file rejected a seed verifying key (stale corpus?)";
+    return out;
+  }
+  if (!same(encode_vk_file(*vk), bytes)) {
+    out.violation = "decode_vk_file accepted a non-canonical encoding";
+    return out;
+  }
+  if (vk->pre_hash != vk_pre_hash(encode_vk_postcard(*vk))) {
+    out.violation = "decode_vk_file's pre-hash is not the hash of the key's postcard bytes";
+    return out;
+  }
+  out.accepted = is_seed;
+  return out;
+}
+
 int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t* data, size_t size) {
   const FuzzOutcome o = check({data, size});
   if (!o.violation.empty()) {

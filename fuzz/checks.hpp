@@ -69,6 +69,13 @@ const std::vector<StarkFuzzFixture>& stark_fuzz_fixtures();
 // shape-free result, verify_bytes.
 FuzzOutcome check_stark_proof_input(std::span<const uint8_t> input);
 
+// Target vk_file: verifying-key files (the stark_proof fixtures' vks as seeds) through
+// decode_vk_file. The decoder must accept only the one canonical encoding of what it returns
+// (encode_vk_file gives the bytes back) and recompute the pre-hash from the postcard bytes; any
+// exception but DecodeError is a crash. "Accepted" means decoded to a seed's verifying key: a
+// mutation that decodes to another valid key is neither accepted nor a violation.
+FuzzOutcome check_vk_file_input(std::span<const uint8_t> input);
+
 // The libFuzzer entry points' body: aborts with the violation on stderr.
 int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t* data, size_t size);
 

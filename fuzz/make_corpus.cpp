@@ -1,7 +1,8 @@
 // fuzz_make_corpus <source dir>: proves every fuzz shape (fuzz/checks.cpp) on the CPU executor and
 // writes the seed corpora tests/fuzz_corpus/{pcs_proof,whir_proof}/<shape> (the selector byte, then
 // the encoded proof) and fuzz/claims.inc (each seed's claim and hashes); then the whole proofs of
-// the stark_proof fixtures, tests/fuzz_corpus/stark_proof/<name> and fuzz/stark_fixtures.inc. Deterministic: the
+// the stark_proof fixtures, tests/fuzz_corpus/stark_proof/<name> and fuzz/stark_fixtures.inc, and
+// their verifying keys, tests/fuzz_corpus/vk_file/<name>. Deterministic: the
 // traces' values come from fixed seeds. Built with the tests (g++); run it again when the proof format or the
 // transcript changes, and commit what it writes (README, Fuzzing).
 #include <fmt/format.h>
@@ -127,6 +128,7 @@ void write_stark_corpus(const std::filesystem::path& root) {
       throw std::runtime_error(f.name + ": the seed does not verify: " + v.reason);
     write_file(root / "tests/fuzz_corpus/stark_proof" / f.name, static_cast<uint8_t>(i), proof);
     const std::vector<uint8_t> vk = encode_vk_file(pk.vk);
+    write_file(root / "tests/fuzz_corpus/vk_file" / f.name, static_cast<uint8_t>(i), vk);
     inc += fmt::format("{{\"{}\",\n  {},\n  {:#018x}ull}},\n", f.name, byte_list(vk), fuzz::fuzz_hash(proof));
     std::printf("%-20s %zu AIRs: proof %zu bytes, vk %zu bytes\n", f.name.c_str(), f.airs.size(), proof.size(),
                 vk.size());

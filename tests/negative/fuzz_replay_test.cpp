@@ -44,7 +44,8 @@ size_t shape_count() { return fuzz::fuzz_shapes().size(); }
 size_t stark_fixture_count() { return fuzz::stark_fuzz_fixtures().size(); }
 const Target kTargets[] = {{"pcs_proof", fuzz::check_pcs_proof_input, shape_count},
                            {"whir_proof", fuzz::check_whir_proof_input, shape_count},
-                           {"stark_proof", fuzz::check_stark_proof_input, stark_fixture_count}};
+                           {"stark_proof", fuzz::check_stark_proof_input, stark_fixture_count},
+                           {"vk_file", fuzz::check_vk_file_input, stark_fixture_count}};
 
 }  // namespace
 
@@ -85,7 +86,7 @@ TEST(FuzzReplay, AMutatedSeedIsRejected) {
   for (const Target& t : kTargets)
     for (const fs::path& p : files_in(kTests / "fuzz_corpus" / t.name)) {
       std::vector<uint8_t> bytes = read_file(p);
-      bytes[bytes.size() - 5] ^= 1;  // in the final polynomial
+      bytes[bytes.size() - 5] ^= 1;  // in a proof's final polynomial, or a key's last fields
       const fuzz::FuzzOutcome o = t.check(bytes);
       EXPECT_FALSE(o.accepted) << p;
       EXPECT_EQ(o.violation, "") << p;
