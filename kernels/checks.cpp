@@ -16,6 +16,7 @@
 #include "kernels/hashing.hpp"
 #include "kernels/merkle.hpp"
 #include "kernels/mle.hpp"
+#include "kernels/mle_tables.hpp"
 #include "kernels/ntt.hpp"
 #include "kernels/program.hpp"
 #include "kernels/stacked_reduction.hpp"
@@ -512,6 +513,27 @@ std::string StackedFoldPartials::check(const Args& a) {
   const uint64_t half = 2 * uint64_t(a.pairs);
   return first_of(count_is(a.f, "f", 2 * half), count_is(a.w, "w", 2 * half), count_is(a.f_dst, "f_dst", half),
                   count_is(a.w_dst, "w_dst", half), count_is(a.alpha, "alpha", 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// mle_tables.hpp
+
+std::string EqUniWeights::check(const Args& a) {
+  if (a.log_n > 27) return fmt::format("log_n {} above 27 (the two-adicity)", a.log_n);
+  return first_of(count_is(a.r, "r", 1), count_is(a.out, "out", uint64_t(1) << a.log_n),
+                  count_is(a.roots, "roots", uint64_t(1) << a.log_n));
+}
+
+std::string PleFoldColumns::check(const Args& a) {
+  if (a.log_height > 30 || a.log_n > 27)
+    return fmt::format("log_height {} or log_n {} too large", a.log_height, a.log_n);
+  if (a.shift > 1) return fmt::format("shift {} is not 0 or 1", a.shift);
+  const uint64_t h = uint64_t(1) << a.log_height;
+  const uint64_t chunks = a.log_height > a.log_n ? h >> a.log_n : 1;
+  if (a.out.view.count % chunks != 0)
+    return fmt::format("out has {} values, not whole columns of {} chunks", a.out.view.count, chunks);
+  return first_of(grid_fits(a.out.view.count, "out.count"), count_is(a.weights, "weights", uint64_t(1) << a.log_n),
+                  count_is(a.in, "in", a.out.view.count / chunks * h));
 }
 
 }  // namespace vkstark

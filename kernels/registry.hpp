@@ -8,6 +8,7 @@
 #include "kernels/gkr.hpp"
 #include "kernels/hashing.hpp"
 #include "kernels/merkle.hpp"
+#include "kernels/mle_tables.hpp"
 #include "kernels/mle.hpp"
 #include "kernels/ntt.hpp"
 #include "kernels/program.hpp"
@@ -21,7 +22,7 @@
   X(FillU32) X(CopyU32)                                                                            \
   X(FpAdd) X(FpMul) X(FpScale) X(Fp4Add) X(Fp4Mul) X(Fp4Scale) X(Fp4Repeat)                        \
   X(Poseidon2Permute) X(HashRows) X(MerkleCompressLayer) X(GatherRows) X(GatherPaths)              \
-  X(MleEvalColumnsPartials)                                                                        \
+  X(MleEvalColumnsPartials) X(EqUniWeights) X(PleFoldColumns)                                     \
   X(GkrFractionLayers) X(EqSuffixTables) X(GkrSumcheckPartials) X(GkrFoldSumcheckPartials)         \
   X(NttTwiddles) X(NttStageFp) X(NttStageFp4) X(NttStageSharedFp) X(NttStageSharedFp4)             \
   X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4) X(NttTranspose)                         \
