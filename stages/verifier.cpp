@@ -86,7 +86,8 @@ class Verifier {
     return VerifyResult::accept();
   }
 
-  // Step 7 (protocol.md 7 steps 1-3): AIR-index order over every AIR.
+  // Step 7 (protocol.md 7 steps 1-3): AIR-index order over every AIR; the prover's mirror is
+  // observe_preamble (stages/preamble.hpp).
   void preamble() {
     t_.observe_commit(vk_.pre_hash);
     t_.observe_commit(p_.common_main_commit);

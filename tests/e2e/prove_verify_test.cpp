@@ -15,8 +15,11 @@
 #include <random>
 
 #include "executors/executors.hpp"
+#include "kernels/basic.hpp"
+#include "kernels/hash/transcript.hpp"
 #include "stages/airs/fibonacci.hpp"
 #include "stages/airs/test_airs.hpp"
+#include "stages/preamble.hpp"
 #include "stages/verifier.hpp"
 #include "tests/parity/executor_fixture.hpp"
 #include "tests/support/hybrid_prover.hpp"
@@ -127,6 +130,78 @@ TEST_P(ProveVerify, EveryFixtureVerifiesWithTheSameBytesOnEveryExecutor) {
     }
     std::printf("%s: %zu bytes\n", f.name.c_str(), p.bytes.size());
   }
+}
+
+// The device preamble (stages/preamble.hpp) against protocol.md 7 steps 1-3 on the host: an absent
+// optional AIR, a preprocessed one, cached parts and public values.
+TEST_P(ProveVerify, PreambleObservesWhatProtocolSection7Lists) {
+  const auto airs = mixture_fixture_standard(3);
+  std::vector<std::shared_ptr<const Air>> list;
+  for (const AirWithTraces& a : airs) list.push_back(a.air);
+  const ProvingKey pk = keygen(list, test_system_params_small(2, 8, 3), exec());
+  const MultiStarkVerifyingKey& vk = pk.vk;
+  Graph g;
+  DeviceTranscript t(g, "t");
+  std::vector<Digest> roots;  // common root, then one per cached part / preprocessed trace
+  std::mt19937_64 rng(3);
+  auto digest = [&] {
+    Digest d;
+    for (Fp& x : d) x = Fp::reduce(rng());
+    return d;
+  };
+  roots.push_back(digest());
+  std::vector<PreambleAir> pre(airs.size());
+  std::vector<std::pair<size_t, size_t>> root_of;  // (AIR, part) of roots[1..]
+  for (size_t a = 0; a < airs.size(); ++a) {
+    if (a == 4) continue;  // absent
+    pre[a].present = true;
+    pre[a].log_height = uint32_t(std::countr_zero(airs[a].common.height));
+  }
+  auto all_roots = g.input<Digest>("roots", 64);
+  size_t next = 1;
+  for (size_t a = 0; a < airs.size(); ++a) {
+    if (!pre[a].present) continue;
+    if (vk.per_air[a].preprocessed_data) {
+      roots.push_back(vk.per_air[a].preprocessed_data->commit);
+      pre[a].preprocessed_root = all_roots.slice(next++, 1);
+    }
+    for (size_t i = 0; i < vk.per_air[a].params.width.cached_mains.size(); ++i) {
+      roots.push_back(digest());
+      pre[a].cached_roots.push_back(all_roots.slice(next++, 1));
+    }
+  }
+  std::vector<Buffer<Fp>> pvs(airs.size());
+  for (size_t a = 0; a < airs.size(); ++a)
+    if (pre[a].present && !airs[a].public_values.empty()) {
+      pvs[a] = g.input<Fp>(fmt::format("pvs{}", a), airs[a].public_values.size());
+      pre[a].public_values = pvs[a].all();
+    }
+  observe_preamble(g, t, vk, all_roots.slice(0, 1), pre);
+  auto state = g.output<SpongeState>("state", 1);
+  g.dispatch<CopyU32>("state", {.src = t.state().all().bitcast<uint32_t>(), .dst = state.all().bitcast<uint32_t>()});
+  roots.resize(64);
+  auto plan = run(g, [&](PreparedPlan& pp) {
+    pp.upload(all_roots, roots);
+    for (size_t a = 0; a < airs.size(); ++a)
+      if (pvs[a].valid()) pp.upload(pvs[a], airs[a].public_values);
+  });
+  // The host: protocol.md 7 steps 1-3.
+  DuplexSponge h;
+  h.observe_commit(vk.pre_hash);
+  h.observe_commit(roots[0]);
+  next = 1;
+  for (size_t a = 0; a < airs.size(); ++a) {
+    if (!vk.per_air[a].is_required) h.observe(pre[a].present ? Fp::one() : Fp());
+    if (!pre[a].present) continue;
+    if (vk.per_air[a].preprocessed_data)
+      h.observe_commit(roots[next++]);
+    else
+      h.observe(Fp::from_canonical_unchecked(pre[a].log_height));
+    for (size_t i = 0; i < vk.per_air[a].params.width.cached_mains.size(); ++i) h.observe_commit(roots[next++]);
+    for (Fp v : airs[a].public_values) h.observe(v);
+  }
+  const SpongeState got = plan->download(state)[0];
+  EXPECT_TRUE(DuplexSponge::from_state(got.state, got.absorb_idx, got.sample_idx) == h);
 }
 
 TEST_P(ProveVerify, OptionalAirsAbsentOrPresent) {

@@ -11,6 +11,7 @@
 #include "stages/gkr/prover.hpp"
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
+#include "stages/preamble.hpp"
 #include "stages/reduction/prover.hpp"
 #include "stages/whir/prover.hpp"
 #include "tests/support/model_batch_prover.hpp"
@@ -124,24 +125,18 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
     for (size_t i = 0; i < c.commits.size(); ++i)
       roots.push_back(download_copy(g, fmt::format("root{}", i), c.commits[i].root()));
     DeviceTranscript t(g, "transcript");
-    t.observe_commit(g.constant<Digest>("vk_pre_hash", std::vector<Digest>{vk.pre_hash}).all());
-    t.observe_commit(c.commits[0].root());
-    for (size_t a = 0; a < airs.size(); ++a) {
-      const StarkVerifyingKey& k = vk.per_air[a];
-      if (!k.is_required)
-        t.observe(g.constant<Fp>(fmt::format("present{}", a), std::vector<Fp>{airs[a] ? Fp::one() : Fp()}).all());
-      if (!airs[a]) continue;
-      const size_t T = std::find(s.order.begin(), s.order.end(), a) - s.order.begin();
-      if (c.preprocessed[T] >= 0)
-        t.observe_commit(c.commits[c.preprocessed[T]].root());
-      else
-        t.observe(g.constant<Fp>(fmt::format("log_height{}", a),
-                                 std::vector<Fp>{Fp::from_canonical_unchecked(log_height_of(*airs[a]))})
-                      .all());
-      for (size_t i = 0; i < k.params.width.cached_mains.size(); ++i)
-        t.observe_commit(c.commits[c.first_cached[T] + i].root());
-      if (!airs[a]->public_values.empty()) t.observe(c.public_values[T].all());
+    std::vector<PreambleAir> preamble(airs.size());
+    for (size_t T = 0; T < s.order.size(); ++T) {
+      const uint32_t a = s.order[T];
+      PreambleAir& p = preamble[a];
+      p.present = true;
+      p.log_height = log_height_of(*airs[a]);
+      if (c.preprocessed[T] >= 0) p.preprocessed_root = c.commits[c.preprocessed[T]].root();
+      for (size_t i = 0; i < vk.per_air[a].params.width.cached_mains.size(); ++i)
+        p.cached_roots.push_back(c.commits[c.first_cached[T] + i].root());
+      if (c.public_values[T].valid()) p.public_values = c.public_values[T].all();
     }
+    observe_preamble(g, t, vk, c.commits[0].root(), preamble);
     const GkrProofViews views = gkr_proof_views(layout, regions, regions.proto());
     const GkrChallenges ch = gkr_grind_and_challenges(g, t, views, params);
     View<Fp4> xi_all = g.transient<Fp4>("xi", l + n_global).all();
