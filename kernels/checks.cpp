@@ -23,6 +23,7 @@
 #include "kernels/stacking.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
+#include "kernels/zerocheck.hpp"
 
 namespace vkstark {
 
@@ -534,6 +535,84 @@ std::string PleFoldColumns::check(const Args& a) {
     return fmt::format("out has {} values, not whole columns of {} chunks", a.out.view.count, chunks);
   return first_of(grid_fits(a.out.view.count, "out.count"), count_is(a.weights, "weights", uint64_t(1) << a.log_n),
                   count_is(a.in, "in", a.out.view.count / chunks * h));
+}
+
+// ---------------------------------------------------------------------------------------------
+// zerocheck.hpp
+
+namespace {
+// N = 2^log_n: the extension's N x N weights and the interpolation's C N x C N matrix are dense.
+std::string zerocheck_log_n_problem(uint32_t log_n) {
+  if (log_n <= 10) return {};
+  return fmt::format("log_n {} above 10 (l_skip's range)", log_n);
+}
+}  // namespace
+
+std::string ZerocheckCosetExtend::check(const Args& a) {
+  if (auto p = zerocheck_log_n_problem(a.log_n); !p.empty()) return p;
+  if (a.log_height > 30) return fmt::format("log_height {} above 30", a.log_height);
+  if (a.shift > 1) return fmt::format("shift {} is not 0 or 1", a.shift);
+  const uint64_t h = uint64_t(1) << a.log_height, n = uint64_t(1) << a.log_n;
+  const uint64_t m = std::max(h, n);  // N X points per column
+  if (a.out.view.count % m != 0)
+    return fmt::format("out has {} values, not whole columns of N X = {} points", a.out.view.count, m);
+  return first_of(indexable(a.out, "out"), count_is(a.weights, "weights", n * n),
+                  count_is(a.in, "in", a.out.view.count / m * h), indexable(a.in, "in"));
+}
+
+std::string ZerocheckWeightedSums::check(const Args& a) {
+  if (auto p = zerocheck_log_n_problem(a.log_n); !p.empty()) return p;
+  if (a.present >= (1u << kZerocheckFunctionals))
+    return fmt::format("present {:#x} names a functional past the {}", a.present, kZerocheckFunctionals);
+  const uint64_t group = uint64_t(kZerocheckFunctionals) << a.log_n;
+  if (a.partials.view.count == 0 || a.partials.view.count % group != 0)
+    return fmt::format("partials has {} elements, not whole groups of 3 N = {} (at least one)", a.partials.view.count,
+                       group);
+  if (a.partials.view.count / group > 1024)
+    return fmt::format("partials holds {} sums per value, at most 1024", a.partials.view.count / group);
+  if (a.eq.view.count == 0) return "eq is empty: one weight per chunk, at least one";
+  return first_of(count_is(a.values, "values", a.eq.view.count * group), indexable(a.values, "values"));
+}
+
+std::string ZerocheckInterpolate::check(const Args& a) {
+  if (auto p = zerocheck_log_n_problem(a.log_n); !p.empty()) return p;
+  if (a.scale.view.count == 0 || a.scale.view.count % kZerocheckFunctionals != 0)
+    return fmt::format("scale has {} elements, not one per functional and coset (at least one coset)",
+                       a.scale.view.count);
+  if (a.rows == 0) return "rows 0: at least one partial sum per value";
+  const uint64_t cosets = a.scale.view.count / kZerocheckFunctionals, kk = cosets << a.log_n;
+  if (kk > 8192) return fmt::format("{} points (cosets x N), at most 8192", kk);
+  return first_of(count_is(a.coeffs, "coeffs", kZerocheckFunctionals * kk), count_is(a.matrix, "matrix", kk * kk),
+                  count_is(a.partials, "partials", cosets * a.rows * (uint64_t(kZerocheckFunctionals) << a.log_n)),
+                  indexable(a.partials, "partials"));
+}
+
+std::string ZerocheckRound0Polys::check(const Args& a) {
+  if (auto p = zerocheck_log_n_problem(a.log_n); !p.empty()) return p;
+  if (a.trace_degree > 255) return fmt::format("trace_degree {} above 255 (the vk's u8)", a.trace_degree);
+  const uint64_t n = uint64_t(1) << a.log_n;
+  if (a.coeffs.view.count == 0 || a.coeffs.view.count % (kZerocheckFunctionals * n) != 0)
+    return fmt::format("coeffs has {} elements, not 3 polynomials of whole cosets of N = {} values",
+                       a.coeffs.view.count, n);
+  if (a.polys.view.count == 0 || a.polys.view.count % kZerocheckFunctionals != 0)
+    return fmt::format("polys has {} elements, not 3 polynomials (at least one coefficient)", a.polys.view.count);
+  return first_of(count_is(a.eq_polys, "eq_polys", 2 * n), indexable(a.polys, "polys"));
+}
+
+std::string ZerocheckEqPolys::check(const Args& a) {
+  if (auto p = zerocheck_log_n_problem(a.log_n); !p.empty()) return p;
+  const uint64_t n = uint64_t(1) << a.log_n;
+  return first_of(count_at_least(a.xi, "xi", a.log_n), count_is(a.inv_roots, "inv_roots", n),
+                  count_is(a.out, "out", 2 * n));
+}
+
+std::string ZerocheckBatchRound0::check(const Args& a) {
+  const uint64_t len = a.coeffs.view.count;
+  if (len == 0) return "coeffs is empty";
+  if (a.polys.view.count == 0 || a.polys.view.count % (3 * len) != 0)
+    return fmt::format("polys has {} elements, not 3 polynomials of {} coefficients per trace (at least one trace)",
+                       a.polys.view.count, len);
+  return first_of(count_is(a.mu, "mu", 1), indexable(a.polys, "polys"));
 }
 
 }  // namespace vkstark

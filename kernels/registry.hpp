@@ -16,6 +16,7 @@
 #include "kernels/stacking.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
+#include "kernels/zerocheck.hpp"
 
 // clang-format off
 #define VKSTARK_KERNELS(X)                                                                         \
@@ -33,5 +34,7 @@
   X(TranscriptObserve) X(TranscriptSample) X(TranscriptSampleBits) X(TranscriptGrindSearch)        \
   X(TranscriptGrindFinish) X(TranscriptObserveSample) X(ScalarProgram)                            \
   X(BatchColumnsExt) X(MobiusEqTable) X(EqTable) X(UCube) X(SumcheckProductPartials) X(ReduceFp4) \
-  X(FoldPairsFp4) X(FoldPairs2Fp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)
+  X(FoldPairsFp4) X(FoldPairs2Fp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)           \
+  X(ZerocheckCosetExtend) X(ZerocheckWeightedSums) X(ZerocheckInterpolate) X(ZerocheckRound0Polys) \
+  X(ZerocheckEqPolys) X(ZerocheckBatchRound0)
 // clang-format on
