@@ -107,6 +107,16 @@ std::string Fp4Repeat::check(const Args& a) {
   return grid_fits(a.out.view.count, "out.count");
 }
 
+std::string Fp4Powers::check(const Args& a) {
+  if (a.out.view.count > 0 && a.a.view.count != 1)
+    return fmt::format("a has {} elements, the base is one", a.a.view.count);
+  return grid_fits(a.out.view.count, "out.count");
+}
+
+std::string Fp4Gather::check(const Args& a) {
+  return first_of(count_is(a.idx, "idx", a.out.view.count), grid_fits(a.out.view.count, "out.count"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // hashing.hpp, merkle.hpp
 
@@ -561,10 +571,10 @@ std::string ZerocheckCosetExtend::check(const Args& a) {
 }
 
 std::string ZerocheckWeightedSums::check(const Args& a) {
-  if (auto p = zerocheck_log_n_problem(a.log_n); !p.empty()) return p;
+  if (a.n == 0 || a.n > 1024) return fmt::format("n {} is not in 1..1024", a.n);
   if (a.present >= (1u << kZerocheckFunctionals))
     return fmt::format("present {:#x} names a functional past the {}", a.present, kZerocheckFunctionals);
-  const uint64_t group = uint64_t(kZerocheckFunctionals) << a.log_n;
+  const uint64_t group = uint64_t(kZerocheckFunctionals) * a.n;
   if (a.partials.view.count == 0 || a.partials.view.count % group != 0)
     return fmt::format("partials has {} elements, not whole groups of 3 N = {} (at least one)", a.partials.view.count,
                        group);

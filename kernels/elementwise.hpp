@@ -100,4 +100,31 @@ struct Fp4Repeat {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
+// out[i] = a[0]^i: the powers of a challenge (1, lambda, lambda^2, ...).
+struct Fp4Powers {
+  static constexpr std::string_view name = "fp4_powers";
+  struct Args {
+    In<Fp4> a;
+    Out<Fp4> out;
+  };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// out[i] = idx[i] < in.count ? in[idx[i]] : 0 (kGatherZero for a zero): a permutation with zeros (the column openings
+// in proof order and in transcript order, protocol.md 9.6).
+inline constexpr uint32_t kGatherZero = 0xFFFFFFFFu;
+struct Fp4Gather {
+  static constexpr std::string_view name = "fp4_gather";
+  struct Args {
+    In<Fp4> in;
+    In<uint32_t> idx;
+    Out<Fp4> out;
+  };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
 }  // namespace vkstark

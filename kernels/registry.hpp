@@ -8,8 +8,8 @@
 #include "kernels/gkr.hpp"
 #include "kernels/hashing.hpp"
 #include "kernels/merkle.hpp"
-#include "kernels/mle_tables.hpp"
 #include "kernels/mle.hpp"
+#include "kernels/mle_tables.hpp"
 #include "kernels/ntt.hpp"
 #include "kernels/program.hpp"
 #include "kernels/stacked_reduction.hpp"
@@ -36,5 +36,5 @@
   X(BatchColumnsExt) X(MobiusEqTable) X(EqTable) X(UCube) X(SumcheckProductPartials) X(ReduceFp4) \
   X(FoldPairsFp4) X(FoldPairs2Fp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)           \
   X(ZerocheckCosetExtend) X(ZerocheckWeightedSums) X(ZerocheckInterpolate) X(ZerocheckRound0Polys) \
-  X(ZerocheckEqPolys) X(ZerocheckBatchRound0)
+  X(ZerocheckEqPolys) X(ZerocheckBatchRound0) X(Fp4Powers) X(Fp4Gather)
 // clang-format on

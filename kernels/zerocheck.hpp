@@ -45,7 +45,7 @@ struct ZerocheckCosetExtend {
 inline constexpr uint32_t kZerocheckLanes = 64;
 
 // The weighted sums over the hypercube part of one coset's functional values, as J = partials.count
-// / (3N) partial sums per (functional, k): with X = eq.count (M = N X points),
+// / (3N) partial sums per (functional, k): with X = eq.count (M = N X points; N any count),
 //   partials[(j 3 + f) N + k] = sum_{x in S_j} eq[x] values[f M + k X + x]      (f < 3, k < N, j < J)
 // S_j = the x < X in the blocks of 64 at 64 (j + t J), t = 0, 1, ... (workgroup (j 3 + f) N + k
 // of 64 invocations, lane = x mod 64: adjacent invocations read adjacent values). A functional
@@ -58,7 +58,7 @@ struct ZerocheckWeightedSums {
     In<Fp4> values;
     In<Fp4> eq;
     Out<Fp4> partials;
-    uint32_t log_n = 0;
+    uint32_t n = 0;  // N: values per functional and x (2^l_skip in round 0, d in an MLE round)
     uint32_t present = 0;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.partials.view.count * kZerocheckLanes)}; }

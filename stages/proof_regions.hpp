@@ -163,16 +163,16 @@ class PartRegions {
   template <class T>
   View<typename detail::FieldDeviceOf<T>::type> view(const ProofLayout& layout, const T& field) const {
     using D = typename detail::FieldDeviceOf<T>::type;
-    uint64_t offset = 0, words = 0;
-    locate(&field, offset, words, [&] {
-      if constexpr (requires { field.size(); }) {
-        std::vector<const void*> items;
-        for (const auto& x : field) items.push_back(&x);
-        return items;
-      } else {
-        return std::vector<const void*>{};
-      }
-    });
+    std::vector<const detail::RegionEntry*> regions;
+    collect(field, regions);
+    if (regions.empty()) throw GraphError("proof regions: not a field of this part's prototype (or an empty one)");
+    const uint64_t offset = regions[0]->word_offset;
+    uint64_t words = 0;
+    for (const detail::RegionEntry* e : regions) {
+      if (e->word_offset != offset + words)
+        throw GraphError("proof regions: the regions of these fields do not follow each other");
+      words = e->word_offset + e->words - offset;
+    }
     const ProofRegion<D> region{offset, words / (sizeof(D) / 4)};
     return layout.view(region);
   }
@@ -186,24 +186,21 @@ class PartRegions {
   }
 
  private:
-  template <class Items>
-  void locate(const void* field, uint64_t& offset, uint64_t& words, Items items) const {
-    if (auto it = index_.find(field); it != index_.end()) {
-      offset = entries_[it->second].word_offset;
-      words = entries_[it->second].words;
+  // The regions of a field, or of the fields an outer vector holds (at any depth), in order.
+  template <class T>
+  void collect(const T& field, std::vector<const detail::RegionEntry*>& out) const {
+    if (auto it = index_.find(&field); it != index_.end()) {
+      out.push_back(&entries_[it->second]);
       return;
     }
-    const std::vector<const void*> parts = items();
-    if (parts.empty()) throw GraphError("proof regions: not a field of this part's prototype (or an empty one)");
-    for (size_t i = 0; i < parts.size(); ++i) {
-      auto it = index_.find(parts[i]);
-      if (it == index_.end()) throw GraphError("proof regions: not a field of this part's prototype");
-      const detail::RegionEntry& e = entries_[it->second];
-      if (i == 0)
-        offset = e.word_offset;
-      else if (e.word_offset != offset + words)
-        throw GraphError("proof regions: the regions of these fields do not follow each other");
-      words = e.word_offset + e.words - offset;
+    if constexpr (requires {
+                    field.size();
+                    field.begin();
+                  }) {
+      if (field.empty()) throw GraphError("proof regions: not a field of this part's prototype (or an empty one)");
+      for (const auto& x : field) collect(x, out);
+    } else {
+      throw GraphError("proof regions: not a field of this part's prototype");
     }
   }
 

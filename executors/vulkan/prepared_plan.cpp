@@ -41,7 +41,8 @@ void VulkanPreparedPlan::allocate_memory() {
   loc_.resize(plan_.buffers.size());
   uploaded_.assign(plan_.buffers.size(), false);
   dummy_ = &owned_.emplace_back(ctx_, kMinBufferBytes, device_use, "zero-count views");
-  device_bytes_ = dummy_->size() + persistents_.device_bytes();
+  dummy_written_ = &owned_.emplace_back(ctx_, kMinBufferBytes, device_use, "zero-count writable views");
+  device_bytes_ = dummy_->size() + dummy_written_->size() + persistents_.device_bytes();
   DeviceBuffer* arena = nullptr;
   if (plan_.memory.transient_arena_bytes > 0) {
     arena = &owned_.emplace_back(ctx_, plan_.memory.transient_arena_bytes, device_use, "transient arena");
@@ -112,7 +113,13 @@ DispatchRecord VulkanPreparedPlan::make_dispatch(const Task& t, Pipelines& pipel
 // Alignment, element size) to the view's end. `first` = the view's first element inside the window.
 VkDescriptorBufferInfo VulkanPreparedPlan::window(const Task& t, const Binding& b, uint32_t& first) const {
   first = 0;
-  if (b.count == 0) return {dummy_->buffer(), 0, dummy_->size()};
+  // Zero-count views touch nothing, yet synchronization validation sees a writable descriptor as
+  // a write of its range: read-only ones share one buffer nothing writes, writable ones another
+  // (only scalar programs' spare out slots, and programs are ordered by the transcript).
+  if (b.count == 0) {
+    const DeviceBuffer* d = b.access == Access::Read ? dummy_ : dummy_written_;
+    return {d->buffer(), 0, d->size()};
+  }
   const Location& l = loc_[b.buffer];
   const BufferDesc& desc = plan_.buffers[b.buffer];
   const VkPhysicalDeviceLimits& lim = ctx_.limits();

@@ -121,10 +121,11 @@ class VulkanPreparedPlan final : public PreparedPlan {
 
   const Context& ctx_;
   Persistents& persistents_;
-  bool debug_labels_ = false;       // a debug-utils label around every dispatch (names in GPU tools)
-  std::deque<DeviceBuffer> owned_;  // Input/Output buffers and their staging, the arena, the dummy
-  DeviceBuffer* dummy_ = nullptr;   // bound for zero-count views
-  std::vector<Location> loc_;       // per buffer
+  bool debug_labels_ = false;              // a debug-utils label around every dispatch (names in GPU tools)
+  std::deque<DeviceBuffer> owned_;         // Input/Output buffers and their staging, the arena, the dummy
+  DeviceBuffer* dummy_ = nullptr;          // bound for zero-count read-only views
+  DeviceBuffer* dummy_written_ = nullptr;  // bound for zero-count writable views
+  std::vector<Location> loc_;              // per buffer
   uint64_t device_bytes_ = 0;
   uint64_t output_bytes_ = 0;
 

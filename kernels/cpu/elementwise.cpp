@@ -42,4 +42,17 @@ void Fp4Repeat::cpu(const Args& a, const CpuContext& ctx) {
   cpu::for_each_index(ctx.grid().x, [&](uint64_t i) { out[i] = x[i % x.size()]; });
 }
 
+void Fp4Powers::cpu(const Args& a, const CpuContext& ctx) {
+  const Fp4 x = ctx.span(a.a)[0];
+  auto out = ctx.span(a.out);
+  cpu::for_each_index(ctx.grid().x, [&](uint64_t i) { out[i] = x.pow(i); });
+}
+
+void Fp4Gather::cpu(const Args& a, const CpuContext& ctx) {
+  auto in = ctx.span(a.in);
+  auto idx = ctx.span(a.idx);
+  auto out = ctx.span(a.out);
+  cpu::for_each_index(ctx.grid().x, [&](uint64_t i) { out[i] = idx[i] < in.size() ? in[idx[i]] : Fp4(); });
+}
+
 }  // namespace vkstark

@@ -74,7 +74,7 @@ void ZerocheckWeightedSums::cpu(const Args& a, const CpuContext& ctx) {
   auto values = ctx.span(a.values);
   auto eq = ctx.span(a.eq);
   auto partials = ctx.span(a.partials);
-  const uint64_t n = uint64_t(1) << a.log_n, chunks = eq.size(), m = chunks * n;
+  const uint64_t n = a.n, chunks = eq.size(), m = chunks * n;
   const uint64_t groups = partials.size() / (kZerocheckFunctionals * n);  // J
   cpu::for_each_index(
       partials.size(),

@@ -14,13 +14,13 @@ shared uvec4 sh[LANES];
 void main() {
   if (gl_WorkGroupSize.x != LANES) return;  // the partition of the x assumes 64 (kernels/zerocheck.hpp)
   const uint i = vks_index_x(), lane = gl_LocalInvocationID.x, w = i / LANES;
-  const uint n = 1u << pc.log_n, chunks = pc.eq_len, groups = pc.partials_len / (3u * n);
+  const uint n = pc.n, chunks = pc.eq_len, groups = pc.partials_len / (3u * n);
   uvec4 s = FP4_ZERO;
   // grid.x = 64 partials.count: whole workgroups, so every invocation reaches the barriers below.
   if (i < pc.grid_x) {
     const uint k = w % n, f = (w / n) % 3u, j = w / (3u * n);
     if (((pc.present >> f) & 1u) != 0u) {
-      const uint base = pc.values_off + f * (chunks << pc.log_n) + k * chunks;
+      const uint base = pc.values_off + f * (chunks * n) + k * chunks;
       for (uint x = j * LANES + lane; x < chunks; x += LANES * groups) {
         s = fp4_add(s, fp4_mul(eq_[pc.eq_off + x], values_[base + x]));
       }

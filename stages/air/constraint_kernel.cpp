@@ -12,6 +12,7 @@
 #include "kernels/cpu/parallel.hpp"
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
+#include "stages/air/ext_kernel.hpp"
 
 namespace vkstark {
 
@@ -128,16 +129,21 @@ std::vector<ConstraintRange> partition_constraints(const SymbolicDag& dag, uint3
   return chunks;
 }
 
-std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
-                                                               const AirShape& shape, uint32_t chunk_nodes) {
+namespace {
+
+// The chunks of a kernel of either field (make_constraint_kernel, make_ext_constraint_kernel).
+template <class K, class Glsl, class Cpu>
+std::shared_ptr<const K> make_chunked(const std::string& air, const std::string& name, const SymbolicDag& dag,
+                                      const AirShape& shape, uint32_t chunk_nodes, const KernelAbi& abi, Glsl glsl,
+                                      Cpu cpu) {
   const size_t nparts = shape.row_view_widths().size();
   if (nparts > kMaxViewArray)
     throw InputError(
         fmt::format("AIR {}: {} trace parts (preprocessed, cached and common), the constraint kernel "
                     "takes at most {}",
                     air, nparts, kMaxViewArray));
-  auto k = std::make_shared<ConstraintKernel>();
-  k->name = kernel_name(air);
+  auto k = std::make_shared<K>();
+  k->name = name;
   k->widths = shape.row_view_widths();
   k->num_public_values = shape.num_public_values;
   k->num_constraints = dag.num_constraints();
@@ -160,17 +166,19 @@ std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string
       sub.constraint_idx.assign(dag.constraint_idx.begin() + ranges[c].first,
                                 dag.constraint_idx.begin() + ranges[c].first + ranges[c].count);
       std::string body;
+      std::function<void(const CpuContext&)> cpu_body;
       try {
-        body = constraint_glsl_body(sub, shape);
+        body = glsl(sub, shape);
+        cpu_body = cpu(sub, shape);
       } catch (const InputError& e) {
         throw InputError(fmt::format("AIR {}: {}", air, e.what()));
       }
       k->chunks[c] = {ranges[c],
                       make_glsl_kernel({.name = ranges.size() == 1 ? k->name : fmt::format("{}_{}", k->name, c),
-                                        .abi = kernel_abi<ConstraintKernelArgs>(),
+                                        .abi = abi,
                                         .body = std::move(body),
                                         .workgroup_size = kWorkgroupSize,
-                                        .cpu = constraint_cpu_body(sub, shape)})};
+                                        .cpu = std::move(cpu_body)})};
     } catch (...) {
       errors[c] = std::current_exception();
     }
@@ -178,6 +186,54 @@ std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
   return k;
+}
+
+// The chunks' dispatches into `out` (points values): one after the other into `out` itself when the
+// points fill a GPU or with `accumulate`, else S = min(chunks, concurrent / points) at a time into
+// slices of a transient buffer, summed at the end (see eval_constraints).
+template <class Dispatch>
+void dispatch_chunks(Graph& g, const std::string& name, const ConstraintKernel& kernel, View<Fp4> out,
+                     uint64_t concurrent, bool accumulate, Dispatch dispatch) {
+  const uint64_t points = out.count, nchunks = kernel.chunks.size();
+  const uint64_t slots = accumulate ? 1 : std::min<uint64_t>(nchunks, std::max<uint64_t>(1, concurrent / points));
+  if (slots == 1) {
+    if (!accumulate) g.dispatch<FillU32>(name + ".zero", {.out = out.bitcast<uint32_t>(), .value = 0});
+    if (nchunks == 1) return dispatch(name, kernel.chunks[0], out);
+    for (uint64_t c = 0; c < nchunks; ++c) dispatch(fmt::format("{}.{}", name, c), kernel.chunks[c], out);
+    return;
+  }
+  // Chunk c adds into slice c mod S: no hazard among S consecutive chunks, so they run side by side.
+  auto partials = g.transient<Fp4>(fmt::format("{}.partials.{}", name, g.tasks().size()), slots * points);
+  g.dispatch<FillU32>(name + ".zero", {.out = partials.all().bitcast<uint32_t>(), .value = 0});
+  for (uint64_t c = 0; c < nchunks; ++c)
+    dispatch(fmt::format("{}.{}", name, c), kernel.chunks[c], partials.slice((c % slots) * points, points));
+  DynamicArgs args;
+  args.view(partials.all()).view(out).scalar(static_cast<uint32_t>(slots));
+  g.dispatch(name + ".sum", partials_sum_kernel(), args, Grid{static_cast<uint32_t>(points)});
+}
+
+// An AIR without public values and no buffer for them: a zero-count view of a buffer the task
+// reads anyway (an executor binds some valid buffer range for a zero-count view).
+template <class T>
+View<Fp> public_values_or_empty(View<Fp> pvs, std::span<const View<T>> parts, View<Fp4> coeffs) {
+  if (pvs.buffer != kNoBuffer) return pvs;
+  auto part = std::find_if(parts.begin(), parts.end(), [](const View<T>& p) { return p.buffer != kNoBuffer; });
+  return part != parts.end() ? part->template bitcast<Fp>().slice(0, 0) : coeffs.bitcast<Fp>().slice(0, 0);
+}
+
+}  // namespace
+
+std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
+                                                               const AirShape& shape, uint32_t chunk_nodes) {
+  return make_chunked<ConstraintKernel>(air, kernel_name(air), dag, shape, chunk_nodes,
+                                        kernel_abi<ConstraintKernelArgs>(), constraint_glsl_body, constraint_cpu_body);
+}
+
+std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std::string& air, const SymbolicDag& dag,
+                                                                      const AirShape& shape, uint32_t chunk_nodes) {
+  return make_chunked<ExtConstraintKernel>(air, kernel_name(air + "_ext"), dag, shape, chunk_nodes,
+                                           kernel_abi<ExtConstraintKernelArgs>(), ext_constraint_glsl_body,
+                                           ext_constraint_cpu_body);
 }
 
 void eval_constraints(Graph& g, const std::string& name, const ConstraintKernel& kernel, const AirShape& shape,
@@ -206,37 +262,58 @@ void eval_constraints(Graph& g, const std::string& name, const ConstraintKernel&
   if (lambda_powers.count < kernel.num_constraints)
     fail(fmt::format("{} lambda powers, the AIR has {} constraints", lambda_powers.count, kernel.num_constraints));
   if (out.count != h) fail(fmt::format("out has {} values, the trace height is {}", out.count, h));
-  const uint64_t nchunks = kernel.chunks.size();
-  const uint64_t slots = std::min<uint64_t>(nchunks, std::max<uint64_t>(1, concurrent_rows >> log_height));
-  if (public_values.buffer == kNoBuffer) {
-    // No public values and no buffer for them: a zero-count view of a buffer the task reads anyway
-    // (an executor binds some valid buffer range for a zero-count view; the kernel reads no public value).
-    auto part = std::find_if(parts.begin(), parts.end(), [](const View<Fp>& p) { return p.buffer != kNoBuffer; });
-    public_values = part != parts.end() ? part->slice(0, 0) : lambda_powers.bitcast<Fp>().slice(0, 0);
-  }
-  auto dispatch = [&](const std::string& task, const ConstraintKernel::Chunk& chunk, View<Fp4> sum) {
-    DynamicArgs args;
-    args.views<Fp>(parts)
-        .view(public_values)
-        .view(lambda_powers.slice(chunk.range.first, chunk.range.count))
-        .view(sum)
-        .scalar(log_height);
-    g.dispatch(task, chunk.kernel, args, Grid{static_cast<uint32_t>(h)});
+  public_values = public_values_or_empty(public_values, parts, lambda_powers);
+  dispatch_chunks(g, name, kernel, out, concurrent_rows, /*accumulate=*/false,
+                  [&](const std::string& task, const ConstraintKernel::Chunk& chunk, View<Fp4> sum) {
+                    DynamicArgs args;
+                    args.views<Fp>(parts)
+                        .view(public_values)
+                        .view(lambda_powers.slice(chunk.range.first, chunk.range.count))
+                        .view(sum)
+                        .scalar(log_height);
+                    g.dispatch(task, chunk.kernel, args, Grid{static_cast<uint32_t>(h)});
+                  });
+}
+
+void eval_ext_constraints(Graph& g, const std::string& name, const ExtConstraintKernel& kernel, const AirShape& shape,
+                          std::span<const View<Fp4>> parts, View<Fp> public_values, View<Fp4> coeffs, View<Fp4> out,
+                          uint32_t log_len, uint32_t x_first, bool accumulate, uint64_t concurrent_points) {
+  auto fail = [&](const std::string& what) {
+    throw GraphError(fmt::format("task '{}' (kernel {}): {}", name, kernel.name, what));
   };
-  if (slots == 1) {
-    g.dispatch<FillU32>(name + ".zero", {.out = out.bitcast<uint32_t>(), .value = 0});
-    if (nchunks == 1) return dispatch(name, kernel.chunks[0], out);
-    for (uint64_t c = 0; c < nchunks; ++c) dispatch(fmt::format("{}.{}", name, c), kernel.chunks[c], out);
-    return;
+  const std::vector<uint32_t> widths = shape.row_view_widths();
+  if (widths != kernel.widths || shape.num_public_values != kernel.num_public_values)
+    fail("the AIR shape given is not the one the kernel was made for");
+  if (log_len > 30) fail(fmt::format("log_len {} (at most 30)", log_len));
+  const uint64_t len = uint64_t(1) << log_len, y = log_len == 0 ? 1 : len / 2;
+  if (parts.size() != widths.size())
+    fail(fmt::format("{} table parts, the AIR has {} (preprocessed, cached, common)", parts.size(), widths.size()));
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const uint64_t want = uint64_t(widths[p]) << log_len;
+    if (parts[p].count != want)
+      fail(fmt::format("table part {} has {} values, not width {} x length {} = {}", p, parts[p].count, widths[p], len,
+                       want));
+    if (want >= (uint64_t(1) << 32)) fail(fmt::format("table part {} has {} values, 2^32 or more", p, want));
   }
-  // Chunk c adds into slice c mod S: no hazard among S consecutive chunks, so they run side by side.
-  auto partials = g.transient<Fp4>(fmt::format("{}.partials.{}", name, g.tasks().size()), slots * h);
-  g.dispatch<FillU32>(name + ".zero", {.out = partials.all().bitcast<uint32_t>(), .value = 0});
-  for (uint64_t c = 0; c < nchunks; ++c)
-    dispatch(fmt::format("{}.{}", name, c), kernel.chunks[c], partials.slice((c % slots) * h, h));
-  DynamicArgs args;
-  args.view(partials.all()).view(out).scalar(static_cast<uint32_t>(slots));
-  g.dispatch(name + ".sum", partials_sum_kernel(), args, Grid{static_cast<uint32_t>(h)});
+  if (public_values.count != shape.num_public_values)
+    fail(fmt::format("{} public values, the AIR has {}", public_values.count, shape.num_public_values));
+  if (coeffs.count < kernel.num_constraints)
+    fail(fmt::format("{} coefficients, the kernel has {} roots", coeffs.count, kernel.num_constraints));
+  if (out.count == 0 || out.count >= (uint64_t(1) << 32)) fail(fmt::format("out has {} points", out.count));
+  if (x_first + (out.count - 1) / y >= (uint64_t(1) << 31))
+    fail(fmt::format("points up to X = {}, at most 2^31 - 1", x_first + (out.count - 1) / y));
+  public_values = public_values_or_empty(public_values, parts, coeffs);
+  dispatch_chunks(g, name, kernel, out, concurrent_points, accumulate,
+                  [&](const std::string& task, const ConstraintKernel::Chunk& chunk, View<Fp4> sum) {
+                    DynamicArgs args;
+                    args.views<Fp4>(parts)
+                        .view(public_values)
+                        .view(coeffs.slice(chunk.range.first, chunk.range.count))
+                        .view(sum)
+                        .scalar(log_len)
+                        .scalar(x_first);
+                    g.dispatch(task, chunk.kernel, args, Grid{static_cast<uint32_t>(sum.count)});
+                  });
 }
 
 }  // namespace vkstark

@@ -41,6 +41,20 @@ struct ConstraintKernelArgs {
 // constraint_idx; constraint k folded with lambda_powers[k]) to out.
 std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape);
 
+// The extension-field variant's ABI (stages/air/ext_kernel.hpp) and bodies: the DAG over Fp4
+// tables, read interpolated at the dispatch's points; roots folded with coeffs. InputError for a
+// DAG with a selector node or a next-row read (the caller maps those to columns first).
+struct ExtConstraintKernelArgs {
+  InArray<Fp4, kMaxViewArray> parts;  // row-view order; column c of part p at c * 2^log_len
+  In<Fp> public_values;
+  In<Fp4> coeffs;  // the chunk's, one per root
+  InOut<Fp4> out;  // out[o] += sum_k coeffs[k] root_k(point o), o < grid.x
+  uint32_t log_len = 0;
+  uint32_t x_first = 0;
+};
+std::string ext_constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape);
+std::function<void(const CpuContext&)> ext_constraint_cpu_body(const SymbolicDag& dag, const AirShape& shape);
+
 // The CPU body: the DAG compiled once into an instruction stream; the returned function evaluates a
 // dispatch (ConstraintKernelArgs through CpuContext, adding to out), parallel over blocks of rows.
 std::function<void(const CpuContext&)> constraint_cpu_body(const SymbolicDag& dag, const AirShape& shape);

@@ -135,11 +135,20 @@ constexpr uint32_t kSplit = 256;
 // Deepest nesting of inlined operations in one expression (glslang parses expressions recursively).
 constexpr uint32_t kMaxInlineDepth = 12;
 
-// Writes the statements of the live nodes in DAG order.
+// Writes the statements of the live nodes in DAG order. Base mode (the constraint kernel): every
+// value a uint. Extension mode (the extension kernel, ext_constraint_glsl_body): trace reads are
+// uvec4 (interpolated table values), constants and public values uint, and an operation is uint
+// when all of its operands are ("base"), else uvec4 (mixed operands: fp4_scale, fp4_add_base).
 class Emitter {
  public:
-  Emitter(const SymbolicDag& dag, const AirShape& shape, const std::vector<bool>& live, Text out)
-      : dag_(dag), shape_(shape), out_(out), inline_(dag.nodes.size(), false) {
+  Emitter(const SymbolicDag& dag, const AirShape& shape, const std::vector<bool>& live, Text out, bool ext = false)
+      : dag_(dag),
+        shape_(shape),
+        out_(out),
+        ext_(ext),
+        inline_(dag.nodes.size(), false),
+        named_read_(dag.nodes.size(), false),
+        base_(dag.nodes.size(), true) {
     // An operation used once (by one operation or one fold) is written where it is used: it needs
     // no name, and glslang makes a function-scope variable of every name.
     std::vector<uint32_t> uses(dag.nodes.size(), 0), depth(dag.nodes.size(), 0);
@@ -152,29 +161,45 @@ class Emitter {
     }
     for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
       const DagNode& d = dag.nodes[i];
-      if (!live[i] || !is_arithmetic(d.kind)) continue;
+      if (!live[i]) continue;
+      if (d.kind == NodeKind::Variable && d.var.entry != EntryKind::Public) {
+        base_[i] = !ext_;
+        // An interpolated read costs three Fp4 operations: named once when read more than once.
+        named_read_[i] = ext_ && uses[i] > 1;
+      }
+      if (!is_arithmetic(d.kind)) continue;
+      base_[i] = base_[d.left] && (d.kind == NodeKind::Neg || base_[d.right]);
       depth[i] = 1 + std::max(inline_[d.left] ? depth[d.left] : 0,
                               d.kind != NodeKind::Neg && inline_[d.right] ? depth[d.right] : 0);
       inline_[i] = uses[i] == 1 && depth[i] < kMaxInlineDepth;
     }
   }
 
-  // Node i: a statement `const uint t<i>=...;` unless it is written where it is used.
+  // Node i: a statement `const uint t<i>=...;` (uvec4 for an extension value) unless it is
+  // written where it is used.
   void node(uint32_t i) {
-    if (inline_[i] || !is_arithmetic(dag_.nodes[i].kind)) return;
-    fmt::format_to(out_, "const uint t{}=", i);
+    const DagNode& d = dag_.nodes[i];
+    if (named_read_[i]) {
+      fmt::format_to(out_, "const uvec4 t{}=", i);
+      read(d);
+      fmt::format_to(out_, ";\n");
+      return;
+    }
+    if (inline_[i] || !is_arithmetic(d.kind)) return;
+    fmt::format_to(out_, "const {} t{}=", base_[i] ? "uint" : "uvec4", i);
     operation(i);
     fmt::format_to(out_, ";\n");
     split();
   }
 
-  // acc += lambda^k * node i, lazily: F adds the four 64-bit products, and every third term D
-  // folds the high words down (see the accumulator at the top of the file).
+  // acc += lambda^k * node i. Base mode lazily: F adds the four 64-bit products, and every third
+  // term D folds the high words down (see the accumulator at the top of the file). Extension mode:
+  // E (an extension value) or B (a base value) adds the product to acc.
   void fold(uint32_t k, uint32_t i) {
-    fmt::format_to(out_, "F({}u,", k);
+    fmt::format_to(out_, "{}({}u,", !ext_ ? 'F' : base_[i] ? 'B' : 'E', k);
     value(i);
     fmt::format_to(out_, ")\n");
-    if (++unfolded_terms_ == 3) {
+    if (!ext_ && ++unfolded_terms_ == 3) {
       fmt::format_to(out_, "D\n");
       unfolded_terms_ = 0;
     }
@@ -189,15 +214,43 @@ class Emitter {
                      : d.kind == NodeKind::Sub ? "sub"
                      : d.kind == NodeKind::Mul ? "mul"
                                                : "neg";
-    fmt::format_to(out_, "fp_{}(", op);
-    value(d.left);
-    if (d.kind != NodeKind::Neg) {
-      *out_++ = ',';
-      value(d.right);
-    }
-    *out_++ = ')';
+    const bool lb = base_[d.left], rb = d.kind == NodeKind::Neg ? lb : base_[d.right];
     ++operations_;
+    auto call = [&](const char* f, uint32_t a, uint32_t b, bool neg_a = false, bool neg_b = false) {
+      fmt::format_to(out_, "{}(", f);
+      if (neg_a) fmt::format_to(out_, "fp4_neg(");
+      value(a);
+      if (neg_a) *out_++ = ')';
+      *out_++ = ',';
+      if (neg_b) fmt::format_to(out_, "fp_neg(");
+      value(b);
+      if (neg_b) *out_++ = ')';
+      *out_++ = ')';
+    };
+    if (lb == rb) {  // both base (fp_) or both extension (fp4_)
+      fmt::format_to(out_, "{}_{}(", lb ? "fp" : "fp4", op);
+      value(d.left);
+      if (d.kind != NodeKind::Neg) {
+        *out_++ = ',';
+        value(d.right);
+      }
+      *out_++ = ')';
+      return;
+    }
+    // One extension operand and one base operand.
+    const uint32_t e = lb ? d.right : d.left, b = lb ? d.left : d.right;
+    switch (d.kind) {
+      case NodeKind::Mul:
+        return call("fp4_scale", e, b);
+      case NodeKind::Add:
+        return call("fp4_add_base", e, b);
+      default:  // Sub: e - b, or b - e = -e + b
+        return lb ? call("fp4_add_base", e, b, true, false) : call("fp4_add_base", e, b, false, true);
+    }
   }
+
+  // An extension-mode trace read: the interpolated value of its column (R<p>(col)).
+  void read(const DagNode& d) { fmt::format_to(out_, "R{}({}u)", row_view_part(d.var, shape_), d.var.index); }
 
   // The value of node i as an operand.
   void value(uint32_t i) {
@@ -206,6 +259,10 @@ class Emitter {
       case NodeKind::Variable:
         if (d.var.entry == EntryKind::Public)
           fmt::format_to(out_, "PV({}u)", d.var.index);
+        else if (named_read_[i])
+          fmt::format_to(out_, "t{}", i);
+        else if (ext_)
+          read(d);
         else
           fmt::format_to(out_, "{}{}({}u)", d.var.offset == 0 ? 'L' : 'N', row_view_part(d.var, shape_), d.var.index);
         return;
@@ -238,7 +295,8 @@ class Emitter {
   const SymbolicDag& dag_;
   const AirShape& shape_;
   Text out_;
-  std::vector<bool> inline_;
+  const bool ext_;
+  std::vector<bool> inline_, named_read_, base_;
   uint32_t operations_ = 0;      // since the last split
   uint32_t unfolded_terms_ = 0;  // products added since the last D
 };
@@ -295,6 +353,66 @@ std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape) 
                  "D\n"
                  "umulExtended(alo*FP_MU,uvec4(FP_P),ph,pl);\n"
                  "out_[pc.out_off+r]=fp4_add(out_[pc.out_off+r],ahi-ph+mix(uvec4(0u),uvec4(FP_P),lessThan(ahi,ph)));\n"
+                 "}}\n");
+  return fmt::to_string(buf);
+}
+
+std::string ext_constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape) {
+  const uint32_t nparts = static_cast<uint32_t>(shape.row_view_widths().size());
+  if (nparts > kMaxViewArray)
+    throw InputError(fmt::format("{} row-view parts, the extension kernel takes at most {}", nparts, kMaxViewArray));
+  const std::vector<bool> live = constraint_nodes(dag);
+  const Reads reads = check_reads(dag, shape, live);
+  if (reads.first || reads.last || reads.transition)
+    throw InputError("the DAG has a selector node: the extension kernel reads selectors as table columns");
+  for (uint32_t p = 0; p < nparts; ++p)
+    if (reads.next[p])
+      throw InputError(
+          fmt::format("the DAG reads the next row of part {}: the extension kernel reads local tables "
+                      "only",
+                      p));
+
+  fmt::memory_buffer buf;
+  Text out(buf);
+  // R<p>(c): column c of part p at the invocation's point, t[2y] (X = 0: t[2y + 1] is not read) or
+  // t[2y] + X (t[2y + 1] - t[2y]).
+  fmt::format_to(out,
+                 "#include \"fp4.glsl\"\n"
+                 "uint gx;\n"
+                 "uvec4 ip(uvec4 a,uvec4 b){{return fp4_add(a,fp4_scale(fp4_sub(b,a),gx));}}\n");
+  for (uint32_t p = 0; p < nparts; ++p)
+    if (reads.local[p])
+      fmt::format_to(out,
+                     "#define R{0}(c) (gx==0u?parts_[{0}].data[a{0}+(c)*len]:ip(parts_[{0}].data[a{0}+(c)*len],"
+                     "parts_[{0}].data[a{0}+(c)*len+1u]))\n",
+                     p);
+  fmt::format_to(out,
+                 "#define PV(i) public_values_[pc.public_values_off+(i)]\n"
+                 "#define LP(i) coeffs_[pc.coeffs_off+(i)]\n"
+                 "#define E(k,v) acc=fp4_add(acc,fp4_mul(LP(k),v));\n"
+                 "#define B(k,v) acc=fp4_add(acc,fp4_scale(LP(k),v));\n"
+                 "void main() {{\n"
+                 "const uint o=vks_index_x();\n"
+                 "if(o>=pc.grid_x)return;\n"
+                 "const uint len=1u<<pc.log_len;\n"
+                 "const uint ylog=pc.log_len==0u?0u:pc.log_len-1u;\n"
+                 "const uint y=o&((1u<<ylog)-1u);\n"
+                 "gx=fp_from_canonical(pc.x_first+(o>>ylog));\n");
+  for (uint32_t p = 0; p < nparts; ++p)
+    if (reads.local[p]) fmt::format_to(out, "const uint a{0}=pc.parts_off[{0}]+2u*y;\n", p);
+  fmt::format_to(out, "uvec4 acc=uvec4(0u);\n");
+  std::vector<std::pair<uint32_t, uint32_t>> folds;
+  for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) folds.emplace_back(dag.constraint_idx[k], k);
+  std::sort(folds.begin(), folds.end());
+  Emitter emit(dag, shape, live, out, /*ext=*/true);
+  auto fold = folds.begin();
+  for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
+    if (!live[i]) continue;
+    emit.node(i);
+    for (; fold != folds.end() && fold->first == i; ++fold) emit.fold(fold->second, i);
+  }
+  fmt::format_to(out,
+                 "out_[pc.out_off+o]=fp4_add(out_[pc.out_off+o],acc);\n"
                  "}}\n");
   return fmt::to_string(buf);
 }

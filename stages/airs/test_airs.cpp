@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <random>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "runtime/error.hpp"
 #include "stages/airs/fibonacci.hpp"
+#include "stages/airs/keccak.hpp"
 
 namespace vkstark {
 
@@ -278,6 +280,14 @@ std::vector<AirWithTraces> mixture_fixture_standard(uint32_t log_height) {
   append(preprocessed_fib_fixture(Fp::from_canonical(7), Fp::from_canonical(3), std::move(sels)));
   append(self_interaction_fixture(widths, log_height, 5));
   return out;
+}
+
+std::vector<AirWithTraces> keccak_fixture(size_t permutations, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::array<uint64_t, 25>> inputs(permutations);
+  for (auto& in : inputs)
+    for (uint64_t& x : in) x = rng();
+  return {AirWithTraces{std::make_shared<KeccakAir>(), {}, keccak_trace(inputs), {}}};
 }
 
 }  // namespace vkstark

@@ -129,5 +129,8 @@ std::vector<AirWithTraces> self_interaction_fixture(std::span<const uint32_t> wi
 // PreprocessedFib(7, 3, sels alternating 1, 0, ...), SelfInteraction(widths 4, 7, 8, 8, 10, 100, bus 5),
 // in this order (12 AIRs).
 std::vector<AirWithTraces> mixture_fixture_standard(uint32_t log_height);
+// The Keccak-f AIR (stages/airs/keccak.hpp) over `permutations` random inputs (seeded): the keccakf
+// example's workload at 1024 permutations (2^15 rows).
+std::vector<AirWithTraces> keccak_fixture(size_t permutations, uint64_t seed);
 
 }  // namespace vkstark

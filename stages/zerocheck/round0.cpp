@@ -252,6 +252,7 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c) {
   if (fresh) w->second = g_.constant<Fp>(fmt::format("round0.weights.coset{}", c), coset_extension_weights(l_, c));
 
   Round0Coset out;
+  out.columns = ext.all();
   out.trace = T;
   out.coset = c;
   out.points = m;
@@ -306,23 +307,22 @@ void Round0Prover::reduce(uint32_t T, uint32_t c) {
     return;
   }
   g_.dispatch<ZerocheckWeightedSums>(
-      step, {.values = s.values[c - 1], .eq = s.eq_x, .partials = dst, .log_n = l_, .present = s.present});
+      step, {.values = s.values[c - 1], .eq = s.eq_x, .partials = dst, .n = uint32_t(n_), .present = s.present});
 }
 
 // The polynomials of degree < C N through each functional's C N weighted sums: the zerocheck's
-// divided by z^N - 1 (= g^(cN) - 1 on coset c: the quotient q), the numerator's times norm_T.
+// divided by z^N - 1 (= g^(cN) - 1 on coset c: the quotient q). The numerator's values carry norm_T
+// already (its coefficients, stages/zerocheck/functionals.hpp).
 void Round0Prover::interpolate(uint32_t T, View<Fp4> coeffs) {
   TraceState& s = traces_[T];
   auto [mat, fresh] = matrices_.try_emplace(s.cosets);
   if (fresh)
     mat->second = g_.constant<Fp>(fmt::format("round0.interpolation.cosets{}", s.cosets),
                                   coset_interpolation_matrix(l_, s.cosets));
-  const uint32_t lift = s.in.log_height < l_ ? l_ - s.in.log_height : 0;
-  const Fp norm = Fp::from_canonical_unchecked(1u << lift).inverse();
   std::vector<Fp> scale(3 * s.cosets);
   for (uint32_t c = 1; c <= s.cosets; ++c) {
     scale[c - 1] = (coset_shift(c).pow(n_) - Fp::one()).inverse();
-    scale[s.cosets + c - 1] = norm;
+    scale[s.cosets + c - 1] = Fp::one();
     scale[2 * s.cosets + c - 1] = Fp::one();
   }
   g_.dispatch<ZerocheckInterpolate>(name(T, "interpolate"), {.partials = s.partials,
@@ -395,7 +395,7 @@ Round0Result Round0Prover::finish(const Round0ProofViews& proof) {
   }
   sums_and_mu(proof, polys);
   round0(proof, polys);
-  return {mu_, r0_, polys, len};
+  return {mu_, r0_, eq_polys_, polys, len};
 }
 
 }  // namespace vkstark

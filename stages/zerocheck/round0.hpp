@@ -17,7 +17,7 @@
 //      the coset's value views.
 //   3. reduce(T, c): sum_x eq(xi[l..l+n~_T], x) v(k X + x) per functional and k (ZerocheckWeightedSums).
 //   4. finish(): per trace, the polynomials of degree < C_T N through those values (the zerocheck's
-//      divided by z^N - 1 = g^(cN) - 1, the numerator's times norm_T; ZerocheckInterpolate with a
+//      divided by z^N - 1 = g^(cN) - 1 (the numerator's values carry norm_T); ZerocheckInterpolate with a
 //      host matrix), then s_p = eq#(xi[0..l], Z) s'_p, s_q = eq# s'_q, s_zc = eq_D(xi_0, Z) (Z^N - 1) q
 //      (ZerocheckRound0Polys); one scalar program writes sum_p[T], sum_q[T] into the proof, observes
 //      them (p_T, q_T per trace) and samples mu; s_0 (ZerocheckBatchRound0) into the proof; one
@@ -85,10 +85,13 @@ struct Round0Coset {
   // Per row-view part: its columns' values at the points, column-major (column j at j M). `next`
   // reads the next row (rotated, cyclic over the trace); empty views without need_rot.
   std::vector<View<Fp>> local, next;
+  // All of them in one view: per part its local columns, then its next ones (the functionals'
+  // part 0, stages/zerocheck/functionals.hpp).
+  View<Fp> columns;
   // is_first, is_last, is_transition at the points: M values each, in that order (3 M).
   View<Fp> selectors;
   // The functionals' values to write (M each, one buffer of 3 M in Round0Functional order): C_T with
-  // the lambda powers, N_T, Q_T (protocol.md 9.1). Empty views for a functional the trace has not
+  // the lambda powers, norm_T N_T, Q_T (protocol.md 9.1). Empty views for a functional the trace has not
   // (N_T, Q_T without interactions; C_T without constraints): nothing reads those.
   View<Fp4> zerocheck, numerator, denominator;
 };
@@ -96,6 +99,7 @@ struct Round0Coset {
 // What round 0 leaves for the MLE rounds and for tests.
 struct Round0Result {
   View<Fp4> mu, r0;       // one element each
+  View<Fp4> eq_polys;     // the N coefficients of eq#(xi[0..l], Z), then the N of eq_D(xi_0, Z)
   View<Fp4> polys;        // per trace T at T 3 L: s_p, s_q, s_zc, L = (d + 1)(N - 1) + 1 coefficients each
   uint64_t poly_len = 0;  // L
   View<Fp4> s_p(uint32_t T) const { return polys.slice((3 * uint64_t(T) + 0) * poly_len, poly_len); }

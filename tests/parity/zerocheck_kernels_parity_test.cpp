@@ -223,8 +223,8 @@ TEST_P(ZerocheckKernels, WeightedSumsArePartialSumsOverTheirBlocksOfX) {
           auto vb = g.input<Fp4>("values", values.size());
           auto eb = g.input<Fp4>("eq", X);
           auto out = g.output<Fp4>("partials", rows * 3 * n);
-          g.dispatch<ZerocheckWeightedSums>("sums",
-                                            {.values = vb, .eq = eb, .partials = out, .log_n = l, .present = present});
+          g.dispatch<ZerocheckWeightedSums>(
+              "sums", {.values = vb, .eq = eb, .partials = out, .n = 1u << l, .present = present});
           auto p = run(g, [&](PreparedPlan& pp) {
             pp.upload(vb, values);
             pp.upload(eb, eq);
@@ -397,11 +397,11 @@ TEST_P(ZerocheckKernels, ChecksRejectMisshapedArguments) {
   auto v = g.input<Fp4>("v", 3 * 4 * 2);
   auto eq = g.input<Fp4>("eq", 2);
   auto partials = g.output<Fp4>("partials", 12);
-  EXPECT_THROW(g.dispatch<ZerocheckWeightedSums>(
-                   "bad_present", {.values = v, .eq = eq, .partials = partials, .log_n = 2, .present = 8}),
+  EXPECT_THROW(g.dispatch<ZerocheckWeightedSums>("bad_present",
+                                                 {.values = v, .eq = eq, .partials = partials, .n = 4, .present = 8}),
                GraphError);
   EXPECT_THROW(g.dispatch<ZerocheckWeightedSums>(
-                   "bad_partials", {.values = v, .eq = eq, .partials = partials.slice(0, 5), .log_n = 2, .present = 7}),
+                   "bad_partials", {.values = v, .eq = eq, .partials = partials.slice(0, 5), .n = 4, .present = 7}),
                GraphError);
 }
 

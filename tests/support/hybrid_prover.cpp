@@ -12,6 +12,7 @@
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
 #include "stages/preamble.hpp"
+#include "stages/prover_commit.hpp"
 #include "stages/reduction/prover.hpp"
 #include "stages/whir/prover.hpp"
 #include "tests/support/model_batch_prover.hpp"
@@ -21,69 +22,6 @@ namespace vkstark {
 namespace {
 
 uint32_t log_height_of(const AirWithTraces& a) { return uint32_t(std::countr_zero(a.common.height)); }
-
-// The trace parts of every present trace as Input buffers, and their commitments (protocol.md 10.1
-// order: the common main of the sorted traces, then per trace its preprocessed and cached parts).
-struct Commitments {
-  std::vector<std::vector<Buffer<Fp>>> parts;  // per sorted trace, row-view order
-  std::vector<Buffer<Fp>> public_values;       // per sorted trace (invalid when none)
-  std::vector<StackedCommitment> commits;
-  std::vector<std::vector<bool>> need_rot;
-  // commits index of each sorted trace's preprocessed (or -1) and first cached commitment.
-  std::vector<int> preprocessed, first_cached;
-
-  std::vector<const StackedCommitment*> pointers() const {
-    std::vector<const StackedCommitment*> out;
-    for (const StackedCommitment& c : commits) out.push_back(&c);
-    return out;
-  }
-};
-
-Commitments commit(Graph& g, Ntt& ntt, const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs,
-                   const ProofShape& s) {
-  Commitments c;
-  const SystemParams& params = pk.params();
-  std::vector<TraceView> common;
-  std::vector<bool> common_rot;
-  for (size_t T = 0; T < s.order.size(); ++T) {
-    const AirWithTraces& a = *airs[s.order[T]];
-    c.parts.emplace_back();
-    size_t p = 0;
-    for (const TraceMatrix& m : a.row_view_parts())
-      c.parts.back().push_back(g.input<Fp>(fmt::format("trace{}.part{}", T, p++), m.values.size()));
-    c.public_values.push_back(a.public_values.empty()
-                                  ? Buffer<Fp>()
-                                  : g.input<Fp>(fmt::format("trace{}.public_values", T), a.public_values.size()));
-    common.push_back({c.parts.back().back().all(), a.common.width, log_height_of(a)});
-    common_rot.push_back(pk.vk.per_air[s.order[T]].params.need_rot);
-  }
-  c.commits.push_back(stacked_commit(g, ntt, "common_main", common, params));
-  c.need_rot.push_back(common_rot);
-  for (size_t T = 0; T < s.order.size(); ++T) {
-    const AirWithTraces& a = *airs[s.order[T]];
-    const bool rot = pk.vk.per_air[s.order[T]].params.need_rot;
-    const std::vector<TraceMatrix> parts = a.row_view_parts();
-    const bool pre = pk.per_air[s.order[T]].shape.preprocessed_width > 0;
-    c.preprocessed.push_back(pre ? int(c.commits.size()) : -1);
-    c.first_cached.push_back(int(c.commits.size()) + (pre ? 1 : 0));
-    for (size_t p = 0; p + 1 < parts.size(); ++p) {
-      const TraceView v{c.parts[T][p].all(), parts[p].width, log_height_of(a)};
-      c.commits.push_back(stacked_commit(g, ntt, fmt::format("trace{}.commit{}", T, p), std::span(&v, 1), params));
-      c.need_rot.push_back({rot});
-    }
-  }
-  return c;
-}
-
-void upload(PreparedPlan& plan, const Commitments& c, const std::vector<std::optional<AirWithTraces>>& airs,
-            const ProofShape& s) {
-  for (size_t T = 0; T < s.order.size(); ++T) {
-    const AirWithTraces& a = *airs[s.order[T]];
-    const std::vector<TraceMatrix> parts = a.row_view_parts();
-    for (size_t p = 0; p < parts.size(); ++p) plan.upload(c.parts[T][p], parts[p].values);
-    if (!a.public_values.empty()) plan.upload(c.public_values[T], a.public_values);
-  }
-}
 
 template <class T>
 Buffer<T> download_copy(Graph& g, const std::string& name, View<T> v) {
@@ -117,7 +55,7 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
   {
     Graph g;
     Ntt ntt(g, log_n);
-    Commitments c = commit(g, ntt, pk, airs, s);
+    TraceCommitments c = commit_traces(g, ntt, pk, airs, s);
     ProofLayout layout;
     auto regions = PartRegions<GkrProof>::reserve(layout, [x = s.gkr](auto& v, GkrProof& p) { gkr_fields(v, p, &x); });
     layout.create_buffer(g);
@@ -172,7 +110,7 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
     Buffer<SpongeState> state_out = download_copy(g, "transcript.out", t.state().all());
 
     auto plan = exec.prepare(compile(g));
-    upload(*plan, c, airs, s);
+    upload_traces(*plan, c, airs, s);
     Trace trace;
     plan->run(trace);
     proof.gkr_proof = regions.decode(plan->download(layout.buffer()));
@@ -211,7 +149,7 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
   {
     Graph g;
     Ntt ntt(g, log_n);
-    Commitments c = commit(g, ntt, pk, airs, s);
+    TraceCommitments c = commit_traces(g, ntt, pk, airs, s);
     ProofLayout layout;
     auto stacking = PartRegions<StackingProof>::reserve(
         layout, [x = s.stacking](auto& v, StackingProof& p) { stacking_fields(v, p, &x); });
@@ -227,7 +165,7 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
     WhirOpening opening{c.pointers(), cube};
     whir_prove(g, ntt, t, layout, whir, s.whir, params, opening);
     auto plan = exec.prepare(compile(g));
-    upload(*plan, c, airs, s);
+    upload_traces(*plan, c, airs, s);
     SpongeState st{host_transcript.state(), host_transcript.absorb_idx(), host_transcript.sample_idx()};
     plan->upload(state, std::vector<SpongeState>{st});
     plan->upload(r, batch.r);

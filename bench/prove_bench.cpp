@@ -1,0 +1,144 @@
+// prove_bench: whole STARK proofs (protocol.md 7) of the Keccak-f AIR, the keccakf example's
+// workload (protocol.md 15.1: 1024 permutations, 2633 columns x 2^15 rows,
+// app_params_with_100_bits_security(21)). Builds and prepares the proof's graph once, then times
+// R runs (after a warm-up run): traces upload, one submission, the proof download. Prints the
+// median span times (host and device), the counters of one run (dispatches, barriers,
+// submissions, host syncs), the proof size and the host verification time; writes JSON (default
+// bench/results/prove_bench-<executor>.json).
+//
+//   prove_bench [--executor cpu|vulkan|auto] [--permutations 1024] [--log-stacked-height 21]
+//               [--runs 3] [--trace F] [--json F]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <map>
+
+#include "bench/bench_util.hpp"
+#include "cli/options.hpp"
+#include "executors/executors.hpp"
+#include "stages/air/keygen.hpp"
+#include "stages/airs/test_airs.hpp"
+#include "stages/prover.hpp"
+#include "stages/verifier.hpp"
+
+using namespace vkstark;
+
+namespace {
+
+const std::vector<std::string> kSpans = {
+    "run",
+    "stark_prove_excluding_trace",
+    "stark_prove_excluding_trace/prover.main_trace_commit",
+    "stark_prove_excluding_trace/prover.main_trace_commit/stacked_commit/rs_code_matrix",
+    "stark_prove_excluding_trace/prover.main_trace_commit/stacked_commit/merkle_tree",
+    "stark_prove_excluding_trace/prover.rap_constraints",
+    "stark_prove_excluding_trace/prover.rap_constraints/logup_gkr",
+    "stark_prove_excluding_trace/prover.rap_constraints/round0",
+    "stark_prove_excluding_trace/prover.rap_constraints/mle_rounds",
+    "stark_prove_excluding_trace/prover.openings",
+    "stark_prove_excluding_trace/prover.openings/stacked_reduction",
+    "stark_prove_excluding_trace/prover.openings/whir"};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  cli::Options options("prove_bench",
+                       "  Prove Keccak-f permutations (the keccakf example's AIR), verify, print median span times.");
+  std::string executor, trace_file, json_file;
+  uint32_t permutations = 0, log_stacked = 0, runs = 0;
+  cli::executor_option(options, executor);
+  options.number<uint32_t>("--permutations", "P", permutations, 1024, {1, 1u << 16},
+                           "Keccak-f permutations (24 rows each, the trace padded to a power of two)");
+  options.number<uint32_t>("--log-stacked-height", "S", log_stacked, 21, {8, 24},
+                           "app_params_with_100_bits_security(S)");
+  options.number<uint32_t>("--runs", "R", runs, 3, {1, 1000}, "timed runs, after one warm-up run");
+  options.output("--trace", trace_file, "write a Chrome trace of the last run (open in Perfetto)");
+  options.output("--json", json_file, "write results as JSON (default: bench/results/prove_bench-<executor>.json)");
+  options.parse_or_exit(argc, argv);
+  const SystemParams params = app_params_with_100_bits_security(log_stacked);
+  params.validate();
+  auto exec = make_executor(executor);
+  const std::string result_file = bench::result_path(json_file, "prove_bench", std::string(exec->name()));
+
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point a) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - a).count();
+  };
+  const std::vector<AirWithTraces> fixture = keccak_fixture(permutations, 7);
+  auto t0 = Clock::now();
+  const std::vector<std::shared_ptr<const Air>> list{fixture[0].air};
+  const ProvingKey pk = keygen(list, params, *exec);
+  const double keygen_ms = ms_since(t0);
+  const std::vector<std::optional<AirWithTraces>> airs(fixture.begin(), fixture.end());
+  fmt::print(
+      "prove_bench: executor {}, device {}\n  Keccak-f x {}: {} columns x {} rows, l_skip {}, n_stack {}, "
+      "log_blowup {}, max degree {}; median of {} runs\n",
+      exec->name(), exec->device_name(), permutations, airs[0]->common.width, airs[0]->common.height, params.l_skip,
+      params.n_stack, params.log_blowup, params.max_constraint_degree, runs);
+
+  StarkProver prover(pk, *exec);
+  t0 = Clock::now();
+  auto prepared = prover.prepare(airs);
+  const double prepare_ms = ms_since(t0);
+
+  std::map<std::string, std::vector<double>> host_ms, device_ms;
+  std::vector<double> wall;
+  double first_run_ms = 0;
+  Trace last;
+  Proof proof;
+  for (uint32_t r = 0; r < runs + 1; ++r) {
+    Trace t;
+    auto a = Clock::now();
+    proof = prepared->run(airs, &t);
+    const double ms = ms_since(a);
+    if (r == 0) {
+      first_run_ms = ms;
+      continue;
+    }
+    wall.push_back(ms);
+    for (const TraceSpan& s : t.spans) {
+      host_ms[s.path].push_back(s.host_ms);
+      device_ms[s.path].push_back(s.device_ms);
+    }
+    last = t;
+  }
+  const std::vector<uint8_t> bytes = encode(proof);
+  t0 = Clock::now();
+  const VerifyResult verdict = verify_bytes(pk.vk, bytes);
+  const double verify_ms = ms_since(t0);
+
+  fmt::print("\n  {:<80} {:>10} {:>10}\n", "span (median)", "host ms", "device ms");
+  std::string spans_json;
+  for (const std::string& path : kSpans) {
+    const double h = bench::median(host_ms[path]), d = bench::median(device_ms[path]);
+    fmt::print("  {:<80} {:>10.2f} {:>10}\n", path, h, d < 0 ? std::string("-") : fmt::format("{:.2f}", d));
+    spans_json += fmt::format("{}{{\"path\": {}, \"host_ms\": {}, \"device_ms\": {}}}", spans_json.empty() ? "" : ", ",
+                              json_string(path), json_number(h), d < 0 ? "null" : json_number(d));
+  }
+  const TraceCounters& c = last.counters;
+  fmt::print("  keygen {:.0f} ms; prepare (build, compile, kernels, pipelines) {:.0f} ms; first run {:.1f} ms\n",
+             keygen_ms, prepare_ms, first_run_ms);
+  fmt::print("  run() wall time median {:.2f} ms (upload, run, download, decode)\n", bench::median(wall));
+  fmt::print(
+      "  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, bytes up {}, bytes down {}, peak device "
+      "bytes {}\n",
+      c.dispatches, c.barriers, c.submissions, c.host_syncs, c.bytes_up, c.bytes_down, c.peak_device_bytes);
+  fmt::print("  proof size {} bytes; host verification {:.1f} ms: {}\n", bytes.size(), verify_ms,
+             verdict.ok ? "accepted" : "REJECTED: " + verdict.reason);
+  const std::string json = fmt::format(
+      "{{\"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, \"wall_ms_median\": {}, \"spans\": [{}], "
+      "\"counters\": {{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, "
+      "\"peak_device_bytes\": {}}}, \"proof_bytes\": {}, \"verify_ms\": {}, \"verified\": {}, \"keygen_ms\": {}, "
+      "\"prepare_ms\": {}, \"first_run_ms\": {}}}",
+      permutations, log_stacked, runs, json_number(bench::median(wall)), spans_json, c.dispatches, c.barriers,
+      c.submissions, c.host_syncs, c.peak_device_bytes, bytes.size(), json_number(verify_ms), verdict.ok,
+      json_number(keygen_ms), json_number(prepare_ms), json_number(first_run_ms));
+  bench::write_result(result_file, "prove_bench", std::string(exec->name()), exec->device_name(), json);
+  fmt::print("results: {}\n", result_file);
+  if (!trace_file.empty()) write_chrome_trace_file(last, trace_file);
+  return verdict.ok ? 0 : 1;
+} catch (const std::exception& e) {
+  fmt::print(stderr, "prove_bench: {}\n", e.what());
+  return 1;
+}

@@ -1,0 +1,38 @@
+// The extension-field variant of the constraint kernel (stages/air/constraint_kernel.hpp), for the
+// MLE rounds of the batch constraint sumcheck (protocol.md 9.5): the DAG evaluated over Fp4
+// tables (columns folded at extension-field challenges) at interpolated points:
+//   out[o] (+)= sum_k coeffs[k] root_k(point o),   roots = the DAG's constraint_idx,
+// point o: Y = max(len / 2, 1) with len = 2^log_len, X = x_first + o / Y, y = o mod Y; a column's
+// value t[2y] when X = 0 (t[2y + 1] not read: a table of one entry is a fully folded column), else
+// t[2y] + X (t[2y + 1] - t[2y]). The DAG reads local values only and has no selector node (the
+// batch sumcheck maps next rows and selectors to columns, stages/zerocheck/functionals.hpp).
+// Both bodies (GLSL with uvec4 values, base-field values kept uint; CPU interpreting Fp4 slots) are
+// bit-identical to eval_nodes<Fp4> (stages/air/eval.hpp).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "stages/air/constraint_kernel.hpp"
+
+namespace vkstark {
+
+struct ExtConstraintKernel : ConstraintKernel {};
+
+// Chunks as make_constraint_kernel; kernel names "<air>_ext_constraints[_<chunk>]". InputError
+// naming the AIR as make_constraint_kernel, and for a selector node or a next-row read.
+std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std::string& air, const SymbolicDag& dag,
+                                                                      const AirShape& shape,
+                                                                      uint32_t chunk_nodes = kConstraintChunkNodes);
+
+// Adds the dispatches: `parts` in row-view order (each width_p << log_len values), `coeffs` at least
+// one per root, `out` the points (at least one). `out` is zeroed first unless `accumulate`. Chunks
+// add side by side into slices of a transient buffer when the points are few (as eval_constraints).
+// GraphError naming the task when a size does not fit or the shape is not the kernel's.
+void eval_ext_constraints(Graph& g, const std::string& name, const ExtConstraintKernel& kernel, const AirShape& shape,
+                          std::span<const View<Fp4>> parts, View<Fp> public_values, View<Fp4> coeffs, View<Fp4> out,
+                          uint32_t log_len, uint32_t x_first, bool accumulate = false,
+                          uint64_t concurrent_points = kConstraintConcurrentRows);
+
+}  // namespace vkstark

@@ -1,0 +1,260 @@
+#include "stages/prover.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "kernels/basic.hpp"
+#include "kernels/whir.hpp"
+#include "runtime/plan.hpp"
+#include "stages/gkr/prover.hpp"
+#include "stages/ntt.hpp"
+#include "stages/pcs/stacked.hpp"
+#include "stages/preamble.hpp"
+#include "stages/prover_commit.hpp"
+#include "stages/reduction/prover.hpp"
+#include "stages/whir/prover.hpp"
+#include "stages/zerocheck/prover.hpp"
+
+namespace vkstark {
+
+namespace {
+
+template <class T>
+Buffer<T> download_copy(Graph& g, const std::string& name, View<T> v) {
+  Buffer<T> out = g.output<T>(name, v.count);
+  g.dispatch<CopyU32>(name, {.src = v.template bitcast<uint32_t>(), .dst = out.all().template bitcast<uint32_t>()});
+  return out;
+}
+
+// InputError naming the AIR when its traces do not fit it.
+void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs) {
+  if (airs.size() != pk.per_air.size())
+    throw InputError(fmt::format("prover: {} trace sets for {} AIRs", airs.size(), pk.per_air.size()));
+  bool any = false;
+  for (size_t a = 0; a < airs.size(); ++a) {
+    if (!airs[a]) continue;
+    any = true;
+    const AirProvingKey& air = pk.per_air[a];
+    const AirWithTraces& t = *airs[a];
+    const uint32_t h = t.common.height;
+    if (h == 0 || !std::has_single_bit(h))
+      throw InputError(fmt::format("AIR {}: trace height {} is not a power of two", air.name, h));
+    if (t.common.width != air.shape.common_width)
+      throw InputError(fmt::format("AIR {}: common main trace of width {}, the AIR has {}", air.name, t.common.width,
+                                   air.shape.common_width));
+    if (t.cached.size() != air.shape.cached_widths.size())
+      throw InputError(fmt::format("AIR {}: {} cached main traces, the AIR has {}", air.name, t.cached.size(),
+                                   air.shape.cached_widths.size()));
+    for (size_t i = 0; i < t.cached.size(); ++i) {
+      if (t.cached[i].width != air.shape.cached_widths[i] || t.cached[i].height != h)
+        throw InputError(fmt::format("AIR {}: cached main trace {} is {} x {}, {} x {} expected", air.name, i,
+                                     t.cached[i].width, t.cached[i].height, air.shape.cached_widths[i], h));
+    }
+    if (air.preprocessed_trace && air.preprocessed_trace->height != h)
+      throw InputError(fmt::format("AIR {}: trace height {}, its preprocessed trace has {}", air.name, h,
+                                   air.preprocessed_trace->height));
+    if (t.public_values.size() != air.shape.num_public_values)
+      throw InputError(fmt::format("AIR {}: {} public values, the AIR has {}", air.name, t.public_values.size(),
+                                   air.shape.num_public_values));
+  }
+  if (!any) throw InputError("prover: no AIR has traces");
+}
+
+}  // namespace
+
+StarkProver::StarkProver(const ProvingKey& pk, Executor& exec) : pk_(pk), exec_(exec) {}
+
+const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
+  auto [it, fresh] = functionals_.try_emplace(air);
+  if (fresh) {
+    const AirProvingKey& a = pk_.per_air[air];
+    it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot);
+  }
+  return *it->second;
+}
+
+const InteractionKernels& StarkProver::interaction_kernels(uint32_t air) {
+  auto [it, fresh] = interactions_.try_emplace(air);
+  if (fresh) it->second = make_interaction_kernels(pk_.per_air[air]);
+  return *it->second;
+}
+
+namespace {
+
+class PreparedProof final : public StarkProver::Prepared {
+ public:
+  ProofShape shape;
+  std::vector<std::optional<uint32_t>> heights;
+  TraceCommitments commits;
+  ProofLayout layout;
+  std::optional<PartRegions<GkrProof>> gkr;
+  std::optional<PartRegions<BatchConstraintProof>> batch;
+  std::optional<PartRegions<StackingProof>> stacking;
+  std::optional<WhirRegions> whir;
+  std::vector<Buffer<Digest>> roots;
+  std::unique_ptr<PreparedPlan> prepared;
+  const MultiStarkVerifyingKey* vk = nullptr;
+
+  const Plan& plan() const override { return prepared->plan(); }
+
+  Proof run(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace) override {
+    if (airs.size() != heights.size())
+      throw InputError(
+          fmt::format("prover: {} trace sets for a proof prepared for {} AIRs", airs.size(), heights.size()));
+    for (size_t a = 0; a < airs.size(); ++a) {
+      const std::optional<uint32_t> h =
+          airs[a] ? std::optional<uint32_t>(uint32_t(std::countr_zero(airs[a]->common.height))) : std::nullopt;
+      if (h != heights[a])
+        throw InputError(fmt::format("prover: AIR {} {} a proof prepared for {}", a,
+                                     h ? fmt::format("has 2^{} rows,", *h) : std::string("is absent,"),
+                                     heights[a] ? fmt::format("2^{} rows", *heights[a]) : std::string("its absence")));
+    }
+    upload_traces(*prepared, commits, airs, shape);
+    Trace local;
+    prepared->run(trace ? *trace : local);
+    const std::vector<uint32_t> words = prepared->download(layout.buffer());
+    Proof proof;
+    for (size_t a = 0; a < airs.size(); ++a) {
+      proof.public_values.push_back(airs[a] ? airs[a]->public_values : std::vector<Fp>{});
+      proof.trace_vdata.push_back(std::nullopt);
+    }
+    proof.common_main_commit = prepared->download(roots[0])[0];
+    for (size_t T = 0; T < shape.order.size(); ++T) {
+      const uint32_t a = shape.order[T];
+      TraceVData d{*heights[a], {}};
+      for (size_t i = 0; i < vk->per_air[a].params.width.cached_mains.size(); ++i)
+        d.cached_commitments.push_back(prepared->download(roots[commits.first_cached[T] + i])[0]);
+      proof.trace_vdata[a] = d;
+    }
+    proof.gkr_proof = gkr->decode(words);
+    proof.batch_constraint_proof = batch->decode(words);
+    proof.stacking_proof = stacking->decode(words);
+    proof.whir_proof = whir->decode(words);
+    return proof;
+  }
+};
+
+}  // namespace
+
+Proof StarkProver::prove(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace) {
+  return prepare(airs)->run(airs, trace);
+}
+
+std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(const std::vector<std::optional<AirWithTraces>>& airs) {
+  check_traces(pk_, airs);
+  auto out = std::make_unique<PreparedProof>();
+  const MultiStarkVerifyingKey& vk = pk_.vk;
+  out->vk = &vk;
+  const SystemParams& params = vk.params;
+  for (const auto& a : airs)
+    out->heights.push_back(a ? std::optional<uint32_t>(uint32_t(std::countr_zero(a->common.height))) : std::nullopt);
+  out->shape = proof_shape(vk, out->heights);
+  const ProofShape& s = out->shape;
+  const uint32_t log_n = params.log_stacked_height() + params.log_blowup;
+  prepare_ntt_twiddles(exec_, log_n);
+  const uint32_t l = params.l_skip, n_global = std::max(s.batch.n_max, s.logup.n_logup);
+
+  Graph g;
+  std::optional<Graph::SpanScope> root_span;
+  root_span.emplace(g.span("stark_prove_excluding_trace"));
+  Ntt ntt(g, log_n);
+  TraceCommitments& c = out->commits;
+  {
+    auto span = g.span("prover.main_trace_commit");
+    c = commit_traces(g, ntt, pk_, airs, s);
+  }
+  ProofLayout& layout = out->layout;
+  out->gkr = PartRegions<GkrProof>::reserve(layout, [x = s.gkr](auto& v, GkrProof& p) { gkr_fields(v, p, &x); });
+  out->batch = PartRegions<BatchConstraintProof>::reserve(
+      layout, [x = s.batch](auto& v, BatchConstraintProof& p) { batch_constraint_fields(v, p, &x); });
+  out->stacking = PartRegions<StackingProof>::reserve(
+      layout, [x = s.stacking](auto& v, StackingProof& p) { stacking_fields(v, p, &x); });
+  out->whir = reserve_whir_regions(layout, s.whir);
+  layout.create_buffer(g);
+  for (size_t i = 0; i < c.commits.size(); ++i)
+    out->roots.push_back(download_copy(g, fmt::format("root{}", i), c.commits[i].root()));
+  DeviceTranscript t(g, "transcript");
+  {
+    std::vector<PreambleAir> preamble(airs.size());
+    for (size_t T = 0; T < s.order.size(); ++T) {
+      const uint32_t a = s.order[T];
+      PreambleAir& p = preamble[a];
+      p.present = true;
+      p.log_height = uint32_t(std::countr_zero(airs[a]->common.height));
+      if (c.preprocessed[T] >= 0) p.preprocessed_root = c.commits[c.preprocessed[T]].root();
+      for (size_t i = 0; i < vk.per_air[a].params.width.cached_mains.size(); ++i)
+        p.cached_roots.push_back(c.commits[c.first_cached[T] + i].root());
+      if (c.public_values[T].valid()) p.public_values = c.public_values[T].all();
+    }
+    observe_preamble(g, t, vk, c.commits[0].root(), preamble);
+  }
+
+  View<Fp4> r;
+  {
+    auto rap = g.span("prover.rap_constraints");
+    View<Fp4> xi = g.transient<Fp4>("xi", l + n_global).all();
+    GkrChallenges ch;
+    {
+      auto span = g.span("logup_gkr");
+      const GkrProofViews views = gkr_proof_views(layout, *out->gkr, out->gkr->proto());
+      ch = gkr_grind_and_challenges(g, t, views, params);
+      uint32_t have = 0;
+      if (s.gkr.layers == 0) {
+        g.dispatch<CopyU32>("q0_claim.one",
+                            {.src = g.constant<Fp4>("one", std::vector<Fp4>{Fp4::one()}).all().bitcast<uint32_t>(),
+                             .dst = views.q0_claim.bitcast<uint32_t>()});
+      } else {
+        std::vector<LogupInputTrace> traces;
+        for (size_t T = 0; T < s.order.size(); ++T) {
+          LogupInputTrace tr;
+          tr.air = &pk_.per_air[s.order[T]];
+          tr.kernels = &interaction_kernels(s.order[T]);
+          for (const Buffer<Fp>& b : c.parts[T]) tr.parts.push_back(b.all());
+          if (c.public_values[T].valid()) tr.public_values = c.public_values[T].all();
+          tr.log_height = uint32_t(std::countr_zero(airs[s.order[T]]->common.height));
+          traces.push_back(std::move(tr));
+        }
+        const uint64_t leaves = uint64_t(1) << s.gkr.layers;
+        View<Fp4> p = g.transient<Fp4>("gkr.p", leaves).all(), q = g.transient<Fp4>("gkr.q", leaves).all();
+        add_logup_input_layer(g, t, traces, s.logup, l, ch.alpha, ch.beta, p, q);
+        const View<Fp4> gkr_xi = gkr_prove(g, t, views, p, q, s.gkr.layers);
+        g.dispatch<CopyU32>("xi.gkr",
+                            {.src = gkr_xi.bitcast<uint32_t>(), .dst = xi.slice(0, s.gkr.layers).bitcast<uint32_t>()});
+        have = s.gkr.layers;
+      }
+      if (have < l + n_global) t.sample_ext(xi.slice(have, l + n_global - have));
+    }
+    BatchConstraintInput in;
+    in.xi = xi;
+    in.beta = ch.beta;
+    in.n_logup = s.logup.n_logup;
+    for (size_t T = 0; T < s.order.size(); ++T) {
+      const uint32_t a = s.order[T];
+      BatchTrace tr;
+      tr.vk = &vk.per_air[a];
+      tr.kernels = &functional_kernels(a);
+      for (const Buffer<Fp>& b : c.parts[T]) tr.parts.push_back(b.all());
+      if (c.public_values[T].valid()) tr.public_values = c.public_values[T].all();
+      tr.log_height = uint32_t(std::countr_zero(airs[a]->common.height));
+      tr.row_start = s.logup.row_start[T];
+      in.traces.push_back(std::move(tr));
+    }
+    r = batch_constraint_prove(g, t, batch_constraint_views(layout, *out->batch, out->batch->proto()), params, in);
+  }
+  {
+    auto span = g.span("prover.openings");
+    const View<Fp4> u =
+        stacked_reduction_prove(g, t, stacking_proof_views(layout, *out->stacking, out->stacking->proto()), params,
+                                {c.pointers(), c.need_rot, r});
+    View<Fp4> cube = g.transient<Fp4>("u_cube", params.log_stacked_height()).all();
+    g.dispatch<UCube>("u_cube", {.u = u, .cube = cube, .l_skip = l});
+    whir_prove(g, ntt, t, layout, *out->whir, s.whir, params, WhirOpening{c.pointers(), cube});
+  }
+
+  root_span.reset();
+  out->prepared = exec_.prepare(compile(std::move(g)));
+  return out;
+}
+
+}  // namespace vkstark

@@ -1,0 +1,59 @@
+// The STARK prover (protocol.md 7): one graph per proof (architecture.md, "The prover is one
+// static graph"). The traces are uploaded, the plan runs once, the proof buffer and the
+// commitment roots are downloaded; the transcript lives on the device throughout and the prover adds
+// no host task. Spans follow the reference: stark_prove_excluding_trace > prover.main_trace_commit
+// (stacked_commit > rs_code_matrix, merkle_tree), prover.rap_constraints (logup_gkr, round0,
+// mle_rounds), prover.openings (stacked_reduction, whir).
+//
+// A StarkProver holds the per-AIR generated kernels (compiled, or loaded from the SPIR-V cache,
+// on first use) and the executor; prove() is not thread-safe on one prover.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "runtime/executor.hpp"
+#include "runtime/trace.hpp"
+#include "stages/air/keygen.hpp"
+#include "stages/airs/test_airs.hpp"
+#include "stages/gkr/input.hpp"
+#include "stages/proof.hpp"
+#include "stages/zerocheck/functionals.hpp"
+
+namespace vkstark {
+
+class StarkProver {
+ public:
+  // pk and exec must outlive the prover.
+  StarkProver(const ProvingKey& pk, Executor& exec);
+
+  // airs: AIR-index order, one entry per AIR of the key (nullopt: absent). InputError naming the
+  // AIR for traces that do not fit it (part count, widths, heights, public values). `trace`, when
+  // given, receives the run's trace (spans, dispatches, submissions, host syncs).
+  [[nodiscard]] Proof prove(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace = nullptr);
+
+  // The two halves of prove(), for benchmarks: the graph of a proof of these traces' shape (which
+  // AIRs are present, their heights) built, compiled and prepared; then any number of runs, each
+  // uploading traces of that shape.
+  class Prepared {
+   public:
+    virtual ~Prepared() = default;
+    // InputError when the traces do not have the prepared shape.
+    virtual Proof run(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace = nullptr) = 0;
+    virtual const Plan& plan() const = 0;
+  };
+  [[nodiscard]] std::unique_ptr<Prepared> prepare(const std::vector<std::optional<AirWithTraces>>& airs);
+
+ private:
+  const AirFunctionalKernels& functional_kernels(uint32_t air);
+  const InteractionKernels& interaction_kernels(uint32_t air);
+
+  const ProvingKey& pk_;
+  Executor& exec_;
+  std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> functionals_;
+  std::map<uint32_t, std::shared_ptr<const InteractionKernels>> interactions_;
+};
+
+}  // namespace vkstark

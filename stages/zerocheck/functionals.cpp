@@ -1,0 +1,144 @@
+#include "stages/zerocheck/functionals.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "runtime/error.hpp"
+#include "stages/air/eval.hpp"
+#include "stages/air/ext_kernel.hpp"
+
+namespace vkstark {
+
+uint32_t source_column(const std::vector<uint32_t>& widths, bool need_rot, uint32_t part, bool next, uint32_t col) {
+  uint32_t at = 0;
+  for (uint32_t p = 0; p < part; ++p) at += widths[p] * (need_rot ? 2 : 1);
+  return at + (next ? widths[part] : 0) + col;
+}
+
+namespace {
+
+// The DAG's nodes with every trace read mapped to part 0 and every selector to part 1 (see the
+// header); roots not set.
+std::vector<DagNode> source_nodes(const SymbolicDag& dag, const AirShape& shape, const std::vector<uint32_t>& widths,
+                                  bool need_rot) {
+  std::vector<DagNode> nodes = dag.nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    DagNode& d = nodes[i];
+    Variable v;
+    v.entry = EntryKind::Main;
+    v.offset = 0;
+    switch (d.kind) {
+      case NodeKind::IsFirstRow:
+      case NodeKind::IsLastRow:
+      case NodeKind::IsTransition:
+        v.part = 1;
+        v.index = uint32_t(d.kind) - uint32_t(NodeKind::IsFirstRow);
+        break;
+      case NodeKind::Variable: {
+        const Variable& x = d.var;
+        if (x.entry == EntryKind::Public) continue;
+        if (x.entry == EntryKind::Challenge)
+          throw InputError(fmt::format("DAG node {} reads a challenge, which vkstark does not support", i));
+        if (x.entry == EntryKind::Preprocessed && shape.preprocessed_width == 0)
+          throw InputError(fmt::format("DAG node {} reads the preprocessed part, the AIR has none", i));
+        if (x.entry == EntryKind::Main && x.part > shape.num_cached())
+          throw InputError(
+              fmt::format("DAG node {} reads main part {}, the AIR has {}", i, x.part, shape.num_cached() + 1));
+        const uint32_t p = row_view_part(x, shape);
+        if (x.index >= widths[p])
+          throw InputError(fmt::format("DAG node {} reads column {} of row-view part {}, which has {} columns", i,
+                                       x.index, p, widths[p]));
+        if (x.offset > 1 || (x.offset == 1 && !need_rot))
+          throw InputError(fmt::format("DAG node {} reads row offset {}{}", i, x.offset,
+                                       need_rot ? " (0 or 1 only)" : " without need_rot"));
+        v.part = 0;
+        v.index = source_column(widths, need_rot, p, x.offset == 1, x.index);
+        break;
+      }
+      default:
+        continue;
+    }
+    d = DagNode{};
+    d.kind = NodeKind::Variable;
+    d.var = v;
+  }
+  return nodes;
+}
+
+}  // namespace
+
+AirFunctionals make_air_functionals(const SymbolicDag& dag, const AirShape& shape, bool need_rot) {
+  AirFunctionals f;
+  f.need_rot = need_rot;
+  f.widths = shape.row_view_widths();
+  for (uint32_t w : f.widths) f.columns += w * (need_rot ? 2 : 1);
+  f.shape.cached_widths = {f.columns};
+  f.shape.common_width = 3;
+  f.shape.num_public_values = shape.num_public_values;
+  const std::vector<DagNode> nodes = source_nodes(dag, shape, f.widths, need_rot);
+  for (uint32_t i : dag.constraint_idx)
+    if (i >= nodes.size())
+      throw InputError(fmt::format("constraint node {} is past the DAG's {} nodes", i, nodes.size()));
+
+  SymbolicDag& zc = f.dags[uint32_t(Functional::Zerocheck)];
+  zc.nodes = nodes;
+  zc.constraint_idx = dag.constraint_idx;
+
+  if (dag.interactions.empty()) return f;
+  std::map<uint32_t, std::vector<uint32_t>> counts;
+  std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> messages;
+  for (uint32_t s = 0; s < dag.interactions.size(); ++s) {
+    const DagInteraction& in = dag.interactions[s];
+    if (in.count >= nodes.size())
+      throw InputError(
+          fmt::format("interaction {}: count node {} is past the DAG's {} nodes", s, in.count, nodes.size()));
+    counts[in.count].push_back(s);
+    for (uint32_t j = 0; j < in.message.size(); ++j) {
+      if (in.message[j] >= nodes.size())
+        throw InputError(
+            fmt::format("interaction {}: message node {} is past the DAG's {} nodes", s, in.message[j], nodes.size()));
+      messages[in.message[j]].emplace_back(s, j);
+    }
+    f.lengths.push_back(uint32_t(in.message.size()));
+    f.buses.push_back(in.bus);
+  }
+  SymbolicDag& num = f.dags[uint32_t(Functional::Numerator)];
+  num.nodes = nodes;
+  for (auto& [node, terms] : counts) {
+    num.constraint_idx.push_back(node);
+    f.numerator_terms.push_back(std::move(terms));
+  }
+  SymbolicDag& den = f.dags[uint32_t(Functional::Denominator)];
+  den.nodes = nodes;
+  for (auto& [node, terms] : messages) {
+    den.constraint_idx.push_back(node);
+    f.denominator_terms.push_back(std::move(terms));
+  }
+  DagNode one;
+  one.kind = NodeKind::Constant;
+  one.constant = Fp::one();
+  den.nodes.push_back(one);
+  den.constraint_idx.push_back(uint32_t(den.nodes.size() - 1));
+  return f;
+}
+
+std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(const std::string& air, const SymbolicDag& dag,
+                                                                        const AirShape& shape, bool need_rot) {
+  auto k = std::make_shared<AirFunctionalKernels>();
+  try {
+    k->f = make_air_functionals(dag, shape, need_rot);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("AIR {}: {}", air, e.what()));
+  }
+  static constexpr const char* kSuffix[kFunctionals] = {"zc", "num", "den"};
+  for (uint32_t f = 0; f < kFunctionals; ++f) {
+    if (k->f.dags[f].constraint_idx.empty()) continue;
+    const std::string name = fmt::format("{}_{}", air, kSuffix[f]);
+    k->points[f] = make_constraint_kernel(name, k->f.dags[f], k->f.shape);
+    k->folded[f] = make_ext_constraint_kernel(name, k->f.dags[f], k->f.shape);
+  }
+  return k;
+}
+
+}  // namespace vkstark

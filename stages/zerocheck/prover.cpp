@@ -1,0 +1,646 @@
+#include "stages/zerocheck/prover.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "kernels/elementwise.hpp"
+#include "kernels/mle_tables.hpp"
+#include "kernels/whir.hpp"
+#include "kernels/zerocheck.hpp"
+#include "stages/air/constraint_kernel.hpp"
+#include "stages/air/ext_kernel.hpp"
+#include "stages/program.hpp"
+#include "stages/zerocheck/round0.hpp"
+
+namespace vkstark {
+
+namespace {
+
+using Reg = ProgramBuilder::Reg;
+
+// Code words after which a coefficient program is cut (kProgramMaxWords is 2048; one term takes
+// well under 48).
+constexpr uint64_t kProgramCut = 1800;
+// Polynomial evaluation chunk (EvalPolyPartials).
+constexpr uint32_t kEvalChunk = 64;
+
+uint32_t n_tilde(uint32_t log_height, uint32_t l) { return log_height > l ? log_height - l : 0; }
+
+// Writes a sequence of independent pieces as programs cut where they grow long: a piece must not
+// keep a register across next() (the program may end there).
+class ProgramSequence {
+ public:
+  ProgramSequence(Graph& g, DeviceTranscript& t, std::string name) : g_(g), t_(t), name_(std::move(name)) {}
+  ProgramBuilder& next() {
+    if (p_ && p_->code().size() > kProgramCut) emit();
+    if (!p_) p_.emplace(g_, t_, parts_++ == 0 ? name_ : fmt::format("{}.part{}", name_, parts_ - 1));
+    return *p_;
+  }
+  void emit() {
+    if (p_) p_->emit();
+    p_.reset();
+  }
+
+ private:
+  Graph& g_;
+  DeviceTranscript& t_;
+  std::string name_;
+  uint32_t parts_ = 0;
+  std::optional<ProgramBuilder> p_;
+};
+
+class BatchProver {
+ public:
+  BatchProver(Graph& g, DeviceTranscript& t, const BatchConstraintViews& proof, const SystemParams& params,
+              const BatchConstraintInput& in)
+      : g_(g),
+        t_(t),
+        proof_(proof),
+        params_(params),
+        in_(in),
+        l_(params.l_skip),
+        n_(uint64_t(1) << params.l_skip),
+        d_(params.max_constraint_degree),
+        P_(uint32_t(in.traces.size())) {}
+
+  View<Fp4> run() {
+    check();
+    std::optional<Graph::SpanScope> span;
+    span.emplace(g_.span("round0"));
+    std::vector<Round0Trace> r0_traces;
+    for (const BatchTrace& tr : in_.traces) r0_traces.push_back({tr.vk, tr.parts, tr.log_height});
+    Round0Prover r0(g_, t_, params_, std::move(r0_traces), in_.xi);
+    coefficients(r0.lambda());
+    for (uint32_t T = 0; T < P_; ++T)
+      for (uint32_t c = 1; c <= r0.cosets(T); ++c) {
+        const Round0Coset co = r0.extend(T, c);
+        const View<Fp4> outs[kFunctionals] = {co.zerocheck, co.numerator, co.denominator};
+        const uint32_t log_m = n_tilde(in_.traces[T].log_height, l_) + l_;
+        const std::vector<View<Fp>> sources = {co.columns, co.selectors};
+        for (uint32_t f = 0; f < kFunctionals; ++f) {
+          if (!kernels(T).has(Functional(f))) continue;
+          eval_constraints(g_, fmt::format("round0.T{}.coset{}.f{}", T, c, f), *trace(T).kernels->points[f],
+                           kernels(T).shape, sources, in_.traces[T].public_values, coeffs_[T][f], outs[f], log_m);
+        }
+        r0.reduce(T, c);
+      }
+    const Round0Result res =
+        r0.finish({proof_.numerator_term_per_air, proof_.denominator_term_per_air, proof_.univariate_round_coeffs});
+    mu_powers_ = g_.transient<Fp4>("batch.mu_powers", 3 * uint64_t(P_)).all();
+    g_.dispatch<Fp4Powers>("batch.mu_powers", {.a = res.mu, .out = mu_powers_});
+    after_round0(res);
+    span.reset();
+    span.emplace(g_.span("mle_rounds"));
+    for (uint32_t j = 1; j <= n_max_; ++j) round(j);
+    openings();
+    return r_;
+  }
+
+ private:
+  const BatchTrace& trace(uint32_t T) const { return in_.traces[T]; }
+  const AirFunctionals& kernels(uint32_t T) const { return in_.traces[T].kernels->f; }
+  uint32_t nt(uint32_t T) const { return n_tilde(in_.traces[T].log_height, l_); }
+  uint64_t sources(uint32_t T) const { return kernels(T).columns + 3; }  // tables per trace
+
+  void check() {
+    if (P_ == 0) throw InputError("batch constraint prover: no trace");
+    n_max_ = nt(0);
+    for (uint32_t T = 0; T < P_; ++T) {
+      const BatchTrace& tr = trace(T);
+      if (tr.vk == nullptr || tr.kernels == nullptr)
+        throw InputError(fmt::format("batch constraint prover: trace {} has no key or no kernels", T));
+      if (tr.kernels->f.need_rot != tr.vk->params.need_rot || tr.kernels->f.widths != tr.vk->shape().row_view_widths())
+        throw InputError(fmt::format("batch constraint prover: trace {}: kernels made for another AIR", T));
+      if (tr.row_start.size() != tr.vk->symbolic_constraints.interactions.size())
+        throw InputError(fmt::format("batch constraint prover: trace {}: {} slots for {} interactions", T,
+                                     tr.row_start.size(), tr.vk->symbolic_constraints.interactions.size()));
+      if (!tr.row_start.empty() && nt(T) > in_.n_logup)
+        throw InputError(
+            fmt::format("batch constraint prover: trace {} has n~ {} above n_logup {}", T, nt(T), in_.n_logup));
+    }
+    // The round program holds the d + 2 values of s_j and a few more registers.
+    if (d_ + 16 > kProgramRegisters)
+      throw InputError(
+          fmt::format("batch constraint prover: max_constraint_degree {} is above the {} the round "
+                      "program holds",
+                      d_, kProgramRegisters - 16));
+    const uint64_t rounds = uint64_t(n_max_) * (d_ + 1);
+    uint64_t openings = 0;
+    for (uint32_t T = 0; T < P_; ++T) openings += kernels(T).columns;
+    if (proof_.sumcheck_round_polys.count != rounds || proof_.column_openings.count != openings)
+      throw InputError(
+          fmt::format("batch constraint prover: proof views of {} round values and {} openings; {} and {} expected",
+                      proof_.sumcheck_round_polys.count, proof_.column_openings.count, rounds, openings));
+    if (in_.xi.count < l_ + std::max(n_max_, in_.n_logup))
+      throw InputError(fmt::format("batch constraint prover: xi has {} coordinates, {} needed", in_.xi.count,
+                                   l_ + std::max(n_max_, in_.n_logup)));
+  }
+
+  // The functionals' coefficients per trace (functionals.hpp): lambda powers; the numerator's and
+  // denominator's from eq3b, beta and norm_T, by programs.
+  void coefficients(View<Fp4> lambda) {
+    uint32_t max_constraints = 0, max_len = 0;
+    for (uint32_t T = 0; T < P_; ++T) {
+      max_constraints = std::max(max_constraints, kernels(T).dag(Functional::Zerocheck).num_constraints());
+      for (uint32_t len : kernels(T).lengths) max_len = std::max(max_len, len);
+    }
+    View<Fp4> lambda_powers = g_.transient<Fp4>("batch.lambda_powers", std::max(max_constraints, 1u)).all();
+    g_.dispatch<Fp4Powers>("batch.lambda_powers", {.a = lambda, .out = lambda_powers});
+    View<Fp4> beta_powers;
+    coeffs_.resize(P_);
+    for (uint32_t T = 0; T < P_; ++T) {
+      coeffs_[T][0] = lambda_powers;
+      const AirFunctionals& f = kernels(T);
+      if (f.lengths.empty()) continue;
+      if (beta_powers.count == 0) {
+        beta_powers = g_.transient<Fp4>("batch.beta_powers", max_len + 1).all();
+        g_.dispatch<Fp4Powers>("batch.beta_powers", {.a = in_.beta, .out = beta_powers});
+      }
+      const uint32_t sigmas = uint32_t(f.lengths.size()), free = in_.n_logup - nt(T);
+      View<Fp4> eq3b = g_.transient<Fp4>(fmt::format("batch.T{}.eq3b", T), sigmas).all();
+      {
+        ProgramSequence seq(g_, t_, fmt::format("batch.T{}.eq3b", T));
+        for (uint32_t s = 0; s < sigmas; ++s) {
+          ProgramBuilder& p = seq.next();
+          const uint64_t b = trace(T).row_start[s] >> (l_ + nt(T));
+          Reg acc = p.constant(Fp::one());
+          for (uint32_t k = 0; k < free; ++k) {
+            const Reg x = p.load_ext(in_.xi, l_ + nt(T) + k);
+            Reg factor = x;
+            if (((b >> k) & 1) == 0) {
+              const Reg one = p.constant(Fp::one());
+              factor = p.sub(one, x);
+              p.release(one);
+              p.release(x);
+            }
+            const Reg next = p.mul(acc, factor);
+            p.release(acc);
+            p.release(factor);
+            acc = next;
+          }
+          p.store_ext(eq3b, acc, s);
+          p.release(acc);
+        }
+        seq.emit();
+      }
+      // norm_T = 2^-max(l - h, 0).
+      const uint32_t lift = trace(T).log_height < l_ ? l_ - trace(T).log_height : 0;
+      const Fp norm = Fp::from_canonical_unchecked(1u << lift).inverse();
+      View<Fp4> num = g_.transient<Fp4>(fmt::format("batch.T{}.numerator_coeffs", T), f.numerator_terms.size()).all();
+      View<Fp4> den =
+          g_.transient<Fp4>(fmt::format("batch.T{}.denominator_coeffs", T), f.denominator_terms.size() + 1).all();
+      ProgramSequence seq(g_, t_, fmt::format("batch.T{}.coefficients", T));
+      // sum over terms of eq3b[sigma] * weight(term), stored at dst[i].
+      auto combination = [&](View<Fp4> dst, uint64_t i, auto&& terms, auto&& weight) {
+        ProgramBuilder& p = seq.next();
+        Reg acc = p.constant(Fp4());
+        for (const auto& term : terms) {
+          const Reg e = p.load_ext(eq3b, term.first);
+          const Reg w = weight(p, term);
+          const Reg prod = p.mul(e, w);
+          p.release(e);
+          p.release(w);
+          const Reg sum = p.add(acc, prod);
+          p.release(acc);
+          p.release(prod);
+          acc = sum;
+        }
+        p.store_ext(dst, acc, i);
+        p.release(acc);
+      };
+      for (size_t r = 0; r < f.numerator_terms.size(); ++r) {
+        std::vector<std::pair<uint32_t, uint32_t>> terms;
+        for (uint32_t s : f.numerator_terms[r]) terms.emplace_back(s, 0);
+        combination(num, r, terms, [&](ProgramBuilder& p, const auto&) { return p.constant(norm); });
+      }
+      for (size_t r = 0; r < f.denominator_terms.size(); ++r)
+        combination(den, r, f.denominator_terms[r],
+                    [&](ProgramBuilder& p, const auto& term) { return p.load_ext(beta_powers, term.second); });
+      std::vector<std::pair<uint32_t, uint32_t>> all;
+      for (uint32_t s = 0; s < sigmas; ++s) all.emplace_back(s, f.lengths[s]);
+      combination(den, f.denominator_terms.size(), all, [&](ProgramBuilder& p, const auto& term) {
+        const Reg bp = p.load_ext(beta_powers, term.second);
+        const Reg bus = p.constant(Fp::from_canonical_unchecked(uint32_t(f.buses[term.first]) + 1));
+        const Reg w = p.mul(bp, bus);
+        p.release(bp);
+        p.release(bus);
+        return w;
+      });
+      seq.emit();
+      coeffs_[T][1] = num;
+      coeffs_[T][2] = den;
+    }
+  }
+
+  // protocol.md 9.4: every source column folded at r_0; c_0 = s_0(r_0), eq_ns[0], eq#_ns[0].
+  void after_round0(const Round0Result& res) {
+    r_ = g_.transient<Fp4>("batch.r", n_max_ + 1).all();
+    state_ = g_.transient<Fp4>("batch.state", kState * (n_max_ + 1)).all();
+
+    std::vector<Fp> roots(n_);
+    const Fp w = two_adic_generator(l_);
+    Fp x = Fp::one();
+    for (Fp& e : roots) {
+      e = x;
+      x *= w;
+    }
+    View<Fp4> weights = g_.transient<Fp4>("batch.r0_weights", n_).all();
+    g_.dispatch<EqUniWeights>(
+        "batch.r0_weights", {.r = res.r0, .roots = g_.constant<Fp>("batch.roots", roots), .out = weights, .log_n = l_});
+
+    uint64_t total = 0;
+    for (uint32_t T = 0; T < P_; ++T) {
+      final_at_.push_back(total);
+      total += sources(T);
+    }
+    finals_ = g_.transient<Fp4>("batch.final_tables", total).all();
+    tables_.resize(P_);
+    for (uint32_t T = 0; T < P_; ++T) {
+      const BatchTrace& tr = trace(T);
+      const uint64_t chunks = uint64_t(1) << nt(T);
+      View<Fp4> tables = nt(T) == 0
+                             ? final_tables(T)
+                             : g_.transient<Fp4>(fmt::format("batch.T{}.tables.r0", T), sources(T) * chunks).all();
+      const AirFunctionals& f = kernels(T);
+      for (uint32_t p = 0; p < tr.parts.size(); ++p)
+        for (uint32_t shift = 0; shift < (f.need_rot ? 2u : 1u); ++shift) {
+          if (f.widths[p] == 0) continue;
+          const uint64_t at = source_column(f.widths, f.need_rot, p, shift == 1, 0);
+          g_.dispatch<PleFoldColumns>(fmt::format("batch.T{}.fold_r0.part{}.{}", T, p, shift == 0 ? "local" : "next"),
+                                      {.in = tr.parts[p],
+                                       .weights = weights,
+                                       .out = tables.slice(at * chunks, f.widths[p] * chunks),
+                                       .log_height = tr.log_height,
+                                       .log_n = l_,
+                                       .shift = shift});
+        }
+      g_.dispatch<PleFoldColumns>(fmt::format("batch.T{}.fold_r0.selectors", T),
+                                  {.in = selector_columns(tr.log_height),
+                                   .weights = weights,
+                                   .out = tables.slice(f.columns * chunks, 3 * chunks),
+                                   .log_height = tr.log_height,
+                                   .log_n = l_,
+                                   .shift = 0});
+      tables_[T] = tables;
+    }
+
+    // c_0 = s_0(r_0), eq_ns[0] = eq_D(xi_0, r_0), eq#_ns[0] = eq#(xi[0..l], r_0).
+    const uint64_t len = proof_.univariate_round_coeffs.count;
+    auto eval = [&](const std::string& name, View<Fp4> coeffs) {
+      const uint64_t parts = (coeffs.count + kEvalChunk - 1) / kEvalChunk;
+      View<Fp4> partials = g_.transient<Fp4>(name, parts).all();
+      g_.dispatch<EvalPolyPartials>(
+          name,
+          {.coeffs = coeffs, .z = res.r0, .partials = partials, .n = uint32_t(coeffs.count), .chunk = kEvalChunk});
+      return partials;
+    };
+    const View<Fp4> s0 = eval("batch.s0_at_r0", proof_.univariate_round_coeffs.slice(0, len));
+    const View<Fp4> eqs = eval("batch.eq_sharp_at_r0", res.eq_polys.slice(0, n_));
+    const View<Fp4> eqd = eval("batch.eq_d_at_r0", res.eq_polys.slice(n_, n_));
+    ProgramBuilder p(g_, t_, "batch.after_round0.program");
+    const View<Fp4> row = state(0);
+    auto sum_to = [&](View<Fp4> partials, uint32_t at) {
+      const Reg v = p.sum_ext(partials, 0, partials.count);
+      p.store_ext(row, v, at);
+      p.release(v);
+    };
+    sum_to(s0, kClaim);
+    sum_to(eqs, kEqSharp);
+    sum_to(eqd, kEq);
+    const Reg r0 = p.load_ext(res.r0);
+    p.store_ext(r_, r0, 0);
+    p.release(r0);
+    const Reg zero = p.constant(Fp4());
+    p.store_ext(row, zero, kTail);
+    p.emit();
+  }
+
+  // Row j of the state: c_j, the tail carried into round j + 1 (times r_j), eq_ns[j], eq#_ns[j].
+  static constexpr uint32_t kClaim = 0, kTail = 1, kEq = 2, kEqSharp = 3, kState = 4;
+  View<Fp4> state(uint32_t j) const { return state_.slice(uint64_t(kState) * j, kState); }
+
+  View<Fp4> final_tables(uint32_t T) const { return finals_.slice(final_at_[T], sources(T)); }
+
+  // is_first, is_last, is_transition of a trace of 2^log_height rows (protocol.md 4.2), one constant
+  // per height.
+  View<Fp> selector_columns(uint32_t log_height) {
+    auto [it, fresh] = selectors_.try_emplace(log_height);
+    if (fresh) {
+      const uint64_t h = uint64_t(1) << log_height;
+      std::vector<Fp> v(3 * h);
+      v[0] = Fp::one();
+      v[h + h - 1] = Fp::one();
+      for (uint64_t r = 0; r + 1 < h; ++r) v[2 * h + r] = Fp::one();
+      it->second = g_.constant<Fp>(fmt::format("batch.selectors.h{}", log_height), v).all();
+    }
+    return it->second;
+  }
+
+  // The functionals of trace T over its tables: out (3 d Y or 3 values) in functional order.
+  void eval_functionals(uint32_t T, const std::string& name, View<Fp4> tables, uint32_t log_len, uint32_t x_first,
+                        View<Fp4> out) {
+    const AirFunctionals& f = kernels(T);
+    const uint64_t per = out.count / kFunctionals, len = uint64_t(1) << log_len;
+    const std::vector<View<Fp4>> parts = {tables.slice(0, f.columns * len), tables.slice(f.columns * len, 3 * len)};
+    for (uint32_t k = 0; k < kFunctionals; ++k) {
+      if (!f.has(Functional(k))) continue;
+      eval_ext_constraints(g_, fmt::format("{}.f{}", name, k), *trace(T).kernels->folded[k], f.shape, parts,
+                           trace(T).public_values, coeffs_[T][k], out.slice(k * per, per), log_len, x_first);
+    }
+  }
+
+  View<Fp4> eq_weights(uint32_t first, uint32_t m) {
+    auto [it, fresh] = eq_by_.try_emplace(std::pair{first, m});
+    if (fresh) {
+      if (m == 0) {
+        it->second = g_.constant<Fp4>(fmt::format("batch.eq.{}.0", first), std::vector<Fp4>{Fp4::one()}).all();
+      } else {
+        const std::string name = fmt::format("batch.eq.{}.{}", first, m);
+        it->second = g_.transient<Fp4>(name, uint64_t(1) << m).all();
+        g_.dispatch<EqTable>(name, {.u = in_.xi.slice(first, m), .out = it->second, .m = m});
+      }
+    }
+    return it->second;
+  }
+
+  uint32_t present(uint32_t T) const {
+    uint32_t bits = 0;
+    for (uint32_t k = 0; k < kFunctionals; ++k)
+      if (kernels(T).has(Functional(k))) bits |= 1u << k;
+    return bits;
+  }
+
+  // protocol.md 9.5, round j.
+  void round(uint32_t j) {
+    // Traces that became fully folded at r_(j-1): their functionals at r, for the tail (one buffer,
+    // so that the program binds one view).
+    std::vector<uint32_t> new_tail;
+    for (uint32_t T = 0; T < P_; ++T)
+      if (nt(T) == j - 1 && present(T) != 0) new_tail.push_back(T);
+    View<Fp4> at_r;
+    if (!new_tail.empty()) {
+      at_r = g_.transient<Fp4>(fmt::format("batch.round{}.at_r", j), kFunctionals * new_tail.size()).all();
+      for (size_t i = 0; i < new_tail.size(); ++i)
+        eval_functionals(new_tail[i], fmt::format("batch.round{}.T{}.at_r", j, new_tail[i]), final_tables(new_tail[i]),
+                         0, 0, at_r.slice(kFunctionals * i, kFunctionals));
+    }
+    // Head traces: s'_f,T(X) for X = 1..d as partial sums, one buffer for all.
+    struct Head {
+      uint32_t T;
+      uint64_t at;  // in `partials`
+      uint32_t rows;
+    };
+    std::vector<Head> heads;
+    uint64_t total = 0;
+    for (uint32_t T = 0; T < P_; ++T) {
+      if (nt(T) < j || present(T) == 0) continue;
+      const uint64_t y = uint64_t(1) << (nt(T) - j);
+      const uint32_t rows = uint32_t(std::clamp<uint64_t>((y + 4095) / 4096, 1, 16));
+      heads.push_back({T, total, rows});
+      total += uint64_t(rows) * kFunctionals * d_;
+    }
+    View<Fp4> partials;
+    if (total > 0) partials = g_.transient<Fp4>(fmt::format("batch.round{}.partials", j), total).all();
+    for (const Head& hd : heads) {
+      const uint32_t T = hd.T, log_len = nt(T) - j + 1;
+      const uint64_t y = uint64_t(1) << (log_len - 1);
+      const std::string name = fmt::format("batch.round{}.T{}", j, T);
+      View<Fp4> values = g_.transient<Fp4>(name + ".values", kFunctionals * d_ * y).all();
+      eval_functionals(T, name, tables_[T], log_len, 1, values);
+      g_.dispatch<ZerocheckWeightedSums>(name + ".weighted_sums",
+                                         {.values = values,
+                                          .eq = eq_weights(l_ + j, log_len - 1),
+                                          .partials = partials.slice(hd.at, uint64_t(hd.rows) * kFunctionals * d_),
+                                          .n = d_,
+                                          .present = present(T)});
+    }
+
+    ProgramBuilder p(g_, t_, fmt::format("batch.round{}.program", j));
+    const View<Fp4> prev = state(j - 1), row = state(j);
+    const Reg eq_prev = p.load_ext(prev, kEq), eqs_prev = p.load_ext(prev, kEqSharp);
+    auto add_to = [&](Reg& acc, Reg x) {
+      const Reg s = p.add(acc, x);
+      p.release(acc);
+      p.release(x);
+      acc = s;
+    };
+    auto mul2 = [&](Reg x, Reg y) {  // x y, both released
+      const Reg m = p.mul(x, y);
+      p.release(x);
+      p.release(y);
+      return m;
+    };
+    auto mul_by = [&](Reg x, Reg y) {  // x y, x released
+      const Reg m = p.mul(x, y);
+      p.release(x);
+      return m;
+    };
+    // mu^(2P+T) eq C + eq# (mu^(2T) N' + mu^(2T+1) Q), the values from `load`.
+    auto term = [&](uint32_t T, auto&& load) {
+      Reg zc = mul_by(mul2(load(0), p.load_ext(mu_powers_, 2 * uint64_t(P_) + T)), eq_prev);
+      Reg lg = mul2(load(1), p.load_ext(mu_powers_, 2 * uint64_t(T)));
+      add_to(lg, mul2(load(2), p.load_ext(mu_powers_, 2 * uint64_t(T) + 1)));
+      add_to(zc, mul_by(lg, eqs_prev));
+      return zc;
+    };
+    // tail_j = tail_(j-1) r_(j-1) (carried in the state) + the new tail traces' terms.
+    Reg tail = p.load_ext(prev, kTail);
+    for (size_t i = 0; i < new_tail.size(); ++i) {
+      const uint32_t T = new_tail[i];
+      add_to(tail, term(T, [&](uint32_t f) {
+               return kernels(T).has(Functional(f)) ? p.load_ext(at_r, kFunctionals * i + f) : p.constant(Fp4());
+             }));
+    }
+    // head(X), X = 1..d.
+    std::vector<Reg> s(d_ + 2);
+    for (uint32_t X = 1; X <= d_; ++X) {
+      Reg h = p.constant(Fp4());
+      for (const Head& hd : heads) {
+        add_to(h, term(hd.T, [&](uint32_t f) {
+                 return kernels(hd.T).has(Functional(f)) ? p.sum_ext(partials, hd.at + uint64_t(f) * d_ + (X - 1),
+                                                                     hd.rows, uint64_t(kFunctionals) * d_)
+                                                         : p.constant(Fp4());
+               }));
+      }
+      s[X] = h;
+    }
+    p.release(eq_prev);
+    p.release(eqs_prev);
+    const Reg xi = p.load_ext(in_.xi, l_ + j - 1);
+    const Reg one = p.constant(Fp::one());
+    const Reg one_minus_xi = p.sub(one, xi);
+    // head(0) = (c - xi head(1) - tail) / (1 - xi).
+    {
+      const Reg c = p.load_ext(prev, kClaim);
+      const Reg xh = p.mul(xi, s[1]);
+      const Reg num = p.sub(c, xh);
+      p.release(c);
+      p.release(xh);
+      const Reg t2 = p.sub(num, tail);
+      p.release(num);
+      s[0] = mul2(t2, p.inv(one_minus_xi));
+    }
+    // head(d + 1) = sum_i head(i) w_i, w_i = prod_{k != i} (d + 1 - k) / (i - k).
+    {
+      Reg acc = p.constant(Fp4());
+      for (uint32_t i = 0; i <= d_; ++i) {
+        Fp w = Fp::one();
+        for (uint32_t k = 0; k <= d_; ++k)
+          if (k != i)
+            w *= (Fp::from_canonical_unchecked(d_ + 1) - Fp::from_canonical_unchecked(k)) *
+                 (Fp::from_canonical_unchecked(i) - Fp::from_canonical_unchecked(k)).inverse();
+        add_to(acc, mul_by(p.constant(w), s[i]));
+      }
+      s[d_ + 1] = acc;
+    }
+    // s_j(X) = ((1 - xi) + (2 xi - 1) X) head(X) + tail X for X = 1..d+1, observed; then s_j(0) =
+    // c - s_j(1) in place of head(0).
+    {
+      const Reg twice = p.add(xi, xi);
+      const Reg slope = p.sub(twice, one);  // 2 xi - 1
+      p.release(twice);
+      for (uint32_t X = 1; X <= d_ + 1; ++X) {
+        const Reg xr = p.constant(Fp::from_canonical_unchecked(X));
+        const Reg m = p.mul(slope, xr);
+        const Reg factor = p.add(one_minus_xi, m);
+        p.release(m);
+        Reg out = mul2(factor, s[X]);
+        add_to(out, p.mul(xr, tail));
+        p.release(xr);
+        s[X] = out;
+        p.store_ext(proof_.sumcheck_round_polys, out, uint64_t(j - 1) * (d_ + 1) + (X - 1));
+        p.observe_ext(out);
+      }
+      p.release(slope);
+    }
+    p.release(s[0]);
+    {
+      const Reg c = p.load_ext(prev, kClaim);
+      s[0] = p.sub(c, s[1]);
+      p.release(c);
+    }
+    const Reg r = p.sample_ext();
+    p.store_ext(r_, r, j);
+    // c_j = s_j(r_j), Lagrange on 0..d+1.
+    {
+      Reg acc = p.constant(Fp4());
+      for (uint32_t i = 0; i <= d_ + 1; ++i) {
+        Fp denom = Fp::one();
+        Reg prod = p.constant(Fp::one());
+        for (uint32_t k = 0; k <= d_ + 1; ++k) {
+          if (k == i) continue;
+          denom *= Fp::from_canonical_unchecked(i) - Fp::from_canonical_unchecked(k);
+          prod = mul2(prod, p.sub(r, p.constant(Fp::from_canonical_unchecked(k))));
+        }
+        prod = mul2(prod, p.constant(denom.inverse()));
+        add_to(acc, mul2(prod, s[i]));
+      }
+      p.store_ext(row, acc, kClaim);
+      p.release(acc);
+    }
+    // eq_ns[j] = eq_ns[j-1] eq(xi, r_j), likewise eq#_ns; the tail carried: tail_j r_j.
+    {
+      const Reg a = p.mul(xi, r);
+      const Reg b = mul2(p.sub(one, r), one_minus_xi);  // the last use of 1 - xi
+      const Reg e = p.add(a, b);
+      p.release(a);
+      p.release(b);
+      auto store = [&](Reg v, uint32_t at) {
+        p.store_ext(row, v, at);
+        p.release(v);
+      };
+      store(mul_by(p.load_ext(prev, kEq), e), kEq);
+      store(mul_by(p.load_ext(prev, kEqSharp), e), kEqSharp);
+      p.release(e);
+      store(mul2(tail, r), kTail);
+      p.release(xi);
+      p.release(one);
+    }
+    p.emit();
+
+    // Fold the head traces' tables at r_j.
+    for (uint32_t T = 0; T < P_; ++T) {
+      if (nt(T) < j) continue;
+      const uint64_t len = uint64_t(1) << (nt(T) - j);
+      View<Fp4> dst = nt(T) == j ? final_tables(T)
+                                 : g_.transient<Fp4>(fmt::format("batch.T{}.tables.r{}", T, j), sources(T) * len).all();
+      g_.dispatch<FoldPairsFp4>(fmt::format("batch.round{}.T{}.fold", j, T),
+                                {.src = tables_[T], .alpha = r_.slice(j, 1), .dst = dst});
+      tables_[T] = dst;
+    }
+  }
+
+  // protocol.md 9.6: the fully folded tables in proof order and, with a zero after each claim
+  // when need_rot is false, in transcript order (common parts of all traces first).
+  void openings() {
+    std::vector<uint32_t> proof_idx, observe_idx;
+    std::vector<std::vector<std::vector<uint32_t>>> parts(P_);  // [T][proof part]: observation words
+    for (uint32_t T = 0; T < P_; ++T) {
+      const AirFunctionals& f = kernels(T);
+      const uint32_t nparts = uint32_t(f.widths.size());
+      std::vector<uint32_t> order{nparts - 1};  // common, preprocessed?, cached...
+      for (uint32_t q = 0; q + 1 < nparts; ++q) order.push_back(q);
+      for (uint32_t rv : order) {
+        std::vector<uint32_t>& obs = parts[T].emplace_back();
+        for (uint32_t c = 0; c < f.widths[rv]; ++c) {
+          const uint32_t local = uint32_t(final_at_[T]) + source_column(f.widths, f.need_rot, rv, false, c);
+          proof_idx.push_back(local);
+          obs.push_back(local);
+          if (f.need_rot) {
+            const uint32_t next = uint32_t(final_at_[T]) + source_column(f.widths, f.need_rot, rv, true, c);
+            proof_idx.push_back(next);
+            obs.push_back(next);
+          } else {
+            obs.push_back(kGatherZero);
+          }
+        }
+      }
+    }
+    for (uint32_t T = 0; T < P_; ++T) observe_idx.insert(observe_idx.end(), parts[T][0].begin(), parts[T][0].end());
+    for (uint32_t T = 0; T < P_; ++T)
+      for (size_t q = 1; q < parts[T].size(); ++q)
+        observe_idx.insert(observe_idx.end(), parts[T][q].begin(), parts[T][q].end());
+    if (proof_idx.size() > 0)
+      g_.dispatch<Fp4Gather>("batch.openings", {.in = finals_,
+                                                .idx = g_.constant<uint32_t>("batch.openings.idx", proof_idx).all(),
+                                                .out = proof_.column_openings});
+    if (observe_idx.empty()) return;
+    View<Fp4> obs = g_.transient<Fp4>("batch.openings.observed", observe_idx.size()).all();
+    g_.dispatch<Fp4Gather>(
+        "batch.openings.observed",
+        {.in = finals_, .idx = g_.constant<uint32_t>("batch.openings.observed.idx", observe_idx).all(), .out = obs});
+    ProgramBuilder p(g_, t_, "batch.openings.program");
+    p.observe_ext(obs);
+    p.emit();
+  }
+
+  Graph& g_;
+  DeviceTranscript& t_;
+  const BatchConstraintViews& proof_;
+  const SystemParams& params_;
+  const BatchConstraintInput& in_;
+  const uint32_t l_;
+  const uint64_t n_;
+  const uint32_t d_;
+  const uint32_t P_;
+  uint32_t n_max_ = 0;
+  std::vector<std::array<View<Fp4>, kFunctionals>> coeffs_;
+  View<Fp4> mu_powers_, r_, state_, finals_;
+  std::vector<uint64_t> final_at_;
+  std::vector<View<Fp4>> tables_;
+  std::map<uint32_t, View<Fp>> selectors_;
+  std::map<std::pair<uint32_t, uint32_t>, View<Fp4>> eq_by_;
+};
+
+}  // namespace
+
+View<Fp4> batch_constraint_prove(Graph& g, DeviceTranscript& transcript, const BatchConstraintViews& proof,
+                                 const SystemParams& params, const BatchConstraintInput& in) {
+  params.validate();
+  return BatchProver(g, transcript, proof, params, in).run();
+}
+
+}  // namespace vkstark

@@ -1,0 +1,72 @@
+// The batch constraint sumcheck prover (protocol.md 9.3-9.6) on the device: lambda, round 0 with
+// the univariate skip (stages/zerocheck/round0.hpp, the functionals at coset points), the folds of
+// every column to MLE tables at r_0, the MLE rounds j = 1..n_max (the functionals over the folded
+// tables, stages/air/ext_kernel.hpp) and the column openings. Graph builder; the verifier half is
+// stages/zerocheck/verify.hpp, which it mirrors round by round:
+//
+//   verifier                       prover (tasks)
+//   sample lambda                  round0.lambda
+//   observe sum_p, sum_q; mu       round0.sums.program
+//   observe s_0; r_0               round0.s0.program
+//   round j: observe s_j; r_j      batch.round<j>.program
+//   observe the column openings    batch.openings.program
+//
+// A round j costs, after the previous fold, the head traces' functional evaluations and weighted
+// sums (independent of each other), then one scalar program (the round's polynomial, its
+// observation, r_j, the next claim and eq scalars), then the folds: 3 dependent dispatches.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/graph.hpp"
+#include "stages/air/verifying_key.hpp"
+#include "stages/params.hpp"
+#include "stages/proof.hpp"
+#include "stages/proof_regions.hpp"
+#include "stages/transcript.hpp"
+#include "stages/zerocheck/functionals.hpp"
+
+namespace vkstark {
+
+// One present trace, sorted trace order.
+struct BatchTrace {
+  const StarkVerifyingKey* vk = nullptr;
+  const AirFunctionalKernels* kernels = nullptr;  // make_air_functional_kernels of the AIR, need_rot of the vk
+  std::vector<View<Fp>> parts;                    // row-view order, width_p << log_height, column-major
+  View<Fp> public_values;                         // the AIR's (a zero-count view when it has none)
+  uint32_t log_height = 0;
+  std::vector<uint64_t> row_start;  // per interaction (vk order): its LogUp slot (LogupLayout::row_start[T])
+};
+
+// Where the prover writes the batch constraint proof part.
+struct BatchConstraintViews {
+  View<Fp4> numerator_term_per_air;    // P
+  View<Fp4> denominator_term_per_air;  // P
+  View<Fp4> univariate_round_coeffs;   // (d + 1)(N - 1) + 1
+  View<Fp4> sumcheck_round_polys;      // n_max (d + 1)
+  View<Fp4> column_openings;           // every trace's, proof order
+};
+template <class Part>
+[[nodiscard]] BatchConstraintViews batch_constraint_views(const ProofLayout& layout, const PartRegions<Part>& regions,
+                                                          const BatchConstraintProof& fields) {
+  return {regions.view(layout, fields.numerator_term_per_air), regions.view(layout, fields.denominator_term_per_air),
+          regions.view(layout, fields.univariate_round_coeffs), regions.view(layout, fields.sumcheck_round_polys),
+          regions.view(layout, fields.column_openings)};
+}
+
+struct BatchConstraintInput {
+  std::vector<BatchTrace> traces;  // sorted trace order (heights non-increasing)
+  View<Fp4> xi;                    // at least l_skip + max(n_max, n_logup) coordinates
+  View<Fp4> beta;                  // LogUp's beta (read when some trace has interactions)
+  uint32_t n_logup = 0;
+};
+
+// Adds the phase from the transcript state just before lambda (protocol.md 7 step 5). Returns r =
+// (r_0, .., r_n_max), a transient view. InputError for input that does not fit the params or the
+// views of the wrong sizes.
+[[nodiscard]] View<Fp4> batch_constraint_prove(Graph& g, DeviceTranscript& transcript,
+                                               const BatchConstraintViews& proof, const SystemParams& params,
+                                               const BatchConstraintInput& in);
+
+}  // namespace vkstark
