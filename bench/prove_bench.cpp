@@ -7,7 +7,7 @@
 // bench/results/prove_bench-<executor>.json).
 //
 //   prove_bench [--executor cpu|vulkan|auto] [--permutations 1024] [--log-stacked-height 21]
-//               [--runs 3] [--trace F] [--json F]
+//               [--runs 3] [--profile] [--trace F] [--json F]
 #include <fmt/format.h>
 
 #include <chrono>
@@ -53,6 +53,8 @@ int main(int argc, char** argv) try {
   options.number<uint32_t>("--log-stacked-height", "S", log_stacked, 21, {8, 24},
                            "app_params_with_100_bits_security(S)");
   options.number<uint32_t>("--runs", "R", runs, 3, {1, 1000}, "timed runs, after one warm-up run");
+  bool profile = false;
+  options.flag("--profile", profile, "time every dispatch (one extra run) and list the costliest kernels");
   options.output("--trace", trace_file, "write a Chrome trace of the last run (open in Perfetto)");
   options.output("--json", json_file, "write results as JSON (default: bench/results/prove_bench-<executor>.json)");
   options.parse_or_exit(argc, argv);
@@ -103,16 +105,30 @@ int main(int argc, char** argv) try {
     }
     last = t;
   }
+  if (profile) {  // a separate run: per-dispatch timestamps perturb the timings above
+    Trace t;
+    t.profile_tasks = true;
+    (void)prepared->run(airs, &t);
+    write_summary(t, std::cout);
+  }
   const std::vector<uint8_t> bytes = encode(proof);
   t0 = Clock::now();
   const VerifyResult verdict = verify_bytes(pk.vk, bytes);
   const double verify_ms = ms_since(t0);
 
-  fmt::print("\n  {:<80} {:>10} {:>10}\n", "span (median)", "host ms", "device ms");
+  fmt::print("\n  {:<80} {:>10} {:>10} {:>10} {:>9}\n", "span (median)", "host ms", "device ms", "dispatches",
+             "barriers");
   std::string spans_json;
   for (const std::string& path : kSpans) {
     const double h = bench::median(host_ms[path]), d = bench::median(device_ms[path]);
-    fmt::print("  {:<80} {:>10.2f} {:>10}\n", path, h, d < 0 ? std::string("-") : fmt::format("{:.2f}", d));
+    uint64_t dispatches = 0, barriers = 0;
+    for (const TraceSpan& s : last.spans)
+      if (s.path == path) {
+        dispatches = s.dispatches;
+        barriers = s.barriers;
+      }
+    fmt::print("  {:<80} {:>10.2f} {:>10} {:>10} {:>9}\n", path, h, d < 0 ? std::string("-") : fmt::format("{:.2f}", d),
+               dispatches, barriers);
     spans_json += fmt::format("{}{{\"path\": {}, \"host_ms\": {}, \"device_ms\": {}}}", spans_json.empty() ? "" : ", ",
                               json_string(path), json_number(h), d < 0 ? "null" : json_number(d));
   }

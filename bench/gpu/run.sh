@@ -9,7 +9,8 @@ mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
 R=$OUT/r; mkdir -p $R
 export XDG_CACHE_HOME=/tmp/vkstark-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | tail -1
-# Sections (default all): benches (kernel, runtime, pcs, selfcheck), air (air_bench), tests.
+# Sections (default all): benches (kernel, runtime, pcs, selfcheck), air (air_bench), prove
+# (prove_bench: the keccakf proof), tests.
 want() { [ $# -eq 0 ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 SECTIONS="$*"
 if [ -z "$SECTIONS" ] || want benches; then
@@ -31,6 +32,11 @@ grep "pipeline " $R/air_bench-cold.txt | sed 's/.*pipeline //' | sort -t: -k2 -g
 XDG_CACHE_HOME=/tmp/air-cache timeout 60 $B/air_bench --executor vulkan --air keccakf --log-rows 15 --json $R/air_bench-vulkan-h100-cached.json 2>&1 | grep -E "^  (kernel|prepare|one pass)"
 unset __GL_SHADER_DISK_CACHE_PATH
 timeout 60 $B/air_bench --executor vulkan --air fib --log-rows 20 --json $R/air_bench-fib-vulkan-h100.json 2>&1 | grep "one pass"
+fi
+if [ -z "$SECTIONS" ] || want prove; then
+echo "== prove_bench keccakf (1024 permutations, params(21))"
+VKSTARK_LOG_LEVEL=info timeout 400 $B/prove_bench --executor vulkan --runs 5 --json $R/prove_bench-vulkan-h100.json --trace $R/prove_bench-h100.trace.json > $R/prove_bench.txt 2>&1; echo "exit $?"
+grep -vE "^\[" $R/prove_bench.txt | tail -25
 fi
 if [ -z "$SECTIONS" ] || want tests; then
 echo "== exit statuses, validation on"

@@ -1,0 +1,222 @@
+// The batch sumcheck's functionals (stages/zerocheck/functionals.hpp) through the generated kernels
+// of both fields, on both executors, against the host evaluator on the AIR's own DAG:
+//   * the points kernel (base field, round 0) over random source columns: every functional at every
+//     point equals sum_k c_k root_k of the original DAG evaluated on the row view the sources
+//     describe (local and next columns, selectors as columns);
+//   * the extension kernel (MLE rounds, stages/air/ext_kernel.hpp) over random Fp4 tables, at X = 0
+//     (the fully folded read of a one-entry table) and X = 1..3 (interpolated pairs), in one
+//     chunk and in many (with and without side-by-side partial sums), accumulating or not;
+//   * AIRs with every part kind (preprocessed, two cached parts, next rows, public values,
+//     selectors) and interactions (repeated message nodes, constant fields);
+//   * the mapping's errors: a next-row read without need_rot.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kernels/basic.hpp"
+#include "runtime/error.hpp"
+#include "stages/air/eval.hpp"
+#include "stages/airs/test_airs.hpp"
+#include "stages/zerocheck/functionals.hpp"
+#include "tests/parity/executor_fixture.hpp"
+
+using namespace vkstark;
+using namespace vkstark::testing;
+
+namespace {
+
+template <class T>
+T random_value(std::mt19937_64& rng) {
+  if constexpr (std::is_same_v<T, Fp>) {
+    return Fp::reduce(rng());
+  } else {
+    return Fp4(Fp::reduce(rng()), Fp::reduce(rng()), Fp::reduce(rng()), Fp::reduce(rng()));
+  }
+}
+
+// The row view the sources give at one point: value = read(source column).
+template <class T>
+class SourceRow final : public RowSource<T> {
+ public:
+  SourceRow(const AirFunctionals& f, std::function<T(uint32_t)> column, std::span<const Fp> pvs)
+      : f_(f), column_(std::move(column)), pvs_(pvs) {}
+  T selector(NodeKind kind) const override {
+    return column_(f_.columns + uint32_t(kind) - uint32_t(NodeKind::IsFirstRow));
+  }
+  T value(uint32_t part, uint32_t offset, uint32_t col) const override {
+    return column_(source_column(f_.widths, f_.need_rot, part, offset == 1, col));
+  }
+  Fp public_value(uint32_t i) const override { return pvs_[i]; }
+
+ private:
+  const AirFunctionals& f_;
+  std::function<T(uint32_t)> column_;
+  std::span<const Fp> pvs_;
+};
+
+// sum_k c_k root_k of functional `fn` with the original DAG's node values (the denominator's last
+// root is the constant 1 the mapping appends).
+template <class T>
+Fp4 expected(const AirFunctionals& f, Functional fn, const std::vector<T>& values, std::span<const Fp4> coeffs) {
+  const SymbolicDag& d = f.dag(fn);
+  Fp4 acc;
+  for (size_t k = 0; k < d.constraint_idx.size(); ++k) {
+    const uint32_t r = d.constraint_idx[k];
+    acc += coeffs[k] * (r < values.size() ? Fp4(values[r]) : Fp4::one());
+  }
+  return acc;
+}
+
+struct Case {
+  std::string name;
+  std::shared_ptr<const Air> air;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  out.push_back({"preprocessed_cached", std::make_shared<PreprocessedCachedAir>(std::vector<bool>{true, false}, 2)});
+  out.push_back({"fibonacci_selector", std::make_shared<FibonacciSelectorAir>(std::vector<bool>{true, false}, true)});
+  out.push_back({"self_interaction", std::make_shared<SelfInteractionAir>(3, 5)});
+  out.push_back({"dummy_interaction", std::make_shared<DummyInteractionAir>(2, true, 1, true)});
+  return out;
+}
+
+class FunctionalKernels : public ExecutorTest {
+ protected:
+  void check_points(const Case& c, uint64_t seed) {
+    const SymbolicAir sym = symbolic_air(*c.air);
+    const SymbolicDag dag = build_dag(sym);
+    const bool rot = dag.need_rot();
+    auto k = make_air_functional_kernels(c.name, dag, sym.shape, rot);
+    const AirFunctionals& f = k->f;
+    std::mt19937_64 rng(seed);
+    const uint32_t log_m = 5;
+    const uint64_t m = uint64_t(1) << log_m;
+    std::vector<Fp> cols(uint64_t(f.columns) * m), sels(3 * m), pvs(sym.shape.num_public_values);
+    for (Fp& x : cols) x = random_value<Fp>(rng);
+    for (Fp& x : sels) x = random_value<Fp>(rng);
+    for (Fp& x : pvs) x = random_value<Fp>(rng);
+    for (uint32_t fi = 0; fi < kFunctionals; ++fi) {
+      if (!f.has(Functional(fi))) continue;
+      SCOPED_TRACE(fmt::format("{} functional {}", c.name, fi));
+      std::vector<Fp4> coeffs(f.dags[fi].constraint_idx.size());
+      for (Fp4& x : coeffs) x = random_value<Fp4>(rng);
+      Graph g;
+      auto bc = g.input<Fp>("cols", cols.size()), bs = g.input<Fp>("sels", sels.size());
+      auto bp = g.input<Fp>("pvs", std::max<size_t>(pvs.size(), 1));
+      auto bk = g.input<Fp4>("coeffs", coeffs.size());
+      auto out = g.output<Fp4>("out", m);
+      const std::vector<View<Fp>> parts = {bc.all(), bs.all()};
+      eval_constraints(g, "points", *k->points[fi], f.shape, parts, bp.slice(0, pvs.size()), bk.all(), out.all(),
+                       log_m);
+      auto p = run(g, [&](PreparedPlan& pp) {
+        pp.upload(bc, cols);
+        pp.upload(bs, sels);
+        std::vector<Fp> pv = pvs;
+        pv.resize(std::max<size_t>(pvs.size(), 1));
+        pp.upload(bp, pv);
+        pp.upload(bk, coeffs);
+      });
+      const std::vector<Fp4> got = p->download(out);
+      std::vector<Fp> values;
+      for (uint64_t pt = 0; pt < m; ++pt) {
+        SourceRow<Fp> row(
+            f, [&](uint32_t col) { return col < f.columns ? cols[col * m + pt] : sels[(col - f.columns) * m + pt]; },
+            pvs);
+        eval_nodes<Fp>(dag, sym.shape, row, values);
+        ASSERT_EQ(got[pt], expected<Fp>(f, Functional(fi), values, coeffs)) << "point " << pt;
+      }
+    }
+  }
+
+  void check_folded(const Case& c, uint64_t seed, uint32_t log_len, uint32_t x_first, uint32_t x_count,
+                    uint32_t chunk_nodes, uint64_t concurrent, bool accumulate) {
+    const SymbolicAir sym = symbolic_air(*c.air);
+    const SymbolicDag dag = build_dag(sym);
+    const AirFunctionals f = make_air_functionals(dag, sym.shape, dag.need_rot());
+    std::mt19937_64 rng(seed);
+    const uint64_t len = uint64_t(1) << log_len, y = log_len == 0 ? 1 : len / 2, points = y * x_count;
+    std::vector<Fp4> cols(uint64_t(f.columns) * len), sels(3 * len), start(points);
+    std::vector<Fp> pvs(sym.shape.num_public_values);
+    for (Fp4& x : cols) x = random_value<Fp4>(rng);
+    for (Fp4& x : sels) x = random_value<Fp4>(rng);
+    for (Fp4& x : start) x = random_value<Fp4>(rng);
+    for (Fp& x : pvs) x = random_value<Fp>(rng);
+    for (uint32_t fi = 0; fi < kFunctionals; ++fi) {
+      if (!f.has(Functional(fi))) continue;
+      SCOPED_TRACE(fmt::format("{} functional {} log_len {} X from {} chunk_nodes {} concurrent {} accumulate {}",
+                               c.name, fi, log_len, x_first, chunk_nodes, concurrent, accumulate));
+      auto kernel = make_ext_constraint_kernel(fmt::format("{}_f{}", c.name, fi), f.dags[fi], f.shape, chunk_nodes);
+      std::vector<Fp4> coeffs(f.dags[fi].constraint_idx.size());
+      for (Fp4& x : coeffs) x = random_value<Fp4>(rng);
+      Graph g;
+      auto bc = g.input<Fp4>("cols", cols.size()), bs = g.input<Fp4>("sels", sels.size());
+      auto bp = g.input<Fp>("pvs", std::max<size_t>(pvs.size(), 1));
+      auto bk = g.input<Fp4>("coeffs", coeffs.size());
+      auto acc = g.input<Fp4>("start", points);
+      auto out = g.output<Fp4>("out", points);
+      const std::vector<View<Fp4>> parts = {bc.all(), bs.all()};
+      auto work = g.transient<Fp4>("work", points);
+      g.dispatch<CopyU32>("start", {.src = acc.all().bitcast<uint32_t>(), .dst = work.all().bitcast<uint32_t>()});
+      eval_ext_constraints(g, "folded", *kernel, f.shape, parts, bp.slice(0, pvs.size()), bk.all(), work.all(), log_len,
+                           x_first, accumulate, concurrent);
+      g.dispatch<CopyU32>("out", {.src = work.all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()});
+      auto p = run(g, [&](PreparedPlan& pp) {
+        pp.upload(bc, cols);
+        pp.upload(bs, sels);
+        std::vector<Fp> pv = pvs;
+        pv.resize(std::max<size_t>(pvs.size(), 1));
+        pp.upload(bp, pv);
+        pp.upload(bk, coeffs);
+        pp.upload(acc, start);
+      });
+      const std::vector<Fp4> got = p->download(out);
+      std::vector<Fp4> values;
+      for (uint64_t o = 0; o < points; ++o) {
+        const uint64_t yy = o % y, x = x_first + o / y;
+        auto read = [&](const std::vector<Fp4>& t, uint64_t at) {
+          const Fp4 a = t[at + 2 * yy];
+          return x == 0 ? a : a + (t[at + 2 * yy + 1] - a) * Fp::from_canonical_unchecked(uint32_t(x));
+        };
+        SourceRow<Fp4> row(
+            f,
+            [&](uint32_t col) { return col < f.columns ? read(cols, col * len) : read(sels, (col - f.columns) * len); },
+            pvs);
+        eval_nodes<Fp4>(dag, sym.shape, row, values);
+        const Fp4 want = expected<Fp4>(f, Functional(fi), values, coeffs) + (accumulate ? start[o] : Fp4());
+        ASSERT_EQ(got[o], want) << "point " << o;
+      }
+    }
+  }
+};
+VKSTARK_INSTANTIATE_FOR_EXECUTORS(FunctionalKernels);
+
+TEST_P(FunctionalKernels, PointsKernelIsTheDagOnTheSourcesRowView) {
+  uint64_t seed = 1;
+  for (const Case& c : cases()) check_points(c, seed++);
+}
+
+TEST_P(FunctionalKernels, ExtensionKernelIsTheDagOnTheInterpolatedTables) {
+  uint64_t seed = 10;
+  for (const Case& c : cases()) {
+    check_folded(c, seed++, 0, 0, 1, kConstraintChunkNodes, kConstraintConcurrentRows, false);  // fully folded
+    check_folded(c, seed++, 1, 1, 3, kConstraintChunkNodes, kConstraintConcurrentRows, false);
+    check_folded(c, seed++, 4, 0, 4, kConstraintChunkNodes, kConstraintConcurrentRows, true);
+    check_folded(c, seed++, 3, 1, 3, 2, kConstraintConcurrentRows, false);  // many chunks side by side
+    check_folded(c, seed++, 3, 2, 2, 2, 1, false);                          // many chunks in sequence
+    check_folded(c, seed++, 3, 1, 3, 2, kConstraintConcurrentRows, true);   // accumulating
+  }
+}
+
+TEST(Functionals, MappingRejectsANextRowReadWithoutNeedRot) {
+  const SymbolicAir sym = symbolic_air(FibonacciSelectorAir({true, false}, false));
+  const SymbolicDag dag = build_dag(sym);
+  ASSERT_TRUE(dag.need_rot());
+  EXPECT_THROW((void)make_air_functionals(dag, sym.shape, false), InputError);
+  const AirFunctionals f = make_air_functionals(dag, sym.shape, true);
+  EXPECT_EQ(f.columns, 2 * (1 + 2));  // preprocessed 1 + common 2, local and next
+  EXPECT_TRUE(f.has(Functional::Zerocheck));
+}
+
+}  // namespace
