@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "runtime/error.hpp"
 #include "stages/poly.hpp"
@@ -36,8 +37,12 @@ class StackedReductionVerifier {
   VerifyResult round0();
   void mle_round(uint32_t j);
   VerifyResult openings();
-  // The batched kernel of slice s (global index i, protocol.md 10.4) at u, without lambda'^(2i).
-  Fp4 slice_kernel(const StackedSlice& s, bool rot) const;
+  // The batched kernel of slice s (global index i, protocol.md 10.4) at u, without lambda'^(2i):
+  // eq over the bits of its row offset times the part that depends on its height only
+  // (height_kernel, computed once per height and need_rot: keccakf has 5266 slices of one height).
+  Fp4 slice_kernel(const StackedSlice& s, bool rot);
+  Fp4 height_kernel(uint32_t log_height, bool rot) const;
+  std::map<std::pair<uint32_t, bool>, Fp4> height_kernels_;
 
   DuplexSponge& t_;
   const StackingProof& p_;
@@ -120,19 +125,25 @@ void StackedReductionVerifier::mle_round(uint32_t j) {
   claim_ = interpolate_quadratic(claim_ - v1, v1, v2, u_[j]);
 }
 
-Fp4 StackedReductionVerifier::slice_kernel(const StackedSlice& s, bool rot) const {
-  const int32_t n = int32_t(s.log_height) - int32_t(l_);
-  const uint32_t nt = lifted_n(s.log_height);
+Fp4 StackedReductionVerifier::height_kernel(uint32_t log_height, bool rot) const {
+  const int32_t n = int32_t(log_height) - int32_t(l_);
+  const uint32_t nt = lifted_n(log_height);
   const LiftedPoint rp = lifted_point(l_, n, c_.r);
   // u_0 is not raised to a power for short traces (protocol.md 10.4): in(u_0) makes the kernel
   // of the strided slice.
   const std::span<const Fp4> u(u_.data(), nt + 1);
-  Fp4 eq_b = Fp4::one();  // eq(u_(n~+1 .. n_stack), bits l + n~ .. of row_start)
-  for (uint32_t k = nt; k < n_stack_; ++k)
-    eq_b *= ((s.row_start >> (l_ + k)) & 1) != 0 ? u_[k + 1] : Fp4::one() - u_[k + 1];
   Fp4 kernel = eval_eq_prism(rp.L, u, rp.rs);
   if (rot) kernel += lambda_ * eval_rot_kernel_prism(rp.L, u, rp.rs);
-  return eq_b * eval_in_uni(l_, n, u_[0]) * kernel;
+  return eval_in_uni(l_, n, u_[0]) * kernel;
+}
+
+Fp4 StackedReductionVerifier::slice_kernel(const StackedSlice& s, bool rot) {
+  auto [it, fresh] = height_kernels_.try_emplace(std::pair{s.log_height, rot});
+  if (fresh) it->second = height_kernel(s.log_height, rot);
+  Fp4 eq_b = Fp4::one();  // eq(u_(n~+1 .. n_stack), bits l + n~ .. of row_start)
+  for (uint32_t k = lifted_n(s.log_height); k < n_stack_; ++k)
+    eq_b *= ((s.row_start >> (l_ + k)) & 1) != 0 ? u_[k + 1] : Fp4::one() - u_[k + 1];
+  return eq_b * it->second;
 }
 
 // Observe every stacking opening, then the last claim must be sum_col coef_col opening_col.
