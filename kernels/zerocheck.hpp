@@ -45,8 +45,10 @@ struct ZerocheckCosetExtend {
 inline constexpr uint32_t kZerocheckLanes = 64;
 
 // The weighted sums over the hypercube part of one coset's functional values, as J = partials.count
-// / (3N) partial sums per (functional, k): with X = eq.count (M = N X points; N any count),
-//   partials[(j 3 + f) N + k] = sum_{x in S_j} eq[x] values[f M + k X + x]      (f < 3, k < N, j < J)
+// / (3N) partial sums per (functional, k): with X = eq.count (M = N X points; N any count) and the
+// values of each functional in S = slices slices to add up (the unsummed chunk sums of the
+// extension kernel, stages/air/ext_kernel.hpp; S = 1 in round 0),
+//   partials[(j 3 + f) N + k] = sum_{s < S} sum_{x in S_j} eq[x] values[(f S + s) M + k X + x]
 // S_j = the x < X in the blocks of 64 at 64 (j + t J), t = 0, 1, ... (workgroup (j 3 + f) N + k
 // of 64 invocations, lane = x mod 64: adjacent invocations read adjacent values). A functional
 // whose bit in `present` is clear is never read and its partials are 0 (a trace without
@@ -60,6 +62,7 @@ struct ZerocheckWeightedSums {
     Out<Fp4> partials;
     uint32_t n = 0;  // N: values per functional and x (2^l_skip in round 0, d in an MLE round)
     uint32_t present = 0;
+    uint32_t slices = 1;  // S, 1..64
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.partials.view.count * kZerocheckLanes)}; }
   static std::string check(const Args& a);

@@ -82,10 +82,12 @@ void ZerocheckWeightedSums::cpu(const Args& a, const CpuContext& ctx) {
         const uint64_t k = w % n, f = (w / n) % kZerocheckFunctionals, j = w / (kZerocheckFunctionals * n);
         Fp4 s;
         if ((a.present >> f) & 1) {
-          const Fp4* v = values.data() + f * m + k * chunks;
-          for (uint64_t start = j * kZerocheckLanes; start < chunks; start += kZerocheckLanes * groups) {
-            const uint64_t end = std::min<uint64_t>(start + kZerocheckLanes, chunks);
-            for (uint64_t x = start; x < end; ++x) s += eq[x] * v[x];
+          for (uint64_t sl = 0; sl < a.slices; ++sl) {
+            const Fp4* v = values.data() + (f * a.slices + sl) * m + k * chunks;
+            for (uint64_t start = j * kZerocheckLanes; start < chunks; start += kZerocheckLanes * groups) {
+              const uint64_t end = std::min<uint64_t>(start + kZerocheckLanes, chunks);
+              for (uint64_t x = start; x < end; ++x) s += eq[x] * v[x];
+            }
           }
         }
         partials[w] = s;

@@ -4,7 +4,7 @@
 #include "abi/zerocheck_weighted_sums.glsl"
 #include "fp4.glsl"
 // ZerocheckWeightedSums (kernels/zerocheck.hpp): workgroup w = (j 3 + f) N + k of 64 invocations
-// writes partials[w] = sum eq[x] values[f M + k X + x] over x = 64 (j + t J) + lane < X (J =
+// writes partials[w] = sum eq[x] values[(f S + s) M + k X + x] over s < S = slices and x = 64 (j + t J) + lane < X (J =
 // partials.count / (3N)); the 64 lane sums are added by a tree in shared memory. A functional whose
 // bit of `present` is clear is not read (its partials are 0).
 
@@ -20,9 +20,11 @@ void main() {
   if (i < pc.grid_x) {
     const uint k = w % n, f = (w / n) % 3u, j = w / (3u * n);
     if (((pc.present >> f) & 1u) != 0u) {
-      const uint base = pc.values_off + f * (chunks * n) + k * chunks;
-      for (uint x = j * LANES + lane; x < chunks; x += LANES * groups) {
-        s = fp4_add(s, fp4_mul(eq_[pc.eq_off + x], values_[base + x]));
+      for (uint sl = 0u; sl < pc.slices; ++sl) {
+        const uint base = pc.values_off + (f * pc.slices + sl) * (chunks * n) + k * chunks;
+        for (uint x = j * LANES + lane; x < chunks; x += LANES * groups) {
+          s = fp4_add(s, fp4_mul(eq_[pc.eq_off + x], values_[base + x]));
+        }
       }
     }
   }

@@ -191,11 +191,25 @@ std::shared_ptr<const K> make_chunked(const std::string& air, const std::string&
 // The chunks' dispatches into `out` (points values): one after the other into `out` itself when the
 // points fill a GPU or with `accumulate`, else S = min(chunks, concurrent / points) at a time into
 // slices of a transient buffer, summed at the end (see eval_constraints).
+uint64_t auto_slices(const ConstraintKernel& kernel, uint64_t points, uint64_t concurrent) {
+  return std::min<uint64_t>(kernel.chunks.size(), std::max<uint64_t>(1, concurrent / std::max<uint64_t>(points, 1)));
+}
+
+// `fixed` > 0: `out` is `fixed` unsummed slices (eval_ext_constraints' `slices`).
 template <class Dispatch>
 void dispatch_chunks(Graph& g, const std::string& name, const ConstraintKernel& kernel, View<Fp4> out,
-                     uint64_t concurrent, bool accumulate, Dispatch dispatch) {
-  const uint64_t points = out.count, nchunks = kernel.chunks.size();
-  const uint64_t slots = accumulate ? 1 : std::min<uint64_t>(nchunks, std::max<uint64_t>(1, concurrent / points));
+                     uint64_t concurrent, bool accumulate, Dispatch dispatch, uint32_t fixed = 0) {
+  const uint64_t nchunks = kernel.chunks.size();
+  if (fixed > 0) {
+    const uint64_t points = out.count / fixed;
+    g.dispatch<FillU32>(name + ".zero", {.out = out.bitcast<uint32_t>(), .value = 0});
+    for (uint64_t c = 0; c < nchunks; ++c)
+      dispatch(nchunks == 1 ? name : fmt::format("{}.{}", name, c), kernel.chunks[c],
+               out.slice((c % fixed) * points, points));
+    return;
+  }
+  const uint64_t points = out.count;
+  const uint64_t slots = accumulate ? 1 : auto_slices(kernel, points, concurrent);
   if (slots == 1) {
     if (!accumulate) g.dispatch<FillU32>(name + ".zero", {.out = out.bitcast<uint32_t>(), .value = 0});
     if (nchunks == 1) return dispatch(name, kernel.chunks[0], out);
@@ -275,9 +289,14 @@ void eval_constraints(Graph& g, const std::string& name, const ConstraintKernel&
                   });
 }
 
+uint32_t ext_constraint_slices(const ExtConstraintKernel& kernel, uint64_t points, uint64_t concurrent_points) {
+  return uint32_t(auto_slices(kernel, points, concurrent_points));
+}
+
 void eval_ext_constraints(Graph& g, const std::string& name, const ExtConstraintKernel& kernel, const AirShape& shape,
                           std::span<const View<Fp4>> parts, View<Fp> public_values, View<Fp4> coeffs, View<Fp4> out,
-                          uint32_t log_len, uint32_t x_first, bool accumulate, uint64_t concurrent_points) {
+                          uint32_t log_len, uint32_t x_first, bool accumulate, uint64_t concurrent_points,
+                          uint32_t slices) {
   auto fail = [&](const std::string& what) {
     throw GraphError(fmt::format("task '{}' (kernel {}): {}", name, kernel.name, what));
   };
@@ -299,21 +318,26 @@ void eval_ext_constraints(Graph& g, const std::string& name, const ExtConstraint
     fail(fmt::format("{} public values, the AIR has {}", public_values.count, shape.num_public_values));
   if (coeffs.count < kernel.num_constraints)
     fail(fmt::format("{} coefficients, the kernel has {} roots", coeffs.count, kernel.num_constraints));
-  if (out.count == 0 || out.count >= (uint64_t(1) << 32)) fail(fmt::format("out has {} points", out.count));
-  if (x_first + (out.count - 1) / y >= (uint64_t(1) << 31))
-    fail(fmt::format("points up to X = {}, at most 2^31 - 1", x_first + (out.count - 1) / y));
+  if (slices > 0 && (accumulate || out.count % slices != 0))
+    fail(fmt::format("{} values in {} unsummed slices{}", out.count, slices, accumulate ? ", accumulating" : ""));
+  const uint64_t points = slices > 0 ? out.count / slices : out.count;
+  if (points == 0 || points >= (uint64_t(1) << 32)) fail(fmt::format("out has {} points", points));
+  if (x_first + (points - 1) / y >= (uint64_t(1) << 31))
+    fail(fmt::format("points up to X = {}, at most 2^31 - 1", x_first + (points - 1) / y));
   public_values = public_values_or_empty(public_values, parts, coeffs);
-  dispatch_chunks(g, name, kernel, out, concurrent_points, accumulate,
-                  [&](const std::string& task, const ConstraintKernel::Chunk& chunk, View<Fp4> sum) {
-                    DynamicArgs args;
-                    args.views<Fp4>(parts)
-                        .view(public_values)
-                        .view(coeffs.slice(chunk.range.first, chunk.range.count))
-                        .view(sum)
-                        .scalar(log_len)
-                        .scalar(x_first);
-                    g.dispatch(task, chunk.kernel, args, Grid{static_cast<uint32_t>(sum.count)});
-                  });
+  dispatch_chunks(
+      g, name, kernel, out, concurrent_points, accumulate,
+      [&](const std::string& task, const ConstraintKernel::Chunk& chunk, View<Fp4> sum) {
+        DynamicArgs args;
+        args.views<Fp4>(parts)
+            .view(public_values)
+            .view(coeffs.slice(chunk.range.first, chunk.range.count))
+            .view(sum)
+            .scalar(log_len)
+            .scalar(x_first);
+        g.dispatch(task, chunk.kernel, args, Grid{static_cast<uint32_t>(sum.count)});
+      },
+      slices);
 }
 
 }  // namespace vkstark

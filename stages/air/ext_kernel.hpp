@@ -28,11 +28,19 @@ std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std:
 
 // Adds the dispatches: `parts` in row-view order (each width_p << log_len values), `coeffs` at least
 // one per root, `out` the points (at least one). `out` is zeroed first unless `accumulate`. Chunks
-// add side by side into slices of a transient buffer when the points are few (as eval_constraints).
+// add side by side into slices of a transient buffer when the points are few (as eval_constraints),
+// summed into `out` at the end. With `slices` S > 0 the caller takes the slices unsummed: `out` holds
+// S x points values, chunk c adds into slice c mod S (all zeroed first; `accumulate` must be false),
+// so a consumer that reads the slices (ZerocheckWeightedSums) saves the summing dispatch.
 // GraphError naming the task when a size does not fit or the shape is not the kernel's.
 void eval_ext_constraints(Graph& g, const std::string& name, const ExtConstraintKernel& kernel, const AirShape& shape,
                           std::span<const View<Fp4>> parts, View<Fp> public_values, View<Fp4> coeffs, View<Fp4> out,
                           uint32_t log_len, uint32_t x_first, bool accumulate = false,
-                          uint64_t concurrent_points = kConstraintConcurrentRows);
+                          uint64_t concurrent_points = kConstraintConcurrentRows, uint32_t slices = 0);
+
+// The slices eval_ext_constraints uses on its own for `points` points: min(chunks, max(1,
+// concurrent / points)).
+[[nodiscard]] uint32_t ext_constraint_slices(const ExtConstraintKernel& kernel, uint64_t points,
+                                             uint64_t concurrent_points = kConstraintConcurrentRows);
 
 }  // namespace vkstark

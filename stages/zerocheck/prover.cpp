@@ -339,17 +339,28 @@ class BatchProver {
     return it->second;
   }
 
-  // The functionals of trace T over its tables: out (3 d Y or 3 values) in functional order.
+  // The functionals of trace T over its tables: out (3 S d Y or 3 values) in functional order;
+  // slices S > 0: each functional's values in S unsummed slices (eval_ext_constraints).
   void eval_functionals(uint32_t T, const std::string& name, View<Fp4> tables, uint32_t log_len, uint32_t x_first,
-                        View<Fp4> out) {
+                        View<Fp4> out, uint32_t slices = 0) {
     const AirFunctionals& f = kernels(T);
     const uint64_t per = out.count / kFunctionals, len = uint64_t(1) << log_len;
     const std::vector<View<Fp4>> parts = {tables.slice(0, f.columns * len), tables.slice(f.columns * len, 3 * len)};
     for (uint32_t k = 0; k < kFunctionals; ++k) {
       if (!f.has(Functional(k))) continue;
       eval_ext_constraints(g_, fmt::format("{}.f{}", name, k), *trace(T).kernels->folded[k], f.shape, parts,
-                           trace(T).public_values, coeffs_[T][k], out.slice(k * per, per), log_len, x_first);
+                           trace(T).public_values, coeffs_[T][k], out.slice(k * per, per), log_len, x_first, false,
+                           kConstraintConcurrentRows, slices);
     }
+  }
+
+  // Unsummed slices for an MLE round's evaluation of trace T at `points` points: the most any of
+  // its functionals would use, so that the weighted sums read one layout.
+  uint32_t round_slices(uint32_t T, uint64_t points) const {
+    uint32_t s = 1;
+    for (uint32_t k = 0; k < kFunctionals; ++k)
+      if (kernels(T).has(Functional(k))) s = std::max(s, ext_constraint_slices(*trace(T).kernels->folded[k], points));
+    return std::min<uint32_t>(s, 64);
   }
 
   View<Fp4> eq_weights(uint32_t first, uint32_t m) {
@@ -408,14 +419,18 @@ class BatchProver {
       const uint32_t T = hd.T, log_len = nt(T) - j + 1;
       const uint64_t y = uint64_t(1) << (log_len - 1);
       const std::string name = fmt::format("batch.round{}.T{}", j, T);
-      View<Fp4> values = g_.transient<Fp4>(name + ".values", kFunctionals * d_ * y).all();
-      eval_functionals(T, name, tables_[T], log_len, 1, values);
+      // The chunks' sums stay in S slices that the weighted sums add up: the round is the
+      // evaluation, the weighted sums, the program and the fold (4 dependent dispatches).
+      const uint32_t slices = round_slices(T, d_ * y);
+      View<Fp4> values = g_.transient<Fp4>(name + ".values", uint64_t(kFunctionals) * slices * d_ * y).all();
+      eval_functionals(T, name, tables_[T], log_len, 1, values, slices);
       g_.dispatch<ZerocheckWeightedSums>(name + ".weighted_sums",
                                          {.values = values,
                                           .eq = eq_weights(l_ + j, log_len - 1),
                                           .partials = partials.slice(hd.at, uint64_t(hd.rows) * kFunctionals * d_),
                                           .n = d_,
-                                          .present = present(T)});
+                                          .present = present(T),
+                                          .slices = slices});
     }
 
     ProgramBuilder p(g_, t_, fmt::format("batch.round{}.program", j));

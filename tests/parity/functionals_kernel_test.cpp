@@ -131,7 +131,7 @@ class FunctionalKernels : public ExecutorTest {
   }
 
   void check_folded(const Case& c, uint64_t seed, uint32_t log_len, uint32_t x_first, uint32_t x_count,
-                    uint32_t chunk_nodes, uint64_t concurrent, bool accumulate) {
+                    uint32_t chunk_nodes, uint64_t concurrent, bool accumulate, uint32_t slices = 0) {
     const SymbolicAir sym = symbolic_air(*c.air);
     const SymbolicDag dag = build_dag(sym);
     const AirFunctionals f = make_air_functionals(dag, sym.shape, dag.need_rot());
@@ -145,8 +145,9 @@ class FunctionalKernels : public ExecutorTest {
     for (Fp& x : pvs) x = random_value<Fp>(rng);
     for (uint32_t fi = 0; fi < kFunctionals; ++fi) {
       if (!f.has(Functional(fi))) continue;
-      SCOPED_TRACE(fmt::format("{} functional {} log_len {} X from {} chunk_nodes {} concurrent {} accumulate {}",
-                               c.name, fi, log_len, x_first, chunk_nodes, concurrent, accumulate));
+      SCOPED_TRACE(
+          fmt::format("{} functional {} log_len {} X from {} chunk_nodes {} concurrent {} accumulate {} slices {}",
+                      c.name, fi, log_len, x_first, chunk_nodes, concurrent, accumulate, slices));
       auto kernel = make_ext_constraint_kernel(fmt::format("{}_f{}", c.name, fi), f.dags[fi], f.shape, chunk_nodes);
       std::vector<Fp4> coeffs(f.dags[fi].constraint_idx.size());
       for (Fp4& x : coeffs) x = random_value<Fp4>(rng);
@@ -154,13 +155,14 @@ class FunctionalKernels : public ExecutorTest {
       auto bc = g.input<Fp4>("cols", cols.size()), bs = g.input<Fp4>("sels", sels.size());
       auto bp = g.input<Fp>("pvs", std::max<size_t>(pvs.size(), 1));
       auto bk = g.input<Fp4>("coeffs", coeffs.size());
-      auto acc = g.input<Fp4>("start", points);
-      auto out = g.output<Fp4>("out", points);
+      const uint64_t stored = points * std::max<uint32_t>(slices, 1);
+      auto acc = g.input<Fp4>("start", stored);
+      auto out = g.output<Fp4>("out", stored);
       const std::vector<View<Fp4>> parts = {bc.all(), bs.all()};
-      auto work = g.transient<Fp4>("work", points);
+      auto work = g.transient<Fp4>("work", stored);
       g.dispatch<CopyU32>("start", {.src = acc.all().bitcast<uint32_t>(), .dst = work.all().bitcast<uint32_t>()});
       eval_ext_constraints(g, "folded", *kernel, f.shape, parts, bp.slice(0, pvs.size()), bk.all(), work.all(), log_len,
-                           x_first, accumulate, concurrent);
+                           x_first, accumulate, concurrent, slices);
       g.dispatch<CopyU32>("out", {.src = work.all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()});
       auto p = run(g, [&](PreparedPlan& pp) {
         pp.upload(bc, cols);
@@ -169,9 +171,13 @@ class FunctionalKernels : public ExecutorTest {
         pv.resize(std::max<size_t>(pvs.size(), 1));
         pp.upload(bp, pv);
         pp.upload(bk, coeffs);
-        pp.upload(acc, start);
+        std::vector<Fp4> st = start;
+        st.resize(stored);
+        pp.upload(acc, st);
       });
-      const std::vector<Fp4> got = p->download(out);
+      std::vector<Fp4> got = p->download(out);
+      for (uint32_t sl = 1; sl < slices; ++sl)  // unsummed slices: their sum is the value
+        for (uint64_t o = 0; o < points; ++o) got[o] += got[sl * points + o];
       std::vector<Fp4> values;
       for (uint64_t o = 0; o < points; ++o) {
         const uint64_t yy = o % y, x = x_first + o / y;
@@ -203,9 +209,12 @@ TEST_P(FunctionalKernels, ExtensionKernelIsTheDagOnTheInterpolatedTables) {
     check_folded(c, seed++, 0, 0, 1, kConstraintChunkNodes, kConstraintConcurrentRows, false);  // fully folded
     check_folded(c, seed++, 1, 1, 3, kConstraintChunkNodes, kConstraintConcurrentRows, false);
     check_folded(c, seed++, 4, 0, 4, kConstraintChunkNodes, kConstraintConcurrentRows, true);
-    check_folded(c, seed++, 3, 1, 3, 2, kConstraintConcurrentRows, false);  // many chunks side by side
-    check_folded(c, seed++, 3, 2, 2, 2, 1, false);                          // many chunks in sequence
-    check_folded(c, seed++, 3, 1, 3, 2, kConstraintConcurrentRows, true);   // accumulating
+    check_folded(c, seed++, 3, 1, 3, 2, kConstraintConcurrentRows, false);     // many chunks side by side
+    check_folded(c, seed++, 3, 2, 2, 2, 1, false);                             // many chunks in sequence
+    check_folded(c, seed++, 3, 1, 3, 2, kConstraintConcurrentRows, true);      // accumulating
+    check_folded(c, seed++, 3, 1, 3, 2, kConstraintConcurrentRows, false, 3);  // 3 unsummed slices
+    check_folded(c, seed++, 2, 1, 2, kConstraintChunkNodes, kConstraintConcurrentRows, false,
+                 2);  // one chunk, 2 slices
   }
 }
 

@@ -217,14 +217,15 @@ TEST_P(ZerocheckKernels, WeightedSumsArePartialSumsOverTheirBlocksOfX) {
     for (uint64_t X : {1u, 2u, 64u, 100u, 1000u, 4097u})
       for (uint32_t rows : {1u, 2u, 5u})
         for (uint32_t present : {7u, 1u, 6u, 2u}) {
+          const uint32_t S = 1 + (rows + present) % 3;  // slices 1, 2, 3
           const uint64_t n = uint64_t(1) << l, M = n * X;
-          const std::vector<Fp4> values = ext_values(3 * M, seed++), eq = ext_values(X, seed++);
+          const std::vector<Fp4> values = ext_values(3 * S * M, seed++), eq = ext_values(X, seed++);
           Graph g;
           auto vb = g.input<Fp4>("values", values.size());
           auto eb = g.input<Fp4>("eq", X);
           auto out = g.output<Fp4>("partials", rows * 3 * n);
           g.dispatch<ZerocheckWeightedSums>(
-              "sums", {.values = vb, .eq = eb, .partials = out, .n = 1u << l, .present = present});
+              "sums", {.values = vb, .eq = eb, .partials = out, .n = 1u << l, .present = present, .slices = S});
           auto p = run(g, [&](PreparedPlan& pp) {
             pp.upload(vb, values);
             pp.upload(eb, eq);
@@ -236,7 +237,8 @@ TEST_P(ZerocheckKernels, WeightedSumsArePartialSumsOverTheirBlocksOfX) {
               for (uint64_t k = 0; k < n; ++k) {
                 Fp4 want;  // x in the blocks of 64 at 64 (j + t rows)
                 for (uint64_t x = 0; x < X; ++x)
-                  if ((x / 64) % rows == j && ((present >> f) & 1)) want += eq[x] * values[f * M + k * X + x];
+                  if ((x / 64) % rows == j && ((present >> f) & 1))
+                    for (uint32_t sl = 0; sl < S; ++sl) want += eq[x] * values[(f * S + sl) * M + k * X + x];
                 const Fp4 v = got[(j * 3 + f) * n + k];
                 ASSERT_EQ(v, want) << "l " << l << " X " << X << " rows " << rows << " present " << present;
                 total[f * n + k] += v;
@@ -245,7 +247,8 @@ TEST_P(ZerocheckKernels, WeightedSumsArePartialSumsOverTheirBlocksOfX) {
             for (uint64_t k = 0; k < n; ++k) {
               Fp4 want;
               if ((present >> f) & 1)
-                for (uint64_t x = 0; x < X; ++x) want += eq[x] * values[f * M + k * X + x];
+                for (uint64_t x = 0; x < X; ++x)
+                  for (uint32_t sl = 0; sl < S; ++sl) want += eq[x] * values[(f * S + sl) * M + k * X + x];
               ASSERT_EQ(total[f * n + k], want);
             }
         }
