@@ -581,7 +581,8 @@ std::string ZerocheckWeightedSums::check(const Args& a) {
   if (a.partials.view.count / group > 1024)
     return fmt::format("partials holds {} sums per value, at most 1024", a.partials.view.count / group);
   if (a.eq.view.count == 0) return "eq is empty: one weight per chunk, at least one";
-  if (a.slices == 0 || a.slices > 64) return fmt::format("slices {} is not in 1..64", a.slices);
+  if (a.slices == 0 || a.slices > kZerocheckMaxSlices)
+    return fmt::format("slices {} is not in 1..{}", a.slices, kZerocheckMaxSlices);
   return first_of(count_is(a.values, "values", a.eq.view.count * group * a.slices), indexable(a.values, "values"));
 }
 

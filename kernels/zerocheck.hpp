@@ -43,6 +43,9 @@ struct ZerocheckCosetExtend {
 
 // ZerocheckWeightedSums reduces inside workgroups of this many invocations.
 inline constexpr uint32_t kZerocheckLanes = 64;
+// ZerocheckWeightedSums adds up at most this many slices (one per chunk of the Keccak-f AIR's
+// extension kernel, 82 of them, runs side by side).
+inline constexpr uint32_t kZerocheckMaxSlices = 256;
 
 // The weighted sums over the hypercube part of one coset's functional values, as J = partials.count
 // / (3N) partial sums per (functional, k): with X = eq.count (M = N X points; N any count) and the
@@ -62,7 +65,7 @@ struct ZerocheckWeightedSums {
     Out<Fp4> partials;
     uint32_t n = 0;  // N: values per functional and x (2^l_skip in round 0, d in an MLE round)
     uint32_t present = 0;
-    uint32_t slices = 1;  // S, 1..64
+    uint32_t slices = 1;  // S, 1..kZerocheckMaxSlices
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.partials.view.count * kZerocheckLanes)}; }
   static std::string check(const Args& a);

@@ -360,7 +360,7 @@ class BatchProver {
     uint32_t s = 1;
     for (uint32_t k = 0; k < kFunctionals; ++k)
       if (kernels(T).has(Functional(k))) s = std::max(s, ext_constraint_slices(*trace(T).kernels->folded[k], points));
-    return std::min<uint32_t>(s, 64);
+    return std::min<uint32_t>(s, kZerocheckMaxSlices);
   }
 
   View<Fp4> eq_weights(uint32_t first, uint32_t m) {
@@ -402,15 +402,20 @@ class BatchProver {
     struct Head {
       uint32_t T;
       uint64_t at;  // in `partials`
-      uint32_t rows;
+      uint32_t rows, slices;
     };
     std::vector<Head> heads;
     uint64_t total = 0;
     for (uint32_t T = 0; T < P_; ++T) {
       if (nt(T) < j || present(T) == 0) continue;
       const uint64_t y = uint64_t(1) << (nt(T) - j);
-      const uint32_t rows = uint32_t(std::clamp<uint64_t>((y + 4095) / 4096, 1, 16));
-      heads.push_back({T, total, rows});
+      // The chunks' sums stay in S slices that the weighted sums add up: the round is the
+      // evaluation, the weighted sums, the program and the fold (4 dependent dispatches). Partial
+      // sums: about 4096 terms each, at most one per block of 64 x.
+      const uint32_t slices = round_slices(T, d_ * y);
+      const uint32_t rows =
+          uint32_t(std::clamp<uint64_t>((y * slices + 4095) / 4096, 1, std::min<uint64_t>(16, (y + 63) / 64)));
+      heads.push_back({T, total, rows, slices});
       total += uint64_t(rows) * kFunctionals * d_;
     }
     View<Fp4> partials;
@@ -419,9 +424,7 @@ class BatchProver {
       const uint32_t T = hd.T, log_len = nt(T) - j + 1;
       const uint64_t y = uint64_t(1) << (log_len - 1);
       const std::string name = fmt::format("batch.round{}.T{}", j, T);
-      // The chunks' sums stay in S slices that the weighted sums add up: the round is the
-      // evaluation, the weighted sums, the program and the fold (4 dependent dispatches).
-      const uint32_t slices = round_slices(T, d_ * y);
+      const uint32_t slices = hd.slices;
       View<Fp4> values = g_.transient<Fp4>(name + ".values", uint64_t(kFunctionals) * slices * d_ * y).all();
       eval_functionals(T, name, tables_[T], log_len, 1, values, slices);
       g_.dispatch<ZerocheckWeightedSums>(name + ".weighted_sums",
