@@ -11,9 +11,10 @@
 //   round j: observe s_j; r_j      batch.round<j>.program
 //   observe the column openings    batch.openings.program
 //
-// A round j costs, after the previous fold, the head traces' functional evaluations and weighted
-// sums (independent of each other), then one scalar program (the round's polynomial, its
-// observation, r_j, the next claim and eq scalars), then the folds: 3 dependent dispatches.
+// A round j is 4 dependent dispatches: the head traces' functional evaluations (every chunk of
+// every trace side by side, their sums left in slices), the weighted sums (adding the slices), one
+// scalar program (the round's polynomial, its observation, r_j, the next claim and eq scalars),
+// the folds.
 #pragma once
 
 #include <cstdint>
