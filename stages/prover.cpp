@@ -141,7 +141,8 @@ Proof StarkProver::prove(const std::vector<std::optional<AirWithTraces>>& airs, 
   return prepare(airs)->run(airs, trace);
 }
 
-std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(const std::vector<std::optional<AirWithTraces>>& airs) {
+std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(const std::vector<std::optional<AirWithTraces>>& airs,
+                                                            const PlanOptions& options) {
   check_traces(pk_, airs);
   auto out = std::make_unique<PreparedProof>();
   const MultiStarkVerifyingKey& vk = pk_.vk;
@@ -253,7 +254,7 @@ std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(const std::vector<st
   }
 
   root_span.reset();
-  out->prepared = exec_.prepare(compile(std::move(g)));
+  out->prepared = exec_.prepare(compile(std::move(g), options));
   return out;
 }
 

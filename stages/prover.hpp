@@ -44,7 +44,10 @@ class StarkProver {
     virtual Proof run(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace = nullptr) = 0;
     virtual const Plan& plan() const = 0;
   };
-  [[nodiscard]] std::unique_ptr<Prepared> prepare(const std::vector<std::optional<AirWithTraces>>& airs);
+  // `options`: the plan's (PlanOptions::fuse = false gives the unfused baseline, one submission per
+  // dispatch).
+  [[nodiscard]] std::unique_ptr<Prepared> prepare(const std::vector<std::optional<AirWithTraces>>& airs,
+                                                  const PlanOptions& options = {});
 
  private:
   const AirFunctionalKernels& functional_kernels(uint32_t air);

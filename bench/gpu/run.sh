@@ -10,7 +10,7 @@ R=$OUT/r; mkdir -p $R
 export XDG_CACHE_HOME=/tmp/vkstark-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | tail -1
 # Sections (default all): benches (kernel, runtime, pcs, selfcheck), air (air_bench), prove
-# (prove_bench: the keccakf proof), tests.
+# (keccakf_bench: the keccakf proof, fused and unfused), tests.
 want() { [ $# -eq 0 ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 SECTIONS="$*"
 if [ -z "$SECTIONS" ] || want benches; then
@@ -34,9 +34,11 @@ unset __GL_SHADER_DISK_CACHE_PATH
 timeout 60 $B/air_bench --executor vulkan --air fib --log-rows 20 --json $R/air_bench-fib-vulkan-h100.json 2>&1 | grep "one pass"
 fi
 if [ -z "$SECTIONS" ] || want prove; then
-echo "== prove_bench keccakf (1024 permutations, params(21))"
-VKSTARK_LOG_LEVEL=info timeout 400 $B/prove_bench --executor vulkan --runs 5 --json $R/prove_bench-vulkan-h100.json --trace $R/prove_bench-h100.trace.json > $R/prove_bench.txt 2>&1; echo "exit $?"
-grep -vE "^\[" $R/prove_bench.txt | tail -25
+echo "== keccakf_bench (1024 permutations, params(21)), fused then unfused"
+VKSTARK_LOG_LEVEL=info timeout 400 $B/keccakf_bench --executor vulkan --runs 5 --json $R/keccakf_bench-vulkan-h100.json --trace $R/keccakf_bench-h100.trace.json > $R/keccakf_bench.txt 2>&1; echo "exit $?"
+grep -vE "^\[" $R/keccakf_bench.txt | tail -25
+timeout 300 $B/keccakf_bench --executor vulkan --runs 5 --fuse off --json $R/keccakf_bench-vulkan-h100-unfused.json > $R/keccakf_bench-unfused.txt 2>&1; echo "exit $?"
+grep -vE "^\[" $R/keccakf_bench-unfused.txt | grep -E "^  (run |stark_prove_excluding_trace  |run\(\)|counters)"
 fi
 if [ -z "$SECTIONS" ] || want tests; then
 echo "== exit statuses, validation on"

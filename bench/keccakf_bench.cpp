@@ -1,15 +1,17 @@
-// prove_bench: whole STARK proofs (protocol.md 7) of the Keccak-f AIR, the keccakf example's
+// keccakf_bench: whole STARK proofs (protocol.md 7) of the Keccak-f AIR, the keccakf example's
 // workload (protocol.md 15.1: 1024 permutations, 2633 columns x 2^15 rows,
 // app_params_with_100_bits_security(21)). Builds and prepares the proof's graph once, then times
-// R runs (after a warm-up run): traces upload, one submission, the proof download. Prints the
-// median span times (host and device), the counters of one run (dispatches, barriers,
-// submissions, host syncs), the proof size and the host verification time; writes JSON (default
-// bench/results/prove_bench-<executor>.json).
+// R proofs (after a warm-up proof): traces upload, one submission, the proof download. Prints the
+// median, min and max of every span (host and device time), dispatches and barriers per span, the
+// counters per proof (submissions, host syncs, peak device memory), the proof size and the host
+// verification time (median); writes JSON (default bench/results/keccakf_bench-<executor>.json,
+// keccakf_bench-<executor>-unfused.json with --fuse off).
 //
-//   prove_bench [--executor cpu|vulkan|auto] [--permutations 1024] [--log-stacked-height 21]
-//               [--runs 3] [--verify-runs 9] [--profile] [--trace F] [--json F]
+//   keccakf_bench [--executor cpu|vulkan|auto] [--permutations 1024] [--log-stacked-height 21]
+//                 [--runs 5] [--fuse on|off] [--verify-runs 9] [--profile] [--trace F] [--json F]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -43,7 +45,7 @@ const std::vector<std::string> kSpans = {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  cli::Options options("prove_bench",
+  cli::Options options("keccakf_bench",
                        "  Prove Keccak-f permutations (the keccakf example's AIR), verify, print median span times.");
   std::string executor, trace_file, json_file;
   uint32_t permutations = 0, log_stacked = 0, runs = 0, verify_runs = 0;
@@ -52,18 +54,24 @@ int main(int argc, char** argv) try {
                            "Keccak-f permutations (24 rows each, the trace padded to a power of two)");
   options.number<uint32_t>("--log-stacked-height", "S", log_stacked, 21, {8, 24},
                            "app_params_with_100_bits_security(S)");
-  options.number<uint32_t>("--runs", "R", runs, 3, {1, 1000}, "timed runs, after one warm-up run");
+  options.number<uint32_t>("--runs", "R", runs, 5, {1, 1000}, "timed proofs, after one warm-up proof");
+  std::string fuse;
+  options.choice("--fuse", fuse, {"on", "off"}, "on",
+                 "off: the unfused baseline, one submission (and one host wait) per dispatch");
   options.number<uint32_t>("--verify-runs", "V", verify_runs, 9, {1, 100000},
                            "timed host verifications of the encoded proof (decode + verify, one thread)");
   bool profile = false;
   options.flag("--profile", profile, "time every dispatch (one extra run) and list the costliest kernels");
   options.output("--trace", trace_file, "write a Chrome trace of the last run (open in Perfetto)");
-  options.output("--json", json_file, "write results as JSON (default: bench/results/prove_bench-<executor>.json)");
+  options.output("--json", json_file,
+                 "write results as JSON (default: bench/results/keccakf_bench-<executor>[-unfused].json)");
   options.parse_or_exit(argc, argv);
   const SystemParams params = app_params_with_100_bits_security(log_stacked);
   params.validate();
   auto exec = make_executor(executor);
-  const std::string result_file = bench::result_path(json_file, "prove_bench", std::string(exec->name()));
+  const bool fused = fuse == "on";
+  const std::string result_file =
+      bench::result_path(json_file, "keccakf_bench", std::string(exec->name()) + (fused ? "" : "-unfused"));
 
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point a) {
@@ -76,14 +84,15 @@ int main(int argc, char** argv) try {
   const double keygen_ms = ms_since(t0);
   const std::vector<std::optional<AirWithTraces>> airs(fixture.begin(), fixture.end());
   fmt::print(
-      "prove_bench: executor {}, device {}\n  Keccak-f x {}: {} columns x {} rows, l_skip {}, n_stack {}, "
-      "log_blowup {}, max degree {}; median of {} runs\n",
-      exec->name(), exec->device_name(), permutations, airs[0]->common.width, airs[0]->common.height, params.l_skip,
-      params.n_stack, params.log_blowup, params.max_constraint_degree, runs);
+      "keccakf_bench: executor {}, device {}, {}\n  Keccak-f x {}: {} columns x {} rows, l_skip {}, n_stack {}, "
+      "log_blowup {}, max degree {}; {} proofs after a warm-up\n",
+      exec->name(), exec->device_name(), fused ? "fused" : "unfused (one submission per dispatch)", permutations,
+      airs[0]->common.width, airs[0]->common.height, params.l_skip, params.n_stack, params.log_blowup,
+      params.max_constraint_degree, runs);
 
   StarkProver prover(pk, *exec);
   t0 = Clock::now();
-  auto prepared = prover.prepare(airs);
+  auto prepared = prover.prepare(airs, {.fuse = fused});
   const double prepare_ms = ms_since(t0);
 
   std::map<std::string, std::vector<double>> host_ms, device_ms;
@@ -123,46 +132,56 @@ int main(int argc, char** argv) try {
   }
   const double verify_ms = bench::median(verify_times);
 
-  fmt::print("\n  {:<80} {:>10} {:>10} {:>10} {:>9}\n", "span (median)", "host ms", "device ms", "dispatches",
+  auto min_of = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); };
+  auto max_of = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
+  fmt::print("\n  {:<74} {:>9} {:>22} {:>10} {:>9}\n", "span", "host ms", "device ms: median (min-max)", "dispatches",
              "barriers");
   std::string spans_json;
   for (const std::string& path : kSpans) {
-    const double h = bench::median(host_ms[path]), d = bench::median(device_ms[path]);
+    const std::vector<double>& hv = host_ms[path];
+    const std::vector<double>& dv = device_ms[path];
+    const double h = bench::median(hv), d = bench::median(dv);
     uint64_t dispatches = 0, barriers = 0;
-    for (const TraceSpan& s : last.spans)
-      if (s.path == path) {
-        dispatches = s.dispatches;
-        barriers = s.barriers;
+    for (const TraceSpan& sp : last.spans)
+      if (sp.path == path) {
+        dispatches = sp.dispatches;
+        barriers = sp.barriers;
       }
-    fmt::print("  {:<80} {:>10.2f} {:>10} {:>10} {:>9}\n", path, h, d < 0 ? std::string("-") : fmt::format("{:.2f}", d),
-               dispatches, barriers);
-    spans_json += fmt::format("{}{{\"path\": {}, \"host_ms\": {}, \"device_ms\": {}}}", spans_json.empty() ? "" : ", ",
-                              json_string(path), json_number(h), d < 0 ? "null" : json_number(d));
+    fmt::print("  {:<74} {:>9.2f} {:>22} {:>10} {:>9}\n", path, h,
+               d < 0 ? std::string("-") : fmt::format("{:.2f} ({:.2f}-{:.2f})", d, min_of(dv), max_of(dv)), dispatches,
+               barriers);
+    spans_json += fmt::format(
+        "{}{{\"path\": {}, \"host_ms\": {}, \"host_ms_min\": {}, \"host_ms_max\": {}, \"device_ms\": {}, "
+        "\"device_ms_min\": {}, \"device_ms_max\": {}, \"dispatches\": {}, \"barriers\": {}}}",
+        spans_json.empty() ? "" : ", ", json_string(path), json_number(h), json_number(min_of(hv)),
+        json_number(max_of(hv)), d < 0 ? "null" : json_number(d), d < 0 ? "null" : json_number(min_of(dv)),
+        d < 0 ? "null" : json_number(max_of(dv)), dispatches, barriers);
   }
   const TraceCounters& c = last.counters;
   fmt::print("  keygen {:.0f} ms; prepare (build, compile, kernels, pipelines) {:.0f} ms; first run {:.1f} ms\n",
              keygen_ms, prepare_ms, first_run_ms);
-  fmt::print("  run() wall time median {:.2f} ms (upload, run, download, decode)\n", bench::median(wall));
+  fmt::print("  run() wall time median {:.2f} ms, min {:.2f}, max {:.2f} (upload, run, download, decode)\n",
+             bench::median(wall), min_of(wall), max_of(wall));
   fmt::print(
       "  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, bytes up {}, bytes down {}, peak device "
       "bytes {}\n",
       c.dispatches, c.barriers, c.submissions, c.host_syncs, c.bytes_up, c.bytes_down, c.peak_device_bytes);
   fmt::print("  proof size {} bytes; host verification (median of {}) {:.1f} ms: {}\n", bytes.size(), verify_runs,
-             verify_ms,
-             verdict.ok ? "accepted" : "REJECTED: " + verdict.reason);
+             verify_ms, verdict.ok ? "accepted" : "REJECTED: " + verdict.reason);
   const std::string json = fmt::format(
-      "{{\"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, \"wall_ms_median\": {}, \"spans\": [{}], "
+      "{{\"fused\": {}, \"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, \"wall_ms_median\": {}, "
+      "\"spans\": [{}], "
       "\"counters\": {{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, "
       "\"peak_device_bytes\": {}}}, \"proof_bytes\": {}, \"verify_ms\": {}, \"verified\": {}, \"keygen_ms\": {}, "
       "\"prepare_ms\": {}, \"first_run_ms\": {}}}",
-      permutations, log_stacked, runs, json_number(bench::median(wall)), spans_json, c.dispatches, c.barriers,
+      fused, permutations, log_stacked, runs, json_number(bench::median(wall)), spans_json, c.dispatches, c.barriers,
       c.submissions, c.host_syncs, c.peak_device_bytes, bytes.size(), json_number(verify_ms), verdict.ok,
       json_number(keygen_ms), json_number(prepare_ms), json_number(first_run_ms));
-  bench::write_result(result_file, "prove_bench", std::string(exec->name()), exec->device_name(), json);
+  bench::write_result(result_file, "keccakf_bench", std::string(exec->name()), exec->device_name(), json);
   fmt::print("results: {}\n", result_file);
   if (!trace_file.empty()) write_chrome_trace_file(last, trace_file);
   return verdict.ok ? 0 : 1;
 } catch (const std::exception& e) {
-  fmt::print(stderr, "prove_bench: {}\n", e.what());
+  fmt::print(stderr, "keccakf_bench: {}\n", e.what());
   return 1;
 }
