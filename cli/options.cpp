@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 namespace vkstark::cli {
 
@@ -232,6 +233,12 @@ void create_output(std::string_view option, const std::string& path) {
 void executor_option(Options& options, std::string& dest) {
   options.choice("--executor", dest, {"cpu", "vulkan", "auto"}, "",
                  "executor to run on (default: $VKSTARK_EXECUTOR, else auto)");
+}
+
+void write_binary_file(const std::string& path, std::span<const uint8_t> bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!out) throw std::runtime_error(fmt::format("cannot write {} bytes to {}", bytes.size(), path));
 }
 
 }  // namespace vkstark::cli

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -106,5 +107,9 @@ void create_output(std::string_view option, const std::string& path);
 // --executor cpu|vulkan|auto, for every executable that runs a plan ("" = $VKSTARK_EXECUTOR, else
 // auto; see executors/executors.hpp).
 void executor_option(Options& options, std::string& dest);
+
+// Writes `bytes` to `path` (an --output file: a proof, a key). std::runtime_error naming the file
+// when it cannot be written.
+void write_binary_file(const std::string& path, std::span<const uint8_t> bytes);
 
 }  // namespace vkstark::cli

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include <bit>
-#include <fstream>
 
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
@@ -91,11 +90,7 @@ int main(int argc, char** argv) try {
              exec->name(), exec->device_name(), traces[0]->public_values[2].value(), bytes.size(),
              trace.counters.submissions, trace.counters.host_syncs,
              verdict.ok ? "verified" : "REJECTED: " + verdict.reason);
-  if (!proof_file.empty()) {
-    std::ofstream out(proof_file, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!out) throw InputError(fmt::format("cannot write the proof to {}", proof_file));
-  }
+  if (!proof_file.empty()) cli::write_binary_file(proof_file, bytes);
   return verdict.ok ? 0 : 1;
 } catch (const std::exception& e) {
   fmt::print(stderr, "fibonacci: {}\n", e.what());

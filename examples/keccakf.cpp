@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
 
 #include "cli/options.hpp"
@@ -78,11 +77,7 @@ int main(int argc, char** argv) try {
   fmt::print("  verification: {} in {:.1f} ms\n", verdict.ok ? "accepted" : "REJECTED: " + verdict.reason, verify_ms);
   if (!trace_file.empty()) write_chrome_trace_file(trace, trace_file);
   if (!json_file.empty()) write_json_file(trace, json_file);
-  if (!proof_file.empty()) {
-    std::ofstream out(proof_file, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!out) throw InputError(fmt::format("cannot write the proof to {}", proof_file));
-  }
+  if (!proof_file.empty()) cli::write_binary_file(proof_file, bytes);
   return verdict.ok ? 0 : 1;
 } catch (const std::exception& e) {
   fmt::print(stderr, "keccakf: {}\n", e.what());
