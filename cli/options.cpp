@@ -122,12 +122,46 @@ void Options::passthrough(std::string prefix, std::vector<std::string>& dest, st
                       .set = std::move(set)});
 }
 
+void Options::input(std::string name, std::string& dest, std::string help) {
+  dest.clear();
+  auto set = [name, &dest](std::string_view value) {
+    if (value.empty()) throw UsageError(fmt::format("{}: empty file name", name));
+    dest = value;
+  };
+  add({.name = std::move(name),
+       .metavar = "FILE",
+       .help = std::move(help),
+       .allowed = "a file name",
+       .kind = Kind::value,
+       .set = std::move(set)});
+}
+
+void Options::positional(std::string metavar, std::string& dest, std::string help) {
+  dest.clear();
+  auto set = [&dest](std::string_view arg) { dest = arg; };
+  // Not through add(): find() looks up options by name, and a positional has none.
+  options_.push_back({.name = "",
+                      .metavar = std::move(metavar),
+                      .help = std::move(help),
+                      .allowed = "",
+                      .kind = Kind::positional,
+                      .set = std::move(set)});
+}
+
 Options::Outcome Options::parse(const std::vector<std::string_view>& args) {
   for (Option& o : options_) o.given = false;
+  for (const std::string_view arg : args)
+    if (arg == kHelp || arg == "-h") return Outcome::help;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
-    if (arg == kHelp || arg == "-h") return Outcome::help;
-    if (!arg.starts_with("-") || arg == "-") throw UsageError(fmt::format("unexpected argument '{}'", arg));
+    if (!arg.starts_with("-") || arg == "-") {
+      auto p = std::find_if(options_.begin(), options_.end(),
+                            [](const Option& o) { return o.kind == Kind::positional && !o.given; });
+      if (p == options_.end() || arg.empty()) throw UsageError(fmt::format("unexpected argument '{}'", arg));
+      p->given = true;
+      p->set(arg);
+      continue;
+    }
     const size_t eq = arg.find('=');
     const std::string_view name = arg.substr(0, eq);
     Option* o = find(name);
@@ -156,6 +190,8 @@ Options::Outcome Options::parse(const std::vector<std::string_view>& args) {
       throw UsageError(fmt::format("{}: missing value ({})", o->name, o->allowed));
     }
   }
+  for (const Option& o : options_)
+    if (o.kind == Kind::positional && !o.given) throw UsageError(fmt::format("missing {} ({})", o.metavar, o.help));
   for (const auto& [name, dest] : outputs_)
     if (!dest->empty()) create_output(name, *dest);
   return Outcome::run;
@@ -193,10 +229,13 @@ std::string Options::usage() const {
     out += word;
   };
   auto left = [](const Option& o) {
-    if (o.kind == Kind::passthrough) return o.metavar;
+    if (o.kind == Kind::passthrough || o.kind == Kind::positional) return o.metavar;
     return o.metavar.empty() ? o.name : fmt::format("{} {}", o.name, o.metavar);
   };
-  for (const Option& o : options_) synopsis(fmt::format("[{}{}]", left(o), o.kind == Kind::passthrough ? "..." : ""));
+  for (const Option& o : options_)
+    if (o.kind == Kind::positional) synopsis(o.metavar);
+  for (const Option& o : options_)
+    if (o.kind != Kind::positional) synopsis(fmt::format("[{}{}]", left(o), o.kind == Kind::passthrough ? "..." : ""));
   synopsis("[--help]");
   out += "\n";
   if (!description_.empty()) out += description_ + (description_.ends_with('\n') ? "" : "\n");
@@ -239,6 +278,26 @@ void write_binary_file(const std::string& path, std::span<const uint8_t> bytes) 
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   if (!out) throw std::runtime_error(fmt::format("cannot write {} bytes to {}", bytes.size(), path));
+}
+
+std::vector<uint8_t> read_binary_file(const std::string& path, uint64_t max_bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw FileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (bytes.size() + n > max_bytes) {
+      std::fclose(f);
+      throw FileError(fmt::format("'{}' is larger than {} bytes: not a file this reads", path, max_bytes));
+    }
+    bytes.insert(bytes.end(), chunk, chunk + n);
+  }
+  const bool failed = std::ferror(f) != 0;
+  const int err = errno;
+  std::fclose(f);
+  if (failed) throw FileError(fmt::format("cannot read '{}': {}", path, std::strerror(err)));
+  return bytes;
 }
 
 }  // namespace vkstark::cli

@@ -58,6 +58,13 @@ class Options {
   // line is valid, so that an unwritable path fails before any work. dest = "" until given.
   void output(std::string name, std::string& dest, std::string help);
 
+  // --name FILE: a file the executable reads (opened by the main, not by parse()). dest = "" until given.
+  void input(std::string name, std::string& dest, std::string help);
+
+  // A required argument that is no option (e.g. the FILE of `vkstark verify FILE`), in the order
+  // declared; parse() fails when one is missing or an extra one is given.
+  void positional(std::string metavar, std::string& dest, std::string help);
+
   // Every argument starting with `prefix` (e.g. "--benchmark_" for Google Benchmark's flags) is
   // appended to dest as it is, for another parser; repeats allowed. `metavar` stands for them in the
   // usage text.
@@ -80,7 +87,7 @@ class Options {
   [[nodiscard]] const std::string& program() const { return program_; }
 
  private:
-  enum class Kind { flag, value, output, passthrough };
+  enum class Kind { flag, value, output, passthrough, positional };
   struct Option {
     std::string name;     // "--width"; the prefix for Kind::passthrough
     std::string metavar;  // "W"; "" for flags
@@ -111,5 +118,13 @@ void executor_option(Options& options, std::string& dest);
 // Writes `bytes` to `path` (an --output file: a proof, a key). std::runtime_error naming the file
 // when it cannot be written.
 void write_binary_file(const std::string& path, std::span<const uint8_t> bytes);
+
+// The whole file at `path`, at most max_bytes of it (an input of unknown origin: a proof, a key).
+// FileError naming the file and the reason when it cannot be opened or read, or is larger.
+class FileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+std::vector<uint8_t> read_binary_file(const std::string& path, uint64_t max_bytes);
 
 }  // namespace vkstark::cli

@@ -4,16 +4,19 @@
 // times and counters, the proof size and the verdict. Exit status 0 when the proof verifies.
 //
 //   keccakf [--executor cpu|vulkan|auto] [--permutations 1024] [--log-stacked-height 21]
-//           [--trace FILE] [--json FILE] [--proof FILE]
+//           [--trace FILE] [--json FILE] [--proof FILE] [--quiet]
 //
+// In a terminal, progress lines on stderr name each phase as it finishes (--quiet: none).
 // --trace writes a Chrome trace of the proof's run (open in Perfetto), --json the run's trace as
 // JSON (runtime/trace.hpp's schema), --proof the encoded proof (protocol.md 12.2).
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 
 #include "cli/options.hpp"
+#include "cli/progress.hpp"
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
 #include "runtime/trace.hpp"
@@ -38,7 +41,10 @@ int main(int argc, char** argv) try {
   options.output("--trace", trace_file, "write a Chrome trace of the proof's run (open in Perfetto)");
   options.output("--json", json_file, "write the proof run's trace as JSON");
   options.output("--proof", proof_file, "write the encoded proof");
+  bool quiet = false;
+  options.flag("--quiet", quiet, "no progress lines (there are none either when stderr is not a terminal)");
   options.parse_or_exit(argc, argv);
+  cli::Progress progress(quiet);
 
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point a) {
@@ -57,14 +63,19 @@ int main(int argc, char** argv) try {
   auto t0 = Clock::now();
   const ProvingKey pk = keygen(list, params, *exec);
   fmt::print("  keygen {:.0f} ms\n", ms_since(t0));
+  std::fflush(stdout);
   StarkProver prover(pk, *exec);
   t0 = Clock::now();
   auto prepared = prover.prepare(airs);
   fmt::print("  prepare {:.0f} ms (graph, kernels, pipelines)\n", ms_since(t0));
+  std::fflush(stdout);
   Trace trace;
+  progress.follow_spans(trace, 3);
   t0 = Clock::now();
   const Proof proof = prepared->run(airs, &trace);
   const double prove_ms = ms_since(t0);
+  trace.on_span_end = nullptr;
+  progress.report_remaining_spans(trace);
   const std::vector<uint8_t> bytes = encode(proof);
   t0 = Clock::now();
   const VerifyResult verdict = verify_bytes(pk.vk, bytes);

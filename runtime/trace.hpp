@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <span>
 #include <string>
@@ -60,6 +61,11 @@ class Trace {
   // bookkeeping and host tasks.
   double submit_wait_ms = 0;
   uint64_t runs = 0;
+  // Progress: called with a span's index and its wall time so far as the span's last task
+  // finishes, by executors that see that during the run (the CPU executor; the Vulkan executor
+  // learns span times only at the run's host sync, so it does not call it). The span's times in
+  // `spans` are filled at the end of the run. Called on the thread that called run().
+  std::function<void(uint32_t span, double elapsed_ms)> on_span_end;
 
   // Prepares the span list for `plan` (keeps counters: several runs accumulate).
   void begin_run(const Plan& plan, std::string executor_name, std::string device_name);

@@ -63,6 +63,13 @@ uint8_t ByteReader::u8(const FieldName& what) {
   return bytes_[pos_++];
 }
 
+std::span<const uint8_t> ByteReader::bytes(uint64_t n, const FieldName& what) {
+  need(n, what);
+  const auto out = bytes_.subspan(pos_, n);
+  pos_ += n;
+  return out;
+}
+
 Fp ByteReader::f(const FieldName& what) {
   const uint32_t v = u32(what);
   if (v >= Fp::P) fail(what, fmt::format("{} is not a field element (>= p)", v));

@@ -83,6 +83,8 @@ class ByteReader {
   uint32_t u32(const FieldName& what);
   uint64_t usize(const FieldName& what) { return u32(what); }
   uint8_t u8(const FieldName& what);
+  // The next n bytes as they are (a view into the input).
+  std::span<const uint8_t> bytes(uint64_t n, const FieldName& what);
   Fp f(const FieldName& what);  // rejects a value >= p
   Fp4 ef(const FieldName& what);
   Digest digest(const FieldName& what);

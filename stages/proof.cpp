@@ -184,6 +184,26 @@ Proof decode_proof(std::span<const uint8_t> bytes) { return decode(bytes, nullpt
 
 Proof decode_proof(std::span<const uint8_t> bytes, const MultiStarkVerifyingKey& vk) { return decode(bytes, &vk); }
 
+ProofPartSizes proof_part_sizes(const Proof& proof) {
+  Proof& p = const_cast<Proof&>(proof);  // the encoder only reads
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  encode_header(proof, w);
+  ProofPartSizes sizes;
+  sizes.header = out.size();
+  ProofEncoder v(out);
+  auto part = [&](uint64_t& size, auto&& encode_part) {
+    const size_t before = out.size();
+    encode_part();
+    size = out.size() - before;
+  };
+  part(sizes.gkr, [&] { gkr_fields(v, p.gkr_proof, nullptr); });
+  part(sizes.batch_constraint, [&] { batch_constraint_fields(v, p.batch_constraint_proof, nullptr); });
+  part(sizes.stacking, [&] { stacking_fields(v, p.stacking_proof, nullptr); });
+  part(sizes.whir, [&] { whir_fields(v, p.whir_proof, nullptr); });
+  return sizes;
+}
+
 std::string proof_shape_problem(const Proof& proof, const ProofShape& shape) {
   ProofShapeCheck v;
   part_fields(v, const_cast<Proof&>(proof), &shape);  // the check only reads

@@ -234,4 +234,15 @@ Proof decode_proof(std::span<const uint8_t> bytes, const MultiStarkVerifyingKey&
 // counts are the vk's business, checked by the verifier).
 std::string proof_shape_problem(const Proof& proof, const ProofShape& shape);
 
+// Bytes of each part of encode(proof); they add up to its size.
+struct ProofPartSizes {
+  uint64_t header = 0;  // version, commitment, heights, cached commitments, public values
+  uint64_t gkr = 0;
+  uint64_t batch_constraint = 0;
+  uint64_t stacking = 0;
+  uint64_t whir = 0;
+  uint64_t total() const { return header + gkr + batch_constraint + stacking + whir; }
+};
+ProofPartSizes proof_part_sizes(const Proof& proof);
+
 }  // namespace vkstark

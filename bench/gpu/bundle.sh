@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${VKSTARK_BUILD_DIR:-build}
-bins=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench} "$B"/examples/selfcheck "$B"/tests/static_executor_exit)
+bins=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air} "$B"/cli/vkstark "$B"/tests/static_executor_exit)
 if [ $# -gt 0 ]; then
   for n in "$@"; do bins+=("$B/tests/$n"); done
 else
@@ -20,6 +20,6 @@ GPU_BUNDLE_VALIDATION=1 ../shared/tools/gpu-bundle .gpu "${bins[@]}"
 cp ../shared/tools/gpu-prelude.sh .gpu/
 cp "${bins[@]}" /tmp/vkstark-gpu-bin/bin/
 strip --strip-unneeded /tmp/vkstark-gpu-bin/bin/*
-rm -f .gpu/*_test .gpu/*_bench .gpu/selfcheck .gpu/static_executor_exit
+rm -f .gpu/*_test .gpu/*_bench .gpu/{selfcheck,keccakf,fibonacci,interactions,custom_air,vkstark} .gpu/static_executor_exit
 tar cJf .gpu/bin.tar.xz -C /tmp/vkstark-gpu-bin bin
 du -sh .gpu

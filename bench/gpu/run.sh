@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
-# Usage: bash bench/gpu/run.sh [benches] [air] [tests]   (no argument: all three)
+# Usage: bash bench/gpu/run.sh [benches] [air] [prove] [examples] [tests]   (no argument: all)
 cd "$(dirname "$0")/../.."
 . .gpu/gpu-prelude.sh .gpu
 B=/tmp/vkstark-bin
@@ -10,7 +10,8 @@ R=$OUT/r; mkdir -p $R
 export XDG_CACHE_HOME=/tmp/vkstark-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | tail -1
 # Sections (default all): benches (kernel, runtime, pcs, selfcheck), air (air_bench), prove
-# (keccakf_bench: the keccakf proof, fused and unfused), tests.
+# (keccakf_bench: the keccakf proof, fused and unfused), examples (every example and the vkstark
+# command on Vulkan with validation), tests.
 want() { [ $# -eq 0 ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 SECTIONS="$*"
 if [ -z "$SECTIONS" ] || want benches; then
@@ -39,6 +40,19 @@ VKSTARK_LOG_LEVEL=info timeout 400 $B/keccakf_bench --executor vulkan --runs 5 -
 grep -vE "^\[" $R/keccakf_bench.txt | tail -25
 timeout 300 $B/keccakf_bench --executor vulkan --runs 5 --fuse off --json $R/keccakf_bench-vulkan-h100-unfused.json > $R/keccakf_bench-unfused.txt 2>&1; echo "exit $?"
 grep -vE "^\[" $R/keccakf_bench-unfused.txt | grep -E "^  (run |stark_prove_excluding_trace  |run\(\)|counters)"
+fi
+if [ -z "$SECTIONS" ] || want examples; then
+echo "== examples and the vkstark command on Vulkan, validation on (exit statuses)"
+export VKSTARK_VALIDATE=1
+for ex in "fibonacci --rows 1024" "interactions" "custom_air" "keccakf --permutations 1024"; do
+  set -- $ex
+  timeout 400 $B/$1 --executor vulkan "${@:2}" > $R/example-$1.log 2>&1; echo "$ex exit=$?"; grep -vE "^\[" $R/example-$1.log | tail -3
+done
+timeout 400 $B/vkstark prove --air keccakf --executor vulkan --out /tmp/k.vkp --vk-out /tmp/k.vk > $R/vkstark.log 2>&1; echo "vkstark prove exit=$?"
+timeout 60 $B/vkstark verify /tmp/k.vkp --vk /tmp/k.vk >> $R/vkstark.log 2>&1; echo "vkstark verify exit=$?"
+timeout 60 $B/vkstark info /tmp/k.vkp >> $R/vkstark.log 2>&1; echo "vkstark info exit=$?"
+grep -vE "^\[" $R/vkstark.log | tail -8
+unset VKSTARK_VALIDATE
 fi
 if [ -z "$SECTIONS" ] || want tests; then
 echo "== exit statuses, validation on"

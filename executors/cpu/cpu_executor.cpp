@@ -69,6 +69,8 @@ class CpuPrepared final : public PreparedPlan {
   void run_host(const Segment& seg, Trace& trace, Clock::time_point t0);
   void run_dispatch(uint32_t task);
   void record_task_time(Trace& trace, uint32_t task, Clock::time_point t0, Clock::time_point a, Clock::time_point b);
+  // Trace::on_span_end for the spans whose last task (in run order) is `task`, innermost first.
+  void report_span_ends(const Trace& trace, uint32_t task) const;
 
   CpuExecutor& exec_;
   Block arena_;
@@ -79,6 +81,7 @@ class CpuPrepared final : public PreparedPlan {
   uint64_t allocated_ = 0;
   std::mutex time_mutex_;
   std::vector<std::pair<double, double>> span_window_;  // per span: [first start, last end] in ms, this run
+  std::vector<int64_t> span_last_task_;  // per span: its last task in run order (-1: none); with on_span_end
 };
 
 class CpuExecutor final : public Executor {
@@ -227,6 +230,12 @@ void CpuPrepared::record_task_time(Trace& trace, uint32_t task, Clock::time_poin
   }
 }
 
+void CpuPrepared::report_span_ends(const Trace& trace, uint32_t task) const {
+  if (!trace.on_span_end) return;
+  for (uint32_t s : trace.span_chain(plan_, task))
+    if (span_last_task_[s] == int64_t(task)) trace.on_span_end(s, span_window_[s].second - span_window_[s].first);
+}
+
 void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_point t0) {
   const auto submission_start = Clock::now();
   ++trace.counters.submissions;
@@ -261,6 +270,7 @@ void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_p
         }
       }
     }
+    for (size_t k = i; k < j; ++k) report_span_ends(trace, seg.steps[k].task);
     i = j;
   }
   trace.submit_wait_ms += ms_between(submission_start, Clock::now());
@@ -283,6 +293,7 @@ void CpuPrepared::run_host(const Segment& seg, Trace& trace, Clock::time_point t
   }
   record_task_time(trace, task, t0, a, Clock::now());
   ++trace.counters.host_tasks;
+  report_span_ends(trace, task);
 }
 
 void CpuPrepared::run(Trace& trace) {
@@ -298,6 +309,11 @@ void CpuPrepared::run(Trace& trace) {
   }
   trace.begin_run(plan_, std::string(exec_.name()), exec_.device_name());
   span_window_.assign(plan_.spans.size(), {1e300, -1e300});
+  span_last_task_.assign(plan_.spans.size(), -1);
+  if (trace.on_span_end)
+    for (const Segment& seg : plan_.segments)
+      for (const Step& st : seg.steps)
+        for (uint32_t s : trace.span_chain(plan_, st.task)) span_last_task_[s] = st.task;
   auto t0 = Clock::now();
   for (const Segment& seg : plan_.segments) {
     if (seg.kind == Segment::Kind::Submission)

@@ -225,3 +225,79 @@ TEST(OptionsDeathTest, FailExitsTwo) {
   EXPECT_EXIT(b.options.fail("--width and --log-height: too many cells"), testing::ExitedWithCode(2),
               "bench: --width and --log-height: too many cells\nTry 'bench --help'");
 }
+
+// A command with a file argument and an input file, as `vkstark verify FILE [--vk FILE]`.
+struct Verify {
+  Options options{"verify", "A test command."};
+  std::string file, vk;
+  Verify() {
+    options.positional("FILE", file, "the proof file");
+    options.input("--vk", vk, "a key file");
+  }
+  std::string error(std::vector<std::string_view> args) {
+    try {
+      (void)options.parse(args);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+TEST(Options, PositionalArgumentIsTakenInAnyPlace) {
+  Verify a;
+  EXPECT_EQ(a.error({"p.vkp"}), "");
+  EXPECT_EQ(a.file, "p.vkp");
+  EXPECT_EQ(a.vk, "");
+  Verify b;
+  EXPECT_EQ(b.error({"--vk", "k.vk", "p.vkp"}), "");
+  EXPECT_EQ(b.file, "p.vkp");
+  EXPECT_EQ(b.vk, "k.vk");
+  Verify c;
+  EXPECT_EQ(c.error({"p.vkp", "--vk=k.vk"}), "");
+  EXPECT_EQ(c.file, "p.vkp");
+  EXPECT_EQ(c.vk, "k.vk");
+}
+
+TEST(Options, PositionalArgumentIsRequiredAndSingle) {
+  EXPECT_EQ(Verify().error({}), "missing FILE (the proof file)");
+  EXPECT_EQ(Verify().error({"--vk", "k.vk"}), "missing FILE (the proof file)");
+  EXPECT_EQ(Verify().error({"a.vkp", "b.vkp"}), "unexpected argument 'b.vkp'");
+  EXPECT_EQ(Verify().error({""}), "unexpected argument ''");
+  EXPECT_EQ(Verify().error({"--vk"}), "--vk: missing value (a file name)");
+  EXPECT_EQ(Verify().error({"p.vkp", "--vk="}), "--vk: empty file name");
+}
+
+TEST(Options, InputFilesAreNotCreated) {
+  const std::string path = temp_path("input.vk");
+  std::filesystem::remove(path);
+  Verify v;
+  EXPECT_EQ(v.error({"p.vkp", "--vk", path}), "");
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(Options, UsageShowsThePositionalArgumentFirst) {
+  const std::string usage = Verify().options.usage();
+  EXPECT_NE(usage.find("usage: verify FILE [--vk FILE] [--help]"), std::string::npos) << usage;
+  EXPECT_NE(usage.find("FILE    the proof file"), std::string::npos) << usage;
+}
+
+TEST(ReadBinaryFile, ReadsTheWholeFileUpToTheCap) {
+  const std::string path = temp_path("read.bin");
+  const std::vector<uint8_t> bytes = {0, 1, 2, 255, 0, 7};
+  write_binary_file(path, bytes);
+  EXPECT_EQ(read_binary_file(path, 6), bytes);
+  try {
+    (void)read_binary_file(path, 5);
+    FAIL() << "a file over the cap was read";
+  } catch (const FileError& e) {
+    EXPECT_NE(std::string(e.what()).find("is larger than 5 bytes"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
+  try {
+    (void)read_binary_file(path, 6);
+    FAIL() << "a missing file was read";
+  } catch (const FileError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot read '" + path + "'"), std::string::npos) << e.what();
+  }
+}

@@ -1,0 +1,299 @@
+// vkstark: the command. Proves a shipped AIR's computation into a proof file, verifies proof files,
+// prints their shape.
+//
+//   vkstark prove --air keccakf|fibonacci [--permutations N | --rows N] [--executor X] --out FILE
+//   vkstark verify FILE [--vk VKFILE]
+//   vkstark info FILE
+//
+// The proof file (stages/proof_file.hpp) holds the verifying key (with the params) and the proof.
+// Exit statuses: 0 success (verify: accepted); 1 the proof is rejected, or a run failed; 2 a bad
+// command line; 3 a file that cannot be read or is not a vkstark proof file (another format, another
+// version, a broken header or verifying key).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "cli/progress.hpp"
+#include "executors/executors.hpp"
+#include "runtime/error.hpp"
+#include "runtime/trace.hpp"
+#include "stages/air/keygen.hpp"
+#include "stages/airs/fibonacci.hpp"
+#include "stages/airs/test_airs.hpp"
+#include "stages/codec.hpp"
+#include "stages/proof.hpp"
+#include "stages/proof_file.hpp"
+#include "stages/prover.hpp"
+#include "stages/verifier.hpp"
+
+using namespace vkstark;
+
+namespace {
+
+constexpr int kExitRejected = 1;
+constexpr int kExitBadFile = 3;
+// The largest file verify and info read: a keccakf proof file is about 1.2 MB.
+constexpr uint64_t kMaxFileBytes = uint64_t(1) << 30;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string hex(const Digest& d) {
+  std::string s;
+  for (Fp c : d) s += fmt::format("{:08x}", c.value());
+  return s;
+}
+
+// A file that is not a readable vkstark proof file: exit status 3.
+struct BadFile {
+  std::string message;
+};
+
+ProofFile read_proof_file(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = cli::read_binary_file(path, kMaxFileBytes);
+  } catch (const cli::FileError& e) {
+    throw BadFile{e.what()};
+  }
+  try {
+    return decode_proof_file(bytes);
+  } catch (const DecodeError& e) {
+    throw BadFile{fmt::format("{}: {}", path, e.what())};
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int prove_command(int argc, char** argv) {
+  cli::Options options("vkstark prove",
+                       "  Proves a shipped AIR's computation, checks the proof, and writes the proof file (the\n"
+                       "  verifying key with its params, and the proof) for `vkstark verify`.");
+  std::string air, executor, params_name, out, vk_out, trace_file, json_file;
+  uint32_t permutations = 0, rows = 0, log_stacked = 0, seed = 0;
+  bool quiet = false;
+  options.choice("--air", air, {"keccakf", "fibonacci"}, "keccakf",
+                 "keccakf: Keccak-f[1600] permutations of random inputs; fibonacci: a Fibonacci sequence");
+  options.number<uint32_t>("--permutations", "N", permutations, 1024, {1, 1u << 16},
+                           "keccakf: permutations (24 trace rows each)");
+  options.number<uint32_t>("--seed", "S", seed, 1, {0, UINT32_MAX}, "keccakf: seed of the random inputs");
+  options.number<uint32_t>("--rows", "N", rows, 1u << 14, {4, 1u << 24}, "fibonacci: trace rows, a power of two");
+  options.choice("--params", params_name, {"secure", "test"}, "secure",
+                 "secure: app_params_with_100_bits_security(--log-stacked-height); test: small, fast, NOT secure");
+  options.number<uint32_t>("--log-stacked-height", "H", log_stacked, 21, {8, kMaxLogStackedHeight},
+                           "the secure params' log2 stacked height");
+  cli::executor_option(options, executor);
+  options.output("--out", out, "the proof file to write (required)");
+  options.output("--vk-out", vk_out, "also write the verifying key alone (a vk file, for verify --vk)");
+  options.output("--trace", trace_file, "write a Chrome trace of the proof's run (open in Perfetto)");
+  options.output("--json", json_file, "write the proof run's trace as JSON");
+  options.flag("--quiet", quiet, "no progress lines (there are none either when stderr is not a terminal)");
+  options.parse_or_exit(argc - 1, argv + 1);
+  if (out.empty()) options.fail("--out FILE is required");
+  if (air == "fibonacci" && !std::has_single_bit(rows))
+    options.fail(fmt::format("--rows {}: not a power of two", rows));
+
+  cli::Progress progress(quiet);
+  const SystemParams params =
+      params_name == "secure" ? app_params_with_100_bits_security(log_stacked) : test_system_params_small(2, 8, 3);
+  params.validate();
+  auto exec = make_executor(executor);
+  if (progress.enabled()) fmt::print(stderr, "vkstark prove: {} on {} ({})\n", air, exec->name(), exec->device_name());
+
+  std::vector<std::optional<AirWithTraces>> traces;
+  std::string statement;
+  progress.step("trace generation", [&] {
+    if (air == "keccakf") {
+      const std::vector<AirWithTraces> fixture = keccak_fixture(permutations, seed);
+      traces.assign(fixture.begin(), fixture.end());
+      statement = fmt::format("{} Keccak-f permutations (seed {})", permutations, seed);
+    } else {
+      const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), rows);
+      AirWithTraces t;
+      t.air = std::make_shared<FibonacciAir>();
+      t.common = fib.main;
+      t.public_values = fib.public_values;
+      statement = fmt::format("Fibonacci from (0, 1): {} rows reach {}", rows, fib.public_values[2].value());
+      traces.emplace_back(std::move(t));
+    }
+  });
+  std::vector<std::shared_ptr<const Air>> air_list;
+  for (const auto& t : traces) air_list.push_back(t->air);
+  const ProvingKey pk = progress.step("keygen", [&] { return keygen(air_list, params, *exec); });
+  StarkProver prover(pk, *exec);
+  auto prepared = progress.step("prepare (graph, kernels, pipelines)", [&] { return prover.prepare(traces); });
+
+  Trace trace;
+  progress.follow_spans(trace, 3);
+  const auto t0 = Clock::now();
+  const Proof proof = prepared->run(traces, &trace);
+  const double prove_ms = ms_since(t0);
+  trace.on_span_end = nullptr;
+  progress.report_remaining_spans(trace);
+
+  ProofFile file;
+  for (const auto& a : air_list) file.air_names.push_back(a->name());
+  file.vk = pk.vk;
+  file.proof = encode(proof);
+  const VerifyResult check = progress.step("verification", [&] { return verify_bytes(file.vk, file.proof); });
+  if (!check.ok) {
+    fmt::print(stderr, "vkstark prove: the proof does not verify ({}): a bug, please report it\n", check.reason);
+    return 1;
+  }
+  const std::vector<uint8_t> bytes = encode_proof_file(file);
+  cli::write_binary_file(out, bytes);
+  if (!vk_out.empty()) cli::write_binary_file(vk_out, encode_vk_file(pk.vk));
+  if (!trace_file.empty()) write_chrome_trace_file(trace, trace_file);
+  if (!json_file.empty()) write_json_file(trace, json_file);
+
+  fmt::print("proved {} on {} ({}) in {:.1f} ms: {} submission(s), {} host sync(s)\n", statement, exec->name(),
+             exec->device_name(), prove_ms, trace.counters.submissions, trace.counters.host_syncs);
+  fmt::print("wrote {}: {} bytes (proof {} bytes), verifying key {}\n", out, bytes.size(), file.proof.size(),
+             hex(pk.vk.pre_hash));
+  if (params_name == "test") fmt::print("warning: --params test is NOT secure (for tests and demos only)\n");
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int verify_command(int argc, char** argv) {
+  cli::Options options("vkstark verify",
+                       "  Verifies a proof file; prints `accepted` or `rejected: <reason>`. Exit status 0 when\n"
+                       "  accepted, 1 when rejected, 3 when the file cannot be read or is not a vkstark proof file.\n"
+                       "  Without --vk the proof is checked against the verifying key in the file, whose pre-hash\n"
+                       "  is printed: compare it with the one you expect, or pass the key you trust with --vk.");
+  std::string path, vk_path;
+  options.positional("FILE", path, "the proof file (vkstark prove --out)");
+  options.input("--vk", vk_path, "a vk file (vkstark prove --vk-out): the proof must be for this key");
+  options.parse_or_exit(argc - 1, argv + 1);
+
+  const ProofFile file = read_proof_file(path);
+  const MultiStarkVerifyingKey* vk = &file.vk;
+  MultiStarkVerifyingKey trusted;
+  if (!vk_path.empty()) {
+    try {
+      trusted = decode_vk_file(cli::read_binary_file(vk_path, kMaxFileBytes));
+    } catch (const cli::FileError& e) {
+      throw BadFile{e.what()};
+    } catch (const DecodeError& e) {
+      throw BadFile{fmt::format("{}: {}", vk_path, e.what())};
+    }
+    if (trusted.pre_hash != file.vk.pre_hash) {
+      fmt::print("rejected: the proof file's verifying key ({}) is not the one of {} ({})\n", hex(file.vk.pre_hash),
+                 vk_path, hex(trusted.pre_hash));
+      return kExitRejected;
+    }
+    vk = &trusted;
+  }
+  const auto t0 = Clock::now();
+  const VerifyResult verdict = verify_bytes(*vk, file.proof);
+  const double ms = ms_since(t0);
+  if (!verdict.ok) {
+    fmt::print("rejected: {}\n", verdict.reason);
+    return kExitRejected;
+  }
+  fmt::print("accepted: {} ({} AIR{}), verifying key {}{}, in {:.1f} ms\n", fmt::join(file.air_names, ", "),
+             file.air_names.size(), file.air_names.size() == 1 ? "" : "s", hex(vk->pre_hash),
+             vk_path.empty() ? " (from the file)" : fmt::format(" (= {})", vk_path), ms);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string params_line(const SystemParams& p) {
+  std::string rounds;
+  for (const WhirRound& r : p.whir.rounds) rounds += fmt::format("{}{}", rounds.empty() ? "" : " ", r.num_queries);
+  return fmt::format(
+      "l_skip {}, n_stack {} (stacked height 2^{}), w_stack {}, log_blowup {}, max_constraint_degree {}; WHIR k {}, "
+      "queries per round [{}], pow bits mu {} folding {} query {}; LogUp pow bits {}",
+      p.l_skip, p.n_stack, p.log_stacked_height(), p.w_stack, p.log_blowup, p.max_constraint_degree, p.whir.k, rounds,
+      p.whir.mu_pow_bits, p.whir.folding_pow_bits, p.whir.query_phase_pow_bits, p.logup.pow_bits);
+}
+
+int info_command(int argc, char** argv) {
+  cli::Options options("vkstark info",
+                       "  Prints a proof file's shape: params, AIRs, trace heights, and the size of each part.\n"
+                       "  It does not verify (vkstark verify does). Exit status 3 when the file cannot be read or\n"
+                       "  is not a vkstark proof file, 1 when its proof does not decode.");
+  std::string path;
+  options.positional("FILE", path, "the proof file (vkstark prove --out)");
+  options.parse_or_exit(argc - 1, argv + 1);
+
+  const ProofFile file = read_proof_file(path);
+  const MultiStarkVerifyingKey& vk = file.vk;
+  const std::vector<uint8_t> vk_bytes = encode_vk_postcard(vk);
+  fmt::print("{}: vkstark proof file, format version {}, {} bytes\n", path, kProofFileVersion,
+             encode_proof_file(file).size());
+  fmt::print("params: {}\n", params_line(vk.params));
+  fmt::print("verifying key: {} bytes, pre-hash {}, {} AIR(s), {} trace-height constraint(s)\n", vk_bytes.size(),
+             hex(vk.pre_hash), vk.per_air.size(), vk.trace_height_constraints.size());
+  Proof proof;
+  try {
+    proof = decode_proof(file.proof, vk);
+  } catch (const DecodeError& e) {
+    fmt::print("proof: {} bytes that do not decode: {}\n", file.proof.size(), e.what());
+    return kExitRejected;
+  }
+  for (size_t a = 0; a < vk.per_air.size(); ++a) {
+    const StarkVerifyingKey& air = vk.per_air[a];
+    const TraceWidth& w = air.params.width;
+    std::string widths = fmt::format("common main {}", w.common_main);
+    if (w.preprocessed) widths += fmt::format(", preprocessed {}", *w.preprocessed);
+    if (!w.cached_mains.empty()) widths += fmt::format(", cached [{}]", fmt::join(w.cached_mains, ", "));
+    const auto& v = proof.trace_vdata[a];
+    fmt::print("  AIR {} {}: {}; {} constraints of degree <= {}, {} interactions, {} public values; {}\n", a,
+               file.air_names[a], widths, air.symbolic_constraints.constraint_idx.size(), air.max_constraint_degree,
+               air.symbolic_constraints.interactions.size(), air.params.num_public_values,
+               v ? fmt::format("trace 2^{} rows", v->log_height) : std::string("absent from this proof"));
+  }
+  const ProofPartSizes sizes = proof_part_sizes(proof);
+  fmt::print(
+      "proof: {} bytes (codec version {}): header {}, GKR {}, batch constraint sumcheck {}, stacking {}, "
+      "WHIR {}\n",
+      file.proof.size(), kProofCodecVersion, sizes.header, sizes.gkr, sizes.batch_constraint, sizes.stacking,
+      sizes.whir);
+  return 0;
+}
+
+void print_usage(std::FILE* to) {
+  fmt::print(to,
+             "usage: vkstark <command> [options]\n"
+             "  Proves and verifies STARKs (SWIRL, as OpenVM stark-backend v2) on any Vulkan GPU or the CPU.\n\n"
+             "commands:\n"
+             "  prove    prove a shipped AIR's computation into a proof file\n"
+             "  verify   verify a proof file (exit status 0 accepted, 1 rejected, 3 not a readable proof file)\n"
+             "  info     print a proof file's params, AIRs, trace heights and part sizes\n\n"
+             "`vkstark <command> --help` lists the command's options.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc < 2) {
+    print_usage(stderr);
+    return 2;
+  }
+  const std::string_view command = argv[1];
+  try {
+    if (command == "prove") return prove_command(argc, argv);
+    if (command == "verify") return verify_command(argc, argv);
+    if (command == "info") return info_command(argc, argv);
+  } catch (const BadFile& e) {
+    fmt::print(stderr, "vkstark {}: {}\n", command, e.message);
+    return kExitBadFile;
+  }
+  if (command == "--help" || command == "-h" || command == "help") {
+    print_usage(stdout);
+    return 0;
+  }
+  fmt::print(stderr, "vkstark: unknown command '{}'\n", command);
+  print_usage(stderr);
+  return 2;
+} catch (const std::exception& e) {
+  fmt::print(stderr, "vkstark: {}\n", e.what());
+  return 1;
+}
