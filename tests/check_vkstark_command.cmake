@@ -37,7 +37,13 @@ file(SIZE "${proof}" size)
 math(EXPR last "${size} - 1")
 set(tampered "${DIR}/tampered.vkp")
 file(COPY_FILE "${proof}" "${tampered}")
-execute_process(COMMAND dd if=/dev/zero of=${tampered} bs=1 seek=${last} count=1 conv=notrunc
+file(READ "${proof}" byte OFFSET ${last} LIMIT 1 HEX)
+if(byte STREQUAL "00")  # write 0xff over a zero, a zero over anything else
+  set(source "printf '\\377'")
+else()
+  set(source "head -c 1 /dev/zero")
+endif()
+execute_process(COMMAND sh -c "${source} | dd of='${tampered}' bs=1 seek=${last} count=1 conv=notrunc"
                 RESULT_VARIABLE rc ERROR_QUIET)
 file(SHA256 "${proof}" a)
 file(SHA256 "${tampered}" b)
