@@ -162,6 +162,8 @@ class Graph {
     return constant<T>(std::move(name), std::span<const T>(values));
   }
 
+  // Whether a buffer is called `name`.
+  [[nodiscard]] bool has(std::string_view name) const { return ids_.find(name) != ids_.end(); }
   // The buffer called `name`, as a Buffer<T>. GraphError if there is none or its element type is not T.
   template <DeviceElement T>
   [[nodiscard]] Buffer<T> find(std::string_view name) const {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 
@@ -148,9 +149,14 @@ void ProgramBuilder::observe(Reg x) { op(ProgramOp::Observe, live(x, "observe"))
 void ProgramBuilder::observe_ext(Reg x) { op(ProgramOp::ObserveExt, live(x, "observe_ext")); }
 
 void ProgramBuilder::observe(View<Fp> v) {
-  if (v.count == 0) return;
-  const Slot s = in_slot(v.bitcast<uint32_t>(), 1);
-  op(ProgramOp::ObserveIn, 0, s.index, 0, {imm32(s.words, "first", name_), imm32(v.count, "count", name_)});
+  // Pieces of at most kObserveWordsPerDispatch words, a dispatch each while no register is live.
+  for (uint64_t first = 0; first < v.count;) {
+    if (first > 0) flush();
+    const uint64_t n = live_ == 0 ? std::min<uint64_t>(kObserveWordsPerDispatch, v.count - first) : v.count - first;
+    const Slot s = in_slot(v.slice(first, n).bitcast<uint32_t>(), 1);
+    op(ProgramOp::ObserveIn, 0, s.index, 0, {imm32(s.words, "first", name_), imm32(n, "count", name_)});
+    first += n;
+  }
 }
 
 ProgramBuilder::Reg ProgramBuilder::sample() {

@@ -28,6 +28,13 @@
 
 namespace vkstark {
 
+// The most words one observe(View) absorbs in one dispatch. lavapipe (llvmpipe) stops a shader's
+// loops after 65535 iterations in all, silently; one absorbed word costs the interpreter about 18
+// (its pass and an eighth of a permutation's), so an observe of more than ~3600 words in one
+// dispatch came out wrong there (2026-11-26: the Keccak-f AIR's column openings, 21064 words).
+// 1024 words leave two thirds of that budget to the rest of the program.
+inline constexpr uint64_t kObserveWordsPerDispatch = 1024;
+
 class ProgramBuilder {
  public:
   struct Reg {
@@ -58,6 +65,8 @@ class ProgramBuilder {
   // The transcript, in program order with everything else in the program.
   void observe(Reg x);      // x.c0
   void observe_ext(Reg x);  // the 4 coefficients
+  // A view longer than kObserveWordsPerDispatch is observed in pieces, the program split into a
+  // dispatch per piece where no register is live (see kObserveWordsPerDispatch).
   void observe(View<Fp> v);
   void observe_ext(View<Fp4> v) { observe(v.bitcast<Fp>()); }
   void observe_commit(View<Digest> v) { observe(v.bitcast<Fp>()); }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cstdlib>
+#include <string_view>
 
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
@@ -61,6 +63,19 @@ void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithT
   if (!any) throw InputError("prover: no AIR has traces");
 }
 
+// The extension kernels' mode: VKSTARK_EXT_KERNELS=generated|interpreted when set (InputError
+// naming the variable for another value), else Interpreted where the executor's shader compiler is
+// slow (a CPU implementation of Vulkan). The proof is the same either way.
+ExtKernelMode ext_kernel_mode(const Executor& exec) {
+  if (const char* v = std::getenv("VKSTARK_EXT_KERNELS"); v != nullptr) {
+    const std::string_view s(v);
+    if (s == "generated") return ExtKernelMode::Generated;
+    if (s == "interpreted") return ExtKernelMode::Interpreted;
+    throw InputError(fmt::format("VKSTARK_EXT_KERNELS='{}': expected 'generated' or 'interpreted' (or unset)", s));
+  }
+  return exec.limits().slow_shader_compiler ? ExtKernelMode::Interpreted : ExtKernelMode::Generated;
+}
+
 }  // namespace
 
 StarkProver::StarkProver(const ProvingKey& pk, Executor& exec) : pk_(pk), exec_(exec) {}
@@ -69,7 +84,13 @@ const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
   auto [it, fresh] = functionals_.try_emplace(air);
   if (fresh) {
     const AirProvingKey& a = pk_.per_air[air];
-    it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot);
+    try {
+      it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot,
+                                               ext_kernel_mode(exec_));
+    } catch (...) {
+      functionals_.erase(it);
+      throw;
+    }
   }
   return *it->second;
 }

@@ -38,6 +38,7 @@ class VulkanExecutorImpl final : public VulkanExecutor {
     l.max_buffer_bytes = ctx_->max_allocation_bytes;
     l.max_binding_bytes = ctx_->limits().maxStorageBufferRange;
     l.unified_memory = ctx_->unified;
+    l.slow_shader_compiler = ctx_->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     return l;
   }
 

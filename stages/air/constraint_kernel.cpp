@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/ext_kernel.hpp"
+#include "stages/air/ext_program.hpp"
 
 namespace vkstark {
 
@@ -131,22 +133,20 @@ std::vector<ConstraintRange> partition_constraints(const SymbolicDag& dag, uint3
 
 namespace {
 
-// The chunks of a kernel of either field (make_constraint_kernel, make_ext_constraint_kernel).
-template <class K, class Glsl, class Cpu>
-std::shared_ptr<const K> make_chunked(const std::string& air, const std::string& name, const SymbolicDag& dag,
-                                      const AirShape& shape, uint32_t chunk_nodes, const KernelAbi& abi, Glsl glsl,
-                                      Cpu cpu) {
+// The chunks of a kernel of either field (make_constraint_kernel, make_ext_constraint_kernel):
+// `k`'s fields but the chunks' kernels, and the chunks' ranges. InputError naming the AIR.
+void init_chunked(ConstraintKernel& k, const std::string& air, const std::string& name, const SymbolicDag& dag,
+                  const AirShape& shape, uint32_t chunk_nodes) {
   const size_t nparts = shape.row_view_widths().size();
   if (nparts > kMaxViewArray)
     throw InputError(
         fmt::format("AIR {}: {} trace parts (preprocessed, cached and common), the constraint kernel "
                     "takes at most {}",
                     air, nparts, kMaxViewArray));
-  auto k = std::make_shared<K>();
-  k->name = name;
-  k->widths = shape.row_view_widths();
-  k->num_public_values = shape.num_public_values;
-  k->num_constraints = dag.num_constraints();
+  k.name = name;
+  k.widths = shape.row_view_widths();
+  k.num_public_values = shape.num_public_values;
+  k.num_constraints = dag.num_constraints();
   std::vector<ConstraintRange> ranges;
   try {
     ranges = partition_constraints(dag, std::max<uint32_t>(chunk_nodes, 1));
@@ -154,37 +154,52 @@ std::shared_ptr<const K> make_chunked(const std::string& air, const std::string&
     throw InputError(fmt::format("AIR {}: {}", air, e.what()));
   }
   if (ranges.empty()) ranges.push_back({});  // no constraints: one chunk writing zeros
-  k->chunks.resize(ranges.size());
-  // Chunks compile in parallel; the error reported is the first chunk's, whatever the timing.
-  std::vector<std::exception_ptr> errors(ranges.size());
-  tbb::parallel_for(size_t{0}, ranges.size(), [&](size_t c) {
+  k.chunks.resize(ranges.size());
+  for (size_t c = 0; c < ranges.size(); ++c) k.chunks[c].range = ranges[c];
+}
+
+// Calls make(c, sub) for every chunk c in parallel, sub = the chunk's constraints over the nodes up
+// to its last one (the others are not read). The error reported is the first chunk's, whatever the
+// timing; an InputError names the AIR.
+template <class Make>
+void for_each_chunk_dag(const ConstraintKernel& k, const std::string& air, const SymbolicDag& dag, Make make) {
+  std::vector<std::exception_ptr> errors(k.chunks.size());
+  tbb::parallel_for(size_t{0}, k.chunks.size(), [&](size_t c) {
     try {
-      // The chunk's constraints over the nodes up to its last one (the others are not read).
+      const ConstraintRange& r = k.chunks[c].range;
       SymbolicDag sub;
-      const size_t end = ranges[c].count == 0 ? 0 : dag.constraint_idx[ranges[c].first + ranges[c].count - 1] + 1;
+      const size_t end = r.count == 0 ? 0 : dag.constraint_idx[r.first + r.count - 1] + 1;
       sub.nodes.assign(dag.nodes.begin(), dag.nodes.begin() + end);
-      sub.constraint_idx.assign(dag.constraint_idx.begin() + ranges[c].first,
-                                dag.constraint_idx.begin() + ranges[c].first + ranges[c].count);
-      std::string body;
-      std::function<void(const CpuContext&)> cpu_body;
+      sub.constraint_idx.assign(dag.constraint_idx.begin() + r.first, dag.constraint_idx.begin() + r.first + r.count);
       try {
-        body = glsl(sub, shape);
-        cpu_body = cpu(sub, shape);
+        make(c, sub);
       } catch (const InputError& e) {
         throw InputError(fmt::format("AIR {}: {}", air, e.what()));
       }
-      k->chunks[c] = {ranges[c],
-                      make_glsl_kernel({.name = ranges.size() == 1 ? k->name : fmt::format("{}_{}", k->name, c),
-                                        .abi = abi,
-                                        .body = std::move(body),
-                                        .workgroup_size = kWorkgroupSize,
-                                        .cpu = std::move(cpu_body)})};
     } catch (...) {
       errors[c] = std::current_exception();
     }
   });
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+// Generated chunks: one run-time kernel each, compiled in parallel.
+template <class K, class Glsl, class Cpu>
+std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name, const SymbolicDag& dag,
+                                const AirShape& shape, uint32_t chunk_nodes, const KernelAbi& abi, Glsl glsl, Cpu cpu) {
+  auto k = std::make_shared<K>();
+  init_chunked(*k, air, name, dag, shape, chunk_nodes);
+  const size_t nchunks = k->chunks.size();
+  for_each_chunk_dag(*k, air, dag, [&](size_t c, const SymbolicDag& sub) {
+    std::string body = glsl(sub, shape);
+    std::function<void(const CpuContext&)> cpu_body = cpu(sub, shape);
+    k->chunks[c].kernel = make_glsl_kernel({.name = nchunks == 1 ? k->name : fmt::format("{}_{}", k->name, c),
+                                            .abi = abi,
+                                            .body = std::move(body),
+                                            .workgroup_size = kWorkgroupSize,
+                                            .cpu = std::move(cpu_body)});
+  });
   return k;
 }
 
@@ -235,6 +250,24 @@ View<Fp> public_values_or_empty(View<Fp> pvs, std::span<const View<T>> parts, Vi
   return part != parts.end() ? part->template bitcast<Fp>().slice(0, 0) : coeffs.bitcast<Fp>().slice(0, 0);
 }
 
+// Chunk c's program: a Constant buffer named after the kernel, the chunk and the words' hash, made
+// at its first use in `g`; a zero-count view of `coeffs` for an empty program (no buffer is empty).
+View<uint32_t> program_view(Graph& g, const ExtConstraintKernel& kernel, size_t c, View<Fp4> coeffs) {
+  const std::vector<uint32_t>& words = kernel.programs[c];
+  if (words.empty()) return coeffs.bitcast<uint32_t>().slice(0, 0);
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the words
+  for (uint32_t w : words) h = (h ^ w) * 0x100000001b3ull;
+  const std::string name = fmt::format("{}.program.{}.{:016x}", kernel.name, c, h);
+  if (!g.has(name)) return g.constant<uint32_t>(name, words).all();
+  const Buffer<uint32_t> b = g.find<uint32_t>(name);
+  const BufferDesc& d = g.buffers()[b.id()];
+  if (!d.data || d.data->size() != words.size() * sizeof(uint32_t) ||
+      std::memcmp(d.data->data(), words.data(), d.data->size()) != 0)
+    throw GraphError(
+        fmt::format("buffer '{}' exists and does not hold the program of chunk {} of kernel {}", name, c, kernel.name));
+  return b.all();
+}
+
 }  // namespace
 
 std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
@@ -244,10 +277,33 @@ std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string
 }
 
 std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std::string& air, const SymbolicDag& dag,
-                                                                      const AirShape& shape, uint32_t chunk_nodes) {
-  return make_chunked<ExtConstraintKernel>(air, kernel_name(air + "_ext"), dag, shape, chunk_nodes,
-                                           kernel_abi<ExtConstraintKernelArgs>(), ext_constraint_glsl_body,
-                                           ext_constraint_cpu_body);
+                                                                      const AirShape& shape, uint32_t chunk_nodes,
+                                                                      ExtKernelMode mode) {
+  const std::string name = kernel_name(air + "_ext");
+  if (mode == ExtKernelMode::Generated) {
+    auto k =
+        make_chunked<ExtConstraintKernel>(air, name, dag, shape, chunk_nodes, kernel_abi<ExtConstraintKernelArgs>(),
+                                          ext_constraint_glsl_body, ext_constraint_cpu_body);
+    k->mode = mode;
+    return k;
+  }
+  auto k = std::make_shared<ExtConstraintKernel>();
+  init_chunked(*k, air, name, dag, shape, chunk_nodes);
+  k->mode = mode;
+  k->programs.resize(k->chunks.size());
+  k->program_slots.resize(k->chunks.size());
+  for_each_chunk_dag(*k, air, dag, [&](size_t c, const SymbolicDag& sub) {
+    const ExtProgram p = compile_ext_program(sub, shape);
+    if (p.slots > kExtInterpreterSlots)
+      throw InputError(fmt::format(
+          "constraint chunk {} (constraints {} to {}) needs {} value slots, the extension interpreter holds {}", c,
+          k->chunks[c].range.first, k->chunks[c].range.first + k->chunks[c].range.count, p.slots,
+          kExtInterpreterSlots));
+    k->programs[c] = encode_ext_program(p);
+    k->program_slots[c] = p.slots;
+    k->chunks[c].kernel = ext_interpreter_kernel();
+  });
+  return k;
 }
 
 void eval_constraints(Graph& g, const std::string& name, const ConstraintKernel& kernel, const AirShape& shape,
@@ -325,16 +381,19 @@ void eval_ext_constraints(Graph& g, const std::string& name, const ExtConstraint
   if (x_first + (points - 1) / y >= (uint64_t(1) << 31))
     fail(fmt::format("points up to X = {}, at most 2^31 - 1", x_first + (points - 1) / y));
   public_values = public_values_or_empty(public_values, parts, coeffs);
+  const bool interpreted = kernel.mode == ExtKernelMode::Interpreted;
+  if (interpreted && kernel.programs.size() != kernel.chunks.size())
+    fail(fmt::format("{} programs for {} chunks", kernel.programs.size(), kernel.chunks.size()));
   dispatch_chunks(
       g, name, kernel, out, concurrent_points, accumulate,
       [&](const std::string& task, const ConstraintKernel::Chunk& chunk, View<Fp4> sum) {
         DynamicArgs args;
-        args.views<Fp4>(parts)
-            .view(public_values)
-            .view(coeffs.slice(chunk.range.first, chunk.range.count))
-            .view(sum)
-            .scalar(log_len)
-            .scalar(x_first);
+        args.views<Fp4>(parts).view(public_values).view(coeffs.slice(chunk.range.first, chunk.range.count)).view(sum);
+        if (interpreted) {
+          const size_t c = size_t(&chunk - kernel.chunks.data());
+          args.view(program_view(g, kernel, c, coeffs));
+        }
+        args.scalar(log_len).scalar(x_first);
         g.dispatch(task, chunk.kernel, args, Grid{static_cast<uint32_t>(sum.count)});
       },
       slices);

@@ -8,23 +8,43 @@
 // batch sumcheck maps next rows and selectors to columns, stages/zerocheck/functionals.hpp).
 // Both bodies (GLSL with uvec4 values, base-field values kept uint; CPU interpreting Fp4 slots) are
 // bit-identical to eval_nodes<Fp4> (stages/air/eval.hpp).
+//
+// Two modes, with the same chunks and bit-identical results:
+//   Generated: one run-time kernel per chunk, straight-line GLSL generated from its DAG;
+//   Interpreted: one interpreter kernel for every chunk (ext_interpreter_kernel,
+//     stages/air/ext_program.hpp) running the chunk's instruction stream from a constant buffer.
+//     For devices whose shader compiler is slow (llvmpipe spent about a minute on each Keccak-f
+//     chunk; the interpreter compiles once, in well under a second): a loop over Fp4 slots in
+//     private memory, every value an Fp4, instead of straight-line code.
 #pragma once
 
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "stages/air/constraint_kernel.hpp"
 
 namespace vkstark {
 
-struct ExtConstraintKernel : ConstraintKernel {};
+enum class ExtKernelMode : uint8_t { Generated, Interpreted };
 
-// Chunks as make_constraint_kernel; kernel names "<air>_ext_constraints[_<chunk>]". InputError
-// naming the AIR as make_constraint_kernel, and for a selector node or a next-row read.
+struct ExtConstraintKernel : ConstraintKernel {
+  ExtKernelMode mode = ExtKernelMode::Generated;
+  // Interpreted: per chunk, its program (encode_ext_program) and the slots it needs. Each chunk's
+  // kernel is ext_interpreter_kernel().
+  std::vector<std::vector<uint32_t>> programs;
+  std::vector<uint32_t> program_slots;
+};
+
+// Chunks as make_constraint_kernel; kernel names "<air>_ext_constraints[_<chunk>]" (Interpreted:
+// the name of the program buffers). InputError naming the AIR as make_constraint_kernel, and for a
+// selector node or a next-row read; Interpreted, also for a chunk whose program needs more slots
+// than the interpreter has (kExtInterpreterSlots).
 std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std::string& air, const SymbolicDag& dag,
                                                                       const AirShape& shape,
-                                                                      uint32_t chunk_nodes = kConstraintChunkNodes);
+                                                                      uint32_t chunk_nodes = kConstraintChunkNodes,
+                                                                      ExtKernelMode mode = ExtKernelMode::Generated);
 
 // Adds the dispatches: `parts` in row-view order (each width_p << log_len values), `coeffs` at least
 // one per root, `out` the points (at least one). `out` is zeroed first unless `accumulate`. Chunks
@@ -33,6 +53,8 @@ std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std:
 // S x points values, chunk c adds into slice c mod S (all zeroed first; `accumulate` must be false),
 // so a consumer that reads the slices (ZerocheckWeightedSums) saves the summing dispatch.
 // GraphError naming the task when a size does not fit or the shape is not the kernel's.
+// Interpreted: each chunk's program is a Constant buffer "<kernel name>.program.<chunk>.<hash>",
+// added to `g` at its first use and shared by later calls on the same graph.
 void eval_ext_constraints(Graph& g, const std::string& name, const ExtConstraintKernel& kernel, const AirShape& shape,
                           std::span<const View<Fp4>> parts, View<Fp> public_values, View<Fp4> coeffs, View<Fp4> out,
                           uint32_t log_len, uint32_t x_first, bool accumulate = false,

@@ -124,7 +124,8 @@ AirFunctionals make_air_functionals(const SymbolicDag& dag, const AirShape& shap
 }
 
 std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(const std::string& air, const SymbolicDag& dag,
-                                                                        const AirShape& shape, bool need_rot) {
+                                                                        const AirShape& shape, bool need_rot,
+                                                                        ExtKernelMode ext_mode) {
   auto k = std::make_shared<AirFunctionalKernels>();
   try {
     k->f = make_air_functionals(dag, shape, need_rot);
@@ -136,7 +137,7 @@ std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(const st
     if (k->f.dags[f].constraint_idx.empty()) continue;
     const std::string name = fmt::format("{}_{}", air, kSuffix[f]);
     k->points[f] = make_constraint_kernel(name, k->f.dags[f], k->f.shape);
-    k->folded[f] = make_ext_constraint_kernel(name, k->f.dags[f], k->f.shape);
+    k->folded[f] = make_ext_constraint_kernel(name, k->f.dags[f], k->f.shape, kConstraintChunkNodes, ext_mode);
   }
   return k;
 }

@@ -72,10 +72,9 @@ struct AirFunctionalKernels {
 };
 
 // Compiles (or loads from the SPIR-V cache) the kernels; kernel names "<air>_zc", "<air>_num",
-// "<air>_den" (then the kernels' own suffixes).
-[[nodiscard]] std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(const std::string& air,
-                                                                                      const SymbolicDag& dag,
-                                                                                      const AirShape& shape,
-                                                                                      bool need_rot);
+// "<air>_den" (then the kernels' own suffixes). `ext_mode`: the extension kernels' mode.
+[[nodiscard]] std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
+    const std::string& air, const SymbolicDag& dag, const AirShape& shape, bool need_rot,
+    ExtKernelMode ext_mode = ExtKernelMode::Generated);
 
 }  // namespace vkstark

@@ -8,15 +8,21 @@
 //     chunk and in many (with and without side-by-side partial sums), accumulating or not;
 //   * AIRs with every part kind (preprocessed, two cached parts, next rows, public values,
 //     selectors) and interactions (repeated message nodes, constant fields);
-//   * the mapping's errors: a next-row read without need_rot.
+//   * the mapping's errors: a next-row read without need_rot;
+//   * the interpreted extension kernel (ExtKernelMode::Interpreted) in all the cases above: the
+//     same values as the generated one; programs shared by the calls on one graph; a chunk needing
+//     more slots than the interpreter has is refused.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "kernels/basic.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/eval.hpp"
+#include "stages/air/ext_program.hpp"
+#include "stages/airs/keccak.hpp"
 #include "stages/airs/test_airs.hpp"
 #include "stages/zerocheck/functionals.hpp"
 #include "tests/parity/executor_fixture.hpp"
@@ -131,7 +137,8 @@ class FunctionalKernels : public ExecutorTest {
   }
 
   void check_folded(const Case& c, uint64_t seed, uint32_t log_len, uint32_t x_first, uint32_t x_count,
-                    uint32_t chunk_nodes, uint64_t concurrent, bool accumulate, uint32_t slices = 0) {
+                    uint32_t chunk_nodes, uint64_t concurrent, bool accumulate, uint32_t slices = 0,
+                    ExtKernelMode mode = ExtKernelMode::Generated, std::vector<std::vector<Fp4>>* results = nullptr) {
     const SymbolicAir sym = symbolic_air(*c.air);
     const SymbolicDag dag = build_dag(sym);
     const AirFunctionals f = make_air_functionals(dag, sym.shape, dag.need_rot());
@@ -146,9 +153,12 @@ class FunctionalKernels : public ExecutorTest {
     for (uint32_t fi = 0; fi < kFunctionals; ++fi) {
       if (!f.has(Functional(fi))) continue;
       SCOPED_TRACE(
-          fmt::format("{} functional {} log_len {} X from {} chunk_nodes {} concurrent {} accumulate {} slices {}",
-                      c.name, fi, log_len, x_first, chunk_nodes, concurrent, accumulate, slices));
-      auto kernel = make_ext_constraint_kernel(fmt::format("{}_f{}", c.name, fi), f.dags[fi], f.shape, chunk_nodes);
+          fmt::format("{} functional {} log_len {} X from {} chunk_nodes {} concurrent {} accumulate {} slices {} {}",
+                      c.name, fi, log_len, x_first, chunk_nodes, concurrent, accumulate, slices,
+                      mode == ExtKernelMode::Generated ? "generated" : "interpreted"));
+      auto kernel =
+          make_ext_constraint_kernel(fmt::format("{}_f{}", c.name, fi), f.dags[fi], f.shape, chunk_nodes, mode);
+      ASSERT_EQ(kernel->mode, mode);
       std::vector<Fp4> coeffs(f.dags[fi].constraint_idx.size());
       for (Fp4& x : coeffs) x = random_value<Fp4>(rng);
       Graph g;
@@ -176,6 +186,7 @@ class FunctionalKernels : public ExecutorTest {
         pp.upload(acc, st);
       });
       std::vector<Fp4> got = p->download(out);
+      if (results) results->push_back(got);
       for (uint32_t sl = 1; sl < slices; ++sl)  // unsummed slices: their sum is the value
         for (uint64_t o = 0; o < points; ++o) got[o] += got[sl * points + o];
       std::vector<Fp4> values;
@@ -216,6 +227,135 @@ TEST_P(FunctionalKernels, ExtensionKernelIsTheDagOnTheInterpolatedTables) {
     check_folded(c, seed++, 2, 1, 2, kConstraintChunkNodes, kConstraintConcurrentRows, false,
                  2);  // one chunk, 2 slices
   }
+}
+
+TEST_P(FunctionalKernels, InterpretedExtensionKernelEqualsTheGeneratedOne) {
+  uint64_t seed = 10;
+  for (const Case& c : cases()) {
+    auto both = [&](uint32_t log_len, uint32_t x_first, uint32_t x_count, uint32_t chunk_nodes, uint64_t concurrent,
+                    bool accumulate, uint32_t slices = 0) {
+      const uint64_t s = seed++;
+      std::vector<std::vector<Fp4>> generated, interpreted;
+      check_folded(c, s, log_len, x_first, x_count, chunk_nodes, concurrent, accumulate, slices,
+                   ExtKernelMode::Generated, &generated);
+      check_folded(c, s, log_len, x_first, x_count, chunk_nodes, concurrent, accumulate, slices,
+                   ExtKernelMode::Interpreted, &interpreted);
+      ASSERT_FALSE(generated.empty());
+      EXPECT_TRUE(generated == interpreted) << c.name << " log_len " << log_len << " X from " << x_first;
+    };
+    both(0, 0, 1, kConstraintChunkNodes, kConstraintConcurrentRows, false);  // fully folded
+    both(1, 1, 3, kConstraintChunkNodes, kConstraintConcurrentRows, false);
+    both(4, 0, 4, kConstraintChunkNodes, kConstraintConcurrentRows, true);
+    both(3, 1, 3, 2, kConstraintConcurrentRows, false);                         // many chunks side by side
+    both(3, 2, 2, 2, 1, false);                                                 // many chunks in sequence
+    both(3, 1, 3, 2, kConstraintConcurrentRows, true);                          // accumulating
+    both(3, 1, 3, 2, kConstraintConcurrentRows, false, 3);                      // 3 unsummed slices
+    both(2, 1, 2, kConstraintChunkNodes, kConstraintConcurrentRows, false, 2);  // one chunk, 2 slices
+  }
+}
+
+// The Keccak-f functionals (83 chunks, programs of up to 225 slots) through the interpreter: the
+// generated kernels are too slow to compile on lavapipe.
+TEST_P(FunctionalKernels, InterpretedExtensionKernelOnKeccakf) {
+  const Case c{"keccak", std::make_shared<KeccakAir>()};
+  check_folded(c, 100, 2, 0, 1, kConstraintChunkNodes, kConstraintConcurrentRows, false, 0, ExtKernelMode::Interpreted);
+  check_folded(c, 101, 2, 1, 2, kConstraintChunkNodes, kConstraintConcurrentRows, true, 0, ExtKernelMode::Interpreted);
+}
+
+// n columns squared, then summed: all n squares are live at once.
+SymbolicDag wide_dag(uint32_t n) {
+  SymbolicDag dag;
+  for (uint32_t i = 0; i < n; ++i) {
+    DagNode read;
+    read.kind = NodeKind::Variable;
+    read.var = Variable{EntryKind::Main, 0, 0, i};
+    dag.nodes.push_back(read);
+    DagNode sq;
+    sq.kind = NodeKind::Mul;
+    sq.left = sq.right = uint32_t(dag.nodes.size() - 1);
+    dag.nodes.push_back(sq);
+  }
+  uint32_t sum = 1;
+  for (uint32_t i = 1; i < n; ++i) {
+    DagNode add;
+    add.kind = NodeKind::Add;
+    add.left = sum;
+    add.right = 2 * i + 1;
+    dag.nodes.push_back(add);
+    sum = uint32_t(dag.nodes.size() - 1);
+  }
+  dag.constraint_idx = {sum};
+  return dag;
+}
+
+TEST(ExtInterpreter, RefusesAChunkNeedingMoreSlotsThanItHas) {
+  AirShape shape;
+  shape.common_width = kExtInterpreterSlots + 8;
+  const SymbolicDag fits = wide_dag(kExtInterpreterSlots - 1), wide = wide_dag(kExtInterpreterSlots + 8);
+  EXPECT_LE(compile_ext_program(fits, shape).slots, kExtInterpreterSlots);
+  EXPECT_GT(compile_ext_program(wide, shape).slots, kExtInterpreterSlots);
+  auto k = make_ext_constraint_kernel("fits", fits, shape, 1u << 20, ExtKernelMode::Interpreted);
+  EXPECT_LE(k->program_slots.at(0), kExtInterpreterSlots);
+  (void)make_ext_constraint_kernel("wide", wide, shape, 1u << 20);  // the generated kernel has no limit
+  try {
+    (void)make_ext_constraint_kernel("wide", wide, shape, 1u << 20, ExtKernelMode::Interpreted);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("AIR wide"), std::string::npos) << what;
+    EXPECT_NE(what.find(fmt::format("the extension interpreter holds {}", kExtInterpreterSlots)), std::string::npos)
+        << what;
+  }
+}
+
+// The Keccak-f functionals' chunks all fit the interpreter (the proof the interpreter is for).
+TEST(ExtInterpreter, KeccakfChunksFit) {
+  const SymbolicAir sym = symbolic_air(KeccakAir());
+  const SymbolicDag dag = build_dag(sym);
+  const AirFunctionals f = make_air_functionals(dag, sym.shape, dag.need_rot());
+  for (uint32_t fi = 0; fi < kFunctionals; ++fi) {
+    if (!f.has(Functional(fi))) continue;
+    auto k =
+        make_ext_constraint_kernel("keccak", f.dags[fi], f.shape, kConstraintChunkNodes, ExtKernelMode::Interpreted);
+    const uint32_t most = *std::max_element(k->program_slots.begin(), k->program_slots.end());
+    size_t words = 0;
+    for (const std::vector<uint32_t>& p : k->programs) words += p.size();
+    fmt::print("keccak functional {}: {} chunks, at most {} slots, {} program words\n", fi, k->chunks.size(), most,
+               words);
+    EXPECT_LE(most, kExtInterpreterSlots);
+  }
+}
+
+TEST(ExtInterpreter, ProgramsAreSharedByTheCallsOnOneGraph) {
+  uint32_t checked = 0;
+  for (const Case& c : cases()) {
+    const SymbolicAir sym = symbolic_air(*c.air);
+    const SymbolicDag dag = build_dag(sym);
+    const AirFunctionals f = make_air_functionals(dag, sym.shape, dag.need_rot());
+    for (uint32_t fi = 0; fi < kFunctionals; ++fi) {
+      if (!f.has(Functional(fi))) continue;
+      auto kernel = make_ext_constraint_kernel(c.name, f.dags[fi], f.shape, 2, ExtKernelMode::Interpreted);
+      if (kernel->chunks.size() < 2) continue;
+      SCOPED_TRACE(fmt::format("{} functional {}", c.name, fi));
+      const uint32_t log_len = 3;
+      Graph g;
+      auto bc = g.input<Fp4>("cols", uint64_t(f.columns) << log_len), bs = g.input<Fp4>("sels", 3u << log_len);
+      auto bp = g.input<Fp>("pvs", std::max<uint32_t>(sym.shape.num_public_values, 1));
+      auto bk = g.input<Fp4>("coeffs", f.dags[fi].num_constraints());
+      auto out = g.output<Fp4>("out", 8);
+      const std::vector<View<Fp4>> parts = {bc.all(), bs.all()};
+      for (uint32_t round = 0; round < 3; ++round)
+        eval_ext_constraints(g, fmt::format("round{}", round), *kernel, f.shape, parts,
+                             bp.slice(0, sym.shape.num_public_values), bk.all(), out.all(), log_len, 1, round > 0);
+      size_t programs = 0, nonempty = 0;
+      for (const BufferDesc& b : g.buffers()) programs += b.name.find(".program.") != std::string::npos;
+      for (const std::vector<uint32_t>& p : kernel->programs) nonempty += !p.empty();
+      EXPECT_EQ(programs, nonempty);
+      EXPECT_GT(nonempty, 1u);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
 }
 
 TEST(Functionals, MappingRejectsANextRowReadWithoutNeedRot) {

@@ -166,6 +166,48 @@ TEST_P(ProgramParity, ObserveAndSampleInterleavingsMatchTheHostTranscript) {
   }
 }
 
+// One observe of a long view (the Keccak-f AIR's column openings: 21064 words), then a sample: the
+// host sponge's. With no register live it is split into dispatches of kObserveWordsPerDispatch
+// words (lavapipe ends a shader's loops after 65535 iterations: one dispatch of 21064 words came
+// out wrong there); with a register live it stays one dispatch (2000 words fit that budget).
+TEST_P(ProgramParity, ALongObserveMatchesTheHostTranscript) {
+  for (uint32_t words : {1000u, 1024u, 1025u, 4096u, 21064u, 65536u, 2000u}) {
+    const bool hold = words == 2000u;  // a register live across the observe
+    const std::vector<Fp> pool = field_values(words, words);
+    Graph g;
+    auto in = g.input<Fp>("pool", pool.size());
+    auto samples = g.output<Fp4>("samples", 2);
+    DeviceTranscript t(g, "t");
+    DuplexSponge host;
+    ProgramBuilder p(g, t, "long");
+    Reg held = p.sample_ext();
+    const Fp4 held_want = host.sample_ext();
+    if (!hold) {
+      p.store_ext(samples, held, 1);
+      p.release(held);
+    }
+    p.observe(in.all());
+    for (const Fp& v : pool) host.observe(v);
+    Reg last = p.sample_ext();
+    p.store_ext(samples, last, 0);
+    p.release(last);
+    if (hold) {
+      p.store_ext(samples, held, 1);
+      p.release(held);
+    }
+    p.emit();
+    size_t dispatches = 0;
+    for (const Task& task : g.tasks()) dispatches += task.name.starts_with("long");
+    EXPECT_EQ(dispatches, hold ? 1 : (words + kObserveWordsPerDispatch - 1) / kObserveWordsPerDispatch) << words;
+    auto state = save_state(g, t);
+    auto r = run(g, [&](PreparedPlan& pp) { pp.upload(in, pool); });
+    const std::vector<Fp4> got = r->download(samples);
+    EXPECT_EQ(got[0], host.sample_ext()) << words << " words";
+    EXPECT_EQ(got[1], held_want) << words << " words";
+    EXPECT_EQ(sponge_of(r->download(state)[0]), host) << words << " words";
+  }
+}
+
 // The code is copied into shared memory of kProgramMaxWords words before it runs: a program of
 // nearly that length runs to its end (its last instructions are the ones checked).
 TEST_P(ProgramParity, AProgramOfNearlyTheMaximumLengthRunsToItsEnd) {

@@ -1,0 +1,314 @@
+#include "stages/air/ext_program.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/cpu/parallel.hpp"
+#include "kernels/glsl/compiler.hpp"
+#include "runtime/error.hpp"
+#include "stages/air/eval.hpp"
+
+namespace vkstark {
+
+namespace {
+
+bool is_operation(NodeKind k) {
+  return k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul || k == NodeKind::Neg;
+}
+
+constexpr uint32_t kNoSlot = ~0u;
+
+// Bits of the encoded slot fields (dst: 12, a: 16).
+static_assert(kExtInterpreterSlots <= (1u << 12) && (kExtInterpreterSlots & (kExtInterpreterSlots - 1)) == 0);
+static_assert(kMaxViewArray <= (1u << 16));
+
+}  // namespace
+
+ExtProgram compile_ext_program(const SymbolicDag& dag, const AirShape& shape) {
+  const size_t n = dag.nodes.size();
+  const std::vector<uint32_t> widths = shape.row_view_widths();
+  // The nodes the roots reach, and how many times each is read (by an operation or a fold).
+  std::vector<uint8_t> need(n, 0);
+  std::vector<uint32_t> uses(n, 0);
+  for (uint32_t c : dag.constraint_idx) {
+    if (c >= n) throw InputError(fmt::format("constraint DAG: constraint node {} of {} nodes", c, n));
+    need[c] = 1;
+    ++uses[c];
+  }
+  for (size_t i = n; i-- > 0;) {
+    const DagNode& d = dag.nodes[i];
+    if (!need[i] || !is_operation(d.kind)) continue;
+    const bool binary = d.kind != NodeKind::Neg;
+    if (d.left >= i || (binary && d.right >= i))
+      throw InputError(fmt::format("constraint DAG: node {} reads a node that is not before it", i));
+    need[d.left] = 1;
+    ++uses[d.left];
+    if (binary) {
+      need[d.right] = 1;
+      ++uses[d.right];
+    }
+  }
+  ExtProgram p;
+  p.parts = uint32_t(widths.size());
+  // Checks in DAG order (the first error is the first node's); the prologue and the reads' places.
+  std::vector<uint32_t> slot(n, kNoSlot), part(n, 0);
+  std::vector<uint8_t> pinned(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (!need[i]) continue;
+    const DagNode& d = dag.nodes[i];
+    switch (d.kind) {
+      case NodeKind::Constant:
+        pinned[i] = 1;
+        slot[i] = p.slots++;
+        p.code.push_back({ExtOp::Const, slot[i], 0, d.constant.mont()});
+        break;
+      case NodeKind::Variable: {
+        const Variable& v = d.var;
+        if (v.entry == EntryKind::Public) {
+          if (v.index >= shape.num_public_values)
+            throw InputError(
+                fmt::format("DAG node {} reads public value {}, the AIR has {}", i, v.index, shape.num_public_values));
+          pinned[i] = 1;
+          slot[i] = p.slots++;
+          p.code.push_back({ExtOp::Public, slot[i], 0, v.index});
+          break;
+        }
+        if (v.entry == EntryKind::Challenge)
+          throw InputError("the constraint DAG reads a challenge variable, which vkstark does not support");
+        const bool ok = v.entry == EntryKind::Main ? v.part <= shape.num_cached() : shape.preprocessed_width > 0;
+        part[i] = ok ? row_view_part(v, shape) : ~0u;
+        if (part[i] >= widths.size() || v.index >= widths[part[i]])
+          throw InputError(fmt::format("DAG node {} reads {}, which the AIR's parts do not have", i, to_string(v)));
+        if (v.offset != 0)
+          throw InputError(
+              fmt::format("DAG node {} reads the next row: the extension kernel reads local tables only", i));
+        break;
+      }
+      case NodeKind::Add:
+      case NodeKind::Sub:
+      case NodeKind::Mul:
+      case NodeKind::Neg:
+        break;
+      default:
+        throw InputError(
+            fmt::format("DAG node {} is a selector: the extension kernel reads selectors as table columns", i));
+    }
+  }
+  p.prologue = uint32_t(p.code.size());
+  // The body: slots freed after their last read (most recently freed first) are reused.
+  std::vector<uint32_t> free_slots;
+  auto alloc = [&] {
+    if (free_slots.empty()) return p.slots++;
+    const uint32_t s = free_slots.back();
+    free_slots.pop_back();
+    return s;
+  };
+  auto release = [&](uint32_t i) {
+    if (--uses[i] == 0 && !pinned[i]) free_slots.push_back(slot[i]);
+  };
+  auto value = [&](uint32_t i) {  // node i's slot; a trace read is loaded here, at its first read
+    if (slot[i] == kNoSlot) {
+      slot[i] = alloc();
+      p.code.push_back({ExtOp::Load, slot[i], part[i], dag.nodes[i].var.index});
+    }
+    return slot[i];
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> folds;  // (root node, k)
+  for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) folds.emplace_back(dag.constraint_idx[k], k);
+  std::sort(folds.begin(), folds.end());
+  auto fold = folds.begin();
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!need[i]) continue;
+    const DagNode& d = dag.nodes[i];
+    if (is_operation(d.kind)) {
+      const bool binary = d.kind != NodeKind::Neg;
+      const uint32_t a = value(d.left), b = binary ? value(d.right) : 0;
+      release(d.left);
+      if (binary) release(d.right);
+      const ExtOp op = d.kind == NodeKind::Add   ? ExtOp::Add
+                       : d.kind == NodeKind::Sub ? ExtOp::Sub
+                       : d.kind == NodeKind::Mul ? ExtOp::Mul
+                                                 : ExtOp::Neg;
+      slot[i] = alloc();
+      p.code.push_back({op, slot[i], a, b});
+    }
+    for (; fold != folds.end() && fold->first == i; ++fold) {
+      p.code.push_back({ExtOp::Fold, 0, value(i), fold->second});
+      release(i);
+    }
+  }
+  return p;
+}
+
+std::vector<uint32_t> encode_ext_program(const ExtProgram& program) {
+  if (program.slots > kExtInterpreterSlots)
+    throw InputError(
+        fmt::format("the program needs {} slots, the interpreter has {}", program.slots, kExtInterpreterSlots));
+  std::vector<uint32_t> words;
+  words.reserve(2 * program.code.size());
+  for (const ExtInstr& in : program.code) {
+    words.push_back(uint32_t(in.op) | in.dst << 4 | in.a << 16);
+    words.push_back(in.b);
+  }
+  return words;
+}
+
+ExtProgram decode_ext_program(std::span<const uint32_t> words, uint32_t parts, std::string_view task) {
+  auto fail = [&](size_t at, const std::string& what) {
+    throw ExecutionError(fmt::format("task '{}': extension program word {}: {}", task, at, what));
+  };
+  if (words.size() % 2 != 0) fail(words.size(), "odd number of words");
+  ExtProgram p;
+  p.parts = parts;
+  std::vector<uint8_t> written(kExtInterpreterSlots, 0);
+  bool body = false;
+  for (size_t w = 0; w < words.size(); w += 2) {
+    const uint32_t op = words[w] & 15u, dst = (words[w] >> 4) & 0xfffu, a = words[w] >> 16, b = words[w + 1];
+    if (op >= kExtOps) fail(w, fmt::format("unknown op {}", op));
+    ExtInstr in{ExtOp(op), dst, a, b};
+    const bool prologue = in.op == ExtOp::Const || in.op == ExtOp::Public;
+    if (prologue && body) fail(w, "a constant or public value after the prologue");
+    body = !prologue;
+    if (!body) ++p.prologue;
+    const bool reads_a = in.op != ExtOp::Load && !prologue, reads_b = in.op >= ExtOp::Add && in.op <= ExtOp::Mul;
+    if (in.op == ExtOp::Load && a >= parts) fail(w, fmt::format("part {} of {}", a, parts));
+    if (in.op == ExtOp::Const && b >= Fp::P) fail(w, fmt::format("constant {} is not below p", b));
+    if (reads_a && (a >= kExtInterpreterSlots || !written[a])) fail(w, fmt::format("slot {} read unwritten", a));
+    if (reads_b && (b >= kExtInterpreterSlots || !written[b])) fail(w, fmt::format("slot {} read unwritten", b));
+    if (in.op != ExtOp::Fold) {
+      if (dst >= kExtInterpreterSlots) fail(w, fmt::format("slot {} past {}", dst, kExtInterpreterSlots));
+      written[dst] = 1;
+      p.slots = std::max(p.slots, dst + 1);
+    }
+    p.code.push_back(in);
+  }
+  return p;
+}
+
+void run_ext_program(const ExtProgram& p, const CpuContext& ctx) {
+  constexpr uint32_t kPvSlot = kMaxViewArray, kCoeffSlot = kMaxViewArray + 1, kOutSlot = kMaxViewArray + 2;
+  std::vector<std::span<const Fp4>> parts;
+  for (uint32_t q = 0; q < p.parts; ++q) parts.push_back(ctx.view<Fp4>(q));
+  const std::span<const Fp> pvs = ctx.view<Fp>(kPvSlot);
+  const std::span<const Fp4> coeffs = ctx.view<Fp4>(kCoeffSlot);
+  const std::span<Fp4> out = ctx.view<Fp4>(kOutSlot);
+  const uint32_t log_len = ctx.scalars()[0], x_first = ctx.scalars()[1];
+  const uint64_t len = uint64_t(1) << log_len, ylog = log_len == 0 ? 0 : log_len - 1;
+  const uint64_t points = ctx.grid().x;
+  // Every read in range (the views are the caller's; the program may be a decoded one).
+  for (const ExtInstr& in : p.code) {
+    const bool bad = (in.op == ExtOp::Load && (in.a >= p.parts || (uint64_t(in.b) + 1) * len > parts[in.a].size())) ||
+                     (in.op == ExtOp::Public && in.b >= pvs.size()) || (in.op == ExtOp::Fold && in.b >= coeffs.size());
+    if (bad)
+      throw ExecutionError(fmt::format("task '{}': the extension program reads past a view (op {}, operand {})",
+                                       ctx.task_name(), uint32_t(in.op), in.b));
+  }
+  if (points > out.size())
+    throw ExecutionError(fmt::format("task '{}': {} points, out has {}", ctx.task_name(), points, out.size()));
+  const std::span<const ExtInstr> prologue(p.code.data(), p.prologue),
+      body(p.code.data() + p.prologue, p.code.size() - p.prologue);
+  cpu::for_each_chunk(
+      points,
+      [&](uint64_t begin, uint64_t end) {
+        std::vector<Fp4> r(p.slots);
+        for (const ExtInstr& in : prologue)
+          r[in.dst] = in.op == ExtOp::Const ? Fp4(Fp::from_mont(in.b)) : Fp4(pvs[in.b]);
+        for (uint64_t o = begin; o < end; ++o) {
+          const uint64_t y = o & ((uint64_t(1) << ylog) - 1), x = x_first + (o >> ylog);
+          const Fp xf = Fp::from_canonical_unchecked(uint32_t(x));
+          Fp4 acc;
+          for (const ExtInstr& in : body) {
+            switch (in.op) {
+              case ExtOp::Load: {
+                const Fp4* t = parts[in.a].data() + in.b * len + 2 * y;
+                r[in.dst] = x == 0 ? t[0] : t[0] + (t[1] - t[0]) * xf;
+                break;
+              }
+              case ExtOp::Add:
+                r[in.dst] = r[in.a] + r[in.b];
+                break;
+              case ExtOp::Sub:
+                r[in.dst] = r[in.a] - r[in.b];
+                break;
+              case ExtOp::Mul:
+                r[in.dst] = r[in.a] * r[in.b];
+                break;
+              case ExtOp::Neg:
+                r[in.dst] = -r[in.a];
+                break;
+              case ExtOp::Fold:
+                acc += coeffs[in.b] * r[in.a];
+                break;
+              default:  // Const, Public: the prologue only
+                break;
+            }
+          }
+          out[o] += acc;
+        }
+      },
+      16);
+}
+
+namespace {
+
+// s[MAX] holds the slots; program words as encode_ext_program. A read R(a, c) is the GLSL body's
+// R<p>(c) with the part a run-time index (dynamically uniform: every invocation runs the program).
+std::string interpreter_glsl_body() {
+  return fmt::format(
+      "#include \"fp4.glsl\"\n"
+      "#define MAX {0}u\n"
+      "void main() {{\n"
+      "  const uint o = vks_index_x();\n"
+      "  if (o >= pc.grid_x) return;\n"
+      "  const uint len = 1u << pc.log_len;\n"
+      "  const uint ylog = pc.log_len == 0u ? 0u : pc.log_len - 1u;\n"
+      "  const uint y2 = 2u * (o & ((1u << ylog) - 1u));\n"
+      "  const uint gx = fp_from_canonical(pc.x_first + (o >> ylog));\n"
+      "  uvec4 s[MAX];\n"
+      "  uvec4 acc = uvec4(0u);\n"
+      "  for (uint i = 0u; i + 1u < pc.program_len; i += 2u) {{\n"
+      "    const uint w = program_[pc.program_off + i], b = program_[pc.program_off + i + 1u];\n"
+      "    const uint d = (w >> 4) & (MAX - 1u), a = w >> 16;\n"
+      "    switch (w & 15u) {{\n"
+      "      case 0u: {{\n"
+      "        const uint q = min(a, {1}u), at = pc.parts_off[q] + b * len + y2;\n"
+      "        const uvec4 t0 = parts_[q].data[at];\n"
+      "        s[d] = gx == 0u ? t0 : fp4_add(t0, fp4_scale(fp4_sub(parts_[q].data[at + 1u], t0), gx));\n"
+      "        break;\n"
+      "      }}\n"
+      "      case 1u: s[d] = uvec4(b, 0u, 0u, 0u); break;\n"
+      "      case 2u: s[d] = uvec4(public_values_[pc.public_values_off + b], 0u, 0u, 0u); break;\n"
+      "      case 3u: s[d] = fp4_add(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
+      "      case 4u: s[d] = fp4_sub(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
+      "      case 5u: s[d] = fp4_mul(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
+      "      case 6u: s[d] = fp4_neg(s[a & (MAX - 1u)]); break;\n"
+      "      default: acc = fp4_add(acc, fp4_mul(coeffs_[pc.coeffs_off + b], s[a & (MAX - 1u)])); break;\n"
+      "    }}\n"
+      "  }}\n"
+      "  out_[pc.out_off + o] = fp4_add(out_[pc.out_off + o], acc);\n"
+      "}}\n",
+      kExtInterpreterSlots, kMaxViewArray - 1);
+}
+
+}  // namespace
+
+const std::shared_ptr<const KernelInfo>& ext_interpreter_kernel() {
+  static const std::shared_ptr<const KernelInfo> kernel =
+      make_glsl_kernel({.name = "ext_constraint_interpreter",
+                        .abi = kernel_abi<ExtInterpreterArgs>(),
+                        .body = interpreter_glsl_body(),
+                        .workgroup_size = 64,
+                        .cpu = [](const CpuContext& ctx) {
+                          uint32_t parts = 0;  // the bound parts (unbound array slots are zero-count views)
+                          for (uint32_t q = 0; q < kMaxViewArray; ++q)
+                            if (ctx.bindings()[q].buffer != kNoBuffer) parts = q + 1;
+                          const ExtProgram p =
+                              decode_ext_program(ctx.view<uint32_t>(kMaxViewArray + 3), parts, ctx.task_name());
+                          run_ext_program(p, ctx);
+                        }});
+  return kernel;
+}
+
+}  // namespace vkstark
