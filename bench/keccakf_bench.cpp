@@ -7,8 +7,15 @@
 // verification time (median); writes JSON (default bench/results/keccakf_bench-<executor>.json,
 // keccakf_bench-<executor>-unfused.json with --fuse off).
 //
+// --concurrent N measures throughput instead: for K = 1, 2, 4, .. up to N proofs in flight on the
+// one executor (each its own prepared proof; StarkProver::Prepared::start for all K, then finish),
+// R rounds after a warm-up round: proofs per second (K / the round's wall time, median) and each
+// proof's latency (its start to its finish); every proof must have the serial proof's bytes. JSON:
+// keccakf_bench-<executor>-concurrent.json.
+//
 //   keccakf_bench [--executor cpu|vulkan|auto] [--permutations 1024] [--log-stacked-height 21]
 //                 [--runs 5] [--fuse on|off] [--verify-runs 9] [--profile] [--trace F] [--json F]
+//                 [--concurrent N]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -42,6 +49,49 @@ const std::vector<std::string> kSpans = {
     "stark_prove_excluding_trace/prover.openings/stacked_reduction",
     "stark_prove_excluding_trace/prover.openings/whir"};
 
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); }
+
+struct InFlight {
+  uint32_t proofs = 0;
+  double round_ms = 0, proofs_per_s = 0, latency_ms = 0, latency_max_ms = 0;
+};
+
+// K proofs in flight, R rounds after a warm-up round (see the file comment). Throws when a proof's
+// bytes differ from `want`.
+InFlight measure_in_flight(StarkProver& prover, const std::vector<std::optional<AirWithTraces>>& airs, uint32_t k,
+                           uint32_t runs, const std::vector<uint8_t>& want) {
+  std::vector<std::unique_ptr<StarkProver::Prepared>> prepared;
+  for (uint32_t i = 0; i < k; ++i) prepared.push_back(prover.prepare(airs));
+  std::vector<double> rounds, latencies;
+  for (uint32_t r = 0; r < runs + 1; ++r) {
+    std::vector<Clock::time_point> started(k);
+    std::vector<double> latency(k);
+    const auto t0 = Clock::now();
+    for (uint32_t i = 0; i < k; ++i) {
+      started[i] = Clock::now();
+      prepared[i]->start(airs);
+    }
+    for (uint32_t i = 0; i < k; ++i) {
+      const Proof proof = prepared[i]->finish();
+      latency[i] = ms_since(started[i]);
+      if (encode(proof) != want)
+        throw std::runtime_error(fmt::format("{} in flight: proof {} differs from the serial proof", k, i));
+    }
+    if (r == 0) continue;  // warm-up
+    rounds.push_back(ms_since(t0));
+    latencies.insert(latencies.end(), latency.begin(), latency.end());
+  }
+  InFlight f;
+  f.proofs = k;
+  f.round_ms = bench::median(rounds);
+  f.proofs_per_s = 1000.0 * k / f.round_ms;
+  f.latency_ms = bench::median(latencies);
+  f.latency_max_ms = *std::max_element(latencies.begin(), latencies.end());
+  return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -65,18 +115,18 @@ int main(int argc, char** argv) try {
   options.output("--trace", trace_file, "write a Chrome trace of the last run (open in Perfetto)");
   options.output("--json", json_file,
                  "write results as JSON (default: bench/results/keccakf_bench-<executor>[-unfused].json)");
+  uint32_t concurrent = 0;
+  options.number<uint32_t>("--concurrent", "N", concurrent, 0, {0, 64},
+                           "measure throughput with 1, 2, 4 .. N proofs in flight instead (0: off)");
   options.parse_or_exit(argc, argv);
   const SystemParams params = app_params_with_100_bits_security(log_stacked);
   params.validate();
   auto exec = make_executor(executor);
   const bool fused = fuse == "on";
-  const std::string result_file =
-      bench::result_path(json_file, "keccakf_bench", std::string(exec->name()) + (fused ? "" : "-unfused"));
-
-  using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point a) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - a).count();
-  };
+  const std::string result_file = bench::result_path(json_file, "keccakf_bench",
+                                                     std::string(exec->name()) + (concurrent > 0 ? "-concurrent"
+                                                                                  : fused        ? ""
+                                                                                                 : "-unfused"));
   const std::vector<AirWithTraces> fixture = keccak_fixture(permutations, 7);
   auto t0 = Clock::now();
   const std::vector<std::shared_ptr<const Air>> list{fixture[0].air};
@@ -91,6 +141,35 @@ int main(int argc, char** argv) try {
       params.max_constraint_degree, runs);
 
   StarkProver prover(pk, *exec);
+  if (concurrent > 0) {
+    const Proof serial = prover.prove(airs);
+    const std::vector<uint8_t> want = encode(serial);
+    const VerifyResult v = verify_bytes(pk.vk, want);
+    fmt::print("\n  {:>9} {:>12} {:>14} {:>16} {:>16}\n", "in flight", "proofs/s", "round ms", "latency ms",
+               "latency max ms");
+    std::string rows;
+    std::vector<uint32_t> counts;  // 1, 2, 4, .. below N, then N
+    for (uint32_t k = 1; k < concurrent; k *= 2) counts.push_back(k);
+    counts.push_back(concurrent);
+    for (const uint32_t k : counts) {
+      const InFlight f = measure_in_flight(prover, airs, k, runs, want);
+      fmt::print("  {:>9} {:>12.2f} {:>14.2f} {:>16.2f} {:>16.2f}\n", k, f.proofs_per_s, f.round_ms, f.latency_ms,
+                 f.latency_max_ms);
+      rows += fmt::format(
+          "{}{{\"in_flight\": {}, \"proofs_per_s\": {}, \"round_ms_median\": {}, "
+          "\"latency_ms_median\": {}, \"latency_ms_max\": {}}}",
+          rows.empty() ? "" : ", ", k, json_number(f.proofs_per_s), json_number(f.round_ms), json_number(f.latency_ms),
+          json_number(f.latency_max_ms));
+    }
+    fmt::print("  every proof has the serial proof's bytes; the serial proof: {}\n",
+               v.ok ? "accepted" : "REJECTED: " + v.reason);
+    bench::write_result(result_file, "keccakf_bench", std::string(exec->name()), exec->device_name(),
+                        fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, "
+                                    "\"in_flight\": [{}], \"verified\": {}}}",
+                                    permutations, log_stacked, runs, rows, v.ok));
+    fmt::print("results: {}\n", result_file);
+    return v.ok ? 0 : 1;
+  }
   t0 = Clock::now();
   auto prepared = prover.prepare(airs, {.fuse = fused});
   const double prepare_ms = ms_since(t0);

@@ -67,6 +67,15 @@ class PreparedPlan {
   // host task failed: names the task), DeviceError, or InputError (an Input was never uploaded).
   virtual void run(Trace& trace) = 0;
 
+  // A run in two halves, so that one thread can keep several plans of one executor in flight:
+  // start() returns once the work is handed to the device where the executor can (the Vulkan
+  // executor: when the plan's last segment is a submission, it is submitted, not waited for;
+  // plans prepared on a device with several queues are spread over them), wait() completes the
+  // run (the sync, counters, spans). Until wait(), the plan takes no other call (Vulkan: GraphError) and
+  // `trace` must stay alive. The CPU executor runs everything in start(). run() = start() + wait().
+  virtual void start(Trace& trace) { run(trace); }
+  virtual void wait() {}
+
  protected:
   explicit PreparedPlan(std::shared_ptr<const Plan> plan) : shared_plan_(std::move(plan)), plan_(*shared_plan_) {}
   virtual void upload_bytes(BufferId id, std::span<const std::byte> bytes) = 0;

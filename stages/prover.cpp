@@ -119,7 +119,12 @@ class PreparedProof final : public StarkProver::Prepared {
 
   const Plan& plan() const override { return prepared->plan(); }
 
-  Proof run(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace) override {
+  // Between start() and finish(): the public values of the proof being made (per AIR).
+  std::optional<std::vector<std::vector<Fp>>> running;
+  Trace local;
+
+  void start(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace) override {
+    if (running) throw GraphError("prover: start() while a proof is in flight (finish() it first)");
     if (airs.size() != heights.size())
       throw InputError(
           fmt::format("prover: {} trace sets for a proof prepared for {} AIRs", airs.size(), heights.size()));
@@ -132,14 +137,21 @@ class PreparedProof final : public StarkProver::Prepared {
                                      heights[a] ? fmt::format("2^{} rows", *heights[a]) : std::string("its absence")));
     }
     upload_traces(*prepared, commits, airs, shape);
-    Trace local;
-    prepared->run(trace ? *trace : local);
-    const std::vector<uint32_t> words = prepared->download(layout.buffer());
+    std::vector<std::vector<Fp>> public_values;
+    for (const auto& a : airs) public_values.push_back(a ? a->public_values : std::vector<Fp>{});
+    local = Trace{};
+    prepared->start(trace ? *trace : local);
+    running = std::move(public_values);
+  }
+
+  Proof finish() override {
+    if (!running) throw GraphError("prover: finish() without a start()");
     Proof proof;
-    for (size_t a = 0; a < airs.size(); ++a) {
-      proof.public_values.push_back(airs[a] ? airs[a]->public_values : std::vector<Fp>{});
-      proof.trace_vdata.push_back(std::nullopt);
-    }
+    proof.public_values = std::move(*running);
+    running.reset();
+    prepared->wait();
+    const std::vector<uint32_t> words = prepared->download(layout.buffer());
+    proof.trace_vdata.assign(heights.size(), std::nullopt);
     proof.common_main_commit = prepared->download(roots[0])[0];
     for (size_t T = 0; T < shape.order.size(); ++T) {
       const uint32_t a = shape.order[T];

@@ -41,7 +41,17 @@ class StarkProver {
    public:
     virtual ~Prepared() = default;
     // InputError when the traces do not have the prepared shape.
-    virtual Proof run(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace = nullptr) = 0;
+    Proof run(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace = nullptr) {
+      start(airs, trace);
+      return finish();
+    }
+    // run() in two halves (PreparedPlan::start / wait): the traces uploaded and the proof handed
+    // to the device; then the proof, once the device is done. Between them the caller may start
+    // other proofs (each with its own Prepared) so that they are in flight together; `trace` must
+    // stay alive until finish(). GraphError for a start() before the last one finished, or a
+    // finish() without a start().
+    virtual void start(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace = nullptr) = 0;
+    [[nodiscard]] virtual Proof finish() = 0;
     virtual const Plan& plan() const = 0;
   };
   // `options`: the plan's (PlanOptions::fuse = false gives the unfused baseline, one submission per

@@ -28,13 +28,21 @@ void end_commands(const Context& ctx, VkCommandBuffer cb) {
   vk_check(ctx.fn.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
 }
 
-void submit_and_wait(const Context& ctx, std::span<const VkCommandBuffer> cbs, VkFence fence) {
+void submit(const Context& ctx, VkQueue queue, std::span<const VkCommandBuffer> cbs, VkFence fence) {
   vk_check(ctx.fn.vkResetFences(ctx.device, 1, &fence), "vkResetFences");
-  auto submit = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-  submit.commandBufferCount = static_cast<uint32_t>(cbs.size());
-  submit.pCommandBuffers = cbs.data();
-  vk_check(ctx.fn.vkQueueSubmit(ctx.queue, 1, &submit, fence), "vkQueueSubmit");
+  auto info = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  info.commandBufferCount = static_cast<uint32_t>(cbs.size());
+  info.pCommandBuffers = cbs.data();
+  vk_check(ctx.fn.vkQueueSubmit(queue, 1, &info, fence), "vkQueueSubmit");
+}
+
+void wait_fence(const Context& ctx, VkFence fence) {
   vk_check(ctx.fn.vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+}
+
+void submit_and_wait(const Context& ctx, std::span<const VkCommandBuffer> cbs, VkFence fence) {
+  submit(ctx, ctx.queue, cbs, fence);
+  wait_fence(ctx, fence);
 }
 
 }  // namespace vkstark::vulkan

@@ -226,11 +226,12 @@ void Context::create_messenger() {
 void Context::create_device(const PhysicalDeviceInfo& chosen) {
   queue_family = static_cast<uint32_t>(chosen.queue_family);
   timestamp_valid_bits = chosen.timestamp_valid_bits;
-  float priority = 1.0f;
+  const uint32_t nqueues = std::clamp<uint32_t>(chosen.queue_count, 1, kMaxQueues);
+  const std::vector<float> priorities(nqueues, 1.0f);
   auto queue_info = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   queue_info.queueFamilyIndex = queue_family;
-  queue_info.queueCount = 1;
-  queue_info.pQueuePriorities = &priority;
+  queue_info.queueCount = nqueues;
+  queue_info.pQueuePriorities = priorities.data();
   // Kernels may use 64- and 16-bit integers where the device has them; view arrays need dynamic
   // indexing of storage-buffer arrays; runs reset their timestamp queries from the host.
   auto reset =
@@ -258,7 +259,9 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
   info.ppEnabledExtensionNames = extensions;
   vk_check(fn.vkCreateDevice(physical, &info, nullptr, &device), "vkCreateDevice");
   fn.load_device(device);
-  fn.vkGetDeviceQueue(device, queue_family, 0, &queue);
+  queues.assign(nqueues, VK_NULL_HANDLE);
+  for (uint32_t i = 0; i < nqueues; ++i) fn.vkGetDeviceQueue(device, queue_family, i, &queues[i]);
+  queue = queues[0];
 }
 
 void Context::read_properties(bool force_staging) {

@@ -45,7 +45,8 @@ struct PhysicalDeviceInfo {
   VkPhysicalDeviceProperties properties{};
   int32_t queue_family = -1;  // a family with compute, preferring one with timestamps
   uint32_t timestamp_valid_bits = 0;
-  std::string problem;  // why it cannot be used; empty if it can
+  uint32_t queue_count = 0;  // queues of that family
+  std::string problem;       // why it cannot be used; empty if it can
   std::string describe() const;
 };
 
@@ -54,6 +55,9 @@ struct PhysicalDeviceInfo {
 std::vector<PhysicalDeviceInfo> describe_devices(const VkFunctions& fn, VkInstance instance);
 // The device to use under `options` (see VulkanOptions::device); DeviceError naming why none fits.
 const PhysicalDeviceInfo& choose_device(const std::vector<PhysicalDeviceInfo>& devices, const VulkanOptions& options);
+
+// Queues the executor takes from its family, at most (proofs in flight on one device).
+inline constexpr uint32_t kMaxQueues = 4;
 
 class Context {
  public:
@@ -78,7 +82,10 @@ class Context {
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;
-  VkQueue queue = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;  // queues[0]: transfers of the executor's own (persistents)
+  // Up to kMaxQueues queues of the family: prepared plans are spread over them, so that plans in
+  // flight together (PreparedPlan::start) can overlap on the device.
+  std::vector<VkQueue> queues;
   uint32_t queue_family = 0;
   uint32_t timestamp_valid_bits = 0;  // 0: no timestamps on this queue
   VkPhysicalDeviceProperties properties{};

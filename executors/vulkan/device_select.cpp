@@ -65,6 +65,7 @@ void find_compute_queue(const VkFunctions& fn, PhysicalDeviceInfo& info) {
     if (!better) continue;
     info.queue_family = static_cast<int32_t>(i);
     info.timestamp_valid_bits = families[i].timestampValidBits;
+    info.queue_count = families[i].queueCount;
   }
 }
 

@@ -112,7 +112,8 @@ void VulkanPreparedPlan::flush_for_host(uint32_t task, RunState& st) {
   record_copies(ctx_, cb, host_down_copies(task));
   memory_barrier(ctx_, cb, kToHost);
   end_commands(ctx_, cb);
-  submit_and_wait(ctx_, {&cb, 1}, fence_);
+  submit(ctx_, queue_, {&cb, 1}, fence_);
+  wait_fence(ctx_, fence_);
   st.trace.counters.submissions++;
   st.trace.counters.host_syncs++;
 }

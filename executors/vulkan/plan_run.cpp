@@ -27,9 +27,21 @@ struct VulkanPreparedPlan::BindState {
 };
 
 void VulkanPreparedPlan::run(Trace& trace) {
-  size_t mark = ctx_.messages.size();
+  start(trace);
+  wait();
+}
+
+void VulkanPreparedPlan::check_idle(const char* what) const {
+  if (run_) throw GraphError(fmt::format("{}: the plan is running (start() without wait())", what));
+}
+
+// Every segment but a last submission runs here; that one is submitted and left to wait().
+void VulkanPreparedPlan::start(Trace& trace) {
+  check_idle("start");
+  run_mark_ = ctx_.messages.size();
   check_inputs();
-  RunState st(trace, plan_);
+  auto state = std::make_unique<RunState>(trace, plan_);
+  RunState& st = *state;
   trace.begin_run(plan_, "vulkan", ctx_.device_name());
   st.profile = trace.profile_tasks && ctx_.timestamp_valid_bits > 0 && !plan_.tasks.empty();
   if (st.profile && !task_queries_) {
@@ -41,10 +53,19 @@ void VulkanPreparedPlan::run(Trace& trace) {
   reset_queries(st);
   for (size_t s = 0; s < plan_.segments.size(); ++s) {
     if (plan_.segments[s].kind == Segment::Kind::Submission)
-      run_submission(s, st);
+      run_submission(s, st, s + 1 < plan_.segments.size());
     else
       run_host_segment(s, st);
   }
+  run_ = std::move(state);
+}
+
+void VulkanPreparedPlan::wait() {
+  if (!run_) return;
+  std::unique_ptr<RunState> state = std::move(run_);
+  RunState& st = *state;
+  const size_t mark = run_mark_;
+  if (st.submitted >= 0) complete_submission(st);
   finish_run(st);
   if (!ctx_.submitted) {
     ctx_.submitted = true;
@@ -79,8 +100,7 @@ void VulkanPreparedPlan::reset_queries(RunState& st) {
   st.queries_reset = true;
 }
 
-void VulkanPreparedPlan::run_submission(size_t index, RunState& st) {
-  const Segment& seg = plan_.segments[index];
+void VulkanPreparedPlan::run_submission(size_t index, RunState& st, bool wait) {
   VkCommandBuffer cbs[2];
   size_t n = 0;
   if (needs_prologue(st)) {  // most runs need none: a replay records nothing at all
@@ -90,9 +110,18 @@ void VulkanPreparedPlan::run_submission(size_t index, RunState& st) {
     cbs[n++] = prologue_;
   }
   cbs[n++] = body(index, st.profile);
-  const double start = st.now();
-  submit_and_wait(ctx_, {cbs, n}, fence_);
-  const double done = st.now();
+  st.submitted_at = st.now();
+  submit(ctx_, queue_, {cbs, n}, fence_);
+  st.submitted = static_cast<int64_t>(index);
+  if (wait) complete_submission(st);
+}
+
+void VulkanPreparedPlan::complete_submission(RunState& st) {
+  const size_t index = static_cast<size_t>(st.submitted);
+  const Segment& seg = plan_.segments[index];
+  st.submitted = -1;
+  wait_fence(ctx_, fence_);
+  const double start = st.submitted_at, done = st.now();
   st.trace.submit_wait_ms += done - start;
   for (const Step& step : seg.steps) {
     st.task_begin[step.task] = start;

@@ -13,8 +13,12 @@
 namespace vkstark::vulkan {
 
 VulkanPreparedPlan::VulkanPreparedPlan(std::shared_ptr<const Plan> plan, const Context& ctx, Pipelines& pipelines,
-                                       Persistents& persistents)
-    : PreparedPlan(std::move(plan)), ctx_(ctx), persistents_(persistents), debug_labels_(ctx.debug_labels()) {
+                                       Persistents& persistents, VkQueue queue)
+    : PreparedPlan(std::move(plan)),
+      ctx_(ctx),
+      persistents_(persistents),
+      queue_(queue),
+      debug_labels_(ctx.debug_labels()) {
   try {
     allocate_memory();
     build_dispatches(pipelines);
@@ -264,6 +268,7 @@ void VulkanPreparedPlan::destroy_commands() noexcept {
 // Transfers
 
 void VulkanPreparedPlan::upload_bytes(BufferId id, std::span<const std::byte> bytes) {
+  check_idle("upload");
   const Location& l = loc_[id];
   pending_bytes_up_ += bytes.size();
   uploaded_[id] = true;
@@ -282,6 +287,7 @@ void VulkanPreparedPlan::upload_bytes(BufferId id, std::span<const std::byte> by
 }
 
 void VulkanPreparedPlan::download_bytes(BufferId id, std::span<std::byte> bytes) const {
+  check_idle("download");
   size_t mark = ctx_.messages.size();
   const Location& l = loc_[id];
   if (ctx_.unified) {
@@ -309,7 +315,8 @@ void VulkanPreparedPlan::download_persistent(BufferId id, std::span<std::byte> b
   record_copies(ctx_, cb, {&copy, 1});
   memory_barrier(ctx_, cb, kToHost);
   end_commands(ctx_, cb);
-  submit_and_wait(ctx_, {&cb, 1}, fence_);
+  submit(ctx_, queue_, {&cb, 1}, fence_);
+  wait_fence(ctx_, fence_);
   ++deferred_submissions_;
   staging.invalidate();
   if (!bytes.empty()) std::memcpy(bytes.data(), staging.mapped(), bytes.size());

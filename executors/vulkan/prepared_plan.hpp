@@ -65,13 +65,16 @@ struct SpanStatic {
 
 class VulkanPreparedPlan final : public PreparedPlan {
  public:
+  // `queue`: one of ctx.queues, where this plan's submissions go.
   VulkanPreparedPlan(std::shared_ptr<const Plan> plan, const Context& ctx, Pipelines& pipelines,
-                     Persistents& persistents);
+                     Persistents& persistents, VkQueue queue);
   ~VulkanPreparedPlan() override;
   VulkanPreparedPlan(const VulkanPreparedPlan&) = delete;
   VulkanPreparedPlan& operator=(const VulkanPreparedPlan&) = delete;
 
   void run(Trace& trace) override;
+  void start(Trace& trace) override;
+  void wait() override;
 
  protected:
   void upload_bytes(BufferId id, std::span<const std::byte> bytes) override;
@@ -105,7 +108,9 @@ class VulkanPreparedPlan final : public PreparedPlan {
   struct BindState;
   void check_inputs() const;
   void reset_queries(RunState& st);
-  void run_submission(size_t index, RunState& st);
+  void run_submission(size_t index, RunState& st, bool wait = true);
+  void complete_submission(RunState& st);
+  void check_idle(const char* what) const;
   VkCommandBuffer body(size_t index, bool profile);
   void record_body(VkCommandBuffer cb, size_t index, bool profile);
   void record_step(VkCommandBuffer cb, const Step& step, bool profile, BindState& bound) const;
@@ -121,6 +126,7 @@ class VulkanPreparedPlan final : public PreparedPlan {
 
   const Context& ctx_;
   Persistents& persistents_;
+  VkQueue queue_ = VK_NULL_HANDLE;
   bool debug_labels_ = false;              // a debug-utils label around every dispatch (names in GPU tools)
   std::deque<DeviceBuffer> owned_;         // Input/Output buffers and their staging, the arena, the dummy
   DeviceBuffer* dummy_ = nullptr;          // bound for zero-count read-only views
@@ -156,6 +162,10 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::vector<bool> uploaded_;        // per buffer
   uint64_t pending_bytes_up_ = 0;
   uint64_t deferred_submissions_ = 0;  // Persistent downloads in staging mode, added to the next run
+
+  // A run between start() and wait(); the message-log mark at its start.
+  std::unique_ptr<RunState> run_;
+  size_t run_mark_ = 0;
 };
 
 // Per-run bookkeeping: host times per task, which spans got timestamps.
@@ -176,6 +186,8 @@ struct VulkanPreparedPlan::RunState {
   std::vector<bool> stamped;                 // per span: both timestamps written in this run
   bool queries_reset = false;                // (devices without host query reset) by a prologue
   bool profile = false;                      // per-task timestamps this run
+  int64_t submitted = -1;                    // the segment submitted and not yet waited for
+  double submitted_at = 0;                   // host ms of its submission
 };
 
 }  // namespace vkstark::vulkan

@@ -44,7 +44,10 @@ class VulkanExecutorImpl final : public VulkanExecutor {
 
   std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) override {
     size_t mark = ctx_->messages.size();
-    auto prepared = std::make_unique<vulkan::VulkanPreparedPlan>(std::move(plan), *ctx_, *pipelines_, *persistents_);
+    // Plans take the queues in turn: plans in flight together (start()) overlap where there are several.
+    VkQueue queue = ctx_->queues[next_queue_++ % ctx_->queues.size()];
+    auto prepared =
+        std::make_unique<vulkan::VulkanPreparedPlan>(std::move(plan), *ctx_, *pipelines_, *persistents_, queue);
     ctx_->messages.throw_if_new(mark, "prepare");
     return prepared;
   }
@@ -56,6 +59,7 @@ class VulkanExecutorImpl final : public VulkanExecutor {
   std::unique_ptr<vulkan::Context> ctx_;  // declared first: destroyed last
   std::unique_ptr<vulkan::Pipelines> pipelines_;
   std::unique_ptr<vulkan::Persistents> persistents_;
+  size_t next_queue_ = 0;  // the queue the next prepared plan takes
 };
 
 }  // namespace

@@ -137,6 +137,49 @@ TEST_P(ProveVerify, EveryFixtureVerifiesWithTheSameBytesOnEveryExecutor) {
   }
 }
 
+// Several proofs in flight on one executor (StarkProver::Prepared::start, then finish in another
+// order), two of them of one key with different traces: each proof's bytes are those of proving
+// it alone; a second start() before finish(), or a finish() without start(), is a GraphError.
+TEST_P(ProveVerify, ProofsInFlightTogetherHaveTheBytesOfSerialProving) {
+  struct Job {
+    std::string name;
+    std::vector<AirWithTraces> airs;
+    SystemParams params;
+  };
+  std::vector<Job> jobs;
+  for (const Fixture& f : fixtures())
+    if (f.name == "fib" || f.name == "interactions_l4" || f.name == "mixture")
+      jobs.push_back({f.name, f.airs(), f.params});
+  jobs.push_back({"fib_other_start", fib_fixture(fp(5), fp(8), 64), test_system_params_small(2, 8, 3)});
+  std::vector<ProvingKey> keys;
+  std::vector<std::vector<std::optional<AirWithTraces>>> inputs;
+  std::vector<std::vector<uint8_t>> serial;
+  for (const Job& j : jobs) {
+    const Proved p = prove(exec(), j.airs, j.params);
+    keys.push_back(p.pk);
+    inputs.push_back(p.airs);
+    serial.push_back(p.bytes);
+  }
+  std::vector<std::unique_ptr<StarkProver>> provers;
+  std::vector<std::unique_ptr<StarkProver::Prepared>> prepared;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    provers.push_back(std::make_unique<StarkProver>(keys[i], exec()));
+    prepared.push_back(provers[i]->prepare(inputs[i]));
+  }
+  EXPECT_THROW((void)prepared[0]->finish(), GraphError);
+  std::vector<Trace> traces(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) prepared[i]->start(inputs[i], &traces[i]);
+  EXPECT_THROW(prepared[0]->start(inputs[0]), GraphError);
+  for (size_t k = jobs.size(); k-- > 0;) {
+    const Proof proof = prepared[k]->finish();
+    EXPECT_EQ(encode(proof), serial[k]) << jobs[k].name;
+    EXPECT_TRUE(verify(keys[k].vk, proof).ok) << jobs[k].name;
+    EXPECT_EQ(traces[k].counters.host_syncs, 1u) << jobs[k].name;
+  }
+  // A prepared proof runs again after finish().
+  EXPECT_EQ(encode(prepared[0]->run(inputs[0])), serial[0]);
+}
+
 TEST_P(ProveVerify, ProofsAreTheHybridModelsBytesInOneRunOfAtMostTwoHostSyncs) {
   for (const Fixture& f : fixtures()) {
     const std::vector<AirWithTraces> list = f.airs();
