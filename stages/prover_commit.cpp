@@ -56,8 +56,15 @@ void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const std::vec
                    const ProofShape& s) {
   for (size_t T = 0; T < s.order.size(); ++T) {
     const AirWithTraces& a = *airs[s.order[T]];
-    const std::vector<TraceMatrix> parts = a.row_view_parts();
-    for (size_t p = 0; p < parts.size(); ++p) plan.upload(c.parts[T][p], parts[p].values);
+    // The parts in row-view order (AirWithTraces::row_view_parts), without copying the traces.
+    const std::optional<TraceMatrix> pre = a.air->preprocessed_trace();
+    if ((pre ? 1 : 0) + a.cached.size() + 1 != c.parts[T].size())
+      throw InputError(fmt::format("prover: AIR {} has {} trace parts, its proof was prepared for {}", a.air->name(),
+                                   (pre ? 1 : 0) + a.cached.size() + 1, c.parts[T].size()));
+    size_t p = 0;
+    if (pre) plan.upload(c.parts[T][p++], pre->values);
+    for (const TraceMatrix& m : a.cached) plan.upload(c.parts[T][p++], m.values);
+    plan.upload(c.parts[T][p], a.common.values);
     if (!a.public_values.empty()) plan.upload(c.public_values[T], a.public_values);
   }
 }
