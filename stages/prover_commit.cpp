@@ -26,8 +26,9 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
     const AirWithTraces& a = *airs[s.order[T]];
     c.parts.emplace_back();
     size_t p = 0;
-    for (const TraceMatrix& m : a.row_view_parts())
-      c.parts.back().push_back(g.input<Fp>(fmt::format("trace{}.part{}", T, p++), m.values.size()));
+    std::optional<TraceMatrix> pre;
+    for (const TraceMatrix* m : a.row_view_part_refs(pre))
+      c.parts.back().push_back(g.input<Fp>(fmt::format("trace{}.part{}", T, p++), m->values.size()));
     c.public_values.push_back(a.public_values.empty()
                                   ? Buffer<Fp>()
                                   : g.input<Fp>(fmt::format("trace{}.public_values", T), a.public_values.size()));
@@ -39,12 +40,13 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
   for (size_t T = 0; T < s.order.size(); ++T) {
     const AirWithTraces& a = *airs[s.order[T]];
     const bool rot = pk.vk.per_air[s.order[T]].params.need_rot;
-    const std::vector<TraceMatrix> parts = a.row_view_parts();
+    std::optional<TraceMatrix> preprocessed;
+    const std::vector<const TraceMatrix*> parts = a.row_view_part_refs(preprocessed);
     const bool pre = pk.per_air[s.order[T]].shape.preprocessed_width > 0;
     c.preprocessed.push_back(pre ? int(c.commits.size()) : -1);
     c.first_cached.push_back(int(c.commits.size()) + (pre ? 1 : 0));
     for (size_t p = 0; p + 1 < parts.size(); ++p) {
-      const TraceView v{c.parts[T][p].all(), parts[p].width, log_height_of(a)};
+      const TraceView v{c.parts[T][p].all(), parts[p]->width, log_height_of(a)};
       c.commits.push_back(stacked_commit(g, ntt, fmt::format("trace{}.commit{}", T, p), std::span(&v, 1), params));
       c.need_rot.push_back({rot});
     }
@@ -56,15 +58,12 @@ void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const std::vec
                    const ProofShape& s) {
   for (size_t T = 0; T < s.order.size(); ++T) {
     const AirWithTraces& a = *airs[s.order[T]];
-    // The parts in row-view order (AirWithTraces::row_view_parts), without copying the traces.
-    const std::optional<TraceMatrix> pre = a.air->preprocessed_trace();
-    if ((pre ? 1 : 0) + a.cached.size() + 1 != c.parts[T].size())
+    std::optional<TraceMatrix> pre;
+    const std::vector<const TraceMatrix*> parts = a.row_view_part_refs(pre);  // no copy of the traces
+    if (parts.size() != c.parts[T].size())
       throw InputError(fmt::format("prover: AIR {} has {} trace parts, its proof was prepared for {}", a.air->name(),
-                                   (pre ? 1 : 0) + a.cached.size() + 1, c.parts[T].size()));
-    size_t p = 0;
-    if (pre) plan.upload(c.parts[T][p++], pre->values);
-    for (const TraceMatrix& m : a.cached) plan.upload(c.parts[T][p++], m.values);
-    plan.upload(c.parts[T][p], a.common.values);
+                                   parts.size(), c.parts[T].size()));
+    for (size_t p = 0; p < parts.size(); ++p) plan.upload(c.parts[T][p], parts[p]->values);
     if (!a.public_values.empty()) plan.upload(c.public_values[T], a.public_values);
   }
 }

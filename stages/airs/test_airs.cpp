@@ -34,11 +34,19 @@ TraceMatrix selector_column(const std::vector<bool>& sels) {
 
 }  // namespace
 
+std::vector<const TraceMatrix*> AirWithTraces::row_view_part_refs(std::optional<TraceMatrix>& preprocessed) const {
+  preprocessed = air->preprocessed_trace();
+  std::vector<const TraceMatrix*> parts;
+  if (preprocessed) parts.push_back(&*preprocessed);
+  for (const TraceMatrix& m : cached) parts.push_back(&m);
+  parts.push_back(&common);
+  return parts;
+}
+
 std::vector<TraceMatrix> AirWithTraces::row_view_parts() const {
+  std::optional<TraceMatrix> pre;
   std::vector<TraceMatrix> parts;
-  if (std::optional<TraceMatrix> pre = air->preprocessed_trace()) parts.push_back(std::move(*pre));
-  parts.insert(parts.end(), cached.begin(), cached.end());
-  parts.push_back(common);
+  for (const TraceMatrix* m : row_view_part_refs(pre)) parts.push_back(*m);
   return parts;
 }
 

@@ -33,6 +33,9 @@ struct AirWithTraces {
   std::vector<Fp> public_values;
   // Preprocessed (if any), cached..., common: the order the evaluators and the debug checker read.
   std::vector<TraceMatrix> row_view_parts() const;
+  // The same parts without copying the traces: the preprocessed trace (made by the AIR) is kept in
+  // `preprocessed`, which must outlive the pointers.
+  std::vector<const TraceMatrix*> row_view_part_refs(std::optional<TraceMatrix>& preprocessed) const;
 };
 
 // Columns (count, fields...): sends `fields` with multiplicity count, or receives them (count
