@@ -10,6 +10,7 @@
 
 #include "stages/codec.hpp"
 #include "stages/proof.hpp"
+#include "stages/proof_file.hpp"
 #include "stages/verifier.hpp"
 #include "stages/whir/verify.hpp"
 
@@ -304,6 +305,26 @@ FuzzOutcome check_vk_file_input(std::span<const uint8_t> input) {
     return out;
   }
   out.accepted = is_seed;
+  return out;
+}
+
+FuzzOutcome check_proof_file_input(std::span<const uint8_t> input) {
+  FuzzOutcome out;
+  if (input.empty()) return out;
+  const StarkFuzzFixture& f = stark_fuzz_fixtures()[input[0] % stark_fuzz_fixtures().size()];
+  const std::span<const uint8_t> bytes = input.subspan(1);
+  std::optional<ProofFile> file;
+  try {
+    file = decode_proof_file(bytes);
+  } catch (const DecodeError&) {
+  }
+  if (!file) return out;
+  if (!same(encode_proof_file(*file), bytes)) {
+    out.violation = "decode_proof_file accepted a non-canonical encoding";
+    return out;
+  }
+  const bool is_seed = file->vk == f.vk && fuzz_hash(file->proof) == f.seed_hash;
+  check_verdict(out, verify_bytes(file->vk, file->proof), is_seed, "verify_bytes (the file's key)");
   return out;
 }
 

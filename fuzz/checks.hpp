@@ -75,6 +75,11 @@ FuzzOutcome check_stark_proof_input(std::span<const uint8_t> input);
 // exception but DecodeError is a crash. "Accepted" means decoded to a seed's verifying key: a
 // mutation that decodes to another valid key is neither accepted nor a violation.
 FuzzOutcome check_vk_file_input(std::span<const uint8_t> input);
+// Target proof_file: the first byte picks a fixture, the rest is a proof file (stages/proof_file.hpp)
+// through decode_proof_file (one canonical encoding: encode_proof_file gives the bytes back), then
+// verify_bytes with the file's own key. "Accepted" must mean the fixture's key and seed proof (the
+// AIR names are free); any exception but DecodeError is a crash.
+FuzzOutcome check_proof_file_input(std::span<const uint8_t> input);
 
 // The libFuzzer entry points' body: aborts with the violation on stderr.
 int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t* data, size_t size);

@@ -17,6 +17,7 @@
 #include "fuzz/checks.hpp"
 #include "stages/airs/fibonacci.hpp"
 #include "stages/airs/test_airs.hpp"
+#include "stages/proof_file.hpp"
 #include "stages/verifier.hpp"
 #include "tests/support/hybrid_prover.hpp"
 
@@ -129,6 +130,9 @@ void write_stark_corpus(const std::filesystem::path& root) {
     write_file(root / "tests/fuzz_corpus/stark_proof" / f.name, static_cast<uint8_t>(i), proof);
     const std::vector<uint8_t> vk = encode_vk_file(pk.vk);
     write_file(root / "tests/fuzz_corpus/vk_file" / f.name, static_cast<uint8_t>(i), vk);
+    ProofFile file{{}, pk.vk, proof};
+    for (const auto& a : f.airs) file.air_names.push_back(a.air->name());
+    write_file(root / "tests/fuzz_corpus/proof_file" / f.name, static_cast<uint8_t>(i), encode_proof_file(file));
     inc += fmt::format("{{\"{}\",\n  {},\n  {:#018x}ull}},\n", f.name, byte_list(vk), fuzz::fuzz_hash(proof));
     std::printf("%-20s %zu AIRs: proof %zu bytes, vk %zu bytes\n", f.name.c_str(), f.airs.size(), proof.size(),
                 vk.size());

@@ -45,7 +45,8 @@ size_t stark_fixture_count() { return fuzz::stark_fuzz_fixtures().size(); }
 const Target kTargets[] = {{"pcs_proof", fuzz::check_pcs_proof_input, shape_count},
                            {"whir_proof", fuzz::check_whir_proof_input, shape_count},
                            {"stark_proof", fuzz::check_stark_proof_input, stark_fixture_count},
-                           {"vk_file", fuzz::check_vk_file_input, stark_fixture_count}};
+                           {"vk_file", fuzz::check_vk_file_input, stark_fixture_count},
+                           {"proof_file", fuzz::check_proof_file_input, stark_fixture_count}};
 
 }  // namespace
 
