@@ -122,6 +122,20 @@ void Options::passthrough(std::string prefix, std::vector<std::string>& dest, st
                       .set = std::move(set)});
 }
 
+void Options::text(std::string name, std::string metavar, std::string& dest, std::string help) {
+  dest.clear();
+  auto set = [name, &dest](std::string_view value) {
+    if (value.empty()) throw UsageError(fmt::format("{}: empty value", name));
+    dest = value;
+  };
+  add({.name = std::move(name),
+       .metavar = std::move(metavar),
+       .help = std::move(help),
+       .allowed = "a non-empty value",
+       .kind = Kind::value,
+       .set = std::move(set)});
+}
+
 void Options::input(std::string name, std::string& dest, std::string help) {
   dest.clear();
   auto set = [name, &dest](std::string_view value) {

@@ -58,6 +58,9 @@ class Options {
   // line is valid, so that an unwritable path fails before any work. dest = "" until given.
   void output(std::string name, std::string& dest, std::string help);
 
+  // --name VALUE: any non-empty text the main checks itself (e.g. a device list). dest = "" until given.
+  void text(std::string name, std::string metavar, std::string& dest, std::string help);
+
   // --name FILE: a file the executable reads (opened by the main, not by parse()). dest = "" until given.
   void input(std::string name, std::string& dest, std::string help);
 

@@ -4,6 +4,9 @@
 //   vkstark prove --air keccakf|fibonacci [--permutations N | --rows N] [--executor X] --out FILE
 //   vkstark verify FILE [--vk VKFILE]
 //   vkstark info FILE
+//   vkstark trace --air keccakf|fibonacci ... --out FILE.vkt
+//   vkstark prove-batch --manifest FILE | --traces DIR --out-dir DIR [--devices all|LIST] [--cpu-worker]
+//     (cli/prove_batch.cpp; under mpirun with VKSTARK_MPI=ON, over every rank)
 //
 // The proof file (stages/proof_file.hpp) holds the verifying key (with the params) and the proof.
 // Exit statuses: 0 success (verify: accepted); 1 the proof is rejected, or a run failed; 2 a bad
@@ -16,18 +19,20 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/fibonacci.hpp"
 #include "stages/airs/test_airs.hpp"
+#include "stages/batch/batch.hpp"
 #include "stages/codec.hpp"
 #include "stages/proof.hpp"
 #include "stages/proof_file.hpp"
 #include "stages/prover.hpp"
+#include "stages/trace_file.hpp"
 #include "stages/verifier.hpp"
 
 using namespace vkstark;
@@ -98,29 +103,21 @@ int prove_command(int argc, char** argv) {
     options.fail(fmt::format("--rows {}: not a power of two", rows));
 
   cli::Progress progress(quiet);
-  const SystemParams params =
-      params_name == "secure" ? app_params_with_100_bits_security(log_stacked) : test_system_params_small(2, 8, 3);
-  params.validate();
+  batch::Job job;
+  job.name = "prove";
+  job.air = air;
+  job.size = air == "keccakf" ? permutations : rows;
+  job.seed = seed;
+  job.params = params_name;
+  job.log_stacked = log_stacked;
+  const SystemParams params = batch::job_params(job);
   auto exec = make_executor(executor);
   if (progress.enabled()) fmt::print(stderr, "vkstark prove: {} on {} ({})\n", air, exec->name(), exec->device_name());
 
-  std::vector<std::optional<AirWithTraces>> traces;
-  std::string statement;
-  progress.step("trace generation", [&] {
-    if (air == "keccakf") {
-      const std::vector<AirWithTraces> fixture = keccak_fixture(permutations, seed);
-      traces.assign(fixture.begin(), fixture.end());
-      statement = fmt::format("{} Keccak-f permutations (seed {})", permutations, seed);
-    } else {
-      const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), rows);
-      AirWithTraces t;
-      t.air = std::make_shared<FibonacciAir>();
-      t.common = fib.main;
-      t.public_values = fib.public_values;
-      statement = fmt::format("Fibonacci from (0, 1): {} rows reach {}", rows, fib.public_values[2].value());
-      traces.emplace_back(std::move(t));
-    }
-  });
+  batch::JobAirs job_airs;
+  progress.step("trace generation", [&] { job_airs = batch::make_job_airs(job); });
+  const std::vector<std::optional<AirWithTraces>>& traces = job_airs.airs;
+  const std::string& statement = job_airs.statement;
   std::vector<std::shared_ptr<const Air>> air_list;
   for (const auto& t : traces) air_list.push_back(t->air);
   const ProvingKey pk = progress.step("keygen", [&] { return keygen(air_list, params, *exec); });
@@ -155,6 +152,37 @@ int prove_command(int argc, char** argv) {
   fmt::print("wrote {}: {} bytes (proof {} bytes), verifying key {}\n", out, bytes.size(), file.proof.size(),
              hex(pk.vk.pre_hash));
   if (params_name == "test") fmt::print("warning: --params test is NOT secure (for tests and demos only)\n");
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int trace_command(int argc, char** argv) {
+  cli::Options options("vkstark trace",
+                       "  Writes a shipped AIR's trace as a trace file (.vkt), for vkstark prove-batch (a manifest's\n"
+                       "  trace= or --traces DIR).");
+  std::string air, out;
+  uint32_t permutations = 0, rows = 0, seed = 0;
+  options.choice("--air", air, {"keccakf", "fibonacci"}, "keccakf",
+                 "keccakf: Keccak-f[1600] permutations of random inputs; fibonacci: a Fibonacci sequence");
+  options.number<uint32_t>("--permutations", "N", permutations, 1024, {1, 1u << 16},
+                           "keccakf: permutations (24 trace rows each)");
+  options.number<uint32_t>("--seed", "S", seed, 1, {0, UINT32_MAX}, "keccakf: seed of the random inputs");
+  options.number<uint32_t>("--rows", "N", rows, 1u << 14, {4, 1u << 24}, "fibonacci: trace rows, a power of two");
+  options.output("--out", out, "the trace file to write (required)");
+  options.parse_or_exit(argc - 1, argv + 1);
+  if (out.empty()) options.fail("--out FILE is required");
+  if (air == "fibonacci" && !std::has_single_bit(rows))
+    options.fail(fmt::format("--rows {}: not a power of two", rows));
+  batch::Job job;
+  job.name = "trace";
+  job.air = air;
+  job.size = air == "keccakf" ? permutations : rows;
+  job.seed = seed;
+  const batch::JobAirs airs = batch::make_job_airs(job);
+  const std::vector<uint8_t> bytes = encode_trace_file(to_trace_file(*airs.airs.at(0)));
+  cli::write_binary_file(out, bytes);
+  fmt::print("wrote {}: {} ({} bytes)\n", out, airs.statement, bytes.size());
   return 0;
 }
 
@@ -265,6 +293,9 @@ void print_usage(std::FILE* to) {
              "  Proves and verifies STARKs (SWIRL, as OpenVM stark-backend v2) on any Vulkan GPU or the CPU.\n\n"
              "commands:\n"
              "  prove    prove a shipped AIR's computation into a proof file\n"
+             "  prove-batch  prove the jobs of a manifest (or a folder of trace files) on every local\n"
+             "           GPU, and with Open MPI over many machines\n"
+             "  trace    write a shipped AIR's trace as a trace file (for prove-batch)\n"
              "  verify   verify a proof file (exit status 0 accepted, 1 rejected, 3 not a readable proof file)\n"
              "  info     print a proof file's params, AIRs, trace heights and part sizes\n\n"
              "`vkstark <command> --help` lists the command's options.\n");
@@ -280,6 +311,8 @@ int main(int argc, char** argv) try {
   const std::string_view command = argv[1];
   try {
     if (command == "prove") return prove_command(argc, argv);
+    if (command == "prove-batch") return cli::prove_batch_command(argc, argv);
+    if (command == "trace") return trace_command(argc, argv);
     if (command == "verify") return verify_command(argc, argv);
     if (command == "info") return info_command(argc, argv);
   } catch (const BadFile& e) {

@@ -32,6 +32,9 @@ struct ExecutorLimits {
   uint64_t max_buffer_bytes = 0;   // largest single allocation
   uint64_t max_binding_bytes = 0;  // largest range one binding can address
   bool unified_memory = true;      // executor memory is host memory (no staging copies)
+  // The memory plans are given on this executor: the largest device-local heap (Vulkan), the
+  // machine's physical memory (CPU). Schedulers keep the plans prepared at once within it.
+  uint64_t device_memory_bytes = 0;
   // Compiling a large kernel costs much more than running it a while (a CPU implementation of
   // Vulkan): callers may prefer fewer, generic kernels to generated ones.
   bool slow_shader_compiler = false;

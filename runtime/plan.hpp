@@ -67,6 +67,10 @@ struct MemoryPlan {
   uint64_t dedicated_bytes = 0;
 };
 
+// The executor memory a plan takes when prepared: its transient arena and every buffer with memory
+// of its own (Persistent buffers included, though executors share them across plans: an upper bound).
+inline uint64_t plan_device_bytes(const MemoryPlan& m) { return m.transient_arena_bytes + m.dedicated_bytes; }
+
 struct PlanCounts {
   uint64_t dispatches = 0;
   uint64_t barriers = 0;  // memory + execution

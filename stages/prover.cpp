@@ -168,6 +168,14 @@ class PreparedProof final : public StarkProver::Prepared {
   }
 };
 
+class PlannedProof final : public StarkProver::Planned {
+ public:
+  const StarkProver* prover = nullptr;
+  std::unique_ptr<PreparedProof> proof;  // everything but the prepared plan
+  std::shared_ptr<const Plan> compiled;
+  const Plan& plan() const override { return *compiled; }
+};
+
 }  // namespace
 
 Proof StarkProver::prove(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace) {
@@ -176,6 +184,19 @@ Proof StarkProver::prove(const std::vector<std::optional<AirWithTraces>>& airs, 
 
 std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(const std::vector<std::optional<AirWithTraces>>& airs,
                                                             const PlanOptions& options) {
+  return prepare(plan(airs, options));
+}
+
+std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(std::unique_ptr<Planned> planned) {
+  auto* p = dynamic_cast<PlannedProof*>(planned.get());
+  if (!p || p->prover != this) throw InputError("prover: prepare() of a proof planned by another prover");
+  std::unique_ptr<PreparedProof> out = std::move(p->proof);
+  out->prepared = exec_.prepare(std::move(p->compiled));
+  return out;
+}
+
+std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::optional<AirWithTraces>>& airs,
+                                                        const PlanOptions& options) {
   check_traces(pk_, airs);
   auto out = std::make_unique<PreparedProof>();
   const MultiStarkVerifyingKey& vk = pk_.vk;
@@ -287,8 +308,11 @@ std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(const std::vector<st
   }
 
   root_span.reset();
-  out->prepared = exec_.prepare(compile(std::move(g), options));
-  return out;
+  auto planned = std::make_unique<PlannedProof>();
+  planned->prover = this;
+  planned->compiled = std::make_shared<const Plan>(compile(std::move(g), options));
+  planned->proof = std::move(out);
+  return planned;
 }
 
 }  // namespace vkstark

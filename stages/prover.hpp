@@ -53,7 +53,22 @@ class StarkProver {
     virtual void start(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace = nullptr) = 0;
     [[nodiscard]] virtual Proof finish() = 0;
     virtual const Plan& plan() const = 0;
+    // The executor memory the prepared proof holds (plan_device_bytes of its plan).
+    uint64_t device_bytes() const { return plan_device_bytes(plan().memory); }
   };
+  // prepare() in two steps, for schedulers that keep proofs within a device's memory: the proof's
+  // graph built and compiled (its memory known: device_bytes(), nothing allocated yet), then given
+  // memory and pipelines on the executor.
+  class Planned {
+   public:
+    virtual ~Planned() = default;
+    virtual const Plan& plan() const = 0;
+    uint64_t device_bytes() const { return plan_device_bytes(plan().memory); }
+  };
+  [[nodiscard]] std::unique_ptr<Planned> plan(const std::vector<std::optional<AirWithTraces>>& airs,
+                                              const PlanOptions& options = {});
+  // InputError for a Planned of another prover (or null).
+  [[nodiscard]] std::unique_ptr<Prepared> prepare(std::unique_ptr<Planned> planned);
   // `options`: the plan's (PlanOptions::fuse = false gives the unfused baseline, one submission per
   // dispatch).
   [[nodiscard]] std::unique_ptr<Prepared> prepare(const std::vector<std::optional<AirWithTraces>>& airs,

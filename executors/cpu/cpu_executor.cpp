@@ -4,6 +4,7 @@
 #include <tbb/info.h>
 #include <tbb/task_group.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -96,6 +97,7 @@ class CpuExecutor final : public Executor {
     l.max_buffer_bytes = ~uint64_t(0);
     l.max_binding_bytes = ~uint64_t(0);
     l.unified_memory = true;
+    l.device_memory_bytes = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
     return l;
   }
   std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) override {

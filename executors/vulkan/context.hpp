@@ -53,6 +53,9 @@ struct PhysicalDeviceInfo {
 // Every physical device of `instance`, with what makes it unusable (API < 1.2, no
 // VK_KHR_push_descriptor, no compute queue).
 std::vector<PhysicalDeviceInfo> describe_devices(const VkFunctions& fn, VkInstance instance);
+// Whether `wanted` names d: an index or case-insensitive name substring, a comma-separated list of
+// them, or "all".
+bool device_matches(const PhysicalDeviceInfo& d, std::string_view wanted);
 // The device to use under `options` (see VulkanOptions::device); DeviceError naming why none fits.
 const PhysicalDeviceInfo& choose_device(const std::vector<PhysicalDeviceInfo>& devices, const VulkanOptions& options);
 

@@ -75,7 +75,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool matches(const PhysicalDeviceInfo& d, std::string_view wanted) {
+bool matches_one(const PhysicalDeviceInfo& d, std::string_view wanted) {
   bool digits =
       !wanted.empty() && std::all_of(wanted.begin(), wanted.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (digits) return std::to_string(d.index) == wanted;
@@ -90,6 +90,19 @@ std::string device_list(const std::vector<PhysicalDeviceInfo>& devices) {
 }
 
 }  // namespace
+
+// `wanted`: one index or name substring, a comma-separated list of them, or "all".
+bool device_matches(const PhysicalDeviceInfo& d, std::string_view wanted) {
+  if (lower(wanted) == "all") return true;
+  size_t begin = 0;
+  while (begin <= wanted.size()) {
+    size_t end = std::min(wanted.find(',', begin), wanted.size());
+    std::string_view one = wanted.substr(begin, end - begin);
+    if (!one.empty() && matches_one(d, one)) return true;
+    begin = end + 1;
+  }
+  return false;
+}
 
 std::string PhysicalDeviceInfo::describe() const {
   std::string s =
@@ -133,7 +146,7 @@ const PhysicalDeviceInfo& choose_device(const std::vector<PhysicalDeviceInfo>& d
   const PhysicalDeviceInfo* best = nullptr;
   bool any_match = false;
   for (const PhysicalDeviceInfo& d : devices) {
-    if (!wanted.empty() && !matches(d, wanted)) continue;
+    if (!wanted.empty() && !device_matches(d, wanted)) continue;
     any_match = true;
     bool cpu_refused = !options.allow_cpu_device && d.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     if (!d.problem.empty() || cpu_refused) continue;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "executors/vulkan/context.hpp"
 #include "executors/vulkan/persistents.hpp"
 #include "executors/vulkan/pipelines.hpp"
@@ -39,6 +41,9 @@ class VulkanExecutorImpl final : public VulkanExecutor {
     l.max_binding_bytes = ctx_->limits().maxStorageBufferRange;
     l.unified_memory = ctx_->unified;
     l.slow_shader_compiler = ctx_->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    for (uint32_t i = 0; i < ctx_->memory.memoryHeapCount; ++i)
+      if (ctx_->memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+        l.device_memory_bytes = std::max<uint64_t>(l.device_memory_bytes, ctx_->memory.memoryHeaps[i].size);
     return l;
   }
 
@@ -68,7 +73,7 @@ std::unique_ptr<Executor> make_vulkan_executor(const VulkanOptions& options) {
   return std::make_unique<VulkanExecutorImpl>(options);
 }
 
-std::vector<std::string> list_vulkan_devices() {
+std::vector<VulkanDeviceSummary> describe_vulkan_devices() {
   using namespace vulkan;
   VkFunctions fn;
   try {
@@ -82,13 +87,74 @@ std::vector<std::string> list_vulkan_devices() {
   info.pApplicationInfo = &app;
   VkInstance instance = VK_NULL_HANDLE;
   if (fn.vkCreateInstance(&info, nullptr, &instance) != VK_SUCCESS) return {};
-  std::vector<std::string> names;
+  std::vector<VulkanDeviceSummary> out;
   try {
     fn.load_instance(instance, false);
-    for (const PhysicalDeviceInfo& d : describe_devices(fn, instance)) names.emplace_back(d.properties.deviceName);
+    for (const PhysicalDeviceInfo& d : describe_devices(fn, instance))
+      out.push_back({d.index, d.properties.deviceName, d.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU,
+                     d.problem, d.describe()});
   } catch (const DeviceError&) {
   }
   if (fn.vkDestroyInstance) fn.vkDestroyInstance(instance, nullptr);
+  return out;
+}
+
+std::vector<uint32_t> select_vulkan_devices(std::string_view wanted, bool allow_cpu_device) {
+  using namespace vulkan;
+  VkFunctions fn;
+  fn.load_global();
+  auto app = vk_struct<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+  app.apiVersion = VK_API_VERSION_1_2;
+  auto info = vk_struct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+  info.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  vk_check(fn.vkCreateInstance(&info, nullptr, &instance), "vkCreateInstance");
+  std::vector<PhysicalDeviceInfo> devices;
+  try {
+    fn.load_instance(instance, false);
+    devices = describe_devices(fn, instance);
+  } catch (...) {
+    fn.vkDestroyInstance(instance, nullptr);
+    throw;
+  }
+  fn.vkDestroyInstance(instance, nullptr);
+  std::string listed = "devices:";
+  for (const PhysicalDeviceInfo& d : devices) listed += "\n  " + d.describe();
+  if (devices.empty()) listed = "the loader sees no Vulkan device";
+  // Each entry of a list must name a device; "all" takes the usable ones.
+  const bool all = wanted == "all";
+  if (!all) {
+    size_t begin = 0;
+    while (begin <= wanted.size()) {
+      const size_t end = std::min(wanted.find(',', begin), wanted.size());
+      const std::string_view one = wanted.substr(begin, end - begin);
+      if (one.empty()) throw InputError(fmt::format("Vulkan devices '{}': an empty entry", wanted));
+      if (std::none_of(devices.begin(), devices.end(), [&](const auto& d) { return device_matches(d, one); }))
+        throw DeviceError(fmt::format("no Vulkan device matches '{}' (of '{}'); {}", one, wanted, listed));
+      begin = end + 1;
+    }
+  }
+  std::vector<uint32_t> out;
+  for (const PhysicalDeviceInfo& d : devices) {
+    if (!device_matches(d, wanted)) continue;
+    const bool cpu = d.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    if (!d.problem.empty()) {
+      if (all) continue;
+      throw DeviceError(fmt::format("Vulkan device {} cannot be used", d.describe()));
+    }
+    if (cpu && !allow_cpu_device) continue;
+    out.push_back(d.index);
+  }
+  if (out.empty())
+    throw DeviceError(fmt::format("no usable Vulkan device in '{}'{}; {}", wanted,
+                                  allow_cpu_device ? "" : " (CPU implementations such as lavapipe are not used here)",
+                                  listed));
+  return out;
+}
+
+std::vector<std::string> list_vulkan_devices() {
+  std::vector<std::string> names;
+  for (const VulkanDeviceSummary& d : describe_vulkan_devices()) names.push_back(d.name);
   return names;
 }
 

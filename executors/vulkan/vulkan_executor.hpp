@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/executor.hpp"
@@ -21,7 +22,8 @@ namespace vkstark {
 
 struct VulkanOptions {
   // "" = the best device (discrete > integrated > virtual > CPU), or VKSTARK_VULKAN_DEVICE when set;
-  // else a device index or a case-insensitive substring of its name.
+  // else a device index or a case-insensitive substring of its name. A list ("0,1") or "all" (the
+  // forms make_executors takes) gives the best device among those it names.
   std::string device;
   // Khronos validation with synchronization validation; also on when VKSTARK_VALIDATE=1. Any
   // warning or error it reports makes prepare()/run()/download() throw DeviceError.
@@ -45,8 +47,21 @@ class VulkanExecutor : public Executor {
 // the override, a device without VK_KHR_push_descriptor or a compute queue, no validation layer...
 [[nodiscard]] std::unique_ptr<Executor> make_vulkan_executor(const VulkanOptions& options = {});
 
-// Names of the physical devices the loader sees, in index order (empty when there is no loader),
-// for messages and --list-devices.
+// The physical devices the loader sees, in index order (empty when there is no loader).
+struct VulkanDeviceSummary {
+  uint32_t index = 0;
+  std::string name;
+  bool cpu = false;       // a CPU implementation of Vulkan (lavapipe)
+  std::string problem;    // why the executor cannot use it; empty if it can
+  std::string described;  // "0: NVIDIA H100 (discrete GPU, Vulkan 1.3)" and the problem, for messages
+};
+std::vector<VulkanDeviceSummary> describe_vulkan_devices();
+// The indices of the usable devices `wanted` names ("all", or a comma-separated list of indices
+// and case-insensitive name substrings), CPU implementations only with allow_cpu_device. DeviceError
+// when an entry names no device, a named device is unusable, or none is left; InputError for an
+// empty entry.
+std::vector<uint32_t> select_vulkan_devices(std::string_view wanted, bool allow_cpu_device);
+// Their names, for messages and --list-devices.
 std::vector<std::string> list_vulkan_devices();
 
 }  // namespace vkstark

@@ -45,6 +45,7 @@ struct TraceMatrix {
   TraceMatrix(uint32_t w, uint32_t h) : width(w), height(h), values(size_t(w) * h) {}
   Fp& at(uint32_t row, uint32_t col) { return values[size_t(col) * height + row]; }
   Fp at(uint32_t row, uint32_t col) const { return values[size_t(col) * height + row]; }
+  bool operator==(const TraceMatrix&) const = default;
 };
 
 // One LogUp interaction as the AIR declares it (protocol.md 4.1). A send has count c, the matching

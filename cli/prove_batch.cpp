@@ -1,0 +1,279 @@
+// vkstark prove-batch: the jobs of a manifest (or one job per trace file of a folder) proved on every
+// worker of this machine (each Vulkan GPU, optionally the CPU), several in flight per device within
+// its memory; built with VKSTARK_MPI=ON and started by mpirun, over every rank (cli/batch_mpi.hpp):
+// rank 0 reads the manifest, deals the jobs out as workers free up, writes the proof files and
+// prints the summary. A failed job is reported with its reason and the batch goes on.
+//
+// Exit statuses: 0 every job proved, verified and written; 1 a job failed or was lost; 2 a bad
+// command line or manifest.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "executors/executors.hpp"
+#include "runtime/error.hpp"
+#include "runtime/json.hpp"
+#include "stages/batch/batch.hpp"
+#include "stages/batch/manifest.hpp"
+#include "stages/params.hpp"
+#ifdef VKSTARK_HAVE_MPI
+#include "cli/batch_mpi.hpp"
+#endif
+
+namespace vkstark::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+#ifdef VKSTARK_HAVE_MPI
+// Started by mpirun (Open MPI sets OMPI_COMM_WORLD_SIZE; PMI/PMIx launchers PMIX_RANK or PMI_RANK).
+bool launched_by_mpi() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_RANK");
+}
+#endif
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw InputError(fmt::format("cannot read the manifest '{}'", path));
+  const std::streamoff size = in.tellg();
+  if (size < 0 || uint64_t(size) > batch::kMaxManifestBytes)
+    throw InputError(fmt::format("the manifest '{}' is larger than {} bytes", path, batch::kMaxManifestBytes));
+  std::string text(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(text.data(), size)) throw InputError(fmt::format("cannot read the manifest '{}'", path));
+  return text;
+}
+
+std::string manifest_folder(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
+
+// Writes a proof file where its job says, making the folders on the way.
+void write_proof(const std::string& path, const std::vector<uint8_t>& bytes) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  write_binary_file(path, bytes);
+}
+
+std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<batch::JobResult>& results,
+                         double wall_s, int ranks, const std::vector<int>& dead_ranks) {
+  std::string entries;
+  for (const batch::JobResult& r : results) {
+    const batch::Job& j = jobs[r.job];
+    entries += fmt::format(
+        "{}\n    {{\"name\": {}, \"status\": {}, \"reason\": {}, \"worker\": {}, \"out\": {}, \"prove_ms\": {}, "
+        "\"total_ms\": {}, \"device_bytes\": {}}}",
+        entries.empty() ? "" : ",", json_string(j.name),
+        json_string(r.ok     ? "ok"
+                    : r.lost ? "lost"
+                             : "failed"),
+        json_string(r.reason), json_string(r.worker), json_string(j.out), json_number(r.prove_ms),
+        json_number(r.total_ms), r.device_bytes);
+  }
+  const auto ok = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ok; });
+  const auto lost = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.lost; });
+  std::string dead;
+  for (int d : dead_ranks) dead += fmt::format("{}{}", dead.empty() ? "" : ", ", d);
+  return fmt::format(
+      "{{\"jobs\": {}, \"ok\": {}, \"failed\": {}, \"lost\": {}, \"wall_s\": {}, \"proofs_per_s\": {}, \"ranks\": {}, "
+      "\"dead_ranks\": [{}], \"results\": [{}\n]}}\n",
+      results.size(), ok, results.size() - ok - lost, lost, json_number(wall_s),
+      json_number(wall_s > 0 ? double(ok) / wall_s : 0), ranks, dead, entries);
+}
+
+}  // namespace
+
+int prove_batch_command(int argc, char** argv) {
+  Options options("vkstark prove-batch",
+                  "  Proves many jobs: the lines of a manifest (--manifest; see docs/batch.md) or one job per trace\n"
+                  "  file of a folder (--traces, with --out-dir). Every job's proof is verified and written where the\n"
+                  "  job says. Workers: one per Vulkan GPU (--devices), optionally the CPU (--cpu-worker), each with\n"
+                  "  up to --in-flight proofs on its device within its memory. Under mpirun (a VKSTARK_MPI=ON build)\n"
+                  "  the jobs are dealt out over every rank; each rank takes its share of its machine's GPUs.\n"
+                  "  Exit status 0 when every job succeeded, 1 when one failed or was lost, 2 for a bad command\n"
+                  "  line or manifest.");
+  std::string manifest, traces, out_dir, executor, devices, params_name, summary_file;
+  uint32_t log_stacked = 0, in_flight = 0, memory_percent = 0, rank_timeout = 0;
+  bool cpu_worker = false, quiet = false;
+  options.input("--manifest", manifest, "the jobs, one per line (docs/batch.md)");
+  options.text("--traces", "DIR", traces, "one job per *.vkt trace file of DIR (vkstark trace writes them)");
+  options.text("--out-dir", "DIR", out_dir, "with --traces: where the proofs go (<name>.vkp)");
+  executor_option(options, executor);
+  options.text("--devices", "all|LIST", devices,
+               "the Vulkan devices to use: all (the default; $VKSTARK_VULKAN_DEVICE when set) or indices and name "
+               "substrings, comma-separated");
+  options.flag("--cpu-worker", cpu_worker, "the CPU executor proves too, as one more worker");
+  options.number<uint32_t>("--in-flight", "N", in_flight, 2, {1, 64}, "proofs in flight per worker");
+  options.number<uint32_t>("--memory-percent", "P", memory_percent, 85, {1, 100},
+                           "the share of a device's memory its proofs in flight may take together");
+  options.choice("--params", params_name, {"secure", "test"}, "secure",
+                 "jobs' default params: secure = app_params_with_100_bits_security(--log-stacked-height); test: "
+                 "small, fast, NOT secure");
+  options.number<uint32_t>("--log-stacked-height", "H", log_stacked, 21, {8, kMaxLogStackedHeight},
+                           "jobs' default log2 stacked height (secure params)");
+  options.number<uint32_t>("--rank-timeout", "S", rank_timeout, 60, {1, 86400},
+                           "MPI: a rank silent this many seconds is taken for dead (its jobs in flight are lost)");
+  options.output("--summary", summary_file, "write the batch's summary as JSON (rank 0)");
+  options.flag("--quiet", quiet, "no line per job (the summary is printed still)");
+  options.parse_or_exit(argc - 1, argv + 1);
+  if (manifest.empty() == traces.empty()) options.fail("give one of --manifest FILE and --traces DIR");
+  if (!traces.empty() && out_dir.empty()) options.fail("--traces needs --out-dir DIR");
+  if (traces.empty() && !out_dir.empty()) options.fail("--out-dir goes with --traces");
+
+  int rank = 0, ranks = 1;
+  uint32_t local_rank = 0, local_size = 1;
+#ifdef VKSTARK_HAVE_MPI
+  std::optional<batch::MpiSession> mpi;
+  if (launched_by_mpi()) {
+    mpi.emplace(argc, argv);
+    rank = mpi->rank();
+    ranks = mpi->size();
+    local_rank = uint32_t(mpi->local_rank());
+    local_size = uint32_t(mpi->local_size());
+  }
+#else
+  const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (world && std::string_view(world) != "1") {
+    fmt::print(stderr,
+               "vkstark prove-batch: started by mpirun, but this build has no MPI (configure with -DVKSTARK_MPI=ON): "
+               "every rank would prove every job\n");
+    return kExitUsage;
+  }
+#endif
+
+  batch::Job defaults;
+  defaults.params = params_name;
+  defaults.log_stacked = log_stacked;
+  std::vector<batch::Job> jobs;
+  try {
+    if (!traces.empty()) {
+      jobs = batch::trace_folder_jobs(traces, out_dir, defaults);
+    } else {
+      std::string text, error;
+      if (rank == 0) {
+        try {
+          text = read_text(manifest);
+        } catch (const InputError& e) {
+          error = e.what();
+        }
+      }
+#ifdef VKSTARK_HAVE_MPI
+      if (mpi) {
+        // Rank 0 reads the manifest; the others take its text ("E" + message when it could not).
+        const std::string shared = mpi->broadcast(rank == 0 ? (error.empty() ? "M" + text : "E" + error) : "");
+        if (shared.empty() || shared[0] != 'M') throw InputError(shared.empty() ? "no manifest" : shared.substr(1));
+        text = shared.substr(1);
+      }
+#endif
+      if (!error.empty()) throw InputError(error);
+      jobs = batch::parse_manifest(text, manifest, manifest_folder(manifest), defaults);
+    }
+  } catch (const InputError& e) {
+    if (rank == 0) fmt::print(stderr, "vkstark prove-batch: {}\n", e.what());
+    return kExitUsage;
+  }
+
+  const std::string expanded_devices =
+      devices.empty() && !std::getenv("VKSTARK_VULKAN_DEVICE") ? std::string("all") : devices;
+  std::vector<NamedExecutor> executors = make_executors(executor, expanded_devices, cpu_worker, local_rank, local_size);
+  std::vector<batch::Worker> workers;
+  for (NamedExecutor& e : executors)
+    workers.push_back({ranks > 1 ? fmt::format("rank {} {}", rank, e.label) : e.label, e.executor.get(), nullptr});
+  {
+    std::string list;
+    for (const batch::Worker& w : workers) list += fmt::format("{}{}", list.empty() ? "" : ", ", w.label);
+    fmt::print(stderr, "vkstark prove-batch: {}{} job(s); worker(s): {}\n",
+               ranks > 1 ? fmt::format("rank {} of {}: ", rank, ranks) : "", jobs.size(), list);
+  }
+
+  batch::WorkerOptions worker_options;
+  worker_options.max_in_flight = in_flight;
+  worker_options.memory_fraction = memory_percent / 100.0;
+
+  // The collector (rank 0): writes each proof, prints a line per job.
+  uint64_t reported = 0;
+  auto on_result = [&](batch::JobResult& r) {
+    const batch::Job& job = jobs.at(r.job);
+    if (r.ok) {
+      try {
+        write_proof(job.out, r.file);
+      } catch (const std::exception& e) {
+        r.ok = false;
+        r.reason = e.what();
+      }
+    }
+    ++reported;
+    if (quiet) return;
+    if (r.ok)
+      fmt::print("[{}/{}] {}: ok on {}: proved in {:.1f} ms ({:.1f} ms in all), {} -> {}\n", reported, jobs.size(),
+                 job.name, r.worker, r.prove_ms, r.total_ms, r.file.size(), job.out);
+    else
+      fmt::print("[{}/{}] {}: FAILED{}: {}\n", reported, jobs.size(), job.name,
+                 r.worker.empty() ? "" : " on " + r.worker, r.reason);
+    std::fflush(stdout);
+  };
+
+  const auto t0 = Clock::now();
+  std::vector<batch::JobResult> results;
+  std::vector<int> dead_ranks;
+#ifdef VKSTARK_HAVE_MPI
+  if (mpi) {
+    batch::MpiBatchOptions mpi_options;
+    mpi_options.rank_timeout_s = rank_timeout;
+    batch::MpiBatchOutcome outcome = batch::run_mpi_batch(
+        *mpi, jobs.size(), [&](batch::JobSource& source) { batch::run_workers(jobs, source, workers, worker_options); },
+        on_result, mpi_options);
+    results = std::move(outcome.results);
+    dead_ranks = std::move(outcome.dead_ranks);
+    if (!dead_ranks.empty()) mpi->abandon();
+    if (rank != 0) return 0;
+  } else
+#endif
+  {
+    batch::LocalSource source(jobs.size(), on_result);
+    batch::run_workers(jobs, source, workers, worker_options);
+    results = source.results();
+  }
+  const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  // The summary.
+  uint64_t ok = 0, failed = 0, lost = 0;
+  std::map<std::string, uint64_t> per_worker;
+  for (const batch::JobResult& r : results) {
+    if (r.ok) {
+      ++ok;
+      ++per_worker[r.worker];
+    } else if (r.lost) {
+      ++lost;
+    } else {
+      ++failed;
+    }
+  }
+  fmt::print("prove-batch: {} of {} job(s) proved, {} failed, {} lost, in {:.2f} s ({:.2f} proofs/s) on {} rank(s)\n",
+             ok, results.size(), failed, lost, wall_s, wall_s > 0 ? double(ok) / wall_s : 0.0, ranks);
+  for (const auto& [worker, n] : per_worker) fmt::print("  {}: {} proof(s)\n", worker, n);
+  for (const batch::JobResult& r : results)
+    if (!r.ok) fmt::print("  {} {}: {}\n", r.lost ? "lost" : "failed", jobs.at(r.job).name, r.reason);
+  for (int d : dead_ranks) fmt::print("  rank {} died\n", d);
+  if (!summary_file.empty()) {
+    std::ofstream out(summary_file);
+    out << summary_json(jobs, results, wall_s, ranks, dead_ranks);
+    if (!out) fmt::print(stderr, "vkstark prove-batch: cannot write the summary '{}'\n", summary_file);
+  }
+  return ok == results.size() ? 0 : kExitFailed;
+}
+
+}  // namespace vkstark::cli

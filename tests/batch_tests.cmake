@@ -1,0 +1,8 @@
+# Tests of the manifest, trace files and batches (included from tests/CMakeLists.txt).
+
+# The manifest and trace folders (stages/batch/manifest.hpp) and trace files (stages/trace_file.hpp):
+# hostile input, every error naming the line or the field. Named batch.<suite>.<test>.
+vkstark_test(unit/manifest_test.cpp LABELS unit PREFIX batch.)
+vkstark_test(unit/trace_file_test.cpp LABELS unit PREFIX batch.)
+target_link_libraries(manifest_test PRIVATE GTest::gmock)
+target_link_libraries(trace_file_test PRIVATE GTest::gmock)
