@@ -31,6 +31,7 @@ struct Round {
   double proofs_per_s = 0;
   std::map<std::string, uint64_t> per_worker;
   std::vector<double> prove_ms;  // per proof, start to finish on its device
+  std::vector<double> traces_ms, verify_ms;
 };
 
 }  // namespace
@@ -95,6 +96,8 @@ int main(int argc, char** argv) try {
       if (!r.ok) throw ExecutionError(fmt::format("job {} failed on {}: {}", jobs[r.job].name, r.worker, r.reason));
       ++round.per_worker[r.worker];
       round.prove_ms.push_back(r.prove_ms);
+      round.traces_ms.push_back(r.traces_ms);
+      round.verify_ms.push_back(r.verify_ms);
       if (!check) continue;
       auto [it, fresh] = reference.emplace(jobs[r.job].seed, files[r.job]);
       if (!fresh && it->second != files[r.job])
@@ -119,13 +122,15 @@ int main(int argc, char** argv) try {
   std::map<size_t, double> median_rate;
   for (size_t n : configurations) {
     const std::vector<batch::Worker> workers(all.begin(), all.begin() + std::ptrdiff_t(n));
-    std::vector<double> rates, walls, prove;
+    std::vector<double> rates, walls, prove, traces, verify;
     std::map<std::string, uint64_t> spread;
     for (uint32_t r = 0; r < runs; ++r) {
       Round round = batch_round(workers, true);
       rates.push_back(round.proofs_per_s);
       walls.push_back(round.wall_s);
       prove.insert(prove.end(), round.prove_ms.begin(), round.prove_ms.end());
+      traces.insert(traces.end(), round.traces_ms.begin(), round.traces_ms.end());
+      verify.insert(verify.end(), round.verify_ms.begin(), round.verify_ms.end());
       for (const auto& [w, c] : round.per_worker) spread[w] += c;
     }
     median_rate[n] = bench::median(rates);
@@ -137,13 +142,17 @@ int main(int argc, char** argv) try {
     const double lo = *std::min_element(rates.begin(), rates.end()), hi = *std::max_element(rates.begin(), rates.end());
     fmt::print(
         "{} worker(s), {} proofs per batch: {:.3f} proofs/s (median of {}; {:.3f}-{:.3f}), batch {:.2f} s, "
-        "proof latency median {:.1f} ms; proofs per worker: {}\n",
-        n, per_worker * n, median_rate[n], runs, lo, hi, bench::median(walls), bench::median(prove), spread_text);
+        "per proof (median): traces {:.1f} ms, on the device {:.1f} ms (start to finish), verify {:.1f} ms; "
+        "proofs per worker: {}\n",
+        n, per_worker * n, median_rate[n], runs, lo, hi, bench::median(walls), bench::median(traces),
+        bench::median(prove), bench::median(verify), spread_text);
     results_json += fmt::format(
         "{}\n    {{\"workers\": {}, \"proofs_per_batch\": {}, \"proofs_per_s\": {}, \"proofs_per_s_min\": {}, "
-        "\"proofs_per_s_max\": {}, \"batch_s\": {}, \"prove_ms_median\": {}, \"per_worker\": {{{}}}}}",
+        "\"proofs_per_s_max\": {}, \"batch_s\": {}, \"traces_ms_median\": {}, \"prove_ms_median\": {}, "
+        "\"verify_ms_median\": {}, \"per_worker\": {{{}}}}}",
         results_json.empty() ? "" : ",", n, per_worker * n, json_number(median_rate[n]), json_number(lo),
-        json_number(hi), json_number(bench::median(walls)), json_number(bench::median(prove)), spread_json);
+        json_number(hi), json_number(bench::median(walls)), json_number(bench::median(traces)),
+        json_number(bench::median(prove)), json_number(bench::median(verify)), spread_json);
   }
   double ratio = 0;
   if (all.size() > 1) {

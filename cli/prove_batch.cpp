@@ -74,14 +74,14 @@ std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<
   for (const batch::JobResult& r : results) {
     const batch::Job& j = jobs[r.job];
     entries += fmt::format(
-        "{}\n    {{\"name\": {}, \"status\": {}, \"reason\": {}, \"worker\": {}, \"out\": {}, \"prove_ms\": {}, "
-        "\"total_ms\": {}, \"device_bytes\": {}}}",
+        "{}\n    {{\"name\": {}, \"status\": {}, \"reason\": {}, \"worker\": {}, \"out\": {}, \"traces_ms\": {}, "
+        "\"prove_ms\": {}, \"verify_ms\": {}, \"total_ms\": {}, \"device_bytes\": {}}}",
         entries.empty() ? "" : ",", json_string(j.name),
         json_string(r.ok     ? "ok"
                     : r.lost ? "lost"
                              : "failed"),
-        json_string(r.reason), json_string(r.worker), json_string(j.out), json_number(r.prove_ms),
-        json_number(r.total_ms), r.device_bytes);
+        json_string(r.reason), json_string(r.worker), json_string(j.out), json_number(r.traces_ms),
+        json_number(r.prove_ms), json_number(r.verify_ms), json_number(r.total_ms), r.device_bytes);
   }
   const auto ok = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ok; });
   const auto lost = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.lost; });

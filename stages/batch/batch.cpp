@@ -7,6 +7,7 @@
 #include <chrono>
 #include <deque>
 #include <fstream>
+#include <future>
 #include <map>
 #include <thread>
 
@@ -164,6 +165,7 @@ struct InFlight {
   std::unique_ptr<StarkProver::Prepared> prepared;
   std::unique_ptr<Trace> trace;  // must stay put until finish()
   Clock::time_point dealt, started;
+  double traces_ms = 0;
 };
 
 class WorkerLoop {
@@ -183,23 +185,48 @@ class WorkerLoop {
                                                       options.memory_fraction * 100, device);
   }
 
+  // The pipeline of one worker: jobs taken up to max_in_flight ahead of those in flight, their
+  // traces made on other threads meanwhile (host work, parallel); on this thread (the executor's),
+  // the proofs started in order as room frees, and finished oldest first; each finished proof then
+  // verified and encoded on another thread, so that this one starts the next proof at once.
   void run() {
+    const size_t in_flight = std::max<uint32_t>(options_.max_in_flight, 1);
     bool dry = false;
     while (true) {
-      while (!dry && in_flight_.size() < std::max<uint32_t>(options_.max_in_flight, 1)) {
+      while (!dry && pending_.size() + in_flight_.size() < 2 * in_flight) {
         const std::optional<uint64_t> j = source_.next();
         if (!j) {
           dry = true;
           break;
         }
-        start(*j);
+        Pending p;
+        p.job = *j;
+        p.dealt = Clock::now();
+        p.airs = std::async(std::launch::async, [this, j = *j] {
+          const Clock::time_point t0 = Clock::now();
+          JobAirs airs = make_job_airs(jobs_.at(j));
+          return std::pair(std::move(airs), ms_between(t0, Clock::now()));
+        });
+        pending_.push_back(std::move(p));
       }
-      if (in_flight_.empty()) break;
-      finish_oldest();
+      while (!pending_.empty() && in_flight_.size() < in_flight) {
+        Pending p = std::move(pending_.front());
+        pending_.pop_front();
+        start(p);
+      }
+      if (in_flight_.empty() && pending_.empty()) break;
+      if (!in_flight_.empty()) finish_oldest();
     }
+    for (std::future<void>& f : checks_) f.get();
   }
 
  private:
+  struct Pending {
+    uint64_t job = 0;
+    Clock::time_point dealt;
+    std::future<std::pair<JobAirs, double>> airs;  // and the milliseconds it took
+  };
+
   JobResult failure(uint64_t job, Clock::time_point dealt, std::string reason) const {
     JobResult r;
     r.job = job;
@@ -233,14 +260,14 @@ class WorkerLoop {
     return b;
   }
 
-  void start(uint64_t j) {
-    const Clock::time_point dealt = Clock::now();
-    const Job& job = jobs_.at(j);
+  void start(Pending& p) {
+    const Job& job = jobs_.at(p.job);
     InFlight f;
-    f.job = j;
-    f.dealt = dealt;
+    f.job = p.job;
+    f.dealt = p.dealt;
     try {
-      JobAirs airs = make_job_airs(job);
+      auto [airs, traces_ms] = p.airs.get();
+      f.traces_ms = traces_ms;
       f.key = &key_for(job, airs);
       f.shape = fmt::format("{}/{}/{}", job.params, job.log_stacked, fmt::join(f.key->air_names, ","));
       for (const auto& a : airs.airs) f.shape += fmt::format("/{}", a->common.height);
@@ -267,39 +294,58 @@ class WorkerLoop {
       f.prepared->start(airs.airs, f.trace.get());
       in_flight_.push_back(std::move(f));
     } catch (const std::exception& e) {
-      source_.done(failure(j, dealt, e.what()));
+      source_.done(failure(p.job, p.dealt, e.what()));
     }
   }
 
   void finish_oldest() {
     InFlight f = std::move(in_flight_.front());
     in_flight_.pop_front();
+    std::optional<Proof> proof;
     try {
-      const Proof proof = f.prepared->finish();
-      const Clock::time_point proved = Clock::now();
-      JobResult r;
-      r.job = f.job;
-      r.worker = worker_.label;
-      r.prove_ms = ms_between(f.started, proved);
-      r.device_bytes = f.prepared->device_bytes();
-      idle_.emplace(f.shape, std::move(f.prepared));
-      ProofFile file;
-      file.air_names = f.key->air_names;
-      file.vk = f.key->pk.vk;
-      file.proof = encode(proof);
-      const VerifyResult verdict = verify_bytes(file.vk, file.proof);
-      if (!verdict.ok) {
-        r.reason = fmt::format("the proof does not verify: {}", verdict.reason);
-      } else {
-        r.ok = true;
-        r.file = encode_proof_file(file);
-      }
-      r.total_ms = ms_between(f.dealt, Clock::now());
-      source_.done(std::move(r));
+      proof = f.prepared->finish();
     } catch (const std::exception& e) {
       // The prepared proof is dropped: its state is unknown.
       source_.done(failure(f.job, f.dealt, e.what()));
+      return;
     }
+    JobResult r;
+    r.job = f.job;
+    r.worker = worker_.label;
+    r.traces_ms = f.traces_ms;
+    r.prove_ms = ms_between(f.started, Clock::now());
+    r.device_bytes = f.prepared->device_bytes();
+    idle_.emplace(f.shape, std::move(f.prepared));
+    // Verified and encoded off this thread (host work only: the key outlives run()).
+    checks_.push_back(std::async(std::launch::async, [this, r = std::move(r), key = f.key, dealt = f.dealt,
+                                                      proof = std::move(*proof)]() mutable {
+      try {
+        const Clock::time_point t0 = Clock::now();
+        ProofFile file;
+        file.air_names = key->air_names;
+        file.vk = key->pk.vk;
+        file.proof = encode(proof);
+        const VerifyResult verdict = verify_bytes(file.vk, file.proof);
+        r.verify_ms = ms_between(t0, Clock::now());
+        if (!verdict.ok) {
+          r.reason = fmt::format("the proof does not verify: {}", verdict.reason);
+        } else {
+          r.ok = true;
+          r.file = encode_proof_file(file);
+        }
+        r.total_ms = ms_between(dealt, Clock::now());
+      } catch (const std::exception& e) {
+        r.ok = false;
+        r.reason = e.what();
+      }
+      source_.done(std::move(r));
+    }));
+    // Reap the checks that are done, so that the list stays short.
+    std::erase_if(checks_, [](std::future<void>& c) {
+      if (c.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+      c.get();
+      return true;
+    });
   }
 
   const std::vector<Job>& jobs_;
@@ -311,7 +357,9 @@ class WorkerLoop {
   std::shared_ptr<WorkerCache> cache_;
   std::map<std::string, std::unique_ptr<KeyEntry>>& keys_;
   std::multimap<std::string, std::unique_ptr<StarkProver::Prepared>>& idle_;
+  std::deque<Pending> pending_;
   std::deque<InFlight> in_flight_;
+  std::vector<std::future<void>> checks_;
 };
 
 }  // namespace

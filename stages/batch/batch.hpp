@@ -31,7 +31,9 @@ struct JobResult {
   bool lost = false;          // never reported: its rank died with it in flight
   std::string reason;         // why it failed or was lost (empty when ok)
   std::string worker;         // who ran it: "rank 1 vulkan 0 (NVIDIA H100 80GB HBM3)"
+  double traces_ms = 0;       // making the traces (a shipped AIR's, or reading a trace file)
   double prove_ms = 0;        // start to finish of the proof on its device (traces uploaded, proof downloaded)
+  double verify_ms = 0;       // encoding and verifying the proof
   double total_ms = 0;        // the job from being dealt to its result (traces, keygen, prepare, prove, verify)
   uint64_t device_bytes = 0;  // the proof's device memory, from its plan
   std::vector<uint8_t> file;  // the proof file's bytes (ok only): the collector writes them to the job's out
@@ -100,15 +102,17 @@ struct Worker {
   std::shared_ptr<WorkerCache> cache;
 };
 
-// Runs one thread per worker until the source runs dry. A worker takes a job when it has room
-// (fewer than max_in_flight proofs in flight), makes its traces, its key (kept per AIR set and
-// params) and its prepared proof (kept per shape, reused by later jobs of that shape), and starts
-// it; it finishes the oldest proof in flight, verifies it and reports the proof file's bytes.
-// Memory: a proof's device memory is known from its plan before any is allocated; the prepared
-// proofs a worker holds never take more than its budget together (idle ones are dropped first,
-// then it waits for proofs in flight; a job that does not fit the budget alone fails, naming both
-// sizes). Any job's failure (bad traces, a proof that does not verify, a device error) is reported
-// with its reason and the worker goes on.
+// Runs one thread per worker until the source runs dry. A worker takes jobs up to max_in_flight
+// ahead of its proofs in flight and makes their traces on other threads meanwhile; on its own
+// thread it gets each job's key (kept per AIR set and params) and prepared proof (kept per shape,
+// reused by later jobs of that shape), starts the proof when it has room (fewer than max_in_flight
+// in flight), and finishes the oldest; the finished proof is verified and encoded as a proof file on
+// another thread while the worker starts the next. Memory: a proof's device memory is known from its
+// plan before any is allocated; the prepared proofs a worker holds never take more than its budget
+// together (idle ones are dropped first, then it waits for proofs in flight; a job that does not fit
+// the budget alone fails, naming both sizes). Any job's failure (bad traces, a proof that does not
+// verify, a device error) is reported with its reason and the worker goes on. The source's done()
+// is called from the worker's and the checking threads.
 void run_workers(const std::vector<Job>& jobs, JobSource& source, const std::vector<Worker>& workers,
                  const WorkerOptions& options);
 

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Runs on a multi-GPU machine (see bundle.sh): batch_bench over one GPU and over all of them, then
+# vkstark prove-batch of keccakf jobs on every GPU. Results in $OUT/results.tgz.
+# Usage: bash bench/gpu/run_batch.sh [bench] [prove-batch] [tests]   (no argument: bench and prove-batch)
+cd "$(dirname "$0")/../.."
+. .gpu/gpu-prelude.sh .gpu
+B=/tmp/vkstark-bin
+mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
+R=$OUT/r; mkdir -p $R
+export XDG_CACHE_HOME=/tmp/vkstark-cache
+nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1
+want() { [ -z "$SECTIONS" ] && [ "$1" != tests ] || [[ " $SECTIONS " == *" $1 "* ]]; }
+SECTIONS="$*"
+if want bench; then
+echo "== batch_bench: keccakf 1024 permutations, params(21), 1 GPU vs all"
+VKSTARK_LOG_LEVEL=info timeout ${BENCH_TIMEOUT:-540} $B/batch_bench --executor vulkan --devices all --proofs-per-worker ${PER_WORKER:-8} --runs ${RUNS:-3} --json $R/batch_bench-vulkan-multi.json > $R/batch_bench.txt 2>&1; echo "exit $?"
+grep -vE "^\[" $R/batch_bench.txt | tail -12
+fi
+if want prove-batch; then
+echo "== vkstark prove-batch: 8 keccakf jobs (1024 permutations) on every GPU"
+mkdir -p /tmp/pb && for i in 1 2 3 4 5 6 7 8; do echo "k$i air=keccakf permutations=1024 seed=$i out=out/k$i.vkp"; done > /tmp/pb/jobs.txt
+timeout 300 $B/vkstark prove-batch --manifest /tmp/pb/jobs.txt --executor vulkan --summary $R/prove_batch_summary.json > $R/prove_batch.txt 2>&1; echo "exit $?"
+tail -14 $R/prove_batch.txt
+timeout 60 $B/vkstark verify /tmp/pb/out/k8.vkp | cut -c1-100
+fi
+if want tests; then
+echo "== tests with validation"
+for t in $B/*_test; do
+  n=$(basename $t)
+  VKSTARK_VALIDATE=1 timeout 300 $t --gtest_filter='*vulkan*:*Vulkan*:Batch.*' > $R/$n.log 2>&1
+  echo "$n exit=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$n.log | tr '\n' ' ')"
+done
+fi
+cd $OUT && tar czf results.tgz r && rm -rf r
