@@ -138,7 +138,11 @@ namespace {
 // column so that the column-major stores are contiguous.
 class PermRows {
  public:
-  explicit PermRows(uint32_t rows) : rows_(rows), v_(size_t(rows) * C::kWidth) {}
+  // The rows live in a buffer kept per thread: a fresh 250 KB buffer per permutation would be an
+  // mmap, page faults and an munmap each (the allocator's threshold is 128 KB), which serialises
+  // the threads on the process's memory map. Zeroed here: fill_permutation leaves the step flags
+  // of other rounds and the export flag at zero.
+  explicit PermRows(uint32_t rows) : rows_(rows), v_(buffer()) { v_.assign(size_t(rows) * C::kWidth, Fp()); }
   uint32_t rows() const { return rows_; }
   Fp& at(uint32_t row, uint32_t col) { return v_[size_t(row) * C::kWidth + col]; }
   void bits(uint32_t row, uint64_t lane, auto col_of_bit) {
@@ -154,8 +158,12 @@ class PermRows {
   }
 
  private:
+  static std::vector<Fp>& buffer() {
+    thread_local std::vector<Fp> b;
+    return b;
+  }
   uint32_t rows_;
-  std::vector<Fp> v_;
+  std::vector<Fp>& v_;
 };
 
 // The state as lanes s[x][y] (standard indexing: lane x + 5y), as the reference's generator keeps it.
@@ -224,10 +232,21 @@ uint32_t keccak_trace_height(size_t num_permutations) {
 }
 
 TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs) {
+  return keccak_trace(inputs, TraceMatrix());
+}
+
+TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs, TraceMatrix&& storage) {
   const uint32_t height = keccak_trace_height(inputs.size());
   // Padding: permutations of the all-zero state fill the rows up to the height, the last one cut short.
   const uint32_t num_perms = (height + kRounds - 1) / kRounds;
-  TraceMatrix t(C::kWidth, height);
+  TraceMatrix t;
+  if (storage.values.size() == size_t(C::kWidth) * height) {
+    t.values = std::move(storage.values);
+    t.width = C::kWidth;
+    t.height = height;
+  } else {
+    t = TraceMatrix(C::kWidth, height);
+  }
   tbb::parallel_for(uint32_t{0}, num_perms, [&](uint32_t p) {
     static const std::array<uint64_t, 25> kZeroState{};
     const uint32_t first_row = p * kRounds;

@@ -75,5 +75,9 @@ uint32_t keccak_trace_height(size_t num_permutations);
 // Permutation p's output is in row 24p + 23's a''' columns (KeccakCols::a_prime_prime_prime); row
 // 24p + 24 holds the next input. Runs the permutations in parallel (TBB).
 TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs);
+// The same, written into `storage` when it holds exactly the trace's number of cells (every cell is
+// written: its old contents do not matter), which saves allocating and zeroing a large matrix per
+// trace (batches reuse their traces' memory); else into a new matrix.
+TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs, TraceMatrix&& storage);
 
 }  // namespace vkstark

@@ -290,12 +290,12 @@ std::vector<AirWithTraces> mixture_fixture_standard(uint32_t log_height) {
   return out;
 }
 
-std::vector<AirWithTraces> keccak_fixture(size_t permutations, uint64_t seed) {
+std::vector<AirWithTraces> keccak_fixture(size_t permutations, uint64_t seed, TraceMatrix&& storage) {
   std::mt19937_64 rng(seed);
   std::vector<std::array<uint64_t, 25>> inputs(permutations);
   for (auto& in : inputs)
     for (uint64_t& x : in) x = rng();
-  return {AirWithTraces{std::make_shared<KeccakAir>(), {}, keccak_trace(inputs), {}}};
+  return {AirWithTraces{std::make_shared<KeccakAir>(), {}, keccak_trace(inputs, std::move(storage)), {}}};
 }
 
 }  // namespace vkstark

@@ -134,6 +134,7 @@ std::vector<AirWithTraces> self_interaction_fixture(std::span<const uint32_t> wi
 std::vector<AirWithTraces> mixture_fixture_standard(uint32_t log_height);
 // The Keccak-f AIR (stages/airs/keccak.hpp) over `permutations` random inputs (seeded): the keccakf
 // example's workload at 1024 permutations (2^15 rows).
-std::vector<AirWithTraces> keccak_fixture(size_t permutations, uint64_t seed);
+// `storage`: memory for the trace (see keccak_trace).
+std::vector<AirWithTraces> keccak_fixture(size_t permutations, uint64_t seed, TraceMatrix&& storage = {});
 
 }  // namespace vkstark

@@ -84,7 +84,7 @@ std::vector<uint8_t> read_trace_file(const Job& job) {
 
 }  // namespace
 
-JobAirs make_job_airs(const Job& job) {
+JobAirs make_job_airs(const Job& job, TraceMatrix&& storage) {
   JobAirs out;
   if (!job.trace_file.empty()) {
     TraceFile file;
@@ -102,7 +102,7 @@ JobAirs make_job_airs(const Job& job) {
     }
     out.statement = fmt::format("{} trace of {} rows from {}", air, rows, job.trace_file);
   } else if (job.air == "keccakf") {
-    for (AirWithTraces& t : keccak_fixture(job.size, job.seed)) out.airs.emplace_back(std::move(t));
+    for (AirWithTraces& t : keccak_fixture(job.size, job.seed, std::move(storage))) out.airs.emplace_back(std::move(t));
     out.statement = fmt::format("{} Keccak-f permutations (seed {})", job.size, job.seed);
   } else if (job.air == "fibonacci") {
     if (!std::has_single_bit(job.size) || job.size < 4)
@@ -204,7 +204,7 @@ class WorkerLoop {
         p.dealt = Clock::now();
         p.airs = std::async(std::launch::async, [this, j = *j] {
           const Clock::time_point t0 = Clock::now();
-          JobAirs airs = make_job_airs(jobs_.at(j));
+          JobAirs airs = make_job_airs(jobs_.at(j), take_storage());
           return std::pair(std::move(airs), ms_between(t0, Clock::now()));
         });
         pending_.push_back(std::move(p));
@@ -253,6 +253,19 @@ class WorkerLoop {
     return *keys_.emplace(id, std::move(entry)).first->second;
   }
 
+  // Trace memory of earlier jobs, for the next traces (keccak_trace writes every cell of it).
+  TraceMatrix take_storage() {
+    std::lock_guard lock(pool_mutex_);
+    if (pool_.empty()) return {};
+    TraceMatrix t = std::move(pool_.back());
+    pool_.pop_back();
+    return t;
+  }
+  void give_back(TraceMatrix&& t) {
+    std::lock_guard lock(pool_mutex_);
+    if (pool_.size() < 2 * size_t(std::max<uint32_t>(options_.max_in_flight, 1))) pool_.push_back(std::move(t));
+  }
+
   uint64_t held_bytes() const {
     uint64_t b = 0;
     for (const InFlight& f : in_flight_) b += f.prepared->device_bytes();
@@ -291,8 +304,10 @@ class WorkerLoop {
       }
       f.trace = std::make_unique<Trace>();
       f.started = Clock::now();
-      f.prepared->start(airs.airs, f.trace.get());
+      f.prepared->start(airs.airs, f.trace.get());  // the traces are uploaded: their memory is free again
       in_flight_.push_back(std::move(f));
+      for (auto& a : airs.airs)
+        if (a) give_back(std::move(a->common));
     } catch (const std::exception& e) {
       source_.done(failure(p.job, p.dealt, e.what()));
     }
@@ -357,6 +372,8 @@ class WorkerLoop {
   std::shared_ptr<WorkerCache> cache_;
   std::map<std::string, std::unique_ptr<KeyEntry>>& keys_;
   std::multimap<std::string, std::unique_ptr<StarkProver::Prepared>>& idle_;
+  std::mutex pool_mutex_;
+  std::vector<TraceMatrix> pool_;
   std::deque<Pending> pending_;
   std::deque<InFlight> in_flight_;
   std::vector<std::future<void>> checks_;

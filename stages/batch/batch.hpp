@@ -78,7 +78,8 @@ struct JobAirs {
   std::vector<std::optional<AirWithTraces>> airs;
   std::string statement;  // "1024 Keccak-f permutations (seed 1)"
 };
-JobAirs make_job_airs(const Job& job);
+// `storage`: memory for a shipped AIR's trace (keccak_trace), e.g. an earlier job's.
+JobAirs make_job_airs(const Job& job, TraceMatrix&& storage = {});
 // The job's system params (secure: app_params_with_100_bits_security(log_stacked); test: small,
 // NOT secure), validated.
 SystemParams job_params(const Job& job);

@@ -183,6 +183,20 @@ TEST(KeccakAir, PadsWithZeroStatePermutationsTheLastCutShort) {
   EXPECT_EQ(lanes_at(t, 127, C::a_prime_prime_prime), lanes_at(t, 24 * 3 + 7, C::a_prime_prime_prime));
 }
 
+TEST(KeccakAir, ATraceWrittenIntoUsedStorageEqualsAFreshOne) {
+  const std::vector<State> inputs = random_states(3, 11);  // 72 rows -> 128, padding cut short
+  const TraceMatrix fresh = keccak_trace(inputs);
+  // Storage of the right size full of garbage: every cell is written.
+  TraceMatrix used(fresh.width, fresh.height);
+  for (size_t i = 0; i < used.values.size(); ++i) used.values[i] = Fp::reduce(0x9e3779b97f4a7c15ull * (i + 1));
+  const Fp* memory = used.values.data();
+  const TraceMatrix reused = keccak_trace(inputs, std::move(used));
+  EXPECT_EQ(reused, fresh);
+  EXPECT_EQ(reused.values.data(), memory) << "the storage was not reused";
+  // Storage of another size is not used.
+  EXPECT_EQ(keccak_trace(inputs, TraceMatrix(3, 5)), fresh);
+}
+
 TEST(KeccakAir, RejectsNoInputsNamingTheAir) {
   try {
     keccak_trace(std::vector<State>{});
