@@ -14,6 +14,9 @@
 
 #include <chrono>
 #include <map>
+#include <thread>
+
+#include <tbb/task_arena.h>
 
 #include "bench/bench_util.hpp"
 #include "cli/options.hpp"
@@ -66,6 +69,26 @@ int main(int argc, char** argv) try {
   fmt::print(
       "batch_bench: {} worker(s): {}; keccakf {} permutations, params(log stacked {}), {} in flight per worker\n",
       all.size(), device_names, permutations, log_stacked, in_flight);
+
+  // The host's part alone: one job's traces, made serially (median of 3), and the threads TBB has.
+  double traces_alone_ms = 0;
+  {
+    std::vector<double> ms;
+    TraceMatrix storage;
+    batch::Job j;
+    j.name = "probe";
+    j.air = "keccakf";
+    j.size = permutations;
+    for (int i = 0; i < 3; ++i) {
+      const auto t0 = Clock::now();
+      batch::JobAirs airs = batch::make_job_airs(j, std::move(storage));
+      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      storage = std::move(airs.airs[0]->common);
+    }
+    traces_alone_ms = bench::median(ms);
+    fmt::print("host: {} hardware threads, TBB concurrency {}; one job's traces alone: {:.1f} ms (median of 3)\n",
+               std::thread::hardware_concurrency(), tbb::this_task_arena::max_concurrency(), traces_alone_ms);
+  }
 
   batch::WorkerOptions worker_options;
   worker_options.max_in_flight = in_flight;
@@ -161,8 +184,10 @@ int main(int argc, char** argv) try {
   }
   bench::write_result(path, "batch_bench", kind, device_names,
                       fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"in_flight\": {}, "
-                                  "\"runs\": {}, \"configurations\": [{}\n  ], \"ratio_all_to_one\": {}}}",
-                                  permutations, log_stacked, in_flight, runs, results_json, json_number(ratio)));
+                                  "\"runs\": {}, \"host_threads\": {}, \"traces_alone_ms\": {}, \"configurations\": [{}\n  ], "
+                                  "\"ratio_all_to_one\": {}}}",
+                                  permutations, log_stacked, in_flight, runs, std::thread::hardware_concurrency(),
+                                  json_number(traces_alone_ms), results_json, json_number(ratio)));
   fmt::print("wrote {}\n", path);
   return 0;
 } catch (const std::exception& e) {

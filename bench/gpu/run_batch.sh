@@ -9,6 +9,7 @@ mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
 R=$OUT/r; mkdir -p $R
 export XDG_CACHE_HOME=/tmp/vkstark-cache
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1
+echo "host: nproc $(nproc), $(grep -c ^processor /proc/cpuinfo) processors, cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null), $(grep -m1 'model name' /proc/cpuinfo)"
 want() { [ -z "$SECTIONS" ] && [ "$1" != tests ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 SECTIONS="$*"
 if want bench; then
