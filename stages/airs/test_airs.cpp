@@ -295,7 +295,10 @@ std::vector<AirWithTraces> keccak_fixture(size_t permutations, uint64_t seed, Tr
   std::vector<std::array<uint64_t, 25>> inputs(permutations);
   for (auto& in : inputs)
     for (uint64_t& x : in) x = rng();
-  return {AirWithTraces{std::make_shared<KeccakAir>(), {}, keccak_trace(inputs, std::move(storage)), {}}};
+  // Not `return {AirWithTraces{...}}`: an initializer list copies its elements (the whole trace).
+  std::vector<AirWithTraces> out;
+  out.push_back(AirWithTraces{std::make_shared<KeccakAir>(), {}, keccak_trace(inputs, std::move(storage)), {}});
+  return out;
 }
 
 }  // namespace vkstark
