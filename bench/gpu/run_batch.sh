@@ -14,13 +14,13 @@ want() { [ -z "$SECTIONS" ] && [ "$1" != tests ] || [[ " $SECTIONS " == *" $1 "*
 SECTIONS="$*"
 if want bench; then
 echo "== batch_bench: keccakf 1024 permutations, params(21), 1 GPU vs all"
-VKSTARK_LOG_LEVEL=info timeout ${BENCH_TIMEOUT:-540} $B/batch_bench --executor vulkan --devices all --proofs-per-worker ${PER_WORKER:-8} --runs ${RUNS:-3} --json $R/batch_bench-vulkan-multi.json > $R/batch_bench.txt 2>&1; echo "exit $?"
+VKSTARK_LOG_LEVEL=info timeout ${BENCH_TIMEOUT:-540} $B/batch_bench --executor vulkan --devices all --proofs-per-worker ${PER_WORKER:-8} --in-flight ${IN_FLIGHT:-2} --runs ${RUNS:-3} --json $R/batch_bench-vulkan-multi.json > $R/batch_bench.txt 2>&1; echo "exit $?"
 grep -vE "^\[" $R/batch_bench.txt | tail -12
 fi
 if want prove-batch; then
-echo "== vkstark prove-batch: 8 keccakf jobs (1024 permutations) on every GPU"
-mkdir -p /tmp/pb && for i in 1 2 3 4 5 6 7 8; do echo "k$i air=keccakf permutations=1024 seed=$i out=out/k$i.vkp"; done > /tmp/pb/jobs.txt
-timeout 300 $B/vkstark prove-batch --manifest /tmp/pb/jobs.txt --executor vulkan --summary $R/prove_batch_summary.json > $R/prove_batch.txt 2>&1; echo "exit $?"
+echo "== vkstark prove-batch: 16 keccakf jobs (1024 permutations) on every GPU"
+mkdir -p /tmp/pb && for i in $(seq 1 16); do echo "k$i air=keccakf permutations=1024 seed=$i out=out/k$i.vkp"; done > /tmp/pb/jobs.txt
+timeout 300 $B/vkstark prove-batch --manifest /tmp/pb/jobs.txt --executor vulkan --in-flight ${IN_FLIGHT:-2} --summary $R/prove_batch_summary.json > $R/prove_batch.txt 2>&1; echo "exit $?"
 tail -14 $R/prove_batch.txt
 timeout 60 $B/vkstark verify /tmp/pb/out/k8.vkp | cut -c1-100
 fi
