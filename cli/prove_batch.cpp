@@ -46,20 +46,6 @@ bool launched_by_mpi() {
 }
 #endif
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError(fmt::format("cannot read the manifest '{}'", path));
-  const std::streamoff size = in.tellg();
-  if (size < 0 || uint64_t(size) > batch::kMaxManifestBytes)
-    throw InputError(fmt::format("the manifest '{}' is larger than {} bytes", path, batch::kMaxManifestBytes));
-  std::string text(static_cast<size_t>(size), '\0');
-  in.seekg(0);
-  if (!in.read(text.data(), size)) throw InputError(fmt::format("cannot read the manifest '{}'", path));
-  return text;
-}
-
-std::string manifest_folder(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
-
 // Writes a proof file where its job says, making the folders on the way.
 void write_proof(const std::string& path, const std::vector<uint8_t>& bytes) {
   const std::filesystem::path p(path);
@@ -165,7 +151,7 @@ int prove_batch_command(int argc, char** argv) {
       std::string text, error;
       if (rank == 0) {
         try {
-          text = read_text(manifest);
+          text = batch::read_manifest_text(manifest);
         } catch (const InputError& e) {
           error = e.what();
         }
@@ -179,7 +165,7 @@ int prove_batch_command(int argc, char** argv) {
       }
 #endif
       if (!error.empty()) throw InputError(error);
-      jobs = batch::parse_manifest(text, manifest, manifest_folder(manifest), defaults);
+      jobs = batch::parse_manifest(text, manifest, batch::manifest_folder(manifest), defaults);
     }
   } catch (const InputError& e) {
     if (rank == 0) fmt::print(stderr, "vkstark prove-batch: {}\n", e.what());
@@ -221,7 +207,7 @@ int prove_batch_command(int argc, char** argv) {
       fmt::print("[{}/{}] {}: ok on {}: proved in {:.1f} ms ({:.1f} ms in all), {} -> {}\n", reported, jobs.size(),
                  job.name, r.worker, r.prove_ms, r.total_ms, r.file.size(), job.out);
     else
-      fmt::print("[{}/{}] {}: FAILED{}: {}\n", reported, jobs.size(), job.name,
+      fmt::print("[{}/{}] {}: {}{}: {}\n", reported, jobs.size(), job.name, r.lost ? "LOST" : "FAILED",
                  r.worker.empty() ? "" : " on " + r.worker, r.reason);
     std::fflush(stdout);
   };

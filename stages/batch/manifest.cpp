@@ -217,7 +217,7 @@ std::vector<Job> parse_manifest(std::string_view text, std::string_view source, 
   return jobs;
 }
 
-std::vector<Job> read_manifest(const std::string& path, const Job& defaults) {
+std::string read_manifest_text(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw InputError(fmt::format("cannot read the manifest '{}': a folder", path));
   if (!fs::exists(path, ec)) throw InputError(fmt::format("cannot read the manifest '{}': no such file", path));
@@ -234,7 +234,13 @@ std::vector<Job> read_manifest(const std::string& path, const Job& defaults) {
   if (text.size() > kMaxManifestBytes)
     throw InputError(fmt::format("the manifest '{}' is larger than {} bytes", path, kMaxManifestBytes));
   if (in.bad()) throw InputError(fmt::format("cannot read the manifest '{}'", path));
-  return parse_manifest(text, path, fs::path(path).parent_path().string(), defaults);
+  return text;
+}
+
+std::string manifest_folder(const std::string& path) { return fs::path(path).parent_path().string(); }
+
+std::vector<Job> read_manifest(const std::string& path, const Job& defaults) {
+  return parse_manifest(read_manifest_text(path), path, manifest_folder(path), defaults);
 }
 
 std::vector<Job> trace_folder_jobs(const std::string& folder, const std::string& out_folder, const Job& defaults) {

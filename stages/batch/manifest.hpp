@@ -53,6 +53,10 @@ std::vector<Job> parse_manifest(std::string_view text, std::string_view source, 
                                 const Job& defaults);
 // Reads and parses a manifest file, its folder the file's parent (InputError naming the path when it
 // cannot be read or is over kMaxManifestBytes; reads at most one byte past the bound).
+// The text of a manifest file, and the folder its relative paths are taken from (read_manifest =
+// parse_manifest of both; MPI ranks parse rank 0's text). InputError as read_manifest's.
+std::string read_manifest_text(const std::string& path);
+std::string manifest_folder(const std::string& path);
 std::vector<Job> read_manifest(const std::string& path, const Job& defaults);
 // One job per `*.vkt` file of `folder` (sorted by file name), named after the file's stem, its proof
 // written to `out_folder`/<stem>.vkp; line 0, params and log_stacked from `defaults`. Only regular
