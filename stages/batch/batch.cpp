@@ -11,6 +11,8 @@
 #include <map>
 #include <thread>
 
+#include <tbb/task_arena.h>
+
 #include "runtime/error.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/keygen.hpp"
@@ -168,6 +170,14 @@ struct InFlight {
   double traces_ms = 0;
 };
 
+// The TBB arena of the workers' host work (traces, verification): at low priority, so that the
+// copies into staging memory when a proof starts (the executor's, on the default arena) are not
+// queued behind it; that start holds up the worker's device.
+tbb::task_arena& background() {
+  static tbb::task_arena arena(tbb::task_arena::automatic, 1, tbb::task_arena::priority::low);
+  return arena;
+}
+
 class WorkerLoop {
  public:
   WorkerLoop(const std::vector<Job>& jobs, JobSource& source, const Worker& worker, const WorkerOptions& options)
@@ -204,7 +214,8 @@ class WorkerLoop {
         p.dealt = Clock::now();
         p.airs = std::async(std::launch::async, [this, j = *j] {
           const Clock::time_point t0 = Clock::now();
-          JobAirs airs = make_job_airs(jobs_.at(j), take_storage());
+          JobAirs airs;
+          background().execute([&] { airs = make_job_airs(jobs_.at(j), take_storage()); });
           return std::pair(std::move(airs), ms_between(t0, Clock::now()));
         });
         pending_.push_back(std::move(p));
@@ -340,7 +351,8 @@ class WorkerLoop {
         file.air_names = key->air_names;
         file.vk = key->pk.vk;
         file.proof = encode(proof);
-        const VerifyResult verdict = verify_bytes(file.vk, file.proof);
+        VerifyResult verdict;
+        background().execute([&] { verdict = verify_bytes(file.vk, file.proof); });
         r.verify_ms = ms_between(t0, Clock::now());
         if (!verdict.ok) {
           r.reason = fmt::format("the proof does not verify: {}", verdict.reason);

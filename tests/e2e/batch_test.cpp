@@ -178,6 +178,7 @@ TEST(Batch, ExecutorsForABatch) {
   e = make_executors("vulkan", "all", true);
   ASSERT_GE(e.size(), 2u);
   EXPECT_EQ(e.back().label, "cpu");
+  for (const NamedExecutor& x : e) EXPECT_GT(x.executor->limits().device_memory_bytes, uint64_t(1) << 20) << x.label;
   EXPECT_THAT(e.front().label, HasSubstr("vulkan "));
   // A list naming no device.
   EXPECT_THROW((void)make_executors("vulkan", "0,no-such-device", false), DeviceError);
