@@ -168,7 +168,11 @@ int prove_batch_command(int argc, char** argv) {
       jobs = batch::parse_manifest(text, manifest, batch::manifest_folder(manifest), defaults);
     }
   } catch (const InputError& e) {
-    if (rank == 0) fmt::print(stderr, "vkstark prove-batch: {}\n", e.what());
+    if (rank == 0)
+      fmt::print(stderr,
+                 "vkstark prove-batch: {}\n(the manifest's format: docs/batch.md; the options: vkstark prove-batch "
+                 "--help)\n",
+                 e.what());
     return kExitUsage;
   }
 
