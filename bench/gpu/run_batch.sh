@@ -32,7 +32,7 @@ for t in $B/*_test; do
   echo "$n exit=$? $(grep -E '^\[  (PASSED|FAILED)' $R/$n.log | tr '\n' ' ')"
 done
 echo "== vkstark prove-batch with validation: 12 Fibonacci jobs on every GPU and the CPU worker"
-mkdir -p /tmp/pbv && for i in $(seq 1 12); do echo "f$i air=fibonacci rows=$((256 << (i % 4))) out=out/f$i.vkp"; done > /tmp/pbv/jobs.txt
+mkdir -p /tmp/pbv && for i in $(seq 1 12); do echo "f$i air=fibonacci rows=$((256 << (i % 3))) out=out/f$i.vkp"; done > /tmp/pbv/jobs.txt
 VKSTARK_VALIDATE=1 timeout 300 $B/vkstark prove-batch --manifest /tmp/pbv/jobs.txt --executor vulkan --cpu-worker --params test --quiet > $R/prove_batch_validate.txt 2>&1; echo "exit $?"
 tail -5 $R/prove_batch_validate.txt
 fi
