@@ -182,12 +182,13 @@ int main(int argc, char** argv) try {
     ratio = median_rate[all.size()] / median_rate[1];
     fmt::print("{} workers / 1 worker: {:.2f}x\n", all.size(), ratio);
   }
-  bench::write_result(path, "batch_bench", kind, device_names,
-                      fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"in_flight\": {}, "
-                                  "\"runs\": {}, \"host_threads\": {}, \"traces_alone_ms\": {}, \"configurations\": [{}\n  ], "
-                                  "\"ratio_all_to_one\": {}}}",
-                                  permutations, log_stacked, in_flight, runs, std::thread::hardware_concurrency(),
-                                  json_number(traces_alone_ms), results_json, json_number(ratio)));
+  bench::write_result(
+      path, "batch_bench", kind, device_names,
+      fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"in_flight\": {}, "
+                  "\"runs\": {}, \"host_threads\": {}, \"traces_alone_ms\": {}, \"configurations\": [{}\n  ], "
+                  "\"ratio_all_to_one\": {}}}",
+                  permutations, log_stacked, in_flight, runs, std::thread::hardware_concurrency(),
+                  json_number(traces_alone_ms), results_json, json_number(ratio)));
   fmt::print("wrote {}\n", path);
   return 0;
 } catch (const std::exception& e) {
