@@ -15,6 +15,7 @@
 
 #include "runtime/error.hpp"
 #include "runtime/trace.hpp"
+#include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/airs/fibonacci.hpp"
 #include "stages/codec.hpp"
@@ -86,7 +87,7 @@ std::vector<uint8_t> read_trace_file(const Job& job) {
 
 }  // namespace
 
-JobAirs make_job_airs(const Job& job, TraceMatrix&& storage) {
+JobAirs make_job_airs(const Job& job, TraceMatrix&& storage, bool check_trace_file) {
   JobAirs out;
   if (!job.trace_file.empty()) {
     TraceFile file;
@@ -98,7 +99,14 @@ JobAirs make_job_airs(const Job& job, TraceMatrix&& storage) {
     const uint32_t rows = file.main.height;
     const std::string air = file.air;
     try {
-      out.airs.emplace_back(trace_file_air(std::move(file)));
+      AirWithTraces t = trace_file_air(std::move(file));
+      // Checked before it is proved (when asked: it costs host time): a violated constraint is named
+      // (which constraint, which row) rather than found as a proof that does not verify.
+      if (check_trace_file)
+        if (const auto v =
+                find_violation(symbolic_air(*t.air), std::span<const TraceMatrix>(&t.common, 1), t.public_values))
+          throw InputError(v->message());
+      out.airs.emplace_back(std::move(t));
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {}", job.trace_file, e.what()));
     }
@@ -215,7 +223,7 @@ class WorkerLoop {
         p.airs = std::async(std::launch::async, [this, j = *j] {
           const Clock::time_point t0 = Clock::now();
           JobAirs airs;
-          background().execute([&] { airs = make_job_airs(jobs_.at(j), take_storage()); });
+          background().execute([&] { airs = make_job_airs(jobs_.at(j), take_storage(), options_.check_trace_files); });
           return std::pair(std::move(airs), ms_between(t0, Clock::now()));
         });
         pending_.push_back(std::move(p));

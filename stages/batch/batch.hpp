@@ -79,16 +79,19 @@ struct JobAirs {
   std::string statement;  // "1024 Keccak-f permutations (seed 1)"
 };
 // `storage`: memory for a shipped AIR's trace (keccak_trace), e.g. an earlier job's.
-JobAirs make_job_airs(const Job& job, TraceMatrix&& storage = {});
+// `check_trace_file`: a trace file's constraints are checked on the host first (find_violation):
+// InputError naming the constraint and the row that fail, instead of a proof that does not verify.
+JobAirs make_job_airs(const Job& job, TraceMatrix&& storage = {}, bool check_trace_file = false);
 // The job's system params (secure: app_params_with_100_bits_security(log_stacked); test: small,
 // NOT secure), validated.
 SystemParams job_params(const Job& job);
 
 struct WorkerOptions {
-  uint32_t max_in_flight = 2;     // proofs a worker keeps in flight on its device
-  double memory_fraction = 0.85;  // of ExecutorLimits::device_memory_bytes the worker's plans may take
-  uint64_t memory_bytes = 0;      // a budget in bytes instead (0: from memory_fraction)
-  PlanOptions plan;               // fuse = false: the unfused baseline
+  uint32_t max_in_flight = 2;      // proofs a worker keeps in flight on its device
+  double memory_fraction = 0.85;   // of ExecutorLimits::device_memory_bytes the worker's plans may take
+  uint64_t memory_bytes = 0;       // a budget in bytes instead (0: from memory_fraction)
+  PlanOptions plan;                // fuse = false: the unfused baseline
+  bool check_trace_files = false;  // make_job_airs's check_trace_file
 };
 
 // A worker's keys (per AIR set and params) and idle prepared proofs (per shape).

@@ -155,13 +155,21 @@ TEST(Batch, BadJobsFailAloneWithTheirReason) {
   jobs[2].trace_file = (folder / "missing.vkt").string();
   Batch b = cpu_and_vulkan();
   const std::vector<JobResult> results = run(jobs, b.workers, {});
-  std::filesystem::remove_all(folder);
   EXPECT_TRUE(results[0].ok) << results[0].reason;
   EXPECT_TRUE(results[3].ok) << results[3].reason;
   EXPECT_FALSE(results[1].ok);
   EXPECT_THAT(results[1].reason, HasSubstr("does not verify"));
   EXPECT_FALSE(results[2].ok);
   EXPECT_THAT(results[2].reason, HasSubstr("missing.vkt"));
+  // With the trace files checked on the host first, the failure names the constraint and the row.
+  WorkerOptions checked;
+  checked.check_trace_files = true;
+  const std::vector<JobResult> again = run(jobs, b.workers, checked);
+  std::filesystem::remove_all(folder);
+  EXPECT_FALSE(again[1].ok);
+  EXPECT_THAT(again[1].reason, HasSubstr("bad.vkt: AIR fibonacci: constraint"));
+  EXPECT_THAT(again[1].reason, HasSubstr("violated at row"));
+  EXPECT_TRUE(again[0].ok && again[3].ok);
 }
 
 TEST(Batch, NoWorkersIsAnError) {
