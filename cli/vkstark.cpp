@@ -72,21 +72,43 @@ ProofFile read_proof_file(const std::string& path) {
   }
 }
 
+// A shipped AIR's computation, as prove and trace take it: --air, --permutations, --seed, --rows.
+struct Computation {
+  std::string air;
+  uint32_t permutations = 0, rows = 0, seed = 0;
+
+  void declare(cli::Options& options) {
+    options.choice("--air", air, {"keccakf", "fibonacci"}, "keccakf",
+                   "keccakf: Keccak-f[1600] permutations of random inputs; fibonacci: a Fibonacci sequence");
+    options.number<uint32_t>("--permutations", "N", permutations, 1024, {1, 1u << 16},
+                             "keccakf: permutations (24 trace rows each)");
+    options.number<uint32_t>("--seed", "S", seed, 1, {0, UINT32_MAX}, "keccakf: seed of the random inputs");
+    options.number<uint32_t>("--rows", "N", rows, 1u << 14, {4, 1u << 24}, "fibonacci: trace rows, a power of two");
+  }
+  // After parsing: the job (a usage error for rows that are not a power of two).
+  batch::Job job(const cli::Options& options, std::string name) const {
+    if (air == "fibonacci" && !std::has_single_bit(rows))
+      options.fail(fmt::format("--rows {}: not a power of two", rows));
+    batch::Job j;
+    j.name = std::move(name);
+    j.air = air;
+    j.size = air == "keccakf" ? permutations : rows;
+    j.seed = seed;
+    return j;
+  }
+};
+
 // ---------------------------------------------------------------------------------------------
 
 int prove_command(int argc, char** argv) {
   cli::Options options("vkstark prove",
                        "  Proves a shipped AIR's computation, checks the proof, and writes the proof file (the\n"
                        "  verifying key with its params, and the proof) for `vkstark verify`.");
-  std::string air, executor, params_name, out, vk_out, trace_file, json_file;
-  uint32_t permutations = 0, rows = 0, log_stacked = 0, seed = 0;
+  Computation computation;
+  std::string executor, params_name, out, vk_out, trace_file, json_file;
+  uint32_t log_stacked = 0;
   bool quiet = false;
-  options.choice("--air", air, {"keccakf", "fibonacci"}, "keccakf",
-                 "keccakf: Keccak-f[1600] permutations of random inputs; fibonacci: a Fibonacci sequence");
-  options.number<uint32_t>("--permutations", "N", permutations, 1024, {1, 1u << 16},
-                           "keccakf: permutations (24 trace rows each)");
-  options.number<uint32_t>("--seed", "S", seed, 1, {0, UINT32_MAX}, "keccakf: seed of the random inputs");
-  options.number<uint32_t>("--rows", "N", rows, 1u << 14, {4, 1u << 24}, "fibonacci: trace rows, a power of two");
+  computation.declare(options);
   options.choice("--params", params_name, {"secure", "test"}, "secure",
                  "secure: app_params_with_100_bits_security(--log-stacked-height); test: small, fast, NOT secure");
   options.number<uint32_t>("--log-stacked-height", "H", log_stacked, 21, {8, kMaxLogStackedHeight},
@@ -99,15 +121,10 @@ int prove_command(int argc, char** argv) {
   options.flag("--quiet", quiet, "no progress lines (there are none either when stderr is not a terminal)");
   options.parse_or_exit(argc - 1, argv + 1);
   if (out.empty()) options.fail("--out FILE is required");
-  if (air == "fibonacci" && !std::has_single_bit(rows))
-    options.fail(fmt::format("--rows {}: not a power of two", rows));
 
   cli::Progress progress(quiet);
-  batch::Job job;
-  job.name = "prove";
-  job.air = air;
-  job.size = air == "keccakf" ? permutations : rows;
-  job.seed = seed;
+  batch::Job job = computation.job(options, "prove");
+  const std::string& air = job.air;
   job.params = params_name;
   job.log_stacked = log_stacked;
   const SystemParams params = batch::job_params(job);
@@ -161,25 +178,13 @@ int trace_command(int argc, char** argv) {
   cli::Options options("vkstark trace",
                        "  Writes a shipped AIR's trace as a trace file (.vkt), for vkstark prove-batch (a manifest's\n"
                        "  trace= or --traces DIR).");
-  std::string air, out;
-  uint32_t permutations = 0, rows = 0, seed = 0;
-  options.choice("--air", air, {"keccakf", "fibonacci"}, "keccakf",
-                 "keccakf: Keccak-f[1600] permutations of random inputs; fibonacci: a Fibonacci sequence");
-  options.number<uint32_t>("--permutations", "N", permutations, 1024, {1, 1u << 16},
-                           "keccakf: permutations (24 trace rows each)");
-  options.number<uint32_t>("--seed", "S", seed, 1, {0, UINT32_MAX}, "keccakf: seed of the random inputs");
-  options.number<uint32_t>("--rows", "N", rows, 1u << 14, {4, 1u << 24}, "fibonacci: trace rows, a power of two");
+  Computation computation;
+  std::string out;
+  computation.declare(options);
   options.output("--out", out, "the trace file to write (required)");
   options.parse_or_exit(argc - 1, argv + 1);
   if (out.empty()) options.fail("--out FILE is required");
-  if (air == "fibonacci" && !std::has_single_bit(rows))
-    options.fail(fmt::format("--rows {}: not a power of two", rows));
-  batch::Job job;
-  job.name = "trace";
-  job.air = air;
-  job.size = air == "keccakf" ? permutations : rows;
-  job.seed = seed;
-  const batch::JobAirs airs = batch::make_job_airs(job);
+  const batch::JobAirs airs = batch::make_job_airs(computation.job(options, "trace"));
   const std::vector<uint8_t> bytes = encode_trace_file(to_trace_file(*airs.airs.at(0)));
   cli::write_binary_file(out, bytes);
   fmt::print("wrote {}: {} ({} bytes)\n", out, airs.statement, bytes.size());

@@ -30,18 +30,15 @@ std::unique_ptr<Executor> make_executor(std::string_view kind) {
   const std::string chosen = chosen_kind(kind);
   if (chosen == "cpu") return make_cpu_executor();
   if (chosen == "vulkan") return make_vulkan_executor();
-  if (chosen == "auto") {
-    // A Vulkan GPU if one works; CPU implementations of Vulkan (lavapipe) only when asked for.
-    try {
-      VulkanOptions gpu_only;
-      gpu_only.allow_cpu_device = false;
-      return make_vulkan_executor(gpu_only);
-    } catch (const DeviceError& e) {
-      spdlog::info("executor auto: no Vulkan GPU ({}); using the CPU executor", e.what());
-      return make_cpu_executor();
-    }
+  // auto: a Vulkan GPU if one works; CPU implementations of Vulkan (lavapipe) only when asked for.
+  try {
+    VulkanOptions gpu_only;
+    gpu_only.allow_cpu_device = false;
+    return make_vulkan_executor(gpu_only);
+  } catch (const DeviceError& e) {
+    spdlog::info("executor auto: no Vulkan GPU ({}); using the CPU executor", e.what());
+    return make_cpu_executor();
   }
-  throw InputError(fmt::format("unknown executor '{}': expected cpu, vulkan or auto", chosen));
 }
 
 std::vector<NamedExecutor> make_executors(std::string_view kind, std::string_view devices, bool cpu_worker,
@@ -72,11 +69,13 @@ std::vector<NamedExecutor> make_executors(std::string_view kind, std::string_vie
       // "all" takes lavapipe only where there is no GPU, and only for kind vulkan.
       indices = select_vulkan_devices(wanted, false);
     } catch (const DeviceError& e) {
-      if (chosen == "auto") {
-        spdlog::info("executor auto: no Vulkan GPU in '{}' ({}); using the CPU executor", wanted, e.what());
+      if (chosen == "vulkan") {
+        indices = select_vulkan_devices(wanted, true);
+      } else if (wanted == "all") {
+        spdlog::info("executor auto: no Vulkan GPU ({}); using the CPU executor", e.what());
         cpu_worker = true;
       } else {
-        indices = select_vulkan_devices(wanted, true);
+        throw;  // devices named explicitly: no fallback to the CPU
       }
     }
     // "all" is split among the processes; a list is taken as it is by each.

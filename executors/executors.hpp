@@ -29,11 +29,11 @@ struct NamedExecutor {
 // make_executor(kind) would; "all" every usable GPU; or a comma-separated list of device indices
 // and name substrings ("0,1"). CPU implementations of Vulkan (lavapipe) are taken only with kind
 // "vulkan" (for "all": only where there is no GPU). kind "auto" with no GPU gives the CPU executor;
-// "vulkan" with none throws DeviceError. `cpu_worker` adds the CPU executor as one more worker
-// (kind "cpu": the CPU executor alone, whatever `devices` says). share_count > 1: the devices of
-// "all" (also the default then) are shared among that many processes of one machine (MPI ranks of a
-// node), and this one takes every share_count-th, from share_index on; DeviceError when that leaves
-// it none and no CPU worker. A list is taken as it is by every process.
+// "vulkan" with none, or any kind with a list naming no usable device, throws DeviceError. `cpu_worker` adds the CPU
+// executor as one more worker (kind "cpu": the CPU executor alone, whatever `devices` says). share_count > 1: the
+// devices of "all" (also the default then) are shared among that many processes of one machine (MPI ranks of a node),
+// and this one takes every share_count-th, from share_index on; DeviceError when that leaves it none and no CPU worker.
+// A list is taken as it is by every process.
 [[nodiscard]] std::vector<NamedExecutor> make_executors(std::string_view kind, std::string_view devices,
                                                         bool cpu_worker, uint32_t share_index = 0,
                                                         uint32_t share_count = 1);
