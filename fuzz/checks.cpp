@@ -7,10 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <set>
 
+#include "stages/batch/manifest.hpp"
 #include "stages/codec.hpp"
 #include "stages/proof.hpp"
 #include "stages/proof_file.hpp"
+#include "stages/trace_file.hpp"
 #include "stages/verifier.hpp"
 #include "stages/whir/verify.hpp"
 
@@ -325,6 +328,47 @@ FuzzOutcome check_proof_file_input(std::span<const uint8_t> input) {
   }
   const bool is_seed = file->vk == f.vk && fuzz_hash(file->proof) == f.seed_hash;
   check_verdict(out, verify_bytes(file->vk, file->proof), is_seed, "verify_bytes (the file's key)");
+  return out;
+}
+
+FuzzOutcome check_batch_input(std::span<const uint8_t> input) {
+  FuzzOutcome out;
+  if (input.empty()) return out;
+  const std::span<const uint8_t> bytes = input.subspan(1);
+  if (input[0] % 2 == 0) {
+    std::optional<TraceFile> file;
+    try {
+      file = decode_trace_file(bytes);
+    } catch (const DecodeError&) {
+    }
+    if (!file) return out;
+    out.accepted = true;
+    if (!same(encode_trace_file(*file), bytes)) {
+      out.violation = "decode_trace_file accepted a non-canonical encoding";
+      return out;
+    }
+    try {
+      const AirWithTraces t = trace_file_air(*file);
+      if (!(to_trace_file(t) == *file)) out.violation = "to_trace_file(trace_file_air(f)) is not f";
+    } catch (const InputError&) {
+    }
+    return out;
+  }
+  std::vector<batch::Job> jobs;
+  try {
+    jobs = batch::parse_manifest(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), "fuzz",
+                                 "folder", batch::Job{});
+  } catch (const InputError&) {
+    return out;
+  }
+  out.accepted = true;
+  std::set<std::string> names, outs;
+  for (const batch::Job& j : jobs) {
+    if (!names.insert(j.name).second || !outs.insert(j.out).second) out.violation = "a repeated name or out";
+    if (j.out.empty()) out.violation = "a job without out";
+    if (j.trace_file.empty() == j.air.empty()) out.violation = "a job with both or neither of air and trace";
+    if (!j.air.empty() && j.size == 0) out.violation = "a job of a shipped AIR without its size";
+  }
   return out;
 }
 

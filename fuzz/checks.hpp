@@ -81,6 +81,13 @@ FuzzOutcome check_vk_file_input(std::span<const uint8_t> input);
 // AIR names are free); any exception but DecodeError is a crash.
 FuzzOutcome check_proof_file_input(std::span<const uint8_t> input);
 
+// Target batch_inputs: the hostile inputs of vkstark prove-batch. An even first byte: the rest is a
+// trace file (stages/trace_file.hpp) through decode_trace_file (one canonical encoding) and
+// trace_file_air (InputError only; to_trace_file gives the file back); an odd one: the rest is a
+// manifest's text through parse_manifest (InputError only; names and outs unique, each job a
+// shipped AIR with its size or a trace file). "Accepted": decoded or parsed.
+FuzzOutcome check_batch_input(std::span<const uint8_t> input);
+
 // The libFuzzer entry points' body: aborts with the violation on stderr.
 int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t* data, size_t size);
 

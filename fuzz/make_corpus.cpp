@@ -2,7 +2,8 @@
 // writes the seed corpora tests/fuzz_corpus/{pcs_proof,whir_proof}/<shape> (the selector byte, then
 // the encoded proof) and fuzz/claims.inc (each seed's claim and hashes); then the whole proofs of
 // the stark_proof fixtures, tests/fuzz_corpus/stark_proof/<name> and fuzz/stark_fixtures.inc, and
-// their verifying keys, tests/fuzz_corpus/vk_file/<name>. Deterministic: the
+// their verifying keys, tests/fuzz_corpus/vk_file/<name>; and prove-batch's inputs,
+// tests/fuzz_corpus/batch_inputs/. Deterministic: the
 // traces' values come from fixed seeds. Built with the tests (g++); run it again when the proof format or the
 // transcript changes, and commit what it writes (README, Fuzzing).
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include "stages/airs/fibonacci.hpp"
 #include "stages/airs/test_airs.hpp"
 #include "stages/proof_file.hpp"
+#include "stages/trace_file.hpp"
 #include "stages/verifier.hpp"
 #include "tests/support/hybrid_prover.hpp"
 
@@ -143,6 +145,21 @@ void write_stark_corpus(const std::filesystem::path& root) {
   if (!out) throw std::runtime_error("cannot write " + (root / "fuzz/stark_fixtures.inc").string());
 }
 
+// tests/fuzz_corpus/batch_inputs: a Fibonacci trace file (selector 0) and a manifest (selector 1).
+void write_batch_corpus(const std::filesystem::path& root) {
+  const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), 16);
+  write_file(root / "tests/fuzz_corpus/batch_inputs/fibonacci_trace", 0,
+             encode_trace_file(TraceFile{"fibonacci", fib.main, fib.public_values}));
+  const std::string manifest =
+      "# name  what  where\n"
+      "k1 air=keccakf permutations=3 seed=7 out=proofs/k1.vkp\n"
+      "f1 air=fibonacci rows=64 params=test log_stacked_height=12 out=proofs/f1.vkp\r\n"
+      "\n"
+      "t1\ttrace=traces/t1.vkt out=/abs/t1.vkp\n";
+  write_file(root / "tests/fuzz_corpus/batch_inputs/manifest", 1,
+             std::vector<uint8_t>(manifest.begin(), manifest.end()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -185,5 +202,6 @@ int main(int argc, char** argv) {
   f << inc;
   if (!f) throw std::runtime_error("cannot write " + (root / "fuzz/claims.inc").string());
   write_stark_corpus(root);
+  write_batch_corpus(root);
   return 0;
 }

@@ -47,6 +47,9 @@ const Target kTargets[] = {{"pcs_proof", fuzz::check_pcs_proof_input, shape_coun
                            {"stark_proof", fuzz::check_stark_proof_input, stark_fixture_count},
                            {"vk_file", fuzz::check_vk_file_input, stark_fixture_count},
                            {"proof_file", fuzz::check_proof_file_input, stark_fixture_count}};
+// Decoders without a verifier: "accepted" is "decoded", so a mutated seed may be accepted.
+size_t batch_input_kinds() { return 2; }  // a trace file, a manifest
+const Target kDecoderTargets[] = {{"batch_inputs", fuzz::check_batch_input, batch_input_kinds}};
 
 }  // namespace
 
@@ -74,7 +77,27 @@ TEST(FuzzReplay, EverySeedIsAcceptedWithoutViolation) {
   }
 }
 
+TEST(FuzzReplay, DecoderSeedsAreAcceptedWithoutViolation) {
+  for (const Target& t : kDecoderTargets) {
+    std::set<uint8_t> kinds;
+    for (const fs::path& p : files_in(kTests / "fuzz_corpus" / t.name)) {
+      const std::vector<uint8_t> bytes = read_file(p);
+      ASSERT_FALSE(bytes.empty()) << p;
+      kinds.insert(uint8_t(bytes[0] % t.seeds()));
+      const fuzz::FuzzOutcome o = t.check(bytes);
+      EXPECT_EQ(o.violation, "") << p;
+      EXPECT_TRUE(o.accepted) << p << " does not decode (regenerate with fuzz_make_corpus)";
+      // Truncated by one byte: never a violation (a manifest may still parse).
+      EXPECT_EQ(t.check(std::span(bytes).first(bytes.size() - 1)).violation, "") << p;
+    }
+    EXPECT_EQ(kinds.size(), t.seeds()) << t.name << ": one seed per input kind";
+  }
+}
+
 TEST(FuzzReplay, RegressionInputsRunWithoutViolation) {
+  for (const Target& t : kDecoderTargets)
+    for (const fs::path& p : files_in(kTests / "fuzz_regressions" / t.name))
+      EXPECT_EQ(t.check(read_file(p)).violation, "") << p;
   for (const Target& t : kTargets)
     for (const fs::path& p : files_in(kTests / "fuzz_regressions" / t.name)) {
       const fuzz::FuzzOutcome o = t.check(read_file(p));
