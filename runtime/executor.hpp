@@ -26,6 +26,10 @@
 
 namespace vkstark {
 
+// An executor's limits. The memory limits can be lowered for testing (never raised) through the
+// environment, read once per process: VKSTARK_MAX_ALLOCATION_BYTES (max_buffer_bytes),
+// VKSTARK_MAX_BINDING_BYTES (max_binding_bytes), VKSTARK_DEVICE_MEMORY_BYTES (device_memory_bytes);
+// executors enforce the lowered values as they enforce the device's.
 struct ExecutorLimits {
   uint32_t max_workgroup_size = 1;  // invocations per workgroup used by default
   uint32_t subgroup_size = 1;
@@ -39,6 +43,18 @@ struct ExecutorLimits {
   // Vulkan): callers may prefer fewer, generic kernels to generated ones.
   bool slow_shader_compiler = false;
 };
+
+// The limits above lowered by the environment variables (InputError naming a variable whose value
+// is not a whole number of bytes, or is below 4096).
+[[nodiscard]] ExecutorLimits apply_limit_overrides(ExecutorLimits limits);
+// The limits a plan for this executor is compiled with (PlanOptions::limits).
+[[nodiscard]] MemoryLimits memory_limits(const ExecutorLimits& limits);
+
+// Whether a plan fits an executor, before anything is allocated: its arena chunks and dedicated
+// buffers within the largest allocation, its views within the largest binding, and all of its
+// memory (plan_device_bytes) within device_memory_bytes. DeviceError ("out of device memory: ...")
+// with the bytes needed, where they go and the limit, else nothing.
+void check_plan_fits(const Plan& plan, const ExecutorLimits& limits, std::string_view device);
 
 class PreparedPlan {
  public:
@@ -104,7 +120,8 @@ class Executor {
   virtual std::string device_name() const = 0;
   virtual ExecutorLimits limits() const = 0;
 
-  // Memory and pipelines for `plan`, which the PreparedPlan shares. InputError if it is null.
+  // Memory and pipelines for `plan`, which the PreparedPlan shares. InputError if it is null;
+  // DeviceError, before anything is allocated, when it does not fit (check_plan_fits).
   [[nodiscard]] std::unique_ptr<PreparedPlan> prepare(std::shared_ptr<const Plan> plan);
   [[nodiscard]] std::unique_ptr<PreparedPlan> prepare(Plan&& plan) {
     return prepare(std::make_shared<const Plan>(std::move(plan)));

@@ -47,7 +47,7 @@ BufferId Graph::add_buffer_desc(std::string name, TypeTag type, uint64_t count, 
   if (name.empty()) throw GraphError(fmt::format("a {} buffer needs a name", to_string(lifetime)));
   const auto id = static_cast<BufferId>(buffers_.size());
   if (!ids_.emplace(name, id).second) throw GraphError(fmt::format("buffer name '{}' is used twice", name));
-  buffers_.push_back({std::move(name), type, count, lifetime});
+  buffers_.push_back({std::move(name), type, count, lifetime, nullptr, group_});
   written_.push_back(false);
   return id;
 }

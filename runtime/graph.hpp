@@ -38,6 +38,7 @@ struct BufferDesc {
   uint64_t count = 0;
   Lifetime lifetime = Lifetime::Transient;
   std::shared_ptr<const std::vector<std::byte>> data;  // a Constant's contents
+  std::string group;  // what the memory holds, for memory_breakdown (empty: by lifetime)
   uint64_t bytes() const { return count * type.size; }
 };
 
@@ -219,6 +220,30 @@ class Graph {
   // Opens a span; tasks added while the scope lives belong to it. Spans nest.
   [[nodiscard]] SpanScope span(std::string name);
 
+  class GroupScope {
+   public:
+    GroupScope(GroupScope&& o) noexcept : g_(o.g_), previous_(std::move(o.previous_)) { o.g_ = nullptr; }
+    GroupScope(const GroupScope&) = delete;
+    GroupScope& operator=(const GroupScope&) = delete;
+    GroupScope& operator=(GroupScope&&) = delete;
+    ~GroupScope() {
+      if (g_) g_->group_ = std::move(previous_);
+    }
+
+   private:
+    friend class Graph;
+    GroupScope(Graph* g, std::string previous) : g_(g), previous_(std::move(previous)) {}
+    Graph* g_;
+    std::string previous_;
+  };
+  // Names what the buffers made while the scope lives hold ("trace", "codeword", ...): the plan's
+  // memory_breakdown adds memory up by these names. Scopes nest; the innermost names.
+  [[nodiscard]] GroupScope memory_group(std::string name) {
+    GroupScope scope(this, std::move(group_));
+    group_ = std::move(name);
+    return scope;
+  }
+
   // Process-unique; a copy of a graph keeps it (handles made before the copy are valid in both).
   GraphId id() const { return id_; }
   const std::vector<BufferDesc>& buffers() const { return buffers_; }
@@ -252,6 +277,7 @@ class Graph {
   std::vector<Task> tasks_;
   std::vector<SpanDesc> spans_;
   std::vector<uint32_t> open_spans_;
+  std::string group_;  // memory_group of new buffers
   GraphId id_;
   // Buffer ids by name.
   std::unordered_map<std::string, BufferId, NameHash, std::equal_to<>> ids_;

@@ -46,11 +46,16 @@ struct Range {
   bool overlaps(const Range& o) const { return region == o.region && begin < o.end && o.begin < end; }
 };
 
+// Regions: a dedicated buffer's own id, or buffers.size() + the arena chunk.
+uint32_t region_of(const Plan& p, const Placement& pl) {
+  return pl.in_arena() ? uint32_t(p.buffers.size()) + pl.chunk : pl.region;
+}
+
 Range physical(const Plan& p, uint32_t task, const Binding& b) {
-  if (!b.used()) return {kTransientArena, 0, 0, task, b.buffer};  // an unused array slot: empty, overlaps nothing
+  if (!b.used()) return {uint32_t(p.buffers.size()), 0, 0, task, b.buffer};  // an unused array slot: empty
   const Placement& pl = p.memory.placement[b.buffer];
   uint64_t begin = pl.offset + b.byte_offset();
-  return {pl.region, begin, begin + b.byte_count(), task, b.buffer};
+  return {region_of(p, pl), begin, begin + b.byte_count(), task, b.buffer};
 }
 
 void compute_uses(Plan& p) {
@@ -65,44 +70,121 @@ void compute_uses(Plan& p) {
     }
 }
 
+bool in_arena(const Plan& p, BufferId id) {
+  const Lifetime l = p.buffers[id].lifetime;
+  return l == Lifetime::Transient || (l == Lifetime::Input && p.options.inputs_in_arena);
+}
+
+// When an arena buffer starts to hold data: an Input from the start of the run (it is uploaded
+// before), a Transient at its first use (-1: never used).
+int64_t live_from(const Plan& p, BufferId id) {
+  return p.buffers[id].lifetime == Lifetime::Input ? 0 : p.memory.first_use[id];
+}
+
+std::string limit_hint(uint64_t limit) {
+  return fmt::format(
+      "{} bytes (MemoryLimits::max_allocation_bytes: the device's maxMemoryAllocationSize, or "
+      "VKSTARK_MAX_ALLOCATION_BYTES)",
+      limit);
+}
+
 void assign_memory(Plan& p) {
   auto& m = p.memory;
+  const uint64_t limit = p.options.limits.max_allocation_bytes;
   m.placement.assign(p.buffers.size(), {});
-  std::vector<BufferId> transients;
+  std::vector<BufferId> arena;
   for (BufferId id = 0; id < p.buffers.size(); ++id) {
-    if (p.buffers[id].lifetime == Lifetime::Transient) {
-      transients.push_back(id);
-    } else {
-      m.placement[id] = {id, 0};
-      m.dedicated_bytes += p.buffers[id].bytes();
+    if (in_arena(p, id)) {
+      arena.push_back(id);
+      continue;
     }
+    if (p.buffers[id].bytes() > limit)
+      throw GraphError(
+          fmt::format("buffer '{}' ({} bytes, {}) is larger than one allocation may be: {}; its builder "
+                      "must split it",
+                      p.buffers[id].name, p.buffers[id].bytes(), to_string(p.buffers[id].lifetime), limit_hint(limit)));
+    m.placement[id] = {id, 0, 0};
+    m.dedicated_bytes += p.buffers[id].bytes();
   }
-  std::stable_sort(transients.begin(), transients.end(),
-                   [&](BufferId a, BufferId b) { return m.first_use[a] < m.first_use[b]; });
+  std::stable_sort(arena.begin(), arena.end(),
+                   [&](BufferId a, BufferId b) { return live_from(p, a) < live_from(p, b); });
   struct Live {
     uint64_t begin, end;
     int64_t last_use;
   };
-  std::vector<Live> live;
-  for (BufferId id : transients) {
-    uint64_t size = align_up(std::max<uint64_t>(p.buffers[id].bytes(), 1), kTransientAlignment);
+  struct Chunk {
+    std::vector<Live> live;
+    uint64_t bytes = 0;
+  };
+  std::vector<Chunk> chunks;
+  for (BufferId id : arena) {
+    const uint64_t size = align_up(std::max<uint64_t>(p.buffers[id].bytes(), 1), kTransientAlignment);
+    if (size > limit)
+      throw GraphError(
+          fmt::format("buffer '{}' ({} bytes, {}) is larger than one allocation may be: {}; its builder "
+                      "must split it",
+                      p.buffers[id].name, p.buffers[id].bytes(), to_string(p.buffers[id].lifetime), limit_hint(limit)));
+    const int64_t first = live_from(p, id);
+    uint32_t chunk = 0;
     uint64_t offset = 0;
-    if (p.options.alias_transients) {
-      // A transient whose last use comes before this one's first use no longer holds data.
-      // Unused transients (first_use -1) are given space but never touched.
-      int64_t first = m.first_use[id];
-      std::erase_if(live, [&](const Live& l) { return first >= 0 && l.last_use >= 0 && l.last_use < first; });
-      std::sort(live.begin(), live.end(), [](const Live& a, const Live& b) { return a.begin < b.begin; });
-      for (const Live& l : live) {  // lowest gap that fits
-        if (offset + size <= l.begin) break;
-        offset = std::max(offset, l.end);
+    for (;; ++chunk) {
+      if (chunk == chunks.size()) chunks.emplace_back();
+      Chunk& c = chunks[chunk];
+      offset = 0;
+      if (p.options.alias_transients) {
+        // A buffer whose last use comes before this one's first use no longer holds data.
+        // Unused transients (first use -1) are given space but never touched.
+        std::erase_if(c.live, [&](const Live& l) { return first >= 0 && l.last_use >= 0 && l.last_use < first; });
+        std::sort(c.live.begin(), c.live.end(), [](const Live& a, const Live& b) { return a.begin < b.begin; });
+        for (const Live& l : c.live) {  // lowest gap that fits
+          if (offset + size <= l.begin) break;
+          offset = std::max(offset, l.end);
+        }
+      } else {
+        offset = c.bytes;
       }
-      live.push_back({offset, offset + size, m.last_use[id]});
-    } else {
-      offset = m.transient_arena_bytes;
+      if (offset + size <= limit) break;
     }
-    m.placement[id] = {kTransientArena, offset};
-    m.transient_arena_bytes = std::max(m.transient_arena_bytes, offset + size);
+    Chunk& c = chunks[chunk];
+    if (p.options.alias_transients) c.live.push_back({offset, offset + size, m.last_use[id]});
+    m.placement[id] = {kTransientArena, chunk, offset};
+    c.bytes = std::max(c.bytes, offset + size);
+  }
+  for (const Chunk& c : chunks) {
+    m.arena_chunks.push_back(c.bytes);
+    m.transient_arena_bytes += c.bytes;
+  }
+  // The live set over time: +bytes where a buffer starts to hold data, -bytes after its last use.
+  std::vector<int64_t> delta(p.tasks.size() + 1, 0);
+  for (BufferId id : arena) {
+    const int64_t first = live_from(p, id), last = m.last_use[id];
+    if (first < 0 || last < 0) continue;
+    delta[size_t(first)] += int64_t(p.buffers[id].bytes());
+    delta[size_t(last) + 1] -= int64_t(p.buffers[id].bytes());
+  }
+  int64_t live = 0;
+  for (size_t i = 0; i < p.tasks.size(); ++i) {
+    live += delta[i];
+    if (uint64_t(live) > m.peak_live_bytes) {
+      m.peak_live_bytes = uint64_t(live);
+      m.peak_task = int64_t(i);
+    }
+  }
+}
+
+// Every dispatch's views fit one binding (MemoryLimits::max_view_bytes).
+void check_views(const Plan& p) {
+  const MemoryLimits& lim = p.options.limits;
+  if (lim.max_view_bytes() == ~uint64_t(0)) return;
+  for (const Task& t : p.tasks) {
+    if (t.kind != TaskKind::Dispatch) continue;
+    for (const Binding& b : t.bindings)
+      if (b.used() && !lim.binds(b.byte_offset(), b.byte_count()))
+        throw GraphError(fmt::format(
+            "task '{}': its view of buffer '{}' is {} bytes from byte {}, more than one binding may cover ({} bytes: "
+            "MemoryLimits::max_binding_bytes, max_allocation_bytes); its builder must split the task",
+            t.name, p.buffers[b.buffer].name, b.byte_count(), b.byte_offset(),
+            std::min(lim.max_binding_bytes, lim.max_allocation_bytes)));
   }
 }
 
@@ -120,7 +202,7 @@ void assign_memory(Plan& p) {
 // strictly inside); they are rare (zero-count views) and handled by plain scans.
 class PendingRanges {
  public:
-  explicit PendingRanges(size_t buffers) : regions_(buffers + 1) {}
+  explicit PendingRanges(size_t regions) : regions_(regions) {}
 
   void add(const Range& r) {
     const size_t slot = slot_of(r.region);
@@ -178,15 +260,16 @@ class PendingRanges {
     std::map<uint64_t, Piece> pieces;           // disjoint, covering the non-empty ranges
     std::multimap<uint64_t, uint32_t> empties;  // empty ranges by position
   };
-  size_t slot_of(uint32_t region) const { return region == kTransientArena ? regions_.size() - 1 : region; }
+  static size_t slot_of(uint32_t region) { return region; }
 
-  std::vector<Region> regions_;  // per buffer with its own memory, then the transient arena
+  std::vector<Region> regions_;  // per buffer with its own memory, then the arena's chunks
   std::vector<size_t> used_;     // regions holding ranges
 };
 
 void place_barriers_and_segments(Plan& p) {
-  PendingRanges pending_writes(p.buffers.size());  // since the last memory barrier
-  PendingRanges pending_reads(p.buffers.size());   // since the last barrier of any kind
+  const size_t regions = p.buffers.size() + std::max<size_t>(p.memory.arena_chunks.size(), 1);
+  PendingRanges pending_writes(regions);  // since the last memory barrier
+  PendingRanges pending_reads(regions);   // since the last barrier of any kind
   for (uint32_t i = 0; i < p.tasks.size(); ++i) {
     const Task& t = p.tasks[i];
     Step step;
@@ -263,6 +346,7 @@ namespace {
 Plan schedule(Plan p) {
   compute_uses(p);
   assign_memory(p);
+  check_views(p);
   place_barriers_and_segments(p);
   return p;
 }
@@ -289,6 +373,63 @@ Plan compile(Graph&& graph, PlanOptions options) {
   return schedule(std::move(p));
 }
 
+namespace {
+std::string default_group(const BufferDesc& b) {
+  switch (b.lifetime) {
+    case Lifetime::Input:
+      return "inputs";
+    case Lifetime::Output:
+      return "outputs";
+    case Lifetime::Constant:
+      return "constants";
+    case Lifetime::Persistent:
+      return "persistent";
+    case Lifetime::Transient:
+      return "work";
+  }
+  return "work";
+}
+}  // namespace
+
+std::vector<MemoryPart> memory_breakdown(const Plan& plan) {
+  const MemoryPlan& m = plan.memory;
+  std::vector<MemoryPart> out;
+  auto add = [&](const std::string& group, uint64_t bytes) {
+    if (bytes == 0) return;
+    auto it = std::find_if(out.begin(), out.end(), [&](const MemoryPart& u) { return u.group == group; });
+    if (it == out.end())
+      out.push_back({group, bytes});
+    else
+      it->bytes += bytes;
+  };
+  uint64_t live = 0;
+  for (BufferId id = 0; id < plan.buffers.size(); ++id) {
+    const BufferDesc& b = plan.buffers[id];
+    const std::string group = b.group.empty() ? default_group(b) : b.group;
+    if (!m.placement[id].in_arena()) {
+      add(group, b.bytes());
+      continue;
+    }
+    const int64_t from = b.lifetime == Lifetime::Input ? 0 : m.first_use[id];
+    if (m.peak_task >= 0 && from >= 0 && from <= m.peak_task && m.last_use[id] >= m.peak_task) {
+      add(group, b.bytes());
+      live += b.bytes();
+    }
+  }
+  add("arena slack", m.transient_arena_bytes > live ? m.transient_arena_bytes - live : 0);
+  std::stable_sort(out.begin(), out.end(), [](const MemoryPart& a, const MemoryPart& b) { return a.bytes > b.bytes; });
+  return out;
+}
+
+std::string format_memory_breakdown(const std::vector<MemoryPart>& uses) {
+  uint64_t total = 0;
+  for (const MemoryPart& u : uses) total += u.bytes;
+  std::string out = fmt::format("{:.3f} GB", double(total) / 1e9);
+  for (size_t i = 0; i < uses.size(); ++i)
+    out += fmt::format("{} {} {:.3f}", i == 0 ? ":" : ",", uses[i].group, double(uses[i].bytes) / 1e9);
+  return out;
+}
+
 bool Plan::read_before_written(BufferId id) const {
   const int64_t first = memory.first_use.at(id);
   if (first < 0) return false;
@@ -304,12 +445,14 @@ std::string Plan::to_text() const {
       "{} host syncs\n",
       options.fuse ? "fused" : "unfused", tasks.size(), counts.dispatches, counts.submissions, counts.barriers,
       counts.memory_barriers, counts.execution_barriers, counts.host_tasks, counts.host_syncs);
-  os << fmt::format("memory: transient arena {} B, dedicated {} B\n", memory.transient_arena_bytes,
-                    memory.dedicated_bytes);
+  os << fmt::format("memory: transient arena {} B in {} chunk(s), dedicated {} B\n", memory.transient_arena_bytes,
+                    memory.arena_chunks.size(), memory.dedicated_bytes);
   for (BufferId id = 0; id < buffers.size(); ++id) {
     const BufferDesc& b = buffers[id];
     const Placement& pl = memory.placement[id];
-    std::string where = pl.region == kTransientArena ? fmt::format("arena @{}", pl.offset) : std::string("dedicated");
+    std::string where = !pl.in_arena()                   ? std::string("dedicated")
+                        : memory.arena_chunks.size() > 1 ? fmt::format("arena {} @{}", pl.chunk, pl.offset)
+                                                         : fmt::format("arena @{}", pl.offset);
     os << fmt::format("  buffer {} '{}' {} x {} {} {} B, {}, tasks {}..{}\n", id, b.name, b.count, b.type.name,
                       to_string(b.lifetime), b.bytes(), where, memory.first_use[id], memory.last_use[id]);
   }

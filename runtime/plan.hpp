@@ -8,11 +8,16 @@
 //   memory: read-after-write and write-after-write need a memory barrier, write-after-read only an
 //   execution dependency; independent dispatches get none. Hazards are computed on the memory the
 //   plan assigns, so aliased transients are covered too;
-// - gives each Transient an offset in one arena, sharing memory between transients whose
-//   lifetimes (first to last task that touches them) do not overlap;
+// - gives each Transient an offset in the transient arena, sharing memory between transients
+//   whose lifetimes (first to last task that touches them) do not overlap. The arena is split into
+//   chunks of at most MemoryLimits::max_allocation_bytes (one allocation each), and every buffer
+//   lies inside one chunk;
+// - checks every buffer against the largest allocation and every view against the largest
+//   binding (GraphError naming the buffer or the task: the graph's builder must split them);
 // - records the counts an executor must reproduce (golden-tested).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,9 +26,35 @@
 
 namespace vkstark {
 
+inline constexpr uint64_t kTransientAlignment = 256;  // >= every device's minStorageBufferOffsetAlignment
+
+// The device limits a plan is compiled for (ExecutorLimits of the executor that will run it:
+// memory_limits() in runtime/executor.hpp). Unlimited by default.
+struct MemoryLimits {
+  uint64_t max_allocation_bytes = ~uint64_t(0);  // one buffer, one arena chunk
+  uint64_t max_binding_bytes = ~uint64_t(0);     // one view bound to a dispatch
+  // The largest view a graph builder may bind wherever it starts: a binding starts at the view's
+  // byte offset rounded down to a multiple of kTransientAlignment (at most), so it may cover that
+  // much more than the view; and it lies in one allocation.
+  uint64_t max_view_bytes() const {
+    const uint64_t m = std::min(max_allocation_bytes, max_binding_bytes);
+    return m == ~uint64_t(0) ? m : (m > kTransientAlignment ? m - kTransientAlignment : 0);
+  }
+  // Whether a view of `bytes` bytes from byte `offset` of its buffer fits one binding (compile()
+  // checks every dispatch's views with it).
+  bool binds(uint64_t offset, uint64_t bytes) const {
+    return offset % kTransientAlignment + bytes <= std::min(max_allocation_bytes, max_binding_bytes);
+  }
+  bool operator==(const MemoryLimits&) const = default;
+};
+
 struct PlanOptions {
   bool fuse = true;              // pack dispatches into submissions (false: one per dispatch)
   bool alias_transients = true;  // share memory between transients with disjoint lifetimes
+  // Inputs live in the transient arena, from the start of the run to their last use, so that
+  // later transients reuse their memory. Such an Input must be uploaded again before every run.
+  bool inputs_in_arena = false;
+  MemoryLimits limits{};
 };
 
 enum class BarrierKind : uint8_t { None, Execution, Memory };
@@ -52,19 +83,25 @@ struct Segment {
 };
 
 inline constexpr uint32_t kTransientArena = ~0u;
-inline constexpr uint64_t kTransientAlignment = 256;  // >= every device's minStorageBufferOffsetAlignment
 
 struct Placement {
   uint32_t region = 0;  // kTransientArena, or the buffer's own id for a dedicated allocation
-  uint64_t offset = 0;  // byte offset inside the region
+  uint32_t chunk = 0;   // in the arena: which chunk (allocation)
+  uint64_t offset = 0;  // byte offset inside the region (the chunk)
+  bool in_arena() const { return region == kTransientArena; }
 };
 
 struct MemoryPlan {
-  std::vector<Placement> placement;  // per buffer
-  std::vector<int64_t> first_use;    // per buffer: first task index touching it, -1 if none
-  std::vector<int64_t> last_use;     // per buffer: last task index touching it, -1 if none
-  uint64_t transient_arena_bytes = 0;
+  std::vector<Placement> placement;    // per buffer
+  std::vector<int64_t> first_use;      // per buffer: first task index touching it, -1 if none
+  std::vector<int64_t> last_use;       // per buffer: last task index touching it, -1 if none
+  std::vector<uint64_t> arena_chunks;  // bytes of each chunk of the transient arena
+  uint64_t transient_arena_bytes = 0;  // all chunks
   uint64_t dedicated_bytes = 0;
+  // The most bytes of the arena's buffers that hold data at once (a task's live set); the arena's
+  // size above it is what packing and chunking leave unused.
+  uint64_t peak_live_bytes = 0;
+  int64_t peak_task = -1;  // a task at which peak_live_bytes are live
 };
 
 // The executor memory a plan takes when prepared: its transient arena and every buffer with memory
@@ -102,6 +139,18 @@ class Plan {
   // tasks (seconds for 10^4 tasks); meant for looking at small plans.
   std::string to_dot() const;
 };
+
+// Where a plan's memory goes, by buffer group (Graph::memory_group; buffers outside any group:
+// "inputs", "outputs", "constants", "persistent" by lifetime, "work" for transients): dedicated
+// buffers whole, arena buffers as live at peak_task, then "arena slack" (the arena's bytes above
+// its peak live bytes). The entries add up to plan_device_bytes; largest first.
+struct MemoryPart {
+  std::string group;
+  uint64_t bytes = 0;
+};
+[[nodiscard]] std::vector<MemoryPart> memory_breakdown(const Plan& plan);
+// "11.04 GB: codeword 5.52, trace 2.76, ..." (GB = 10^9 bytes).
+[[nodiscard]] std::string format_memory_breakdown(const std::vector<MemoryPart>& uses);
 
 [[nodiscard]] Plan compile(const Graph& graph, PlanOptions options = {});
 // The same without copying the graph's tasks and buffers: they move into the plan, and `graph` is

@@ -64,11 +64,6 @@ void write_chrome_trace_file(std::span<const Trace> runs, const std::string& pat
   write_file(path, [&](std::ostream& os) { write_chrome_trace(runs, os); });
 }
 
-std::unique_ptr<PreparedPlan> Executor::prepare(std::shared_ptr<const Plan> plan) {
-  if (!plan) throw InputError("prepare: no plan (null pointer)");
-  return do_prepare(std::move(plan));
-}
-
 void check_persistent_declaration(const BufferDesc& desc, TypeTag type, uint64_t count) {
   if (desc.type != type || desc.count != count)
     throw GraphError(

@@ -74,7 +74,7 @@ class CpuPrepared final : public PreparedPlan {
   void report_span_ends(const Trace& trace, uint32_t task) const;
 
   CpuExecutor& exec_;
-  Block arena_;
+  std::vector<Block> arena_;       // per chunk of the transient arena
   std::vector<Block> own_;         // per buffer (Input/Output), empty for others
   std::vector<std::byte*> bases_;  // per buffer
   std::vector<bool> uploaded_;
@@ -98,7 +98,7 @@ class CpuExecutor final : public Executor {
     l.max_binding_bytes = ~uint64_t(0);
     l.unified_memory = true;
     l.device_memory_bytes = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
-    return l;
+    return apply_limit_overrides(l);
   }
   std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) override {
     return std::make_unique<CpuPrepared>(std::move(plan), *this);
@@ -172,16 +172,19 @@ class HostTaskContext final : public HostContext {
 };
 
 CpuPrepared::CpuPrepared(std::shared_ptr<const Plan> plan, CpuExecutor& exec)
-    : PreparedPlan(std::move(plan)), exec_(exec), arena_(plan_.memory.transient_arena_bytes) {
+    : PreparedPlan(std::move(plan)), exec_(exec) {
   own_.resize(plan_.buffers.size());
   bases_.resize(plan_.buffers.size());
   uploaded_.assign(plan_.buffers.size(), false);
-  allocated_ = arena_.bytes;
+  for (const uint64_t bytes : plan_.memory.arena_chunks) {
+    arena_.emplace_back(bytes);
+    allocated_ += bytes;
+  }
   for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
     const BufferDesc& b = plan_.buffers[id];
     const Placement& pl = plan_.memory.placement[id];
-    if (b.lifetime == Lifetime::Transient) {
-      bases_[id] = arena_.data.get() + pl.offset;
+    if (pl.in_arena()) {
+      bases_[id] = arena_.at(pl.chunk).data.get() + pl.offset;
     } else if (b.lifetime == Lifetime::Persistent) {
       bases_[id] = exec_.persistent(b).data.get();
       allocated_ += b.bytes();
@@ -301,7 +304,11 @@ void CpuPrepared::run_host(const Segment& seg, Trace& trace, Clock::time_point t
 void CpuPrepared::run(Trace& trace) {
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (plan_.buffers[id].lifetime == Lifetime::Input && !uploaded_[id] && plan_.memory.first_use[id] >= 0)
-      throw InputError(fmt::format("Input buffer '{}' was not uploaded before run()", plan_.buffers[id].name));
+      throw InputError(fmt::format("Input buffer '{}' was {} before run()", plan_.buffers[id].name,
+                                   plan_.memory.placement[id].in_arena()
+                                       ? "not uploaded again (it lives in the transient arena: PlanOptions::"
+                                         "inputs_in_arena; upload it before every run)"
+                                       : "not uploaded"));
   for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
     const BufferDesc& b = plan_.buffers[id];
     if (b.lifetime != Lifetime::Persistent) continue;
@@ -344,6 +351,9 @@ void CpuPrepared::run(Trace& trace) {
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (plan_.buffers[id].lifetime == Lifetime::Persistent && plan_.memory.first_use[id] >= 0)
       exec_.persistent_written(plan_.buffers[id]) = true;
+  // Inputs in the arena share memory with later transients: the next run needs them again.
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
+    if (plan_.buffers[id].lifetime == Lifetime::Input && plan_.memory.placement[id].in_arena()) uploaded_[id] = false;
 }
 
 }  // namespace

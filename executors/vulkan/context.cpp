@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "runtime/error.hpp"
+#include "runtime/executor.hpp"
 #include "runtime/log.hpp"
 
 namespace vkstark::vulkan {
@@ -280,7 +281,14 @@ void Context::read_properties(bool force_staging) {
   constexpr VkSubgroupFeatureFlags kShuffle = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
   subgroup_shuffle = (subgroup.supportedOperations & kShuffle) == kShuffle &&
                      (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
-  max_allocation_bytes = maintenance3.maxMemoryAllocationSize;
+  {
+    ExecutorLimits own;
+    own.max_buffer_bytes = maintenance3.maxMemoryAllocationSize;
+    own.max_binding_bytes = properties.limits.maxStorageBufferRange;
+    own = apply_limit_overrides(own);
+    max_allocation_bytes = own.max_buffer_bytes;
+    max_binding_bytes = own.max_binding_bytes;
+  }
   max_push_descriptors = push.maxPushDescriptors;
   fn.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
   constexpr VkMemoryPropertyFlags kUnified =

@@ -96,7 +96,11 @@ class Context {
   uint32_t subgroup_size = 1;
   // Compute shaders may use basic and shuffle subgroup operations (VkPhysicalDeviceSubgroupProperties).
   bool subgroup_shuffle = false;
-  uint64_t max_allocation_bytes = 0;           // VkPhysicalDeviceMaintenance3Properties
+  // maxMemoryAllocationSize (VkPhysicalDeviceMaintenance3Properties) and maxStorageBufferRange, as
+  // lowered by VKSTARK_MAX_ALLOCATION_BYTES / VKSTARK_MAX_BINDING_BYTES (apply_limit_overrides):
+  // allocations and bindings are checked against these.
+  uint64_t max_allocation_bytes = 0;
+  uint64_t max_binding_bytes = 0;
   uint32_t max_push_descriptors = 32;          // VkPhysicalDevicePushDescriptorPropertiesKHR
   bool storage_buffer_array_indexing = false;  // shaderStorageBufferArrayDynamicIndexing (view arrays)
   bool host_query_reset = false;               // vkResetQueryPool from the host (Vulkan 1.2 feature)

@@ -63,7 +63,7 @@ void VulkanPreparedPlan::build_host_staging() {
       if (b.count == 0) continue;
       const Location& l = loc_[b.buffer];
       uint64_t begin = l.offset + b.byte_offset();
-      bool transient = plan_.buffers[b.buffer].lifetime == Lifetime::Transient;
+      const bool transient = plan_.memory.placement[b.buffer].in_arena();
       ranges.push_back(
           {transient ? kNoBuffer : b.buffer, l.buffer, begin, begin + b.byte_count(), 0, writes(b.access)});
     }

@@ -75,12 +75,19 @@ void VulkanPreparedPlan::wait() {
   // Only now: a run that threw has filled nothing that later plans may read.
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (loc_[id].persistent && plan_.memory.first_use[id] >= 0) loc_[id].persistent->written = true;
+  // Inputs in the arena share memory with later transients: the next run needs them again.
+  for (BufferId id = 0; id < plan_.buffers.size(); ++id)
+    if (plan_.buffers[id].lifetime == Lifetime::Input && plan_.memory.placement[id].in_arena()) uploaded_[id] = false;
 }
 
 void VulkanPreparedPlan::check_inputs() const {
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (plan_.buffers[id].lifetime == Lifetime::Input && !uploaded_[id] && plan_.memory.first_use[id] >= 0)
-      throw InputError(fmt::format("input buffer '{}' was never uploaded before run()", plan_.buffers[id].name));
+      throw InputError(fmt::format("input buffer '{}' was {} before run()", plan_.buffers[id].name,
+                                   plan_.memory.placement[id].in_arena()
+                                       ? "not uploaded again (it lives in the transient arena: PlanOptions::"
+                                         "inputs_in_arena; upload it before every run)"
+                                       : "never uploaded"));
   for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
     PersistentBuffer* p = loc_[id].persistent;
     if (p && plan_.read_before_written(id) && !p->written)

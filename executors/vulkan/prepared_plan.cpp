@@ -48,21 +48,30 @@ void VulkanPreparedPlan::allocate_memory() {
   dummy_ = &owned_.emplace_back(ctx_, kMinBufferBytes, device_use, "zero-count views");
   dummy_written_ = &owned_.emplace_back(ctx_, kMinBufferBytes, device_use, "zero-count writable views");
   device_bytes_ = dummy_->size() + dummy_written_->size() + persistents_.device_bytes();
-  DeviceBuffer* arena = nullptr;
-  if (plan_.memory.transient_arena_bytes > 0) {
-    arena = &owned_.emplace_back(ctx_, plan_.memory.transient_arena_bytes, device_use, "transient arena");
-    device_bytes_ += arena->size();
+  // The transient arena: one allocation per chunk.
+  std::vector<DeviceBuffer*> chunks;
+  const std::vector<uint64_t>& sizes = plan_.memory.arena_chunks;
+  for (size_t c = 0; c < sizes.size(); ++c) {
+    chunks.push_back(&owned_.emplace_back(
+        ctx_, sizes[c], device_use,
+        sizes.size() == 1 ? std::string("transient arena") : fmt::format("transient arena {}", c)));
+    device_bytes_ += chunks.back()->size();
   }
   for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
-    if (plan_.buffers[id].lifetime != Lifetime::Transient) {
+    const Placement& pl = plan_.memory.placement[id];
+    if (!pl.in_arena()) {
       place(id);
       continue;
     }
+    const DeviceBuffer* arena = chunks.at(pl.chunk);
     Location& l = loc_[id];
     l.buffer = arena->buffer();
-    l.offset = plan_.memory.placement[id].offset;
+    l.offset = pl.offset;
     l.capacity = arena->size();
     if (arena->mapped()) l.host = arena->mapped() + l.offset;
+    const BufferDesc& desc = plan_.buffers[id];
+    if (desc.lifetime == Lifetime::Input && !ctx_.unified)  // its upload is copied from staging into the chunk
+      l.staging = &owned_.emplace_back(ctx_, desc.bytes(), MemoryUse::Upload, desc.name + " (staging)");
   }
 }
 
@@ -137,11 +146,11 @@ VkDescriptorBufferInfo VulkanPreparedPlan::window(const Task& t, const Binding& 
   uint64_t start = b.byte_offset() / align * align;
   uint64_t range = std::max<uint64_t>(b.byte_offset() + b.byte_count() - start, 4);
   range = std::min(range, l.capacity - l.offset - start);
-  if (range > lim.maxStorageBufferRange || b.count > UINT32_MAX)
+  if (range > ctx_.max_binding_bytes || b.count > UINT32_MAX)
     throw DeviceError(
         fmt::format("task '{}': its view of buffer '{}' needs a binding of {} bytes, more than the "
-                    "device's maxStorageBufferRange {}",
-                    t.name, desc.name, range, lim.maxStorageBufferRange));
+                    "device's maxStorageBufferRange {} (or VKSTARK_MAX_BINDING_BYTES)",
+                    t.name, desc.name, range, ctx_.max_binding_bytes));
   first = static_cast<uint32_t>((b.byte_offset() - start) / b.type.size);
   return {l.buffer, l.offset + start, range};
 }
@@ -298,7 +307,7 @@ void VulkanPreparedPlan::upload_bytes(BufferId id, std::span<const std::byte> by
   DeviceBuffer& staging = persistent ? l.persistent->staging_buffer(ctx_) : *l.staging;
   copy_bytes(staging.mapped(), bytes.data(), bytes.size());
   staging.flush();
-  PendingCopy copy{staging.buffer(), l.buffer, {0, 0, bytes.size()}};
+  PendingCopy copy{staging.buffer(), l.buffer, {0, l.offset, bytes.size()}};
   std::vector<PendingCopy>& queue = persistent ? persistents_.pending : pending_;
   if (std::find(queue.begin(), queue.end(), copy) == queue.end()) queue.push_back(copy);
 }

@@ -38,13 +38,13 @@ class VulkanExecutorImpl final : public VulkanExecutor {
     l.max_workgroup_size = ctx_->workgroup_size(0);
     l.subgroup_size = ctx_->subgroup_size;
     l.max_buffer_bytes = ctx_->max_allocation_bytes;
-    l.max_binding_bytes = ctx_->limits().maxStorageBufferRange;
+    l.max_binding_bytes = ctx_->max_binding_bytes;
     l.unified_memory = ctx_->unified;
     l.slow_shader_compiler = ctx_->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     for (uint32_t i = 0; i < ctx_->memory.memoryHeapCount; ++i)
       if (ctx_->memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
         l.device_memory_bytes = std::max<uint64_t>(l.device_memory_bytes, ctx_->memory.memoryHeaps[i].size);
-    return l;
+    return apply_limit_overrides(l);
   }
 
   std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) override {

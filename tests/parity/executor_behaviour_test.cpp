@@ -419,3 +419,44 @@ TEST_P(ExecutorBehaviour, PlansStartedTogetherGiveTheirOwnResults) {
   }
   plans[0]->wait();  // nothing in flight: no effect
 }
+
+// A plan compiled for small allocations (its arena in several chunks) with its Inputs in the arena
+// computes what the plan without limits computes; an arena Input is uploaded again for every run.
+TEST_P(ExecutorBehaviour, ChunkedArenaAndArenaInputsKeepTheirValues) {
+  Graph g;
+  auto a = g.input<Fp>("a", 1000), b = g.input<Fp>("b", 1000);
+  std::vector<Buffer<Fp>> t;
+  for (int i = 0; i < 5; ++i) t.push_back(g.transient<Fp>(fmt::format("t{}", i), 1000));
+  auto out = g.output<Fp>("out", 1000);
+  g.dispatch<FpMul>("ab", {.a = a, .b = b, .out = t[0]});  // a and b die here
+  g.dispatch<FpAdd>("t1", {.a = t[0], .b = t[0], .out = t[1]});
+  g.dispatch<FpMul>("t2", {.a = t[1], .b = t[0], .out = t[2]});
+  g.dispatch<FpAdd>("t3", {.a = t[2], .b = t[1], .out = t[3]});
+  g.dispatch<FpMul>("t4", {.a = t[3], .b = t[2], .out = t[4]});
+  g.dispatch<FpAdd>("out", {.a = t[4], .b = t[0], .out = out});
+  PlanOptions options;
+  options.inputs_in_arena = true;
+  options.limits.max_allocation_bytes = 8192;  // two 4000-byte buffers per chunk
+  const Plan plan = compile(g, options);
+  ASSERT_GE(plan.memory.arena_chunks.size(), 2u);
+  ASSERT_TRUE(plan.memory.placement[a.id()].in_arena());
+  const auto va = field_values(1000, 21), vb = field_values(1000, 22);
+  auto p = exec().prepare(plan);
+  for (int r = 0; r < 2; ++r) {
+    p->upload(a, va);
+    p->upload(b, vb);
+    p->run(trace);
+    const auto got = p->download(out);
+    for (int i = 0; i < 1000; ++i) {
+      const Fp t0 = va[i] * vb[i], t1 = t0 + t0, t2 = t1 * t0, t3 = t2 + t1, t4 = t3 * t2;
+      ASSERT_EQ(got[i], t4 + t0) << "run " << r << " entry " << i;
+    }
+  }
+  p->upload(a, va);
+  try {
+    p->run(trace);
+    FAIL() << "ran without b";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'b' was not uploaded again"), std::string::npos) << e.what();
+  }
+}

@@ -83,8 +83,8 @@ std::vector<Step> naive_steps(const Plan& p) {
     std::vector<Range> mine;
     for (const Binding& b : t.bindings) {
       const Placement& pl = p.memory.placement[b.buffer];
-      mine.push_back(
-          {pl.region, pl.offset + b.byte_offset(), pl.offset + b.byte_offset() + b.byte_count(), i, b.buffer});
+      const uint32_t region = pl.in_arena() ? uint32_t(p.buffers.size()) + pl.chunk : pl.region;
+      mine.push_back({region, pl.offset + b.byte_offset(), pl.offset + b.byte_offset() + b.byte_count(), i, b.buffer});
     }
     bool memory = false, exec = false;
     for (size_t k = 0; k < mine.size() && !memory; ++k) {
@@ -271,9 +271,10 @@ TEST(Scheduler, AliasedMemoryIsAHazardEvenAcrossDifferentBuffers) {
   EXPECT_EQ(p.segments[0].steps[2].hazard.buffer, t2.id());
 }
 
-TEST(Scheduler, AliasingNeverOverlapsLiveTransients) {
+// With and without a chunk limit (several arena allocations), Inputs in the arena or not.
+TEST(Scheduler, AliasingNeverOverlapsLiveBuffersInAnyChunk) {
   std::mt19937 rng(2024);
-  for (int trial = 0; trial < 50; ++trial) {
+  for (int trial = 0; trial < 150; ++trial) {
     Graph g;
     auto src = g.input<uint32_t>("src", 1024);
     std::vector<Buffer<uint32_t>> ts;
@@ -295,19 +296,44 @@ TEST(Scheduler, AliasingNeverOverlapsLiveTransients) {
         g.dispatch<CopyU32>("load", {.src = src.slice(0, n), .dst = ts[d]});
       written[d] = true;
     }
-    Plan p = compile(g);
+    PlanOptions options;
+    options.inputs_in_arena = trial % 3 == 2;
+    if (trial % 3 != 0) options.limits.max_allocation_bytes = 4096 + 256 * (rng() % 16);
+    Plan p = compile(g, options);
     const auto& m = p.memory;
-    for (size_t i = 0; i < ts.size(); ++i)
-      for (size_t j = i + 1; j < ts.size(); ++j) {
-        BufferId a = ts[i].id(), b = ts[j].id();
-        if (m.first_use[a] < 0 || m.first_use[b] < 0) continue;
-        bool live_together = m.first_use[a] <= m.last_use[b] && m.first_use[b] <= m.last_use[a];
+    EXPECT_EQ(m.placement[src.id()].in_arena(), options.inputs_in_arena);
+    std::vector<BufferId> ids{src.id()};
+    for (const auto& t : ts) ids.push_back(t.id());
+    uint64_t total = 0;
+    for (uint64_t c : m.arena_chunks) {
+      EXPECT_LE(c, options.limits.max_allocation_bytes);
+      total += c;
+    }
+    EXPECT_EQ(total, m.transient_arena_bytes);
+    if (options.limits.max_allocation_bytes == ~uint64_t(0)) {
+      EXPECT_LE(m.arena_chunks.size(), 1u);
+    }
+    auto live_from = [&](BufferId id) { return p.buffers[id].lifetime == Lifetime::Input ? 0 : m.first_use[id]; };
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const BufferId a = ids[i];
+      if (!m.placement[a].in_arena()) continue;
+      EXPECT_LE(m.placement[a].offset + p.buffers[a].bytes(), m.arena_chunks.at(m.placement[a].chunk));
+      for (size_t j = i + 1; j < ids.size(); ++j) {
+        const BufferId b = ids[j];
+        if (m.first_use[a] < 0 || m.first_use[b] < 0 || !m.placement[b].in_arena()) continue;
+        if (m.placement[a].chunk != m.placement[b].chunk) continue;
+        bool live_together = live_from(a) <= m.last_use[b] && live_from(b) <= m.last_use[a];
         uint64_t a0 = m.placement[a].offset, a1 = a0 + p.buffers[a].bytes();
         uint64_t b0 = m.placement[b].offset, b1 = b0 + p.buffers[b].bytes();
         bool overlap = a0 < b1 && b0 < a1;
-        EXPECT_FALSE(live_together && overlap) << "trial " << trial << ": t" << i << " and t" << j;
-        EXPECT_LE(std::max(a1, b1), m.transient_arena_bytes);
+        EXPECT_FALSE(live_together && overlap) << "trial " << trial << ": buffers " << a << " and " << b;
       }
+    }
+    EXPECT_EQ(barriers_of(p).size(), naive_steps(p).size());
+    const std::vector<Step> want = naive_steps(p);
+    size_t k = 0;
+    for (const auto& seg : p.segments)
+      for (const auto& st : seg.steps) EXPECT_EQ(st.barrier, want[k++].barrier) << "trial " << trial;
   }
 }
 
