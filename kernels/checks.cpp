@@ -133,6 +133,17 @@ std::string HashRows::check(const Args& a) {
   return count_at_least(a.matrix, "matrix", (rows - 1) * a.row_stride + uint64_t(a.width - 1) * a.col_stride + 1);
 }
 
+std::string HashRowsAbsorb::check(const Args& a) {
+  if (a.state.view.count % 16 != 0)
+    return fmt::format("state has {} elements, not a whole number of 16-element sponge states", a.state.view.count);
+  const uint64_t rows = a.state.view.count / 16;
+  if (std::string p = grid_fits(rows, "state.count / 16"); !p.empty()) return p;
+  if (a.last > 1) return fmt::format("last is {}, 0 or 1 expected", a.last);
+  if (std::string p = count_is(a.out, "out", a.last ? rows : 0); !p.empty()) return p;
+  if (rows == 0 || a.width == 0) return {};
+  return count_at_least(a.matrix, "matrix", (rows - 1) * a.row_stride + uint64_t(a.width - 1) * a.col_stride + 1);
+}
+
 std::string MerkleCompressLayer::check(const Args& a) {
   if (a.stride == 0) return "stride 0: layers are combined at stride >= 1";
   if (a.out.view.count % a.stride != 0)
@@ -143,7 +154,11 @@ std::string MerkleCompressLayer::check(const Args& a) {
 std::string GatherRows::check(const Args& a) {
   if (a.rows_per_query == 0) return "rows_per_query 0: a query opens at least one row";
   const uint64_t rows = a.idx.view.count * a.rows_per_query;
-  return first_of(grid_fits(rows, "idx.count * rows_per_query"), count_is(a.out, "out", rows * a.width));
+  if (a.out_stride == 0)
+    return first_of(grid_fits(rows, "idx.count * rows_per_query"), count_is(a.out, "out", rows * a.width));
+  if (a.out_stride < a.width) return fmt::format("out_stride {} is below width {}", a.out_stride, a.width);
+  return first_of(grid_fits(rows, "idx.count * rows_per_query"),
+                  rows == 0 ? std::string() : count_at_least(a.out, "out", (rows - 1) * a.out_stride + a.width));
 }
 
 std::string GatherPaths::check(const Args& a) {
@@ -563,9 +578,14 @@ std::string ZerocheckCosetExtend::check(const Args& a) {
   if (a.log_height > 30) return fmt::format("log_height {} above 30", a.log_height);
   if (a.shift > 1) return fmt::format("shift {} is not 0 or 1", a.shift);
   const uint64_t h = uint64_t(1) << a.log_height, n = uint64_t(1) << a.log_n;
-  const uint64_t m = std::max(h, n);  // N X points per column
+  const uint64_t chunks = std::max<uint64_t>(h >> a.log_n, 1);
+  if (a.log_chunks > 30 || (uint64_t(1) << a.log_chunks) > chunks ||
+      a.first_chunk + (uint64_t(1) << a.log_chunks) > chunks)
+    return fmt::format("chunks [{}, {} + 2^{}) are not among the trace's {}", a.first_chunk, a.first_chunk,
+                       a.log_chunks, chunks);
+  const uint64_t m = n << a.log_chunks;  // N B points per column
   if (a.out.view.count % m != 0)
-    return fmt::format("out has {} values, not whole columns of N X = {} points", a.out.view.count, m);
+    return fmt::format("out has {} values, not whole columns of N B = {} points", a.out.view.count, m);
   return first_of(indexable(a.out, "out"), count_is(a.weights, "weights", n * n),
                   count_is(a.in, "in", a.out.view.count / m * h), indexable(a.in, "in"));
 }

@@ -37,6 +37,33 @@ struct HashRows {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
+// hash_slice of matrix rows whose columns lie in several views (column tiles, a codeword larger
+// than one binding): one dispatch per tile absorbs the tile's `width` columns, which are columns
+// first_column .. first_column + width - 1 of the whole row, into each row's sponge state (16 Fp
+// per row in `state`, row r at 16 r). The sponge is hash_slice's: blocks of 8 overwrite the first
+// lanes and are permuted, so a block may start in one tile and end in the next (the absorb
+// position is first_column mod 8). The first tile (first_column 0) starts from the zero state and
+// does not read `state` (the graph still wants it written first: a zero fill); with last = 1 the tile ends the row: a
+// short last block is permuted and out[r] gets the digest (out.count = rows; state is then only read). Otherwise out is
+// empty and state holds the rows' states for the next tile. grid.x = state.count / 16 rows.
+struct HashRowsAbsorb {
+  static constexpr std::string_view name = "hash_rows_absorb";
+  static constexpr uint32_t workgroup_size = 256;
+  struct Args {
+    In<Fp> matrix;
+    InOut<Fp> state;
+    Out<Digest> out;
+    uint32_t width = 0;
+    uint32_t row_stride = 0;
+    uint32_t col_stride = 0;
+    uint32_t first_column = 0;
+    uint32_t last = 0;
+  };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.state.view.count / 16)}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
 // One Merkle layer (protocol.md 2.4): for i < grid.x = out.count, with s = stride,
 //   out[i] = compress(in[2(i/s)s + i%s], in[(2(i/s)+1)s + i%s]).
 // stride 1 is the ordinary layer out[i] = compress(in[2i], in[2i+1]); stride = query_stride gives

@@ -14,9 +14,11 @@
 namespace vkstark {
 
 // For query q < idx.count and t < rows_per_query (grid.x = idx.count * rows_per_query):
-//   out[(q * rows_per_query + t) * width + c] = matrix[(idx[q] + t * query_stride) * row_stride + c * col_stride]
+//   out[(q * rows_per_query + t) * S + c] = matrix[(idx[q] + t * query_stride) * row_stride + c * col_stride]
 // for c < width: the 2^k rows of leaf group idx[q], in order of t. An EF matrix of width 1 is a
-// base matrix of width 4 (row_stride 4, col_stride 1). out.count = grid.x * width.
+// base matrix of width 4 (row_stride 4, col_stride 1). S = width and out.count = grid.x * width, or
+// with out_stride > 0, S = out_stride: the matrix is a column tile of rows S wide (out starts at the
+// tile's first column; out.count >= (grid.x - 1) * S + width).
 struct GatherRows {
   static constexpr std::string_view name = "gather_rows";
   struct Args {
@@ -28,6 +30,7 @@ struct GatherRows {
     uint32_t query_stride = 0;
     uint32_t row_stride = 0;
     uint32_t col_stride = 0;
+    uint32_t out_stride = 0;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.idx.view.count * a.rows_per_query)}; }
   static std::string check(const Args& a);

@@ -19,13 +19,14 @@ namespace vkstark {
 // The functionals of protocol.md 9.1, in the order the round-0 kernels hold them.
 inline constexpr uint32_t kZerocheckFunctionals = 3;
 
-// The coset extension of `cols` trace columns: with W = weights (N x N, row-major, W[k][i] =
-// L_i(z_k), the Lagrange basis on D at the coset's points),
-//   out[c M + k X + x] = sum_{i < N} W[k][i] in[c H + ((x N + i + shift) mod H)],
-// shift 0 for the local matrix, 1 for the next (rotated) one: each column's PLE chunk x evaluated
-// at z_k. in column-major (column c at c H), out column-major with M = N X rows. One invocation per
-// chunk (c, x), writing its N values: grid.x = cols X = out.count / N, adjacent invocations read
-// adjacent chunks and write adjacent entries of each k's row.
+// The coset extension of `cols` trace columns, for the B = 2^log_chunks chunks from first_chunk
+// (a block; all X = max(H / N, 1) chunks at once with first_chunk 0, B = X): with W = weights (N x
+// N, row-major, W[k][i] = L_i(z_k), the Lagrange basis on D at the coset's points),
+//   out[c N B + k B + x] = sum_{i < N} W[k][i] in[c H + (((first_chunk + x) N + i + shift) mod H)],
+// shift 0 for the local matrix, 1 for the next (rotated) one: each column's PLE chunk
+// first_chunk + x evaluated at z_k. in column-major (column c at c H), out column-major with N B
+// rows. One invocation per chunk (c, x), writing its N values: grid.x = cols B = out.count / N,
+// adjacent invocations read adjacent chunks and write adjacent entries of each k's row.
 struct ZerocheckCosetExtend {
   static constexpr std::string_view name = "zerocheck_coset_extend";
   struct Args {
@@ -35,6 +36,8 @@ struct ZerocheckCosetExtend {
     uint32_t log_height = 0;
     uint32_t log_n = 0;
     uint32_t shift = 0;
+    uint32_t first_chunk = 0;
+    uint32_t log_chunks = 0;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.log_n < 64 ? a.out.view.count >> a.log_n : 0)}; }
   static std::string check(const Args& a);

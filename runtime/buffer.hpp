@@ -3,6 +3,7 @@
 // rejects handles of another graph): memory belongs to the executor that runs the plan.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -57,6 +58,28 @@ constexpr TypeTag type_tag() {
   else
     return {ElementTraits<T>::name, static_cast<uint32_t>(sizeof(T)), "uint"};
 }
+
+inline constexpr uint64_t kTransientAlignment = 256;  // >= every device's minStorageBufferOffsetAlignment
+
+// The device limits a plan is compiled for (ExecutorLimits of the executor that will run it:
+// memory_limits() in runtime/executor.hpp). Unlimited by default.
+struct MemoryLimits {
+  uint64_t max_allocation_bytes = ~uint64_t(0);  // one buffer, one arena chunk
+  uint64_t max_binding_bytes = ~uint64_t(0);     // one view bound to a dispatch
+  // The largest view a graph builder may bind wherever it starts: a binding starts at the view's
+  // byte offset rounded down to a multiple of kTransientAlignment (at most), so it may cover that
+  // much more than the view; and it lies in one allocation.
+  uint64_t max_view_bytes() const {
+    const uint64_t m = std::min(max_allocation_bytes, max_binding_bytes);
+    return m == ~uint64_t(0) ? m : (m > kTransientAlignment ? m - kTransientAlignment : 0);
+  }
+  // Whether a view of `bytes` bytes from byte `offset` of its buffer fits one binding (compile()
+  // checks every dispatch's views with it).
+  bool binds(uint64_t offset, uint64_t bytes) const {
+    return offset % kTransientAlignment + bytes <= std::min(max_allocation_bytes, max_binding_bytes);
+  }
+  bool operator==(const MemoryLimits&) const = default;
+};
 
 using BufferId = uint32_t;
 inline constexpr BufferId kNoBuffer = ~0u;

@@ -244,6 +244,13 @@ class Graph {
     return scope;
   }
 
+  // The limits of the device the graph is built for (memory_limits(executor.limits())): builders
+  // split buffers and tasks so that no buffer is larger than one allocation and no view larger than
+  // limits.max_view_bytes(). compile() checks the plan against the tighter of these and
+  // PlanOptions::limits. Unlimited by default.
+  void set_memory_limits(const MemoryLimits& limits) { limits_ = limits; }
+  const MemoryLimits& memory_limits() const { return limits_; }
+
   // Process-unique; a copy of a graph keeps it (handles made before the copy are valid in both).
   GraphId id() const { return id_; }
   const std::vector<BufferDesc>& buffers() const { return buffers_; }
@@ -278,6 +285,7 @@ class Graph {
   std::vector<SpanDesc> spans_;
   std::vector<uint32_t> open_spans_;
   std::string group_;  // memory_group of new buffers
+  MemoryLimits limits_;
   GraphId id_;
   // Buffer ids by name.
   std::unordered_map<std::string, BufferId, NameHash, std::equal_to<>> ids_;

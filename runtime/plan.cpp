@@ -352,7 +352,15 @@ Plan schedule(Plan p) {
 }
 }  // namespace
 
+namespace {
+MemoryLimits tighter(const MemoryLimits& a, const MemoryLimits& b) {
+  return {.max_allocation_bytes = std::min(a.max_allocation_bytes, b.max_allocation_bytes),
+          .max_binding_bytes = std::min(a.max_binding_bytes, b.max_binding_bytes)};
+}
+}  // namespace
+
 Plan compile(const Graph& graph, PlanOptions options) {
+  options.limits = tighter(options.limits, graph.memory_limits());
   Plan p;
   p.buffers = graph.buffers();
   p.tasks = graph.tasks();
@@ -363,6 +371,7 @@ Plan compile(const Graph& graph, PlanOptions options) {
 }
 
 Plan compile(Graph&& graph, PlanOptions options) {
+  options.limits = tighter(options.limits, graph.memory_limits());
   Plan p;
   p.buffers = std::move(graph.buffers_);
   p.tasks = std::move(graph.tasks_);

@@ -26,35 +26,13 @@
 
 namespace vkstark {
 
-inline constexpr uint64_t kTransientAlignment = 256;  // >= every device's minStorageBufferOffsetAlignment
-
-// The device limits a plan is compiled for (ExecutorLimits of the executor that will run it:
-// memory_limits() in runtime/executor.hpp). Unlimited by default.
-struct MemoryLimits {
-  uint64_t max_allocation_bytes = ~uint64_t(0);  // one buffer, one arena chunk
-  uint64_t max_binding_bytes = ~uint64_t(0);     // one view bound to a dispatch
-  // The largest view a graph builder may bind wherever it starts: a binding starts at the view's
-  // byte offset rounded down to a multiple of kTransientAlignment (at most), so it may cover that
-  // much more than the view; and it lies in one allocation.
-  uint64_t max_view_bytes() const {
-    const uint64_t m = std::min(max_allocation_bytes, max_binding_bytes);
-    return m == ~uint64_t(0) ? m : (m > kTransientAlignment ? m - kTransientAlignment : 0);
-  }
-  // Whether a view of `bytes` bytes from byte `offset` of its buffer fits one binding (compile()
-  // checks every dispatch's views with it).
-  bool binds(uint64_t offset, uint64_t bytes) const {
-    return offset % kTransientAlignment + bytes <= std::min(max_allocation_bytes, max_binding_bytes);
-  }
-  bool operator==(const MemoryLimits&) const = default;
-};
-
 struct PlanOptions {
   bool fuse = true;              // pack dispatches into submissions (false: one per dispatch)
   bool alias_transients = true;  // share memory between transients with disjoint lifetimes
   // Inputs live in the transient arena, from the start of the run to their last use, so that
   // later transients reuse their memory. Such an Input must be uploaded again before every run.
   bool inputs_in_arena = false;
-  MemoryLimits limits{};
+  MemoryLimits limits{};  // with the Graph's own (Graph::set_memory_limits), the tighter of each
 };
 
 enum class BarrierKind : uint8_t { None, Execution, Memory };

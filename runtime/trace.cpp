@@ -15,6 +15,7 @@ void Trace::begin_run(const Plan& plan, std::string executor_name, std::string d
   executor = std::move(executor_name);
   device = std::move(device_name);
   ++runs;
+  memory = memory_breakdown(plan);
   if (profile_tasks && tasks.size() != plan.tasks.size()) {
     tasks.clear();
     for (const Task& t : plan.tasks)

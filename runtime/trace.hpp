@@ -55,6 +55,8 @@ class Trace {
   std::string device;
   TraceCounters counters;
   std::vector<TraceSpan> spans;  // span 0 = the whole run ("run")
+  // Where the plan's memory goes (memory_breakdown of the last run's plan).
+  std::vector<MemoryPart> memory;
   double total_host_ms = 0;
   // Of total_host_ms, the time spent submitting work and waiting for it (Vulkan: vkQueueSubmit to
   // the end of the fence wait; CPU: running the submissions' tasks). The rest is the executor's own

@@ -21,6 +21,11 @@ void write_json(const Trace& t, std::ostream& os) {
       "{}, \"bytes_up\": {}, \"bytes_down\": {}, \"peak_device_bytes\": {}}},\n",
       c.dispatches, c.barriers, c.submissions, c.host_syncs, c.host_tasks, c.bytes_up, c.bytes_down,
       c.peak_device_bytes);
+  os << "  \"memory\": [";
+  for (size_t i = 0; i < t.memory.size(); ++i)
+    os << fmt::format("{}{{\"group\": {}, \"bytes\": {}}}", i ? ", " : "", json_string(t.memory[i].group),
+                      t.memory[i].bytes);
+  os << "],\n";
   os << "  \"spans\": [";
   for (size_t i = 0; i < t.spans.size(); ++i) {
     const TraceSpan& s = t.spans[i];

@@ -51,6 +51,7 @@ void write_summary(const Trace& t, std::ostream& os) {
       "{}, peak device bytes {}\n",
       c.dispatches, c.barriers, c.submissions, c.host_syncs, c.host_tasks, c.bytes_up, c.bytes_down,
       c.peak_device_bytes);
+  if (!t.memory.empty()) os << "  memory (plan): " << format_memory_breakdown(t.memory) << "\n";
 }
 
 }  // namespace vkstark

@@ -78,7 +78,8 @@ ExtKernelMode ext_kernel_mode(const Executor& exec) {
 
 }  // namespace
 
-StarkProver::StarkProver(const ProvingKey& pk, Executor& exec) : pk_(pk), exec_(exec) {}
+StarkProver::StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions options)
+    : pk_(pk), exec_(exec), options_(options) {}
 
 const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
   auto [it, fresh] = functionals_.try_emplace(air);
@@ -211,6 +212,12 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   const uint32_t l = params.l_skip, n_global = std::max(s.batch.n_max, s.logup.n_logup);
 
   Graph g;
+  {
+    MemoryLimits limits = memory_limits(exec_.limits());
+    limits.max_allocation_bytes = std::min(limits.max_allocation_bytes, options_.limits.max_allocation_bytes);
+    limits.max_binding_bytes = std::min(limits.max_binding_bytes, options_.limits.max_binding_bytes);
+    g.set_memory_limits(limits);
+  }
   std::optional<Graph::SpanScope> root_span;
   root_span.emplace(g.span("stark_prove_excluding_trace"));
   Ntt ntt(g, log_n);

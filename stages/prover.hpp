@@ -24,10 +24,17 @@
 
 namespace vkstark {
 
+// How a prover builds its proofs; the defaults suit the executor.
+struct ProverOptions {
+  // Tighter limits than the executor's (memory_limits(exec.limits())) to build the proof for, as
+  // if the device had smaller allocations and bindings: the proof is the same. For tests.
+  MemoryLimits limits{};
+};
+
 class StarkProver {
  public:
   // pk and exec must outlive the prover.
-  StarkProver(const ProvingKey& pk, Executor& exec);
+  StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions options = {});
 
   // airs: AIR-index order, one entry per AIR of the key (nullopt: absent). InputError naming the
   // AIR for traces that do not fit it (part count, widths, heights, public values). `trace`, when
@@ -80,6 +87,7 @@ class StarkProver {
 
   const ProvingKey& pk_;
   Executor& exec_;
+  ProverOptions options_;
   std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> functionals_;
   std::map<uint32_t, std::shared_ptr<const InteractionKernels>> interactions_;
 };

@@ -42,6 +42,46 @@ void HashRows::cpu(const Args& a, const CpuContext& ctx) {
       256);
 }
 
+void HashRowsAbsorb::cpu(const Args& a, const CpuContext& ctx) {
+  auto m = ctx.span(a.matrix);
+  auto state = ctx.span(a.state);
+  auto out = ctx.span(a.out);
+  const uint64_t width = a.width, rs = a.row_stride, cs = a.col_stride;
+  cpu::for_each_chunk(
+      ctx.grid().x,
+      [&](uint64_t b, uint64_t e) {
+        for (uint64_t r0 = b; r0 < e; r0 += kBatch) {
+          const uint64_t n = std::min(kBatch, e - r0);
+          Poseidon2State states[kBatch] = {};
+          if (a.first_column != 0)
+            for (uint64_t k = 0; k < n; ++k)
+              for (uint64_t j = 0; j < 16; ++j) states[k][j] = state[16 * (r0 + k) + j];
+          // The absorb position runs on from the previous tile; a full block is permuted at once.
+          uint64_t pos = a.first_column % SPONGE_RATE, c = 0;
+          while (c < width) {
+            const uint64_t len = std::min<uint64_t>(SPONGE_RATE - pos, width - c);
+            for (uint64_t k = 0; k < n; ++k)
+              for (uint64_t j = 0; j < len; ++j) states[k][pos + j] = m[(r0 + k) * rs + (c + j) * cs];
+            pos += len;
+            c += len;
+            if (pos == SPONGE_RATE) {
+              poseidon2_permute_batch(std::span<Poseidon2State>(states, n));
+              pos = 0;
+            }
+          }
+          if (a.last) {
+            if (pos != 0) poseidon2_permute_batch(std::span<Poseidon2State>(states, n));
+            for (uint64_t k = 0; k < n; ++k)
+              for (int j = 0; j < DIGEST_SIZE; ++j) out[r0 + k][j] = states[k][j];
+          } else {
+            for (uint64_t k = 0; k < n; ++k)
+              for (uint64_t j = 0; j < 16; ++j) state[16 * (r0 + k) + j] = states[k][j];
+          }
+        }
+      },
+      256);
+}
+
 void MerkleCompressLayer::cpu(const Args& a, const CpuContext& ctx) {
   auto in = ctx.span(a.in);
   auto out = ctx.span(a.out);

@@ -10,12 +10,13 @@ void GatherRows::cpu(const Args& a, const CpuContext& ctx) {
   auto m = ctx.span(a.matrix);
   auto out = ctx.span(a.out);
   const uint64_t width = a.width, rpq = a.rows_per_query, qs = a.query_stride, rs = a.row_stride, cs = a.col_stride;
+  const uint64_t os = a.out_stride == 0 ? width : a.out_stride;
   cpu::for_each_index(
       ctx.grid().x,
       [&](uint64_t i) {
         const uint64_t q = i / rpq, t = i % rpq;
         const Fp* row = m.data() + (idx[q] + t * qs) * rs;
-        Fp* dst = out.data() + i * width;
+        Fp* dst = out.data() + i * os;
         for (uint64_t c = 0; c < width; ++c) dst[c] = row[c * cs];
       },
       256);

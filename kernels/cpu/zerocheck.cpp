@@ -46,8 +46,8 @@ void ZerocheckCosetExtend::cpu(const Args& a, const CpuContext& ctx) {
   auto weights = ctx.span(a.weights);
   auto out = ctx.span(a.out);
   const uint64_t n = uint64_t(1) << a.log_n, h = uint64_t(1) << a.log_height, mask = h - 1;
-  const uint64_t chunks = a.log_height > a.log_n ? h >> a.log_n : 1, m = chunks * n;
-  const uint64_t cols = chunks == 0 ? 0 : ctx.grid().x / chunks;
+  const uint64_t chunks = uint64_t(1) << a.log_chunks, m = chunks * n;  // this block's chunks
+  const uint64_t cols = ctx.grid().x / chunks;
   const uint64_t blocks_per_col = (chunks + kExtendBlock - 1) / kExtendBlock;
   std::vector<uint32_t> w(weights.size());
   for (size_t i = 0; i < w.size(); ++i) w[i] = weights[i].mont();
@@ -60,7 +60,7 @@ void ZerocheckCosetExtend::cpu(const Args& a, const CpuContext& ctx) {
         std::vector<std::array<uint32_t, kExtendBlock>> at(n);
         const Fp* col = in.data() + c * h;
         for (uint64_t b = 0; b < kExtendBlock; ++b) {
-          const uint64_t first = (x0 + std::min(b, lanes - 1)) * n + a.shift;
+          const uint64_t first = (a.first_chunk + x0 + std::min(b, lanes - 1)) * n + a.shift;
           for (uint64_t i = 0; i < n; ++i) at[i][b] = col[(first + i) & mask].mont();
         }
         const auto* rows = reinterpret_cast<const uint32_t(*)[kExtendBlock]>(at.data());

@@ -3,7 +3,8 @@
 #include "abi/zerocheck_coset_extend.glsl"
 #include "fp.glsl"
 // ZerocheckCosetExtend (kernels/zerocheck.hpp): invocation (c, x) writes
-// out[c M + k X + x] = sum_{i < N} W[k][i] in[c H + ((x N + i + shift) mod H)] for every k < N.
+// out[c N B + k B + x] = sum_{i < N} W[k][i] in[c H + (((first_chunk + x) N + i + shift) mod H)]
+// for every k < N (B = 2^log_chunks chunks of the block).
 // The products of Montgomery forms (each below p^2 < 2^62) are summed in 64 bits (hi, lo words),
 // folded to lo + hi (2^32 mod p) < 2^61 after every third one, and Montgomery-reduced once per
 // value: one widening multiply per product instead of a modular product and addition (the
@@ -15,9 +16,9 @@ void main() {
   const uint o = vks_index_x();
   if (o >= pc.grid_x) return;
   const uint n = 1u << pc.log_n, h = 1u << pc.log_height;
-  const uint chunks = pc.log_height > pc.log_n ? h >> pc.log_n : 1u;
-  const uint c = o / chunks, x = o - c * chunks;
-  const uint src = pc.in_off + c * h, first = x * n + pc.shift;
+  const uint chunks = 1u << pc.log_chunks;
+  const uint c = o >> pc.log_chunks, x = o & (chunks - 1u);
+  const uint src = pc.in_off + c * h, first = (pc.first_chunk + x) * n + pc.shift;
   uint dst = pc.out_off + c * (chunks << pc.log_n) + x;
   for (uint k = 0u; k < n; ++k) {
     const uint wrow = pc.weights_off + k * n;

@@ -2,14 +2,55 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <vector>
 
+#include "kernels/basic.hpp"
 #include "kernels/hashing.hpp"
 #include "kernels/merkle.hpp"
 
 namespace vkstark {
 
 MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView& m, uint32_t k) {
+  return build_merkle_tree(g, name, std::span<const MatrixView>(&m, 1), k);
+}
+
+namespace {
+
+// Rows per dispatch so that `bytes_per_row` times them fits one binding: all of them where they
+// fit, else the largest power of two (at least `align` rows, a power of two).
+uint64_t rows_per_dispatch(const Graph& g, uint64_t rows, uint64_t bytes_per_row, uint64_t align,
+                           const std::string& what) {
+  const uint64_t max_view = g.memory_limits().max_view_bytes();
+  if (rows * bytes_per_row <= max_view) return rows;
+  uint64_t n = std::bit_floor(std::max<uint64_t>(max_view / bytes_per_row, 1));
+  if (n < align || n * bytes_per_row > max_view)
+    throw GraphError(
+        fmt::format("{}: {} rows of {} bytes do not fit one binding ({} bytes)", what, align, bytes_per_row, max_view));
+  return n;
+}
+
+// One compress layer (MerkleCompressLayer), in dispatches of whole stride blocks that each bind
+// at most one binding of input.
+void compress_layer(Graph& g, const std::string& task, View<Digest> in, View<Digest> out, uint64_t stride) {
+  const uint64_t n = rows_per_dispatch(g, out.count, 2 * sizeof(Digest), stride, "Merkle layer '" + task + "'");
+  for (uint64_t i0 = 0; i0 < out.count; i0 += n) {
+    const uint64_t len = std::min(n, out.count - i0);
+    g.dispatch<MerkleCompressLayer>(
+        n == out.count ? task : fmt::format("{}.{}", task, i0 / n),
+        {.in = in.slice(2 * i0, 2 * len), .out = out.slice(i0, len), .stride = uint32_t(stride)});
+  }
+}
+
+}  // namespace
+
+MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const MatrixView> tiles, uint32_t k) {
+  if (tiles.empty()) throw GraphError(fmt::format("Merkle tree '{}': no matrix", name));
+  const MatrixView& m = tiles[0];
+  for (const MatrixView& tile : tiles)
+    if (tile.log_rows != m.log_rows)
+      throw GraphError(
+          fmt::format("Merkle tree '{}': column tiles of 2^{} and 2^{} rows", name, m.log_rows, tile.log_rows));
   if (k > m.log_rows)
     throw InputError(fmt::format("Merkle tree '{}': leaf groups of 2^{} rows but only 2^{} rows", name, k, m.log_rows));
   MerkleTree t;
@@ -17,12 +58,46 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView
   t.k = k;
   const uint64_t rows = uint64_t(1) << m.log_rows, leaves = t.leaves();
   t.nodes = g.transient<Digest>(name + ".nodes", 2 * leaves - 1);
+  // Row r of a tile from entry r * row_stride: a dispatch of rows [r0, r0 + n) binds the tile from
+  // there (the whole tile when column-major, which fits a binding).
+  auto rows_of = [](const MatrixView& tile, uint64_t r0) {
+    const uint64_t at = r0 * tile.row_stride;
+    return tile.data.slice(at, tile.data.count - at);
+  };
   auto hash_rows = [&](View<Digest> out) {
-    g.dispatch<HashRows>(name + ".rows", {.matrix = m.data,
-                                          .out = out,
-                                          .width = m.width,
-                                          .row_stride = uint32_t(m.row_stride),
-                                          .col_stride = uint32_t(m.col_stride)});
+    if (tiles.size() == 1) {
+      const uint64_t n = rows_per_dispatch(g, rows, sizeof(Digest), 1, "Merkle tree '" + name + "'");
+      for (uint64_t r0 = 0; r0 < rows; r0 += n)
+        g.dispatch<HashRows>(n == rows ? name + ".rows" : fmt::format("{}.rows.r{}", name, r0 / n),
+                             {.matrix = rows_of(m, r0),
+                              .out = out.slice(r0, std::min(n, rows - r0)),
+                              .width = m.width,
+                              .row_stride = uint32_t(m.row_stride),
+                              .col_stride = uint32_t(m.col_stride)});
+      return;
+    }
+    View<Fp> state = g.transient<Fp>(name + ".row_states", 16 * rows).all();
+    const uint64_t n = rows_per_dispatch(g, rows, 16 * sizeof(Fp), 1, "Merkle tree '" + name + "'");
+    for (uint64_t r0 = 0; r0 < rows; r0 += n) {
+      const uint64_t len = std::min(n, rows - r0);
+      const std::string range = n == rows ? std::string() : fmt::format(".r{}", r0 / n);
+      View<Fp> st = state.slice(16 * r0, 16 * len);
+      g.dispatch<FillU32>(name + ".row_states.zero" + range, {.out = st.bitcast<uint32_t>(), .value = 0});
+      uint32_t first = 0;
+      for (size_t i = 0; i < tiles.size(); ++i) {
+        const bool last = i + 1 == tiles.size();
+        g.dispatch<HashRowsAbsorb>(fmt::format("{}.rows.{}{}", name, i, range),
+                                   {.matrix = rows_of(tiles[i], r0),
+                                    .state = st,
+                                    .out = last ? out.slice(r0, len) : out.slice(r0, 0),
+                                    .width = tiles[i].width,
+                                    .row_stride = uint32_t(tiles[i].row_stride),
+                                    .col_stride = uint32_t(tiles[i].col_stride),
+                                    .first_column = first,
+                                    .last = last ? 1u : 0u});
+        first += tiles[i].width;
+      }
+    }
   };
   if (k == 0) {
     hash_rows(t.nodes.slice(0, leaves));
@@ -34,16 +109,15 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView
       const uint64_t n = rows >> (i + 1);
       const std::string task = fmt::format("{}.group{}", name, i);
       View<Digest> out = i + 1 == k ? t.nodes.slice(0, leaves) : g.transient<Digest>(task, n).all();
-      g.dispatch<MerkleCompressLayer>(task, {.in = level, .out = out, .stride = uint32_t(leaves)});
+      compress_layer(g, task, level, out, leaves);
       level = out;
     }
   }
   uint64_t offset = 0;
   for (uint32_t d = 0; (leaves >> d) > 1; ++d) {
     const uint64_t n = leaves >> d;
-    g.dispatch<MerkleCompressLayer>(
-        fmt::format("{}.layer{}", name, d),
-        {.in = t.nodes.slice(offset, n), .out = t.nodes.slice(offset + n, n / 2), .stride = 1});
+    compress_layer(g, fmt::format("{}.layer{}", name, d), t.nodes.slice(offset, n), t.nodes.slice(offset + n, n / 2),
+                   1);
     offset += n;
   }
   return t;
@@ -51,20 +125,34 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView
 
 void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, const MatrixView& m, View<uint32_t> idx,
                  View<Fp> rows_out, View<Digest> paths_out) {
+  open_merkle(g, name, tree, std::span<const MatrixView>(&m, 1), idx, rows_out, paths_out);
+}
+
+void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, std::span<const MatrixView> tiles,
+                 View<uint32_t> idx, View<Fp> rows_out, View<Digest> paths_out) {
   const uint32_t q = static_cast<uint32_t>(idx.count), group = 1u << tree.k;
-  if (rows_out.count != uint64_t(q) * group * m.width || paths_out.count != uint64_t(q) * tree.depth())
+  uint64_t width = 0;
+  for (const MatrixView& m : tiles) width += m.width;
+  if (rows_out.count != uint64_t(q) * group * width || paths_out.count != uint64_t(q) * tree.depth())
     throw GraphError(fmt::format("Merkle opening '{}': output views hold {} values and {} digests, {} and {} needed",
-                                 name, rows_out.count, paths_out.count, uint64_t(q) * group * m.width,
+                                 name, rows_out.count, paths_out.count, uint64_t(q) * group * width,
                                  uint64_t(q) * tree.depth()));
   if (q == 0) return;
-  g.dispatch<GatherRows>(name + ".rows", {.idx = idx,
-                                          .matrix = m.data,
-                                          .out = rows_out,
-                                          .width = m.width,
-                                          .rows_per_query = group,
-                                          .query_stride = uint32_t(tree.query_stride()),
-                                          .row_stride = uint32_t(m.row_stride),
-                                          .col_stride = uint32_t(m.col_stride)});
+  uint64_t first = 0;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const MatrixView& m = tiles[i];
+    g.dispatch<GatherRows>(tiles.size() == 1 ? name + ".rows" : fmt::format("{}.rows.{}", name, i),
+                           {.idx = idx,
+                            .matrix = m.data,
+                            .out = rows_out.slice(first, rows_out.count - first),
+                            .width = m.width,
+                            .rows_per_query = group,
+                            .query_stride = uint32_t(tree.query_stride()),
+                            .row_stride = uint32_t(m.row_stride),
+                            .col_stride = uint32_t(m.col_stride),
+                            .out_stride = tiles.size() == 1 ? 0u : uint32_t(width)});
+    first += m.width;
+  }
   if (tree.depth() > 0)
     g.dispatch<GatherPaths>(
         name + ".paths",

@@ -36,11 +36,20 @@ struct MerkleTree {
 // the binary tree above it. Tasks are named "<name>.rows", "<name>.group<i>", "<name>.layer<d>".
 // InputError if k > log_rows.
 [[nodiscard]] MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView& m, uint32_t k);
+// The same for a matrix in column tiles (consecutive columns each, all of 2^log_rows rows): the
+// rows' sponges absorb tile after tile ("<name>.rows.<t>", HashRowsAbsorb), so that each
+// dispatch binds one tile. One tile is the call above.
+[[nodiscard]] MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const MatrixView> tiles,
+                                           uint32_t k);
 
 // Adds the dispatches that gather, for every query index in `idx`, the 2^k rows of its leaf group
 // (rows_out: idx.count * 2^k * width values) and its authentication path (paths_out: idx.count *
 // depth digests).
 void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, const MatrixView& m, View<uint32_t> idx,
                  View<Fp> rows_out, View<Digest> paths_out);
+// The same for a matrix in column tiles: each tile's rows gathered into its columns of the opened
+// rows ("<name>.rows.<t>").
+void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, std::span<const MatrixView> tiles,
+                 View<uint32_t> idx, View<Fp> rows_out, View<Digest> paths_out);
 
 }  // namespace vkstark

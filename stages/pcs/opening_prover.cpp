@@ -17,14 +17,17 @@ namespace vkstark {
 namespace {
 // openings[c] = MLE of the commitment's message column c at u_cube, for every column.
 void add_column_openings(Graph& g, const StackedCommitment& c, View<Fp4> eq, View<Fp4> out, const std::string& name) {
-  const uint32_t width = c.layout.stacked_width();
   const uint64_t rows = uint64_t(1) << c.log_message();
-  const uint32_t parts = partial_count(rows * width) / std::max<uint32_t>(1, width) + 1;
-  View<Fp4> partials = g.transient<Fp4>(name + ".partials", uint64_t(parts) * width).all();
-  g.dispatch<MleEvalColumnsPartials>(
-      name,
-      {.matrix = c.message, .eq = eq, .partials = partials, .rows = uint32_t(rows), .col_stride = uint32_t(rows)});
-  add_sum_reduce(g, name, partials, parts, width, out);
+  for (uint32_t t = 0; t < c.tiles(); ++t) {
+    const uint32_t width = c.tile_width(t);
+    const std::string tile = c.tiles() == 1 ? name : fmt::format("{}.{}", name, t);
+    const uint32_t parts = partial_count(rows * width) / std::max<uint32_t>(1, width) + 1;
+    View<Fp4> partials = g.transient<Fp4>(tile + ".partials", uint64_t(parts) * width).all();
+    g.dispatch<MleEvalColumnsPartials>(
+        tile,
+        {.matrix = c.message[t], .eq = eq, .partials = partials, .rows = uint32_t(rows), .col_stride = uint32_t(rows)});
+    add_sum_reduce(g, tile, partials, parts, width, out.slice(c.tile_first(t), width));
+  }
 }
 }  // namespace
 

@@ -7,9 +7,30 @@
 
 namespace vkstark {
 
-MatrixView StackedCommitment::codeword_matrix() const {
+View<Fp> StackedCommitment::message_columns(uint32_t c, uint32_t n) const {
+  const uint32_t t = tile_of(c);
+  if (n > 0 && tile_of(c + n - 1) != t)
+    throw GraphError(fmt::format("message columns [{}, {}) span tiles {} and {}", c, c + n, t, tile_of(c + n - 1)));
+  const uint64_t h = uint64_t(1) << log_message();
+  return message.at(t).slice(uint64_t(c - tile_first(t)) * h, uint64_t(n) * h);
+}
+
+std::vector<MatrixView> StackedCommitment::codeword_matrices() const {
   const uint64_t n = uint64_t(1) << log_codeword();
-  return {codeword.all(), layout.stacked_width(), log_codeword(), 1, n};
+  std::vector<MatrixView> out;
+  for (uint32_t t = 0; t < tiles(); ++t) out.push_back({codeword[t].all(), tile_width(t), log_codeword(), 1, n});
+  return out;
+}
+
+uint32_t column_tile_width(const Graph& g, uint32_t width, uint32_t log_rows, const std::string& what) {
+  const uint64_t max_view = g.memory_limits().max_view_bytes();
+  const uint64_t column = (uint64_t(1) << log_rows) * sizeof(Fp);
+  if (column > max_view)
+    throw GraphError(
+        fmt::format("{}: a column of 2^{} values ({} bytes) is larger than one binding may be ({} bytes: "
+                    "the device's maxStorageBufferRange or maxMemoryAllocationSize)",
+                    what, log_rows, column, max_view));
+  return uint32_t(std::min<uint64_t>(width, max_view / column));
 }
 
 namespace {
@@ -36,33 +57,64 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
     throw InputError(
         fmt::format("commitment '{}': codeword 2^{} exceeds the NTT size 2^{}", name, log_cw, ntt.max_log_n()));
   const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << log_cw;
-  Buffer<Fp> message = g.transient<Fp>(name + ".message", width * h);
-  Buffer<Fp> codeword = g.transient<Fp>(name + ".codeword", width * n);
+  StackedCommitment c{std::move(layout), {}, {}, 0, {}, params.log_blowup};
+  // Tiles sized by the codeword's columns; the message's tiles hold the same columns.
+  c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
+  const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
+  auto tile_name = [&](const char* what, uint32_t t) {
+    return tiles == 1 ? fmt::format("{}.{}", name, what) : fmt::format("{}.{}.{}", name, what, t);
+  };
+  {
+    auto group = g.memory_group("message");
+    for (uint32_t t = 0; t < tiles; ++t)
+      c.message.push_back(g.transient<Fp>(tile_name("message", t), uint64_t(c.tile_width(t)) * h));
+  }
+  {
+    auto group = g.memory_group("codeword");
+    for (uint32_t t = 0; t < tiles; ++t)
+      c.codeword.push_back(g.transient<Fp>(tile_name("codeword", t), uint64_t(c.tile_width(t)) * n));
+  }
   {
     auto rs = g.span("rs_code_matrix");
     // Stacked matrix (zeros where no trace lands), then per 2^l chunk its RS message, in place.
-    g.dispatch<FillU32>(name + ".zero", {.out = message.all().bitcast<uint32_t>(), .value = 0});
+    for (uint32_t t = 0; t < tiles; ++t)
+      g.dispatch<FillU32>(tiles == 1 ? name + ".zero" : fmt::format("{}.zero.{}", name, t),
+                          {.out = c.message[t].all().bitcast<uint32_t>(), .value = 0});
     for (uint32_t i = 0; i < traces.size(); ++i) {
-      const TraceView& t = traces[i];
-      if (t.width == 0) continue;
-      const uint64_t start = layout.global_start(i);
-      g.dispatch<StackColumns>(fmt::format("{}.stack{}", name, i),
-                               {.src = t.data,
-                                .dst = message,
-                                .log_slice = std::max(t.log_height, l),
-                                .log_stride = l > t.log_height ? l - t.log_height : 0,
-                                .log_stacked_height = m,
-                                .start_col = uint32_t(start >> m),
-                                .start_row = uint32_t(start & (h - 1)),
-                                .dst_col_stride = uint32_t(h)});
+      const TraceView& tr = traces[i];
+      if (tr.width == 0) continue;
+      // Column j of the trace fills one slice, from global position start + j * slice.
+      const uint32_t log_slice = std::max(tr.log_height, l);
+      const uint64_t start = c.layout.global_start(i), slice = uint64_t(1) << log_slice;
+      const uint64_t rows = uint64_t(1) << tr.log_height;
+      for (uint32_t j0 = 0; j0 < tr.width;) {
+        const uint32_t t = c.tile_of(uint32_t((start + j0 * slice) >> m));
+        const uint64_t tile_end = uint64_t(c.tile_first(t) + c.tile_width(t)) << m;  // global position
+        const uint32_t j1 = uint32_t(std::min<uint64_t>(tr.width, (tile_end - start + slice - 1) / slice));
+        const uint64_t pos = start + j0 * slice - (uint64_t(c.tile_first(t)) << m);
+        g.dispatch<StackColumns>(
+            j0 == 0 && j1 == tr.width ? fmt::format("{}.stack{}", name, i) : fmt::format("{}.stack{}.{}", name, i, j0),
+            {.src = tr.data.slice(j0 * rows, (j1 - j0) * rows),
+             .dst = c.message[t],
+             .log_slice = log_slice,
+             .log_stride = l > tr.log_height ? l - tr.log_height : 0,
+             .log_stacked_height = m,
+             .start_col = uint32_t(pos >> m),
+             .start_row = uint32_t(pos & (h - 1)),
+             .dst_col_stride = uint32_t(h)});
+        j0 = j1;
+      }
     }
-    add_rs_message(g, message, l, h, h, width, name + ".rs_message");
-    ntt.forward(message, m, h, codeword, log_cw, n, width, name + ".encode");
+    for (uint32_t t = 0; t < tiles; ++t) {
+      const std::string suffix = tiles == 1 ? std::string() : fmt::format(".{}", t);
+      add_rs_message(g, c.message[t], l, h, h, c.tile_width(t), name + ".rs_message" + suffix);
+      ntt.forward(c.message[t], m, h, c.codeword[t], log_cw, n, c.tile_width(t), name + ".encode" + suffix);
+    }
   }
-  StackedCommitment c{std::move(layout), message, codeword, {}, params.log_blowup};
   {
     auto mt = g.span("merkle_tree");
-    c.tree = build_merkle_tree(g, name + ".tree", c.codeword_matrix(), params.whir.k);
+    auto group = g.memory_group("Merkle tree");
+    c.tree = build_merkle_tree(g, name + ".tree", c.codeword_matrices(), params.whir.k);
   }
   return c;
 }

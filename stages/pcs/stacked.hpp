@@ -22,17 +22,36 @@ struct TraceView {
 
 // What later phases need of a commitment (StackedPcsData): the layout, the RS messages (the
 // stacked columns in coefficient form, for WHIR), the codeword and its tree (for query openings).
+//
+// Message and codeword are column-major and split into column tiles, each its own buffer, so that
+// no buffer is larger than one allocation and no tile larger than one binding
+// (Graph::memory_limits): tile t holds the stacked columns [t * tile_columns, ...), all tiles but
+// the last tile_columns of them. Where everything fits there is one tile of each, named
+// "<name>.message" and "<name>.codeword"; else "<name>.message.<t>" and "<name>.codeword.<t>".
 struct StackedCommitment {
   StackedLayout layout;
-  Buffer<Fp> message;   // stacked_width columns of 2^m values (m = l_skip + n_stack), column-major
-  Buffer<Fp> codeword;  // stacked_width columns of 2^(m + log_blowup) values, column-major
+  std::vector<Buffer<Fp>> message;   // tiles of columns of 2^m values (m = l_skip + n_stack)
+  std::vector<Buffer<Fp>> codeword;  // tiles of columns of 2^(m + log_blowup) values
+  uint32_t tile_columns = 0;
   MerkleTree tree;
   uint32_t log_blowup = 1;
   uint32_t log_message() const { return layout.log_stacked_height(); }
   uint32_t log_codeword() const { return log_message() + log_blowup; }
-  MatrixView codeword_matrix() const;
+  uint32_t tiles() const { return uint32_t(message.size()); }
+  uint32_t tile_first(uint32_t t) const { return t * tile_columns; }
+  uint32_t tile_width(uint32_t t) const { return std::min(tile_columns, layout.stacked_width() - tile_first(t)); }
+  // The tile holding stacked column c.
+  uint32_t tile_of(uint32_t c) const { return c / tile_columns; }
+  // Stacked columns [c, c + n) of the message (inside one tile), as a view of that tile.
+  View<Fp> message_columns(uint32_t c, uint32_t n) const;
+  // The codeword's tiles as matrices (rows x tile columns), for hashing and openings.
+  std::vector<MatrixView> codeword_matrices() const;
   View<Digest> root() const { return tree.root(); }
 };
+
+// Stacked columns per tile for columns of 2^log_rows values under the graph's limits (at most
+// `width`). GraphError when not even one column fits a binding.
+[[nodiscard]] uint32_t column_tile_width(const Graph& g, uint32_t width, uint32_t log_rows, const std::string& what);
 
 // Adds stacked_commit for `traces` (in sorted order: height descending) under a span
 // "stacked_commit" with "rs_code_matrix" and "merkle_tree" inside. The Ntt must cover

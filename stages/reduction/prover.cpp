@@ -124,8 +124,10 @@ void StackedReductionProver::find_regions() {
       const uint64_t pos = uint64_t(s.stacked_col) * layout.stacked_height() + s.row_start;
       const uint64_t len = layout.slice_length(s.log_height);
       Region* last = regions_.empty() ? nullptr : &regions_.back();
+      // A region lies in one tile of the message (one binding).
       if (last != nullptr && last->commitment == c && classes_[last->cls] == s.log_height &&
-          last->start + last->count * len == pos) {
+          last->start + last->count * len == pos &&
+          cs[c]->tile_of(uint32_t(last->start >> layout.log_stacked_height())) == cs[c]->tile_of(s.stacked_col)) {
         ++last->count;
       } else {
         const uint32_t cls = uint32_t(std::find(classes_.begin(), classes_.end(), s.log_height) - classes_.begin());
@@ -179,9 +181,11 @@ void StackedReductionProver::round0() {
   for (const Region& r : regions_) {
     const uint32_t p = stacked_round0_part_count(uint64_t(r.count) << r.log_chunks, l_);
     const StackedCommitment& c = *in_.commitments[r.commitment];
+    const uint32_t tile = c.tile_of(uint32_t(r.start >> c.log_message()));
     g_.dispatch<StackedRound0Partials>(
         name(fmt::format("round0.h{}.partials.c{}.s{}", classes_[r.cls], r.commitment, r.first_slice)),
-        {.message = c.message.slice(r.start, uint64_t(r.count) << (l_ + r.log_chunks)),
+        {.message = c.message[tile].slice(r.start - (uint64_t(c.tile_first(tile)) << c.log_message()),
+                                          uint64_t(r.count) << (l_ + r.log_chunks)),
          .eq = eq_.slice(eq_offset_[r.cls], uint64_t(1) << r.log_chunks),
          .weights = weights_.slice(2ull * r.first_slice, 2ull * r.count),
          .partials = partials[r.cls].slice(next[r.cls] * group, p * group),
@@ -229,11 +233,14 @@ void StackedReductionProver::fold_u0() {
   f_ = n_stack_ == 0 ? proof_.stacking_openings : transient("fold_u0.f", uint64_t(total_width_) << n_stack_);
   for (uint32_t c = 0; c < in_.commitments.size(); ++c) {
     const StackedCommitment& sc = *in_.commitments[c];
-    const uint64_t width = sc.layout.stacked_width();
-    g_.dispatch<StackedFoldChunks>(name(fmt::format("fold_u0.c{}", c)),
-                                   {.message = sc.message.slice(0, width << sc.log_message()),
-                                    .weights = fold_weights,
-                                    .out = f_.slice(uint64_t(col_offset_[c]) << n_stack_, width << n_stack_)});
+    for (uint32_t t = 0; t < sc.tiles(); ++t) {
+      const uint64_t width = sc.tile_width(t);
+      g_.dispatch<StackedFoldChunks>(
+          name(sc.tiles() == 1 ? fmt::format("fold_u0.c{}", c) : fmt::format("fold_u0.c{}.{}", c, t)),
+          {.message = sc.message[t].all(),
+           .weights = fold_weights,
+           .out = f_.slice(uint64_t(col_offset_[c] + sc.tile_first(t)) << n_stack_, width << n_stack_)});
+    }
   }
   if (n_stack_ == 0) return;
   k_ = transient("fold_u0.k", uint64_t(total_width_) << n_stack_);

@@ -58,13 +58,18 @@ void WhirBuilder::batch_and_weights(const WhirOpening& in) {
   f_ = g_.transient<Fp4>("whir.f", n).all();
   g_.dispatch<FillU32>("whir.f.zero", {.out = f_.bitcast<uint32_t>(), .value = 0});
   uint32_t power = 0;
-  for (const StackedCommitment* c : in.commitments) {
-    const uint32_t width = c->layout.stacked_width();
-    g_.dispatch<BatchColumnsExt>(
-        "whir.batch",
-        {.matrix = c->message, .mu = mu, .acc = f_, .width = width, .col_stride = uint32_t(n), .first_power = power});
-    power += width;
-  }
+  for (const StackedCommitment* c : in.commitments)
+    for (uint32_t t = 0; t < c->tiles(); ++t) {
+      const uint32_t width = c->tile_width(t);
+      g_.dispatch<BatchColumnsExt>(c->tiles() == 1 ? std::string("whir.batch") : fmt::format("whir.batch.{}", t),
+                                   {.matrix = c->message[t],
+                                    .mu = mu,
+                                    .acc = f_,
+                                    .width = width,
+                                    .col_stride = uint32_t(n),
+                                    .first_power = power});
+      power += width;
+    }
   add_subset_zeta(g_, f_, s_.m, n, 1, 0, s_.m, "whir.f.zeta");
   w_ = g_.transient<Fp4>("whir.w", n).all();
   g_.dispatch<MobiusEqTable>("whir.w.init", {.u = in.u_cube, .out = w_, .m = s_.m});
@@ -153,7 +158,7 @@ void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
   if (round == 0) {
     for (size_t c = 0; c < in.commitments.size(); ++c) {
       const StackedCommitment& sc = *in.commitments[c];
-      open_merkle(g_, fmt::format("{}.open{}", name, c), sc.tree, sc.codeword_matrix(), idx,
+      open_merkle(g_, fmt::format("{}.open{}", name, c), sc.tree, sc.codeword_matrices(), idx,
                   proof(fields().initial_round_opened_rows[c]), proof(fields().initial_round_merkle_proofs[c]));
     }
   } else {

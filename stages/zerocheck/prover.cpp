@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <optional>
 
@@ -75,18 +76,20 @@ class BatchProver {
     Round0Prover r0(g_, t_, params_, std::move(r0_traces), in_.xi);
     coefficients(r0.lambda());
     for (uint32_t T = 0; T < P_; ++T)
-      for (uint32_t c = 1; c <= r0.cosets(T); ++c) {
-        const Round0Coset co = r0.extend(T, c);
-        const View<Fp4> outs[kFunctionals] = {co.zerocheck, co.numerator, co.denominator};
-        const uint32_t log_m = n_tilde(in_.traces[T].log_height, l_) + l_;
-        const std::vector<View<Fp>> sources = {co.columns, co.selectors};
-        for (uint32_t f = 0; f < kFunctionals; ++f) {
-          if (!kernels(T).has(Functional(f))) continue;
-          eval_constraints(g_, fmt::format("round0.T{}.coset{}.f{}", T, c, f), *trace(T).kernels->points[f],
-                           kernels(T).shape, sources, in_.traces[T].public_values, coeffs_[T][f], outs[f], log_m);
+      for (uint32_t c = 1; c <= r0.cosets(T); ++c)
+        for (uint32_t b = 0; b < r0.blocks(T); ++b) {
+          const Round0Coset co = r0.extend(T, c, b);
+          const View<Fp4> outs[kFunctionals] = {co.zerocheck, co.numerator, co.denominator};
+          const uint32_t log_m = uint32_t(std::countr_zero(co.points));
+          const std::vector<View<Fp>> sources = {co.columns, co.selectors};
+          const std::string block = r0.blocks(T) == 1 ? std::string() : fmt::format(".b{}", b);
+          for (uint32_t f = 0; f < kFunctionals; ++f) {
+            if (!kernels(T).has(Functional(f))) continue;
+            eval_constraints(g_, fmt::format("round0.T{}.coset{}{}.f{}", T, c, block, f), *trace(T).kernels->points[f],
+                             kernels(T).shape, sources, in_.traces[T].public_values, coeffs_[T][f], outs[f], log_m);
+          }
+          r0.reduce(T, c, b);
         }
-        r0.reduce(T, c);
-      }
     const Round0Result res =
         r0.finish({proof_.numerator_term_per_air, proof_.denominator_term_per_air, proof_.univariate_round_coeffs});
     mu_powers_ = g_.transient<Fp4>("batch.mu_powers", 3 * uint64_t(P_)).all();

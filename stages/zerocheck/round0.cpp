@@ -107,15 +107,24 @@ std::vector<Fp> coset_interpolation_matrix(uint32_t l, uint32_t cosets) {
 }
 
 std::vector<Fp> coset_selectors(uint32_t l, uint32_t log_height, uint32_t c) {
+  return coset_selectors(l, log_height, c, 0, log_height > l ? log_height - l : 0);
+}
+
+std::vector<Fp> coset_selectors(uint32_t l, uint32_t log_height, uint32_t c, uint64_t first_chunk,
+                                uint32_t log_chunks) {
   const uint64_t n = uint64_t(1) << l, h = uint64_t(1) << log_height;
-  const uint64_t chunks = log_height > l ? h >> l : 1, m = n * chunks;
+  const uint64_t chunks = log_height > l ? h >> l : 1, b = uint64_t(1) << log_chunks, m = n * b;
+  if (first_chunk + b > chunks)
+    throw InputError(
+        fmt::format("coset_selectors: chunks [{}, {}) past the trace's {}", first_chunk, first_chunk + b, chunks));
   const std::vector<Fp> w = coset_extension_weights(l, c);
   std::vector<Fp> out(3 * m);
   // Only the chunks holding row 0 (chunk 0) and row H - 1 (the last chunk) have a nonzero is_first
   // or is_last; lifted rows repeat with period H.
   std::vector<uint64_t> xs{0};
   if (chunks > 1) xs.push_back(chunks - 1);
-  for (uint64_t x : xs)
+  for (uint64_t x : xs) {
+    if (x < first_chunk || x >= first_chunk + b) continue;
     for (uint64_t s = 0; s < 2; ++s)
       for (uint64_t k = 0; k < n; ++k) {
         Fp acc;
@@ -123,8 +132,9 @@ std::vector<Fp> coset_selectors(uint32_t l, uint32_t log_height, uint32_t c) {
           const uint64_t row = (x * n + i) & (h - 1);
           if (row == (s == 0 ? 0 : h - 1)) acc += w[k * n + i];
         }
-        out[s * m + k * chunks + x] = acc;
+        out[s * m + k * b + (x - first_chunk)] = acc;
       }
+  }
   for (uint64_t p = 0; p < m; ++p) out[2 * m + p] = Fp::one() - out[m + p];
   return out;
 }
@@ -182,10 +192,26 @@ void Round0Prover::check_traces() {
     s.chunks = uint64_t(1) << s.n_tilde;
     const SymbolicDag& dag = vk.symbolic_constraints;
     s.present = (dag.constraint_idx.empty() ? 0u : 1u) | (dag.interactions.empty() ? 0u : 6u);
-    s.rows = weighted_sum_rows(s.chunks);
-    s.extended.assign(s.cosets, 0);
-    s.reduced.assign(s.cosets, 0);
-    s.values.resize(s.cosets);
+    // Blocks of 2^log_block chunks: the largest whose extension fits the budget (a quarter of the
+    // trace, at least kRound0MinBlockBytes, at most one binding).
+    uint64_t trace_bytes = 0;
+    for (const View<Fp>& p : in.parts) trace_bytes += p.byte_count();
+    const uint64_t ext_per_chunk = (trace_bytes >> in.log_height) * n_ * (vk.params.need_rot ? 2 : 1);
+    const uint64_t budget =
+        std::min(std::max(trace_bytes / 4, kRound0MinBlockBytes), g_.memory_limits().max_view_bytes());
+    s.log_block = s.n_tilde;
+    while (s.log_block > 0 && (ext_per_chunk << s.log_block) > budget) --s.log_block;
+    if (ext_per_chunk > g_.memory_limits().max_view_bytes())
+      throw GraphError(
+          fmt::format("round 0: trace {}: the extension of one chunk of its rows ({} bytes) is larger "
+                      "than one binding may be ({} bytes)",
+                      T, ext_per_chunk, g_.memory_limits().max_view_bytes()));
+    s.blocks = uint32_t(s.chunks >> s.log_block);
+    s.block_rows = weighted_sum_rows(uint64_t(1) << s.log_block);
+    s.rows = s.blocks * s.block_rows;
+    s.extended.assign(size_t(s.cosets) * s.blocks, 0);
+    s.reduced.assign(size_t(s.cosets) * s.blocks, 0);
+    s.values.resize(size_t(s.cosets) * s.blocks);
   }
   const uint32_t n_max = traces_.front().n_tilde;
   if (xi_.count < l_ + n_max)
@@ -231,23 +257,26 @@ void Round0Prover::eq_tables() {
 }
 
 uint32_t Round0Prover::cosets(uint32_t T) const { return traces_.at(T).cosets; }
-uint64_t Round0Prover::points(uint32_t T) const { return traces_.at(T).chunks * n_; }
+uint32_t Round0Prover::blocks(uint32_t T) const { return traces_.at(T).blocks; }
+uint64_t Round0Prover::points(uint32_t T) const { return n_ << traces_.at(T).log_block; }
 
-Round0Coset Round0Prover::extend(uint32_t T, uint32_t c) {
+Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
   if (finished_) throw GraphError("round 0: extend after finish");
-  if (T >= traces_.size() || c == 0 || c > traces_[T].cosets)
-    throw GraphError(fmt::format("round 0: no coset {} of trace {}", c, T));
+  if (T >= traces_.size() || c == 0 || c > traces_[T].cosets || b >= traces_[T].blocks)
+    throw GraphError(fmt::format("round 0: no block {} of coset {} of trace {}", b, c, T));
   TraceState& s = traces_[T];
-  if (s.extended[c - 1]) throw GraphError(fmt::format("round 0: coset {} of trace {} extended twice", c, T));
-  s.extended[c - 1] = 1;
+  const size_t at_cb = size_t(c - 1) * s.blocks + b;
+  if (s.extended[at_cb])
+    throw GraphError(fmt::format("round 0: block {} of coset {} of trace {} extended twice", b, c, T));
+  s.extended[at_cb] = 1;
   const Round0Trace& in = s.in;
   const bool rot = in.vk->params.need_rot;
-  const uint64_t m = s.chunks * n_;
+  const uint64_t m = n_ << s.log_block, first = uint64_t(b) << s.log_block;
   uint64_t cells = 0;
   for (const View<Fp>& p : in.parts) cells += p.count >> in.log_height;
   cells *= m;
-  const std::string coset = fmt::format("coset{}", c);
-  Buffer<Fp> ext = g_.transient<Fp>(name(T, coset + ".extension"), rot ? 2 * cells : cells);
+  const std::string coset = fmt::format("coset{}", c), block = s.blocks == 1 ? std::string() : fmt::format(".b{}", b);
+  Buffer<Fp> ext = g_.transient<Fp>(name(T, coset + block + ".extension"), rot ? 2 * cells : cells);
   auto [w, fresh] = weights_.try_emplace(c);
   if (fresh) w->second = g_.constant<Fp>(fmt::format("round0.weights.coset{}", c), coset_extension_weights(l_, c));
 
@@ -255,6 +284,8 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c) {
   out.columns = ext.all();
   out.trace = T;
   out.coset = c;
+  out.block = b;
+  out.first_chunk = first;
   out.points = m;
   uint64_t at = 0;
   for (uint32_t p = 0; p < in.parts.size(); ++p) {
@@ -269,45 +300,60 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c) {
       (shift == 0 ? out.local : out.next).push_back(dst);
       if (count == 0) continue;
       g_.dispatch<ZerocheckCosetExtend>(
-          name(T, fmt::format("extend.part{}.{}.{}", p, shift == 0 ? "local" : "next", coset)),
+          name(T, fmt::format("extend.part{}.{}.{}{}", p, shift == 0 ? "local" : "next", coset, block)),
           {.in = in.parts[p],
            .weights = w->second,
            .out = dst,
            .log_height = in.log_height,
            .log_n = l_,
-           .shift = shift});
+           .shift = shift,
+           .first_chunk = uint32_t(first),
+           .log_chunks = s.log_block});
     }
   }
-  auto [sel, sel_fresh] = selectors_.try_emplace(std::pair{in.log_height, c});
+  // Blocks away from row 0 and row H - 1 share one selector constant.
+  const bool edge = b == 0 || b + 1 == s.blocks;
+  const uint64_t sel_first = edge ? first : 1;
+  auto [sel, sel_fresh] = selectors_.try_emplace(std::tuple{in.log_height, c, sel_first, s.log_block});
   if (sel_fresh)
-    sel->second = g_.constant<Fp>(fmt::format("round0.selectors.h{}.coset{}", in.log_height, c),
-                                  coset_selectors(l_, in.log_height, c));
+    sel->second = g_.constant<Fp>(
+        s.blocks == 1 ? fmt::format("round0.selectors.h{}.coset{}", in.log_height, c)
+                      : fmt::format("round0.selectors.h{}.coset{}.x{}.b{}", in.log_height, c, sel_first, s.log_block),
+        coset_selectors(l_, in.log_height, c, sel_first, s.log_block));
   out.selectors = sel->second.all();
-  const View<Fp4> values = g_.transient<Fp4>(name(T, coset + ".values"), 3 * m).all();
-  s.values[c - 1] = values;
+  const View<Fp4> values = g_.transient<Fp4>(name(T, coset + block + ".values"), 3 * m).all();
+  s.values[at_cb] = values;
   if (s.present & 1) out.zerocheck = values.slice(0, m);
   if (s.present & 2) out.numerator = values.slice(m, m);
   if (s.present & 4) out.denominator = values.slice(2 * m, m);
   return out;
 }
 
-void Round0Prover::reduce(uint32_t T, uint32_t c) {
+void Round0Prover::reduce(uint32_t T, uint32_t c, uint32_t b) {
   if (finished_) throw GraphError("round 0: reduce after finish");
-  if (T >= traces_.size() || c == 0 || c > traces_[T].cosets || !traces_[T].extended[c - 1])
-    throw GraphError(fmt::format("round 0: reduce of coset {} of trace {} before its extend", c, T));
+  if (T >= traces_.size() || c == 0 || c > traces_[T].cosets || b >= traces_[T].blocks ||
+      !traces_[T].extended[size_t(c - 1) * traces_[T].blocks + b])
+    throw GraphError(fmt::format("round 0: reduce of block {} of coset {} of trace {} before its extend", b, c, T));
   TraceState& s = traces_[T];
-  if (s.reduced[c - 1]) throw GraphError(fmt::format("round 0: coset {} of trace {} reduced twice", c, T));
-  s.reduced[c - 1] = 1;
-  const uint64_t group = 3 * n_ * s.rows;
-  if (s.partials.count == 0) s.partials = g_.transient<Fp4>(name(T, "partials"), s.cosets * group).all();
-  const View<Fp4> dst = s.partials.slice((c - 1) * group, group);
-  const std::string step = name(T, fmt::format("coset{}.weighted_sums", c));
+  const size_t at_cb = size_t(c - 1) * s.blocks + b;
+  if (s.reduced[at_cb])
+    throw GraphError(fmt::format("round 0: block {} of coset {} of trace {} reduced twice", b, c, T));
+  s.reduced[at_cb] = 1;
+  const uint64_t group = 3 * n_ * s.block_rows;  // one block's partial sums
+  if (s.partials.count == 0)
+    s.partials = g_.transient<Fp4>(name(T, "partials"), uint64_t(s.cosets) * s.blocks * group).all();
+  const View<Fp4> dst = s.partials.slice(at_cb * group, group);
+  const std::string step =
+      name(T, fmt::format("coset{}.weighted_sums{}", c, s.blocks == 1 ? std::string() : fmt::format(".b{}", b)));
   if (s.present == 0) {  // nothing to sum: the trace's polynomials are 0
     g_.dispatch<FillU32>(step, {.out = dst.bitcast<uint32_t>(), .value = 0});
     return;
   }
-  g_.dispatch<ZerocheckWeightedSums>(
-      step, {.values = s.values[c - 1], .eq = s.eq_x, .partials = dst, .n = uint32_t(n_), .present = s.present});
+  g_.dispatch<ZerocheckWeightedSums>(step, {.values = s.values[at_cb],
+                                            .eq = s.eq_x.slice(uint64_t(b) << s.log_block, uint64_t(1) << s.log_block),
+                                            .partials = dst,
+                                            .n = uint32_t(n_),
+                                            .present = s.present});
 }
 
 // The polynomials of degree < C N through each functional's C N weighted sums: the zerocheck's
@@ -372,9 +418,10 @@ void Round0Prover::round0(const Round0ProofViews& proof, View<Fp4> polys) {
 Round0Result Round0Prover::finish(const Round0ProofViews& proof) {
   if (finished_) throw GraphError("round 0: finish called twice");
   for (uint32_t T = 0; T < traces_.size(); ++T)
-    for (uint32_t c = 1; c <= traces_[T].cosets; ++c)
-      if (!traces_[T].reduced[c - 1])
-        throw GraphError(fmt::format("round 0: finish before coset {} of trace {} was reduced", c, T));
+    for (size_t i = 0; i < traces_[T].reduced.size(); ++i)
+      if (!traces_[T].reduced[i])
+        throw GraphError(fmt::format("round 0: finish before block {} of coset {} of trace {} was reduced",
+                                     i % traces_[T].blocks, i / traces_[T].blocks + 1, T));
   finished_ = true;
   const uint64_t P = traces_.size(), len = (params_.max_constraint_degree + 1ull) * (n_ - 1) + 1;
   if (proof.numerator_term_per_air.count != P || proof.denominator_term_per_air.count != P ||

@@ -28,15 +28,19 @@
 // need_rot) and one weighted sum; per trace an interpolation and an assembly; then the sums
 // program, s_0 and the s_0 program (five dependent dispatches after the last reduce()).
 //
-// Memory: the extension of a coset (parts x widths x M Fp, twice with need_rot; keccakf: 690 MB)
-// and its values (3 M Fp4) are transients that die with the coset's reduce(), so building coset
-// after coset lets the scheduler alias them.
+// Memory: the extension of a coset (parts x widths x M Fp, twice with need_rot: keccakf 2T, twice
+// its trace) is made a block of chunks at a time: blocks of 2^k chunks whose extension stays within
+// a quarter of the trace's bytes (at least kRound0MinBlockBytes, at most one binding). A block's
+// extension and values (3 M Fp4) are transients that die with its reduce(), so building block after
+// block lets the scheduler alias them. Each block adds its own rows of weighted sums; the sums are
+// exact, so the proof does not depend on the blocks.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -77,18 +81,21 @@ template <class Part>
 // The functionals of protocol.md 9.1, in the order of the round-0 kernels (kernels/zerocheck.hpp).
 enum class Round0Functional : uint32_t { Zerocheck = 0, Numerator = 1, Denominator = 2 };
 
-// What the constraint kernel's points mode reads and writes for one coset of one trace: M points,
-// point p = k X + x is (z_k, x) with z_k = g^c omega^k.
+// What the constraint kernel's points mode reads and writes for one block of one coset of one
+// trace: the B chunks from first_chunk (all X of them in one block where the extension fits the
+// block budget), M = N B points, point p = k B + x is (z_k, first_chunk + x) with z_k = g^c omega^k.
 struct Round0Coset {
   uint32_t trace = 0, coset = 0;  // coset c = 1..C_T
-  uint64_t points = 0;            // M = N X
+  uint32_t block = 0;             // b: chunks [b B, (b + 1) B)
+  uint64_t first_chunk = 0;
+  uint64_t points = 0;  // M = N B
   // Per row-view part: its columns' values at the points, column-major (column j at j M). `next`
   // reads the next row (rotated, cyclic over the trace); empty views without need_rot.
   std::vector<View<Fp>> local, next;
   // All of them in one view: per part its local columns, then its next ones (the functionals'
   // part 0, stages/zerocheck/functionals.hpp).
   View<Fp> columns;
-  // is_first, is_last, is_transition at the points: M values each, in that order (3 M).
+  // is_first, is_last, is_transition at the block's points: M values each, in that order (3 M).
   View<Fp> selectors;
   // The functionals' values to write (M each, one buffer of 3 M in Round0Functional order): C_T with
   // the lambda powers, norm_T N_T, Q_T (protocol.md 9.1). Empty views for a functional the trace has not
@@ -121,15 +128,17 @@ class Round0Prover {
   View<Fp4> lambda() const { return lambda_; }
   uint32_t traces() const { return uint32_t(traces_.size()); }
   uint32_t cosets(uint32_t T) const;  // C_T = max(d_T, 1)
-  uint64_t points(uint32_t T) const;  // M = N X
+  uint32_t blocks(uint32_t T) const;  // blocks of chunks per coset
+  uint64_t points(uint32_t T) const;  // M = N B per block
 
-  // Step 1 for coset c (1..C_T) of trace T: the extension dispatches ("round0.T<T>.extend.part<p>.
-  // local.coset<c>", "...next..."), and the views the functionals are written to. GraphError for a
-  // coset out of range or extended twice.
-  [[nodiscard]] Round0Coset extend(uint32_t T, uint32_t c);
-  // Step 3, once the functional values of coset c are written: the weighted sums
-  // ("round0.T<T>.coset<c>.weighted_sums"). GraphError before extend(T, c) or twice.
-  void reduce(uint32_t T, uint32_t c);
+  // Step 1 for block b of coset c (1..C_T) of trace T: the extension dispatches ("round0.T<T>.
+  // extend.part<p>.local.coset<c>", "...next...", with ".b<b>" where there are several blocks), and
+  // the views the functionals are written to. GraphError for a coset or block out of range or
+  // extended twice.
+  [[nodiscard]] Round0Coset extend(uint32_t T, uint32_t c, uint32_t b = 0);
+  // Step 3, once the functional values of block b of coset c are written: the weighted sums
+  // ("round0.T<T>.coset<c>.weighted_sums[.b<b>]"). GraphError before extend(T, c, b) or twice.
+  void reduce(uint32_t T, uint32_t c, uint32_t b = 0);
   // Steps 4-5, after every coset of every trace was reduced (GraphError otherwise): writes sum_p,
   // sum_q and s_0 into the proof views, and leaves the transcript just after r_0. InputError for
   // proof views of the wrong sizes. The builder is spent.
@@ -140,12 +149,14 @@ class Round0Prover {
     Round0Trace in;
     uint32_t cosets = 0, degree = 0, n_tilde = 0;
     uint64_t chunks = 0;                     // X
+    uint32_t log_block = 0, blocks = 1;      // B = 2^log_block chunks per block, X / B blocks
     uint32_t present = 0;                    // bit f: functional f exists
-    uint32_t rows = 0;                       // J: partial sums per value and coset
+    uint32_t block_rows = 0;                 // partial sums per value, coset and block
+    uint32_t rows = 0;                       // J = blocks * block_rows: per value and coset
     View<Fp4> eq_x;                          // X weights eq(xi[l..l+n~], x)
     View<Fp4> partials;                      // C J 3 N
-    std::vector<uint8_t> extended, reduced;  // per coset
-    std::vector<View<Fp4>> values;           // per coset: 3 M
+    std::vector<uint8_t> extended, reduced;  // per (coset, block): (c - 1) blocks + b
+    std::vector<View<Fp4>> values;           // per (coset, block): 3 M
   };
   void check_traces();
   void eq_tables();
@@ -162,10 +173,11 @@ class Round0Prover {
   const uint64_t n_;  // N
   std::vector<TraceState> traces_;
   View<Fp4> xi_, lambda_, eq_polys_, mu_, r0_;
-  std::map<uint32_t, View<Fp4>> eq_by_n_;                          // eq(xi[l..l+n], x) tables by n
-  std::map<uint32_t, Buffer<Fp>> weights_;                         // W_c per coset c
-  std::map<uint32_t, Buffer<Fp>> matrices_;                        // the interpolation matrix per coset count
-  std::map<std::pair<uint32_t, uint32_t>, Buffer<Fp>> selectors_;  // per (log_height, coset)
+  std::map<uint32_t, View<Fp4>> eq_by_n_;    // eq(xi[l..l+n], x) tables by n
+  std::map<uint32_t, Buffer<Fp>> weights_;   // W_c per coset c
+  std::map<uint32_t, Buffer<Fp>> matrices_;  // the interpolation matrix per coset count
+  // per (log_height, coset, first chunk, log chunks)
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>, Buffer<Fp>> selectors_;
   bool finished_ = false;
 };
 
@@ -185,5 +197,11 @@ class Round0Prover {
 // The selector columns' extension at coset c of a trace of 2^log_height rows (lifted with period H
 // when H < N): 3 M values, is_first, is_last, is_transition (= 1 - is_last), point p = k X + x.
 [[nodiscard]] std::vector<Fp> coset_selectors(uint32_t l, uint32_t log_height, uint32_t c);
+// The same at a block's points: the B = 2^log_chunks chunks from first_chunk, point p = k B + x.
+[[nodiscard]] std::vector<Fp> coset_selectors(uint32_t l, uint32_t log_height, uint32_t c, uint64_t first_chunk,
+                                              uint32_t log_chunks);
+
+// The least extension bytes a round-0 block is given (smaller blocks cost more dispatches).
+inline constexpr uint64_t kRound0MinBlockBytes = uint64_t(64) << 20;
 
 }  // namespace vkstark

@@ -27,8 +27,8 @@ TEST_P(PcsCommit, FibFixtureCommitmentMatchesTheSpec) {
   TraceView t{trace_buf, 2, 3};
   StackedCommitment c = stacked_commit(g, ntt, "main", std::span<const TraceView>(&t, 1), params);
   g.dispatch<CopyU32>("save_root", {.src = c.root().bitcast<uint32_t>(), .dst = root.all().bitcast<uint32_t>()});
-  g.dispatch<CopyU32>("save_code",
-                      {.src = c.codeword.slice(0, 4).bitcast<uint32_t>(), .dst = code_head.all().bitcast<uint32_t>()});
+  g.dispatch<CopyU32>(
+      "save_code", {.src = c.codeword[0].slice(0, 4).bitcast<uint32_t>(), .dst = code_head.all().bitcast<uint32_t>()});
   EXPECT_EQ(c.layout.stacked_width(), 1u);
   EXPECT_EQ(c.tree.depth(), 8u);
   std::vector<Fp> fib;

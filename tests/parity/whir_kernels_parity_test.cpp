@@ -113,6 +113,38 @@ TEST_P(WhirKernelsParity, GatherRowsCopiesTheLeafGroupOfEachQuery) {
         }
 }
 
+// A column tile's rows land at its columns of rows out_stride wide.
+TEST_P(WhirKernelsParity, GatherRowsOfAColumnTileFillItsColumnsOfTheRows) {
+  const uint32_t rows = 16, width = 3, total = 8, first = 2, rpq = 2, qs = rows / rpq, queries = 5;
+  Graph g;
+  auto idx = g.input<uint32_t>("idx", queries);
+  auto m = g.input<Fp>("m", rows * width);
+  auto out = g.output<Fp>("out", queries * rpq * total);
+  g.dispatch<FillU32>("zero", {.out = out.all().bitcast<uint32_t>(), .value = 0});
+  g.dispatch<GatherRows>("gather", {.idx = idx,
+                                    .matrix = m,
+                                    .out = out.slice(first, queries * rpq * total - first),
+                                    .width = width,
+                                    .rows_per_query = rpq,
+                                    .query_stride = qs,
+                                    .row_stride = 1,
+                                    .col_stride = rows,
+                                    .out_stride = total});
+  const std::vector<uint32_t> vidx = {0, 7, 3, 3, 5};
+  const auto vm = field_values(m.count(), 91);
+  auto p = run(g, [&](PreparedPlan& pp) {
+    pp.upload(idx, vidx);
+    pp.upload(m, vm);
+  });
+  const auto got = p->download(out);
+  for (uint32_t i = 0; i < queries * rpq; ++i)
+    for (uint32_t c = 0; c < total; ++c) {
+      const bool mine = c >= first && c < first + width;
+      const Fp want = mine ? vm[(vidx[i / rpq] + (i % rpq) * qs) + (c - first) * rows] : Fp();
+      ASSERT_EQ(got[i * total + c], want) << "row " << i << " column " << c;
+    }
+}
+
 TEST_P(WhirKernelsParity, GatherPathsGivesPathsThatVerifyAgainstTheRoot) {
   for (uint32_t depth : {1u, 2u, 5u, 8u}) {
     const uint32_t leaves = 1u << depth, nodes = 2 * leaves - 1, queries = 13;

@@ -128,15 +128,23 @@ TEST(ZerocheckConstants, SelectorsAreTheLiftedSelectorColumnsExtended) {
 
 class ZerocheckKernels : public ExecutorTest {
  protected:
+  // The whole extension, or the block of 2^log_block chunks from first_chunk.
   std::vector<Fp> extend(const std::vector<Fp>& in, const std::vector<Fp>& weights, uint64_t cols, uint32_t h,
-                         uint32_t l, uint32_t shift) {
+                         uint32_t l, uint32_t shift, uint32_t first_chunk = 0, int log_block = -1) {
     Graph g;
-    const uint64_t m = std::max(uint64_t(1) << h, uint64_t(1) << l);
+    const uint32_t log_chunks = log_block >= 0 ? uint32_t(log_block) : (h > l ? h - l : 0);
+    const uint64_t m = uint64_t(1) << (l + log_chunks);
     auto inb = g.input<Fp>("in", in.size());
     auto wb = g.input<Fp>("weights", weights.size());
     auto out = g.output<Fp>("out", cols * m);
-    g.dispatch<ZerocheckCosetExtend>(
-        "extend", {.in = inb, .weights = wb, .out = out, .log_height = h, .log_n = l, .shift = shift});
+    g.dispatch<ZerocheckCosetExtend>("extend", {.in = inb,
+                                                .weights = wb,
+                                                .out = out,
+                                                .log_height = h,
+                                                .log_n = l,
+                                                .shift = shift,
+                                                .first_chunk = first_chunk,
+                                                .log_chunks = log_chunks});
     auto p = run(g, [&](PreparedPlan& pp) {
       pp.upload(inb, in);
       pp.upload(wb, weights);
@@ -170,8 +178,21 @@ TEST_P(ZerocheckKernels, CosetExtendIsTheWeightedChunkSum) {
           const uint64_t n = uint64_t(1) << l;
           const std::vector<Fp> in = field_values(cols << h, seed++);
           const std::vector<Fp> w = field_values(n * n, seed++);
-          ASSERT_EQ(extend(in, w, cols, h, l, shift), naive_extend(in, w, cols, h, l, shift))
+          const std::vector<Fp> whole = naive_extend(in, w, cols, h, l, shift);
+          ASSERT_EQ(extend(in, w, cols, h, l, shift), whole)
               << "l " << l << " h " << h << " cols " << cols << " shift " << shift;
+          // Blocks of 2^b chunks: each block's points are the whole extension's at its chunks.
+          const uint32_t log_x = h > l ? h - l : 0;
+          for (uint32_t b = 0; b < log_x; ++b)
+            for (uint32_t first : {0u, (1u << log_x) - (1u << b)}) {
+              const std::vector<Fp> got = extend(in, w, cols, h, l, shift, first, int(b));
+              const uint64_t X = uint64_t(1) << log_x, B = uint64_t(1) << b;
+              for (uint64_t c = 0; c < cols; ++c)
+                for (uint64_t k = 0; k < n; ++k)
+                  for (uint64_t x = 0; x < B; ++x)
+                    ASSERT_EQ(got[c * n * B + k * B + x], whole[c * n * X + k * X + first + x])
+                        << "l " << l << " h " << h << " block 2^" << b << " from " << first;
+            }
         }
 }
 
@@ -395,8 +416,16 @@ TEST_P(ZerocheckKernels, ChecksRejectMisshapedArguments) {
   EXPECT_THROW(g.dispatch<ZerocheckCosetExtend>(
                    "bad_in", {.in = in.slice(0, 8), .weights = w, .out = out, .log_height = 3, .log_n = 2}),
                GraphError);
-  EXPECT_NO_THROW(
-      g.dispatch<ZerocheckCosetExtend>("good", {.in = in, .weights = w, .out = out, .log_height = 3, .log_n = 2}));
+  EXPECT_THROW(g.dispatch<ZerocheckCosetExtend>("past_the_chunks", {.in = in,
+                                                                    .weights = w,
+                                                                    .out = out.slice(0, 16),
+                                                                    .log_height = 3,
+                                                                    .log_n = 2,
+                                                                    .first_chunk = 1,
+                                                                    .log_chunks = 1}),
+               GraphError);
+  EXPECT_NO_THROW(g.dispatch<ZerocheckCosetExtend>(
+      "good", {.in = in, .weights = w, .out = out, .log_height = 3, .log_n = 2, .log_chunks = 1}));
   auto v = g.input<Fp4>("v", 3 * 4 * 2);
   auto eq = g.input<Fp4>("eq", 2);
   auto partials = g.output<Fp4>("partials", 12);
