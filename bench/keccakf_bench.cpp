@@ -92,6 +92,115 @@ InFlight measure_in_flight(StarkProver& prover, const std::vector<std::optional<
   return f;
 }
 
+// One size of the cost curve: keygen, plan, prepare, a warm-up proof and `runs` timed ones.
+struct SweepPoint {
+  uint32_t log_rows = 0, permutations = 0;
+  uint64_t trace_bytes = 0, cells = 0;
+  std::string error;  // the size could not be proved (too large for the device, say)
+  std::map<std::string, double> device_ms;  // median per span path (host ms where the device has none)
+  uint64_t peak_device_bytes = 0;
+  std::vector<MemoryPart> memory;
+  double prepare_ms = 0, wall_ms = 0;
+  uint64_t dispatches = 0, submissions = 0, host_syncs = 0;
+  bool verified = false;
+};
+
+SweepPoint sweep_point(Executor& exec, uint32_t log_rows, const SystemParams& params, uint32_t runs) {
+  SweepPoint pt;
+  pt.log_rows = log_rows;
+  pt.permutations = std::max<uint32_t>(1, uint32_t((uint64_t(1) << log_rows) / 24));
+  try {
+    const std::vector<AirWithTraces> fixture = keccak_fixture(pt.permutations, 7);
+    const std::vector<std::optional<AirWithTraces>> airs(fixture.begin(), fixture.end());
+    pt.cells = uint64_t(airs[0]->common.width) * airs[0]->common.height;
+    pt.trace_bytes = pt.cells * sizeof(Fp);
+    const std::vector<std::shared_ptr<const Air>> list{fixture[0].air};
+    const ProvingKey pk = keygen(list, params, exec);
+    StarkProver prover(pk, exec);
+    auto t0 = Clock::now();
+    auto prepared = prover.prepare(airs);
+    pt.prepare_ms = ms_since(t0);
+    pt.memory = memory_breakdown(prepared->plan());
+    std::map<std::string, std::vector<double>> ms;
+    std::vector<double> wall;
+    Proof proof;
+    Trace last;
+    for (uint32_t r = 0; r < runs + 1; ++r) {
+      Trace t;
+      auto a = Clock::now();
+      proof = prepared->run(airs, &t);
+      if (r == 0) continue;
+      wall.push_back(ms_since(a));
+      for (const TraceSpan& s : t.spans) ms[s.path].push_back(s.device_ms >= 0 ? s.device_ms : s.host_ms);
+      last = t;
+    }
+    for (const auto& [path, v] : ms) pt.device_ms[path] = bench::median(v);
+    pt.wall_ms = bench::median(wall);
+    pt.peak_device_bytes = last.counters.peak_device_bytes;
+    pt.dispatches = last.counters.dispatches;
+    pt.submissions = last.counters.submissions;
+    pt.host_syncs = last.counters.host_syncs;
+    pt.verified = verify_bytes(pk.vk, encode(proof)).ok;
+  } catch (const std::exception& e) {
+    pt.error = e.what();
+  }
+  return pt;
+}
+
+// --sweep-from A --sweep-to B: the cost curve, one line per size, JSON keccakf_bench-<executor>-sweep.json.
+int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& params, uint32_t runs,
+              const std::string& result_file) {
+  fmt::print("keccakf_bench: cost curve on executor {}, device {}, traces of 2^{} .. 2^{} rows, {} proofs each\n",
+             exec.name(), exec.device_name(), from, to, runs);
+  fmt::print("  {:>4} {:>6} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>7}\n", "rows", "perms",
+             "trace GB", "prove ms", "commit", "round0", "mle", "reduction", "whir", "ms/M cells", "peak GB",
+             "x trace");
+  std::string rows;
+  bool ok = true;
+  for (uint32_t L = from; L <= to; ++L) {
+    const SweepPoint p = sweep_point(exec, L, params, runs);
+    auto span = [&](const std::string& path) {
+      auto it = p.device_ms.find("stark_prove_excluding_trace" + (path.empty() ? "" : "/" + path));
+      return it == p.device_ms.end() ? 0.0 : it->second;
+    };
+    const double total = span(""), per_m = p.cells ? total / (double(p.cells) / 1e6) : 0;
+    const double ratio = p.trace_bytes ? double(p.peak_device_bytes) / double(p.trace_bytes) : 0;
+    if (!p.error.empty()) {
+      ok = false;
+      fmt::print("  2^{:<2} {:>6} {:>10.3f}  failed: {}\n", L, p.permutations, p.trace_bytes / 1e9, p.error);
+    } else {
+      ok = ok && p.verified;
+      fmt::print("  2^{:<2} {:>6} {:>10.3f} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>11.3f} {:>9.3f} {:>7.2f}{}\n",
+                 L, p.permutations, p.trace_bytes / 1e9, total, span("prover.main_trace_commit"),
+                 span("prover.rap_constraints/round0"), span("prover.rap_constraints/mle_rounds"),
+                 span("prover.openings/stacked_reduction"), span("prover.openings/whir"), per_m,
+                 p.peak_device_bytes / 1e9, ratio, p.verified ? "" : "  REJECTED");
+      fmt::print("       memory: {}\n", format_memory_breakdown(p.memory));
+    }
+    std::string spans, memory;
+    for (const auto& [path, ms] : p.device_ms)
+      spans += fmt::format("{}{{\"path\": {}, \"ms\": {}}}", spans.empty() ? "" : ", ", json_string(path),
+                           json_number(ms));
+    for (const MemoryPart& m : p.memory)
+      memory += fmt::format("{}{{\"group\": {}, \"bytes\": {}}}", memory.empty() ? "" : ", ", json_string(m.group),
+                            m.bytes);
+    rows += fmt::format(
+        "{}{{\"log_rows\": {}, \"permutations\": {}, \"trace_bytes\": {}, \"error\": {}, \"prove_ms\": {}, "
+        "\"ms_per_million_cells\": {}, \"peak_device_bytes\": {}, \"peak_over_trace\": {}, \"wall_ms\": {}, "
+        "\"prepare_ms\": {}, \"dispatches\": {}, \"submissions\": {}, \"host_syncs\": {}, \"verified\": {}, "
+        "\"spans\": [{}], \"memory\": [{}]}}",
+        rows.empty() ? "" : ",\n    ", L, p.permutations, p.trace_bytes,
+        p.error.empty() ? std::string("null") : json_string(p.error), json_number(total), json_number(per_m),
+        p.peak_device_bytes, json_number(ratio), json_number(p.wall_ms), json_number(p.prepare_ms), p.dispatches,
+        p.submissions, p.host_syncs, p.verified, spans, memory);
+  }
+  bench::write_result(result_file, "keccakf_bench", std::string(exec.name()), exec.device_name(),
+                      fmt::format("{{\"sweep\": true, \"log_stacked_height\": {}, \"runs\": {}, \"sizes\": [\n    {}]}}",
+                                  params.l_skip + params.n_stack, runs, rows));
+  fmt::print("results: {}\n", result_file);
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -118,11 +227,22 @@ int main(int argc, char** argv) try {
   uint32_t concurrent = 0;
   options.number<uint32_t>("--concurrent", "N", concurrent, 0, {0, 64},
                            "measure throughput with 1, 2, 4 .. N proofs in flight instead (0: off)");
+  uint32_t sweep_from = 0, sweep_to = 0;
+  options.number<uint32_t>("--sweep-from", "L", sweep_from, 0, {0, 24},
+                           "the cost curve instead: traces of 2^L .. 2^(--sweep-to) rows (floor(2^L / 24) "
+                           "permutations each), one size after another (0: off)");
+  options.number<uint32_t>("--sweep-to", "L", sweep_to, 0, {0, 24}, "the last size of --sweep-from (default: 20)");
   options.parse_or_exit(argc, argv);
   const SystemParams params = app_params_with_100_bits_security(log_stacked);
   params.validate();
   auto exec = make_executor(executor);
   const bool fused = fuse == "on";
+  if (sweep_from > 0) {
+    const uint32_t to = sweep_to == 0 ? 20 : sweep_to;
+    if (to < sweep_from) throw InputError("--sweep-to is below --sweep-from");
+    return run_sweep(*exec, sweep_from, to, params, runs,
+                     bench::result_path(json_file, "keccakf_bench", std::string(exec->name()) + "-sweep"));
+  }
   const std::string result_file = bench::result_path(json_file, "keccakf_bench",
                                                      std::string(exec->name()) + (concurrent > 0 ? "-concurrent"
                                                                                   : fused        ? ""
@@ -245,16 +365,19 @@ int main(int argc, char** argv) try {
       "  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, bytes up {}, bytes down {}, peak device "
       "bytes {}\n",
       c.dispatches, c.barriers, c.submissions, c.host_syncs, c.bytes_up, c.bytes_down, c.peak_device_bytes);
+  const uint64_t trace_bytes = uint64_t(airs[0]->common.width) * airs[0]->common.height * sizeof(Fp);
+  fmt::print("  memory (plan): {}; {:.2f} x the trace's {:.3f} GB\n", format_memory_breakdown(last.memory),
+             double(c.peak_device_bytes) / double(trace_bytes), trace_bytes / 1e9);
   fmt::print("  proof size {} bytes; host verification (median of {}) {:.1f} ms: {}\n", bytes.size(), verify_runs,
              verify_ms, verdict.ok ? "accepted" : "REJECTED: " + verdict.reason);
   const std::string json = fmt::format(
       "{{\"fused\": {}, \"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, \"wall_ms_median\": {}, "
       "\"spans\": [{}], "
       "\"counters\": {{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, "
-      "\"peak_device_bytes\": {}}}, \"proof_bytes\": {}, \"verify_ms\": {}, \"verified\": {}, \"keygen_ms\": {}, "
+      "\"peak_device_bytes\": {}}}, \"trace_bytes\": {}, \"proof_bytes\": {}, \"verify_ms\": {}, \"verified\": {}, \"keygen_ms\": {}, "
       "\"prepare_ms\": {}, \"first_run_ms\": {}}}",
       fused, permutations, log_stacked, runs, json_number(bench::median(wall)), spans_json, c.dispatches, c.barriers,
-      c.submissions, c.host_syncs, c.peak_device_bytes, bytes.size(), json_number(verify_ms), verdict.ok,
+      c.submissions, c.host_syncs, c.peak_device_bytes, trace_bytes, bytes.size(), json_number(verify_ms), verdict.ok,
       json_number(keygen_ms), json_number(prepare_ms), json_number(first_run_ms));
   bench::write_result(result_file, "keccakf_bench", std::string(exec->name()), exec->device_name(), json);
   fmt::print("results: {}\n", result_file);

@@ -224,6 +224,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   TraceCommitments& c = out->commits;
   {
     auto span = g.span("prover.main_trace_commit");
+    auto group = g.memory_group("commitment work");
     c = commit_traces(g, ntt, pk_, airs, s);
   }
   ProofLayout& layout = out->layout;
@@ -259,6 +260,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     GkrChallenges ch;
     {
       auto span = g.span("logup_gkr");
+      auto group = g.memory_group("LogUp GKR");
       const GkrProofViews views = gkr_proof_views(layout, *out->gkr, out->gkr->proto());
       ch = gkr_grind_and_challenges(g, t, views, params);
       uint32_t have = 0;
@@ -302,10 +304,12 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
       tr.row_start = s.logup.row_start[T];
       in.traces.push_back(std::move(tr));
     }
+    auto group = g.memory_group("constraint sumcheck");
     r = batch_constraint_prove(g, t, batch_constraint_views(layout, *out->batch, out->batch->proto()), params, in);
   }
   {
     auto span = g.span("prover.openings");
+    auto group = g.memory_group("openings (stacked reduction, WHIR)");
     const View<Fp4> u =
         stacked_reduction_prove(g, t, stacking_proof_views(layout, *out->stacking, out->stacking->proto()), params,
                                 {c.pointers(), c.need_rot, r});

@@ -22,6 +22,7 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
   const SystemParams& params = pk.params();
   std::vector<TraceView> common;
   std::vector<bool> common_rot;
+  std::optional<Graph::GroupScope> group(g.memory_group("trace"));
   for (size_t T = 0; T < s.order.size(); ++T) {
     const AirWithTraces& a = *airs[s.order[T]];
     c.parts.emplace_back();
@@ -35,6 +36,7 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
     common.push_back({c.parts.back().back().all(), a.common.width, log_height_of(a)});
     common_rot.push_back(pk.vk.per_air[s.order[T]].params.need_rot);
   }
+  group.reset();
   c.commits.push_back(stacked_commit(g, ntt, "common_main", common, params));
   c.need_rot.push_back(common_rot);
   for (size_t T = 0; T < s.order.size(); ++T) {
