@@ -555,11 +555,15 @@ std::string PleFoldColumns::check(const Args& a) {
     return fmt::format("log_height {} or log_n {} too large", a.log_height, a.log_n);
   if (a.shift > 1) return fmt::format("shift {} is not 0 or 1", a.shift);
   const uint64_t h = uint64_t(1) << a.log_height;
-  const uint64_t chunks = a.log_height > a.log_n ? h >> a.log_n : 1;
+  const uint64_t all = a.log_height > a.log_n ? h >> a.log_n : 1;
+  if (a.log_chunks > 30 || (uint64_t(1) << a.log_chunks) > all || a.first_chunk + (uint64_t(1) << a.log_chunks) > all)
+    return fmt::format("chunks [{}, {} + 2^{}) are not among the trace's {}", a.first_chunk, a.first_chunk,
+                       a.log_chunks, all);
+  const uint64_t chunks = uint64_t(1) << a.log_chunks;
   if (a.out.view.count % chunks != 0)
     return fmt::format("out has {} values, not whole columns of {} chunks", a.out.view.count, chunks);
   return first_of(grid_fits(a.out.view.count, "out.count"), count_is(a.weights, "weights", uint64_t(1) << a.log_n),
-                  count_is(a.in, "in", a.out.view.count / chunks * h));
+                  count_is(a.in, "in", a.out.view.count / chunks * h), indexable(a.in, "in"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -586,6 +590,10 @@ std::string ZerocheckCosetExtend::check(const Args& a) {
   const uint64_t m = n << a.log_chunks;  // N B points per column
   if (a.out.view.count % m != 0)
     return fmt::format("out has {} values, not whole columns of N B = {} points", a.out.view.count, m);
+  if (a.fft.view.count != 0 &&
+      (a.log_n != ZerocheckCosetExtend::kFftLogN || a.fft.view.count != ZerocheckCosetExtend::kFftTable))
+    return fmt::format("fft has {} elements: {} for N = 16, else none", a.fft.view.count,
+                       ZerocheckCosetExtend::kFftTable);
   return first_of(indexable(a.out, "out"), count_is(a.weights, "weights", n * n),
                   count_is(a.in, "in", a.out.view.count / m * h), indexable(a.in, "in"));
 }

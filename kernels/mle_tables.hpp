@@ -25,10 +25,11 @@ struct EqUniWeights {
 };
 
 // The PLE fold at r_0 of `cols` columns of height H = 2^log_height (column c at in[c H ..]), with
-// N = 2^log_n weights w (EqUniWeights at r_0) and X = max(H / N, 1) chunks:
-//   out[c X + x] = sum_{i < N} w[i] in[c H + ((x N + i + shift) mod H)]
+// N = 2^log_n weights w (EqUniWeights at r_0), for the B = 2^log_chunks chunks from first_chunk of
+// the X = max(H / N, 1) (a row tile of the table; all of them with first_chunk 0, B = X):
+//   out[c B + x] = sum_{i < N} w[i] in[c H + (((first_chunk + x) N + i + shift) mod H)]
 // shift 0: the column's table; shift 1: the rotated column's (next row, cyclic over the trace).
-// A trace shorter than N is lifted by repetition (rows mod H, protocol.md 5.4). grid.x = cols X.
+// A trace shorter than N is lifted by repetition (rows mod H, protocol.md 5.4). grid.x = cols B.
 struct PleFoldColumns {
   static constexpr std::string_view name = "ple_fold_columns";
   struct Args {
@@ -38,6 +39,8 @@ struct PleFoldColumns {
     uint32_t log_height = 0;
     uint32_t log_n = 0;
     uint32_t shift = 0;
+    uint32_t first_chunk = 0;
+    uint32_t log_chunks = 0;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
   static std::string check(const Args& a);

@@ -27,11 +27,22 @@ inline constexpr uint32_t kZerocheckFunctionals = 3;
 // first_chunk + x evaluated at z_k. in column-major (column c at c H), out column-major with N B
 // rows. One invocation per chunk (c, x), writing its N values: grid.x = cols B = out.count / N,
 // adjacent invocations read adjacent chunks and write adjacent entries of each k's row.
+//
+// `fft` serves the device body for N = 16 (l_skip 4, the app params): a workgroup stages its chunks
+// through shared memory with coalesced loads, and each chunk's values come from an inverse and a
+// forward DFT of 16 points instead of the N x N products: fft = omega_16^j, omega_16^-j (j < 8),
+// then s_j = g^(c j) / 16 (j < 16), Montgomery form (coset_extension_fft in
+// stages/zerocheck/round0.hpp). The values are the same; the CPU body uses `weights` alone. For
+// other N, fft is empty; with N = 16 and an empty fft the device takes the general path.
 struct ZerocheckCosetExtend {
   static constexpr std::string_view name = "zerocheck_coset_extend";
+  static constexpr uint32_t workgroup_size = 256;  // the staging of the N = 16 path assumes it
+  static constexpr uint32_t kFftLogN = 4;
+  static constexpr uint32_t kFftTable = 32;
   struct Args {
     In<Fp> in;
     In<Fp> weights;
+    In<Fp> fft;
     Out<Fp> out;
     uint32_t log_height = 0;
     uint32_t log_n = 0;

@@ -73,6 +73,13 @@ class PreparedPlan {
   void upload(const Buffer<T>& b, const std::vector<T>& data) {
     upload(b, std::span<const T>(data));
   }
+  // Elements [offset, offset + data.size()) of a writable Input (Graph::writable_input). InputError
+  // for a range outside the buffer or another kind of buffer.
+  template <DeviceElement T>
+  void upload(const Buffer<T>& b, uint64_t offset, std::span<const T> data) {
+    check_range_transfer(b.graph(), b.id(), type_tag<T>(), offset, data.size());
+    upload_bytes(b.id(), offset * sizeof(T), std::as_bytes(data));
+  }
   // Contents of an Output or Persistent buffer after the last run.
   template <DeviceElement T>
   [[nodiscard]] std::vector<T> download(const Buffer<T>& b) const {
@@ -97,9 +104,12 @@ class PreparedPlan {
 
  protected:
   explicit PreparedPlan(std::shared_ptr<const Plan> plan) : shared_plan_(std::move(plan)), plan_(*shared_plan_) {}
-  virtual void upload_bytes(BufferId id, std::span<const std::byte> bytes) = 0;
+  void upload_bytes(BufferId id, std::span<const std::byte> bytes) { upload_bytes(id, 0, bytes); }
+  // Bytes [byte_offset, byte_offset + bytes.size()) of the buffer (checked by the caller).
+  virtual void upload_bytes(BufferId id, uint64_t byte_offset, std::span<const std::byte> bytes) = 0;
   virtual void download_bytes(BufferId id, std::span<std::byte> bytes) const = 0;
-  void check_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t count, bool up) const;
+  void check_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t count, bool up, bool range = false) const;
+  void check_range_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t offset, uint64_t count) const;
 
  private:
   std::shared_ptr<const Plan> shared_plan_;  // never null; declared before plan_

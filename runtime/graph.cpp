@@ -182,7 +182,7 @@ void Graph::check_bindings(const Task& t) const {
     if (b.byte_offset() + b.byte_count() > buf.bytes() || b.offset + b.count < b.offset)
       throw GraphError(fmt::format("{}: view out of range: elements [{}, {}) of buffer '{}', which has {} {}", what,
                                    b.offset, b.offset + b.count, buf.name, buf.bytes() / b.type.size, b.type.name));
-    if (writes(b.access) && (buf.lifetime == Lifetime::Input || buf.lifetime == Lifetime::Constant))
+    if (writes(b.access) && ((buf.lifetime == Lifetime::Input && !buf.writable) || buf.lifetime == Lifetime::Constant))
       throw GraphError(fmt::format("{}: writes {} buffer '{}' ({}s are read-only; use an Output or Transient)", what,
                                    to_string(buf.lifetime), buf.name, to_string(buf.lifetime)));
     if (reads(b.access) && !written_[b.buffer] &&

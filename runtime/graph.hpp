@@ -38,7 +38,8 @@ struct BufferDesc {
   uint64_t count = 0;
   Lifetime lifetime = Lifetime::Transient;
   std::shared_ptr<const std::vector<std::byte>> data;  // a Constant's contents
-  std::string group;  // what the memory holds, for memory_breakdown (empty: by lifetime)
+  std::string group;      // what the memory holds, for memory_breakdown (empty: by lifetime)
+  bool writable = false;  // an Input that tasks may overwrite (Graph::writable_input)
   uint64_t bytes() const { return count * type.size; }
 };
 
@@ -136,6 +137,15 @@ class Graph {
   template <DeviceElement T>
   [[nodiscard]] Buffer<T> input(std::string name, uint64_t count) {
     return add_buffer<T>(std::move(name), count, Lifetime::Input);
+  }
+  // An Input that tasks may also write (data uploaded, then transformed in place): it must be
+  // uploaded again before every run. Uploads may fill it in ranges (PreparedPlan::upload with an
+  // offset); what no upload fills holds whatever the last run left, so the graph must write it.
+  template <DeviceElement T>
+  [[nodiscard]] Buffer<T> writable_input(std::string name, uint64_t count) {
+    Buffer<T> b = add_buffer<T>(std::move(name), count, Lifetime::Input);
+    buffers_[b.id()].writable = true;
+    return b;
   }
   template <DeviceElement T>
   [[nodiscard]] Buffer<T> output(std::string name, uint64_t count) {

@@ -72,7 +72,19 @@ void check_persistent_declaration(const BufferDesc& desc, TypeTag type, uint64_t
                     desc.name, count, type.name, desc.count, desc.type.name));
 }
 
-void PreparedPlan::check_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t count, bool up) const {
+void PreparedPlan::check_range_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t offset,
+                                        uint64_t count) const {
+  check_transfer(graph, id, type, count, true, /*range=*/true);
+  const BufferDesc& b = plan_.buffers[id];
+  if (b.lifetime != Lifetime::Input || !b.writable)
+    throw InputError(fmt::format("upload to elements [{}, {}) of buffer '{}': ranges go to writable Inputs only",
+                                 offset, offset + count, b.name));
+  if (offset > b.count || count > b.count - offset)
+    throw InputError(fmt::format("upload to elements [{}, {}) of buffer '{}', which has {}", offset, offset + count,
+                                 b.name, b.count));
+}
+
+void PreparedPlan::check_transfer(GraphId graph, BufferId id, TypeTag type, uint64_t count, bool up, bool range) const {
   if (graph != plan_.graph)
     throw InputError(
         fmt::format("{}: the buffer handle belongs to another graph than the one this plan was compiled from",
@@ -89,7 +101,7 @@ void PreparedPlan::check_transfer(GraphId graph, BufferId id, TypeTag type, uint
           fmt::format("upload to buffer '{}': only Input and Persistent buffers take uploads, it is {}{}", b.name,
                       to_string(b.lifetime),
                       b.lifetime == Lifetime::Constant ? " (its contents are fixed when the graph is built)" : ""));
-    if (count != b.count)
+    if (count != b.count && !range)
       throw InputError(
           fmt::format("upload to buffer '{}': {} elements given, the buffer has {}", b.name, count, b.count));
   } else if (b.lifetime != Lifetime::Output && b.lifetime != Lifetime::Persistent) {

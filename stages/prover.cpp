@@ -29,6 +29,26 @@ Buffer<T> download_copy(Graph& g, const std::string& name, View<T> v) {
   return out;
 }
 
+// A trace part as one view, for kernels that read whole rows (the interactions' constraint
+// kernels): the part itself where it lies in one piece, else its pieces copied side by side into a
+// transient (GraphError naming the AIR when that is larger than one binding).
+View<Fp> whole_part(Graph& g, const TracePart& part, const std::string& air, size_t index, const std::string& name) {
+  if (part.segments.size() == 1) return part.segments[0].data;
+  if (part.segments.empty()) return {};
+  if (!g.memory_limits().binds(0, part.bytes()))
+    throw GraphError(
+        fmt::format("AIR {}: trace part {} ({} bytes) lies in {} pieces of its commitment, and its "
+                    "interactions read whole rows of it, which one binding ({} bytes) cannot hold",
+                    air, index, part.bytes(), part.segments.size(), g.memory_limits().max_view_bytes()));
+  const View<Fp> whole = g.transient<Fp>(name, uint64_t(part.width) << part.log_height).all();
+  for (const TracePart::Segment& s : part.segments)
+    g.dispatch<CopyU32>(
+        fmt::format("{}.{}", name, s.first_column),
+        {.src = s.data.bitcast<uint32_t>(),
+         .dst = whole.slice(uint64_t(s.first_column) << part.log_height, s.data.count).bitcast<uint32_t>()});
+  return whole;
+}
+
 // InputError naming the AIR when its traces do not fit it.
 void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs) {
   if (airs.size() != pk.per_air.size())
@@ -274,12 +294,22 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
           LogupInputTrace tr;
           tr.air = &pk_.per_air[s.order[T]];
           tr.kernels = &interaction_kernels(s.order[T]);
-          for (const Buffer<Fp>& b : c.parts[T]) tr.parts.push_back(b.all());
+          const bool reads = !vk.per_air[s.order[T]].symbolic_constraints.interactions.empty();
+          for (size_t p = 0; p < c.parts[T].size(); ++p)
+            tr.parts.push_back(reads ? whole_part(g, c.parts[T][p], pk_.per_air[s.order[T]].name, p,
+                                                  fmt::format("trace{}.part{}.whole", T, p))
+                                     : View<Fp>{});
           if (c.public_values[T].valid()) tr.public_values = c.public_values[T].all();
           tr.log_height = uint32_t(std::countr_zero(airs[s.order[T]]->common.height));
           traces.push_back(std::move(tr));
         }
         const uint64_t leaves = uint64_t(1) << s.gkr.layers;
+        if (!g.memory_limits().binds(0, leaves * sizeof(Fp4)))
+          throw GraphError(fmt::format(
+              "LogUp GKR: the proof's interactions give 2^{} fraction leaves ({} bytes for each of p and q), more "
+              "than one binding may hold ({} bytes); the GKR layers are not split yet: prove fewer interaction rows "
+              "at once",
+              s.gkr.layers, leaves * sizeof(Fp4), g.memory_limits().max_view_bytes()));
         View<Fp4> p = g.transient<Fp4>("gkr.p", leaves).all(), q = g.transient<Fp4>("gkr.q", leaves).all();
         add_logup_input_layer(g, t, traces, s.logup, l, ch.alpha, ch.beta, p, q);
         const View<Fp4> gkr_xi = gkr_prove(g, t, views, p, q, s.gkr.layers);
@@ -298,7 +328,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
       BatchTrace tr;
       tr.vk = &vk.per_air[a];
       tr.kernels = &functional_kernels(a);
-      for (const Buffer<Fp>& b : c.parts[T]) tr.parts.push_back(b.all());
+      tr.parts = c.parts[T];
       if (c.public_values[T].valid()) tr.public_values = c.public_values[T].all();
       tr.log_height = uint32_t(std::countr_zero(airs[a]->common.height));
       tr.row_start = s.logup.row_start[T];
@@ -307,6 +337,8 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     auto group = g.memory_group("constraint sumcheck");
     r = batch_constraint_prove(g, t, batch_constraint_views(layout, *out->batch, out->batch->proto()), params, in);
   }
+  // Nothing reads the traces any more: the stacked matrices become the RS messages.
+  finish_messages(g, c);
   {
     auto span = g.span("prover.openings");
     auto group = g.memory_group("openings (stacked reduction, WHIR)");

@@ -20,40 +20,71 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
                                const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s) {
   TraceCommitments c;
   const SystemParams& params = pk.params();
+  // A part below 2^l_skip rows is an Input of its own (stacked by a copy); the others live in place.
+  std::vector<std::vector<TraceView>> views(s.order.size());
+  std::vector<std::vector<Buffer<Fp>>> own(s.order.size());  // per part: its own Input (or none)
+  auto view_of = [&](size_t T, size_t p, const TraceMatrix& m, uint32_t log_height) -> TraceView {
+    if (log_height >= params.l_skip) {
+      own[T].emplace_back();
+      return {View<Fp>{}, m.width, log_height};
+    }
+    auto group = g.memory_group("trace");
+    own[T].push_back(g.input<Fp>(fmt::format("trace{}.part{}", T, p), m.values.size()));
+    return {own[T].back().all(), m.width, log_height};
+  };
   std::vector<TraceView> common;
   std::vector<bool> common_rot;
-  std::optional<Graph::GroupScope> group(g.memory_group("trace"));
   for (size_t T = 0; T < s.order.size(); ++T) {
     const AirWithTraces& a = *airs[s.order[T]];
-    c.parts.emplace_back();
-    size_t p = 0;
     std::optional<TraceMatrix> pre;
-    for (const TraceMatrix* m : a.row_view_part_refs(pre))
-      c.parts.back().push_back(g.input<Fp>(fmt::format("trace{}.part{}", T, p++), m->values.size()));
-    c.public_values.push_back(a.public_values.empty()
-                                  ? Buffer<Fp>()
-                                  : g.input<Fp>(fmt::format("trace{}.public_values", T), a.public_values.size()));
-    common.push_back({c.parts.back().back().all(), a.common.width, log_height_of(a)});
+    size_t p = 0;
+    for (const TraceMatrix* m : a.row_view_part_refs(pre)) {
+      views[T].push_back(view_of(T, p, *m, log_height_of(a)));
+      ++p;
+    }
+    {
+      auto group = g.memory_group("trace");
+      c.public_values.push_back(a.public_values.empty()
+                                    ? Buffer<Fp>()
+                                    : g.input<Fp>(fmt::format("trace{}.public_values", T), a.public_values.size()));
+    }
+    common.push_back(views[T].back());
     common_rot.push_back(pk.vk.per_air[s.order[T]].params.need_rot);
   }
-  group.reset();
-  c.commits.push_back(stacked_commit(g, ntt, "common_main", common, params));
+  const StackedCommitOptions keep{.keep_traces = true};
+  // A trace part: its own Input, or where its commitment stored it.
+  auto part_of = [&](size_t T, size_t p, const StackedCommitment& sc, size_t matrix) {
+    const TraceView& v = views[T][p];
+    if (v.in_place()) return sc.in_place[matrix];
+    TracePart part;
+    part.width = v.width;
+    part.log_height = v.log_height;
+    if (v.width > 0) part.segments.push_back({v.data, 0, v.width, own[T][p]});
+    return part;
+  };
+  c.commits.push_back(stacked_commit(g, ntt, "common_main", common, params, keep));
+  c.names.push_back("common_main");
   c.need_rot.push_back(common_rot);
+  c.parts.resize(s.order.size());
   for (size_t T = 0; T < s.order.size(); ++T) {
-    const AirWithTraces& a = *airs[s.order[T]];
     const bool rot = pk.vk.per_air[s.order[T]].params.need_rot;
-    std::optional<TraceMatrix> preprocessed;
-    const std::vector<const TraceMatrix*> parts = a.row_view_part_refs(preprocessed);
     const bool pre = pk.per_air[s.order[T]].shape.preprocessed_width > 0;
     c.preprocessed.push_back(pre ? int(c.commits.size()) : -1);
     c.first_cached.push_back(int(c.commits.size()) + (pre ? 1 : 0));
-    for (size_t p = 0; p + 1 < parts.size(); ++p) {
-      const TraceView v{c.parts[T][p].all(), parts[p]->width, log_height_of(a)};
-      c.commits.push_back(stacked_commit(g, ntt, fmt::format("trace{}.commit{}", T, p), std::span(&v, 1), params));
+    for (size_t p = 0; p + 1 < views[T].size(); ++p) {
+      const std::string name = fmt::format("trace{}.commit{}", T, p);
+      c.commits.push_back(stacked_commit(g, ntt, name, std::span(&views[T][p], 1), params, keep));
+      c.names.push_back(name);
       c.need_rot.push_back({rot});
+      c.parts[T].push_back(part_of(T, p, c.commits.back(), 0));
     }
+    c.parts[T].push_back(part_of(T, views[T].size() - 1, c.commits[0], T));
   }
   return c;
+}
+
+void finish_messages(Graph& g, TraceCommitments& c) {
+  for (size_t i = 0; i < c.commits.size(); ++i) finish_message(g, c.commits[i], c.names[i]);
 }
 
 void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const std::vector<std::optional<AirWithTraces>>& airs,
@@ -65,7 +96,21 @@ void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const std::vec
     if (parts.size() != c.parts[T].size())
       throw InputError(fmt::format("prover: AIR {} has {} trace parts, its proof was prepared for {}", a.air->name(),
                                    parts.size(), c.parts[T].size()));
-    for (size_t p = 0; p < parts.size(); ++p) plan.upload(c.parts[T][p], parts[p]->values);
+    for (size_t p = 0; p < parts.size(); ++p) {
+      const TracePart& part = c.parts[T][p];
+      const std::vector<Fp>& values = parts[p]->values;
+      const uint64_t rows = uint64_t(1) << part.log_height;
+      if (values.size() != uint64_t(part.width) * rows)
+        throw InputError(fmt::format("prover: AIR {} part {} has {} values, its proof was prepared for {} x 2^{}",
+                                     a.air->name(), p, values.size(), part.width, part.log_height));
+      for (const TracePart::Segment& seg : part.segments) {
+        const std::span<const Fp> cols(values.data() + seg.first_column * rows, uint64_t(seg.columns) * rows);
+        if (seg.data.offset == 0 && seg.data.count == seg.buffer.count())
+          plan.upload(seg.buffer, cols);  // the whole buffer: its own Input, or a stacked matrix it fills
+        else
+          plan.upload(seg.buffer, seg.data.offset, cols);  // its place in the stacked matrix
+      }
+    }
     if (!a.public_values.empty()) plan.upload(c.public_values[T], a.public_values);
   }
 }

@@ -1,7 +1,9 @@
 // The trace commitments of a proof (protocol.md 7 step 1, 10.1 order), shared by the prover
-// (stages/prover.hpp) and the test harnesses around it: every present trace's parts as Input
-// buffers, the common main of all traces committed together, then per trace its preprocessed and
-// cached parts one commitment each. Graph builders; thread-compatible.
+// (stages/prover.hpp) and the test harnesses around it: the common main of all traces committed
+// together, then per trace its preprocessed and cached parts one commitment each. A part of at
+// least 2^l_skip rows is uploaded straight into its commitment's stacked matrix (the trace's own
+// layout there), which holds it until finish_messages(); a shorter one is an Input of its own,
+// copied into the stacked matrix. Graph builders; thread-compatible.
 #pragma once
 
 #include <optional>
@@ -18,21 +20,24 @@
 namespace vkstark {
 
 struct TraceCommitments {
-  std::vector<std::vector<Buffer<Fp>>> parts;  // per sorted trace, row-view order
-  std::vector<Buffer<Fp>> public_values;       // per sorted trace (invalid when none)
-  std::vector<StackedCommitment> commits;      // proof order: common main, then per trace preprocessed?, cached...
-  std::vector<std::vector<bool>> need_rot;     // per commitment, per matrix
+  std::vector<std::vector<TracePart>> parts;  // per sorted trace, row-view order
+  std::vector<Buffer<Fp>> public_values;      // per sorted trace (invalid when none)
+  std::vector<StackedCommitment> commits;     // proof order: common main, then per trace preprocessed?, cached...
+  std::vector<std::vector<bool>> need_rot;    // per commitment, per matrix
   // commits index of each sorted trace's preprocessed commitment (or -1) and first cached one.
   std::vector<int> preprocessed, first_cached;
 
   std::vector<const StackedCommitment*> pointers() const;
+  std::vector<std::string> names;  // per commitment
 };
 
 // Adds the Input buffers and the commitments (spans "stacked_commit").
 [[nodiscard]] TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
                                              const std::vector<std::optional<AirWithTraces>>& airs,
                                              const ProofShape& shape);
-// Uploads the traces and public values into a prepared plan of that graph.
+// Once no phase reads the traces any more: every commitment's stacked matrix becomes its RS message.
+void finish_messages(Graph& g, TraceCommitments& c);
+// Uploads the traces and public values into a prepared plan of that graph (every run).
 void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const std::vector<std::optional<AirWithTraces>>& airs,
                    const ProofShape& shape);
 

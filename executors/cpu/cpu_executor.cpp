@@ -59,7 +59,7 @@ class CpuPrepared final : public PreparedPlan {
   void run(Trace& trace) override;
 
  protected:
-  void upload_bytes(BufferId id, std::span<const std::byte> bytes) override;
+  void upload_bytes(BufferId id, uint64_t byte_offset, std::span<const std::byte> bytes) override;
   void download_bytes(BufferId id, std::span<std::byte> bytes) const override;
 
  private:
@@ -199,8 +199,8 @@ CpuPrepared::CpuPrepared(std::shared_ptr<const Plan> plan, CpuExecutor& exec)
 
 std::byte* CpuPrepared::base(BufferId id) const { return bases_[id]; }
 
-void CpuPrepared::upload_bytes(BufferId id, std::span<const std::byte> bytes) {
-  std::memcpy(bases_[id], bytes.data(), bytes.size());
+void CpuPrepared::upload_bytes(BufferId id, uint64_t at, std::span<const std::byte> bytes) {
+  std::memcpy(bases_[id] + at, bytes.data(), bytes.size());
   if (plan_.buffers[id].lifetime == Lifetime::Persistent) exec_.persistent_written(plan_.buffers[id]) = true;
   uploaded_[id] = true;
   pending_up_ += bytes.size();
@@ -305,9 +305,9 @@ void CpuPrepared::run(Trace& trace) {
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (plan_.buffers[id].lifetime == Lifetime::Input && !uploaded_[id] && plan_.memory.first_use[id] >= 0)
       throw InputError(fmt::format("Input buffer '{}' was {} before run()", plan_.buffers[id].name,
-                                   plan_.memory.placement[id].in_arena()
-                                       ? "not uploaded again (it lives in the transient arena: PlanOptions::"
-                                         "inputs_in_arena; upload it before every run)"
+                                   plan_.memory.placement[id].in_arena() || plan_.buffers[id].writable
+                                       ? "not uploaded again (it lives in the transient arena or is writable: "
+                                         "upload it before every run)"
                                        : "not uploaded"));
   for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
     const BufferDesc& b = plan_.buffers[id];
@@ -351,9 +351,12 @@ void CpuPrepared::run(Trace& trace) {
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (plan_.buffers[id].lifetime == Lifetime::Persistent && plan_.memory.first_use[id] >= 0)
       exec_.persistent_written(plan_.buffers[id]) = true;
-  // Inputs in the arena share memory with later transients: the next run needs them again.
+  // Inputs in the arena share memory with later transients, writable ones are overwritten: the
+  // next run needs them again.
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
-    if (plan_.buffers[id].lifetime == Lifetime::Input && plan_.memory.placement[id].in_arena()) uploaded_[id] = false;
+    if (plan_.buffers[id].lifetime == Lifetime::Input &&
+        (plan_.memory.placement[id].in_arena() || plan_.buffers[id].writable))
+      uploaded_[id] = false;
 }
 
 }  // namespace

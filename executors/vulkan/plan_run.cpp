@@ -75,18 +75,21 @@ void VulkanPreparedPlan::wait() {
   // Only now: a run that threw has filled nothing that later plans may read.
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (loc_[id].persistent && plan_.memory.first_use[id] >= 0) loc_[id].persistent->written = true;
-  // Inputs in the arena share memory with later transients: the next run needs them again.
+  // Inputs in the arena share memory with later transients, writable ones are overwritten: the
+  // next run needs them again.
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
-    if (plan_.buffers[id].lifetime == Lifetime::Input && plan_.memory.placement[id].in_arena()) uploaded_[id] = false;
+    if (plan_.buffers[id].lifetime == Lifetime::Input &&
+        (plan_.memory.placement[id].in_arena() || plan_.buffers[id].writable))
+      uploaded_[id] = false;
 }
 
 void VulkanPreparedPlan::check_inputs() const {
   for (BufferId id = 0; id < plan_.buffers.size(); ++id)
     if (plan_.buffers[id].lifetime == Lifetime::Input && !uploaded_[id] && plan_.memory.first_use[id] >= 0)
       throw InputError(fmt::format("input buffer '{}' was {} before run()", plan_.buffers[id].name,
-                                   plan_.memory.placement[id].in_arena()
-                                       ? "not uploaded again (it lives in the transient arena: PlanOptions::"
-                                         "inputs_in_arena; upload it before every run)"
+                                   plan_.memory.placement[id].in_arena() || plan_.buffers[id].writable
+                                       ? "not uploaded again (it lives in the transient arena or is writable: "
+                                         "upload it before every run)"
                                        : "never uploaded"));
   for (BufferId id = 0; id < plan_.buffers.size(); ++id) {
     PersistentBuffer* p = loc_[id].persistent;

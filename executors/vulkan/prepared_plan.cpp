@@ -97,7 +97,7 @@ void VulkanPreparedPlan::place(BufferId id) {
   l.buffer = device->buffer();
   l.capacity = device->size();
   l.host = device->mapped();
-  if (desc.lifetime == Lifetime::Constant) upload_bytes(id, *desc.data);
+  if (desc.lifetime == Lifetime::Constant) upload_bytes(id, 0, *desc.data);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,21 +293,21 @@ void copy_bytes(void* dst, const void* src, size_t n) {
 }
 }  // namespace
 
-void VulkanPreparedPlan::upload_bytes(BufferId id, std::span<const std::byte> bytes) {
+void VulkanPreparedPlan::upload_bytes(BufferId id, uint64_t at, std::span<const std::byte> bytes) {
   check_idle("upload");
   const Location& l = loc_[id];
   pending_bytes_up_ += bytes.size();
   uploaded_[id] = true;
   if (l.persistent) l.persistent->written = true;
   if (ctx_.unified) {  // the device is idle between runs: write the memory it reads
-    copy_bytes(l.host, bytes.data(), bytes.size());
+    copy_bytes(l.host + at, bytes.data(), bytes.size());
     return;
   }
   bool persistent = l.persistent != nullptr;
   DeviceBuffer& staging = persistent ? l.persistent->staging_buffer(ctx_) : *l.staging;
-  copy_bytes(staging.mapped(), bytes.data(), bytes.size());
+  copy_bytes(staging.mapped() + at, bytes.data(), bytes.size());
   staging.flush();
-  PendingCopy copy{staging.buffer(), l.buffer, {0, l.offset, bytes.size()}};
+  PendingCopy copy{staging.buffer(), l.buffer, {at, l.offset + at, bytes.size()}};
   std::vector<PendingCopy>& queue = persistent ? persistents_.pending : pending_;
   if (std::find(queue.begin(), queue.end(), copy) == queue.end()) queue.push_back(copy);
 }

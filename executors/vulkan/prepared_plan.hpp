@@ -77,7 +77,7 @@ class VulkanPreparedPlan final : public PreparedPlan {
   void wait() override;
 
  protected:
-  void upload_bytes(BufferId id, std::span<const std::byte> bytes) override;
+  void upload_bytes(BufferId id, uint64_t byte_offset, std::span<const std::byte> bytes) override;
   void download_bytes(BufferId id, std::span<std::byte> bytes) const override;
 
  private:

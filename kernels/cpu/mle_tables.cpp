@@ -27,9 +27,9 @@ void PleFoldColumns::cpu(const Args& a, const CpuContext& ctx) {
   auto w = ctx.span(a.weights);
   auto out = ctx.span(a.out);
   const uint64_t h = uint64_t(1) << a.log_height, n = uint64_t(1) << a.log_n;
-  const uint64_t chunks = a.log_height > a.log_n ? h / n : 1;
+  const uint64_t chunks = uint64_t(1) << a.log_chunks;
   cpu::for_each_index(ctx.grid().x, [&](uint64_t o) {
-    const uint64_t c = o / chunks, x = o % chunks;
+    const uint64_t c = o / chunks, x = a.first_chunk + o % chunks;
     Fp4 acc;
     for (uint64_t i = 0; i < n; ++i) acc += w[i] * in[c * h + ((x * n + i + a.shift) & (h - 1))];
     out[o] = acc;

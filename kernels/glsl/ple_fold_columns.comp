@@ -2,15 +2,14 @@
 #extension GL_GOOGLE_include_directive : require
 #include "abi/ple_fold_columns.glsl"
 #include "fp4.glsl"
-// PleFoldColumns (kernels/mle_tables.hpp): out[c X + x] = sum_{i < N} w[i] in[c H + ((x N + i + shift)
-// mod H)], X = max(H / N, 1).
+// PleFoldColumns (kernels/mle_tables.hpp): out[c B + x] = sum_{i < N} w[i] in[c H + (((first_chunk + x) N
+// + i + shift) mod H)], B = 2^log_chunks.
 
 void main() {
   uint o = vks_index_x();
   if (o >= pc.grid_x) return;
   const uint h = 1u << pc.log_height, n = 1u << pc.log_n;
-  const uint chunks = pc.log_height > pc.log_n ? h / n : 1u;
-  const uint c = o / chunks, x = o % chunks;
+  const uint c = o >> pc.log_chunks, x = pc.first_chunk + (o & ((1u << pc.log_chunks) - 1u));
   uvec4 acc = FP4_ZERO;
   for (uint i = 0u; i < n; ++i) {
     const uint row = (x * n + i + pc.shift) & (h - 1u);

@@ -138,19 +138,28 @@ void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, std:
                                  name, rows_out.count, paths_out.count, uint64_t(q) * group * width,
                                  uint64_t(q) * tree.depth()));
   if (q == 0) return;
+  // Per tile its columns of the opened rows; queries in ranges whose rows fit one binding.
+  const uint64_t row_bytes = uint64_t(group) * width * sizeof(Fp);
+  const uint64_t max_view = g.memory_limits().max_view_bytes();
+  const uint64_t per = std::max<uint64_t>(1, std::min<uint64_t>(q, max_view / std::max<uint64_t>(row_bytes, 1)));
   uint64_t first = 0;
   for (size_t i = 0; i < tiles.size(); ++i) {
     const MatrixView& m = tiles[i];
-    g.dispatch<GatherRows>(tiles.size() == 1 ? name + ".rows" : fmt::format("{}.rows.{}", name, i),
-                           {.idx = idx,
-                            .matrix = m.data,
-                            .out = rows_out.slice(first, rows_out.count - first),
-                            .width = m.width,
-                            .rows_per_query = group,
-                            .query_stride = uint32_t(tree.query_stride()),
-                            .row_stride = uint32_t(m.row_stride),
-                            .col_stride = uint32_t(m.col_stride),
-                            .out_stride = tiles.size() == 1 ? 0u : uint32_t(width)});
+    for (uint64_t q0 = 0; q0 < q; q0 += per) {
+      const uint64_t nq = std::min<uint64_t>(per, q - q0), rows = nq * group;
+      const uint64_t at = q0 * group * width + first;
+      std::string task = tiles.size() == 1 ? name + ".rows" : fmt::format("{}.rows.{}", name, i);
+      if (per < q) task += fmt::format(".q{}", q0 / per);
+      g.dispatch<GatherRows>(task, {.idx = idx.slice(q0, nq),
+                                    .matrix = m.data,
+                                    .out = rows_out.slice(at, (rows - 1) * width + m.width),
+                                    .width = m.width,
+                                    .rows_per_query = group,
+                                    .query_stride = uint32_t(tree.query_stride()),
+                                    .row_stride = uint32_t(m.row_stride),
+                                    .col_stride = uint32_t(m.col_stride),
+                                    .out_stride = tiles.size() == 1 ? 0u : uint32_t(width)});
+    }
     first += m.width;
   }
   if (tree.depth() > 0)

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kernels/basic.hpp"
 #include "kernels/stacking.hpp"
 
@@ -37,7 +39,7 @@ namespace {
 StackedLayout layout_of(std::span<const TraceView> traces, const SystemParams& params) {
   std::vector<MatrixShape> shapes;
   for (const TraceView& t : traces) {
-    if (t.data.count != (uint64_t(t.width) << t.log_height))
+    if (!t.in_place() && t.data.count != (uint64_t(t.width) << t.log_height))
       throw InputError(fmt::format("trace {}: {} values given for {} columns of 2^{} rows", shapes.size(), t.data.count,
                                    t.width, t.log_height));
     shapes.push_back({t.width, t.log_height});
@@ -47,7 +49,7 @@ StackedLayout layout_of(std::span<const TraceView> traces, const SystemParams& p
 }  // namespace
 
 StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, std::span<const TraceView> traces,
-                                 const SystemParams& params) {
+                                 const SystemParams& params, StackedCommitOptions options) {
   auto span = g.span("stacked_commit");
   StackedLayout layout = layout_of(traces, params);
   const uint32_t width = layout.stacked_width(), l = params.l_skip, m = layout.log_stacked_height();
@@ -56,8 +58,16 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   if (log_cw > ntt.max_log_n())
     throw InputError(
         fmt::format("commitment '{}': codeword 2^{} exceeds the NTT size 2^{}", name, log_cw, ntt.max_log_n()));
+  bool any_in_place = false;
+  for (const TraceView& t : traces) {
+    if (!t.in_place()) continue;
+    any_in_place = true;
+    if (t.log_height < l)
+      throw InputError(fmt::format("commitment '{}': a trace of 2^{} rows is stored in place, below 2^l_skip = 2^{}",
+                                   name, t.log_height, l));
+  }
   const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << log_cw;
-  StackedCommitment c{std::move(layout), {}, {}, 0, {}, params.log_blowup};
+  StackedCommitment c{std::move(layout), {}, {}, 0, {}, params.log_blowup, {}, options.keep_traces};
   // Tiles sized by the codeword's columns; the message's tiles hold the same columns.
   c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
   const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
@@ -65,24 +75,63 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
     return tiles == 1 ? fmt::format("{}.{}", name, what) : fmt::format("{}.{}.{}", name, what, t);
   };
   {
-    auto group = g.memory_group("message");
-    for (uint32_t t = 0; t < tiles; ++t)
-      c.message.push_back(g.transient<Fp>(tile_name("message", t), uint64_t(c.tile_width(t)) * h));
+    auto group = g.memory_group(any_in_place ? "trace (stacked)" : "message");
+    for (uint32_t t = 0; t < tiles; ++t) {
+      const uint64_t count = uint64_t(c.tile_width(t)) * h;
+      c.message.push_back(any_in_place ? g.writable_input<Fp>(tile_name("message", t), count)
+                                       : g.transient<Fp>(tile_name("message", t), count));
+    }
   }
   {
     auto group = g.memory_group("codeword");
     for (uint32_t t = 0; t < tiles; ++t)
       c.codeword.push_back(g.transient<Fp>(tile_name("codeword", t), uint64_t(c.tile_width(t)) * n));
   }
+  // In-place traces: their segments, tile by tile (a trace column never spans stacked columns).
+  std::vector<std::pair<uint64_t, uint64_t>> uploaded;  // global [begin, end) ranges
+  c.in_place.resize(traces.size());
+  for (uint32_t i = 0; i < traces.size(); ++i) {
+    const TraceView& tr = traces[i];
+    TracePart& part = c.in_place[i];
+    part.width = tr.width;
+    part.log_height = tr.log_height;
+    if (!tr.in_place() || tr.width == 0) continue;
+    const uint64_t start = c.layout.global_start(i), rows = uint64_t(1) << tr.log_height;
+    uploaded.push_back({start, start + tr.width * rows});
+    for (uint32_t j0 = 0; j0 < tr.width;) {
+      const uint32_t t = c.tile_of(uint32_t((start + j0 * rows) >> m));
+      const uint64_t tile_begin = uint64_t(c.tile_first(t)) << m,
+                     tile_end = tile_begin + (uint64_t(c.tile_width(t)) << m);
+      const uint32_t j1 = uint32_t(std::min<uint64_t>(tr.width, (tile_end - start) / rows));
+      part.segments.push_back(
+          {c.message[t].slice(start + j0 * rows - tile_begin, (j1 - j0) * rows), j0, j1 - j0, c.message[t]});
+      j0 = j1;
+    }
+  }
   {
     auto rs = g.span("rs_code_matrix");
-    // Stacked matrix (zeros where no trace lands), then per 2^l chunk its RS message, in place.
-    for (uint32_t t = 0; t < tiles; ++t)
-      g.dispatch<FillU32>(tiles == 1 ? name + ".zero" : fmt::format("{}.zero.{}", name, t),
-                          {.out = c.message[t].all().bitcast<uint32_t>(), .value = 0});
+    // Zeros wherever no upload lands, then the stacked copies of the other traces.
+    for (uint32_t t = 0; t < tiles; ++t) {
+      const uint64_t begin = uint64_t(c.tile_first(t)) << m, end = begin + (uint64_t(c.tile_width(t)) << m);
+      uint64_t at = begin, piece = 0;
+      auto fill = [&](uint64_t to) {
+        if (to <= at) return;
+        const std::string task = tiles == 1 && piece == 0 && to == end && at == begin
+                                     ? name + ".zero"
+                                     : fmt::format("{}.zero.{}.{}", name, t, piece);
+        g.dispatch<FillU32>(task, {.out = c.message[t].slice(at - begin, to - at).bitcast<uint32_t>(), .value = 0});
+        ++piece;
+      };
+      for (const auto& [b, e] : uploaded) {
+        if (e <= begin || b >= end) continue;
+        fill(std::max(b, begin));
+        at = std::max(at, std::min(e, end));
+      }
+      fill(end);
+    }
     for (uint32_t i = 0; i < traces.size(); ++i) {
       const TraceView& tr = traces[i];
-      if (tr.width == 0) continue;
+      if (tr.width == 0 || tr.in_place()) continue;
       // Column j of the trace fills one slice, from global position start + j * slice.
       const uint32_t log_slice = std::max(tr.log_height, l);
       const uint64_t start = c.layout.global_start(i), slice = uint64_t(1) << log_slice;
@@ -107,8 +156,29 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
     }
     for (uint32_t t = 0; t < tiles; ++t) {
       const std::string suffix = tiles == 1 ? std::string() : fmt::format(".{}", t);
-      add_rs_message(g, c.message[t], l, h, h, c.tile_width(t), name + ".rs_message" + suffix);
-      ntt.forward(c.message[t], m, h, c.codeword[t], log_cw, n, c.tile_width(t), name + ".encode" + suffix);
+      if (!options.keep_traces) {
+        add_rs_message(g, c.message[t], l, h, h, c.tile_width(t), name + ".rs_message" + suffix);
+        ntt.forward(c.message[t], m, h, c.codeword[t], log_cw, n, c.tile_width(t), name + ".encode" + suffix);
+        continue;
+      }
+      // The traces stay: the message of a batch of columns at a time in a copy, encoded from there.
+      // Batches of at most an eighth of the message (at least 64 MiB): the copy and the NTT's
+      // scratch (three batches' bytes) are what the commitment needs beyond its matrices.
+      auto group = g.memory_group("commitment work");
+      const uint64_t column_bytes = h * sizeof(Fp);
+      const uint64_t budget = std::max<uint64_t>(uint64_t(width) * column_bytes / 8, uint64_t(64) << 20);
+      const uint32_t batch = uint32_t(std::clamp<uint64_t>(budget / column_bytes, 1, c.tile_width(t)));
+      for (uint32_t j0 = 0; j0 < c.tile_width(t); j0 += batch) {
+        const uint32_t cols = std::min(batch, c.tile_width(t) - j0);
+        const std::string b = suffix + (batch == c.tile_width(t) ? std::string() : fmt::format(".c{}", j0));
+        View<Fp> copy = g.transient<Fp>(name + ".message_copy" + b, uint64_t(cols) * h).all();
+        g.dispatch<CopyU32>(name + ".message_copy" + b,
+                            {.src = c.message[t].slice(uint64_t(j0) * h, uint64_t(cols) * h).bitcast<uint32_t>(),
+                             .dst = copy.bitcast<uint32_t>()});
+        add_rs_message(g, copy, l, h, h, cols, name + ".rs_message" + b);
+        ntt.forward(copy, m, h, c.codeword[t].slice(uint64_t(j0) * n, uint64_t(cols) * n), log_cw, n, cols,
+                    name + ".encode" + b);
+      }
     }
   }
   {
@@ -117,6 +187,15 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
     c.tree = build_merkle_tree(g, name + ".tree", c.codeword_matrices(), params.whir.k);
   }
   return c;
+}
+
+void finish_message(Graph& g, StackedCommitment& c, const std::string& name) {
+  if (!c.traces_kept) return;
+  const uint64_t h = uint64_t(1) << c.log_message();
+  for (uint32_t t = 0; t < c.tiles(); ++t)
+    add_rs_message(g, c.message[t], c.layout.l_skip(), h, h, c.tile_width(t),
+                   c.tiles() == 1 ? name + ".rs_message" : fmt::format("{}.rs_message.{}", name, t));
+  c.traces_kept = false;
 }
 
 }  // namespace vkstark

@@ -10,14 +10,27 @@
 #include "stages/params.hpp"
 #include "stages/pcs/layout.hpp"
 #include "stages/pcs/merkle.hpp"
+#include "stages/trace_part.hpp"
 
 namespace vkstark {
 
-// A trace as the commitment reads it: column-major, `width` columns of 2^log_height rows.
+// A trace as the commitment reads it: column-major, `width` columns of 2^log_height rows. An
+// empty `data` view (no buffer) asks for the trace in place: uploaded straight into the stacked
+// matrix (StackedCommitment::in_place), which then holds it until finish_message() (with
+// StackedCommitOptions::keep_traces). Only traces of at least 2^l_skip rows are stored in place:
+// their columns are consecutive slices of the stacked matrix, the trace's own column-major layout.
 struct TraceView {
   View<Fp> data;
   uint32_t width = 0;
   uint32_t log_height = 0;
+  bool in_place() const { return data.buffer == kNoBuffer; }
+};
+
+struct StackedCommitOptions {
+  // The stacked matrix keeps the traces (the in-place ones are read later by other phases): the
+  // codeword is made from a copy, column batch by column batch, and the message exists only after
+  // finish_message(). Without it the stacked matrix becomes the message at once.
+  bool keep_traces = false;
 };
 
 // What later phases need of a commitment (StackedPcsData): the layout, the RS messages (the
@@ -30,7 +43,9 @@ struct TraceView {
 // "<name>.message" and "<name>.codeword"; else "<name>.message.<t>" and "<name>.codeword.<t>".
 struct StackedCommitment {
   StackedLayout layout;
-  std::vector<Buffer<Fp>> message;   // tiles of columns of 2^m values (m = l_skip + n_stack)
+  // Tiles of columns of 2^m values (m = l_skip + n_stack): the stacked matrix of the traces, then
+  // (after finish_message, or at once without keep_traces) its RS message.
+  std::vector<Buffer<Fp>> message;
   std::vector<Buffer<Fp>> codeword;  // tiles of columns of 2^(m + log_blowup) values
   uint32_t tile_columns = 0;
   MerkleTree tree;
@@ -47,10 +62,18 @@ struct StackedCommitment {
   // The codeword's tiles as matrices (rows x tile columns), for hashing and openings.
   std::vector<MatrixView> codeword_matrices() const;
   View<Digest> root() const { return tree.root(); }
+  // Per matrix: where an in-place trace lies in the stacked matrix (empty for stacked copies). The
+  // tiles are writable Inputs; upload a segment's columns into message[tile] at its view's offset.
+  std::vector<TracePart> in_place;
+  bool traces_kept = false;  // message holds the traces until finish_message()
 };
 
-// Stacked columns per tile for columns of 2^log_rows values under the graph's limits (at most
-// `width`). GraphError when not even one column fits a binding.
+// The largest tile: tiles near a whole allocation leave the rest of their allocation to small
+// buffers only, and the transient arena wastes it (H100, keccakf 2^19: 1.7 GB with 4 GB tiles).
+inline constexpr uint64_t kMaxTileBytes = uint64_t(1) << 30;
+
+// Stacked columns per tile for columns of 2^log_rows values under the graph's limits and
+// kMaxTileBytes (at least one, at most `width`). GraphError when not even one column fits a binding.
 [[nodiscard]] uint32_t column_tile_width(const Graph& g, uint32_t width, uint32_t log_rows, const std::string& what);
 
 // Adds stacked_commit for `traces` (in sorted order: height descending) under a span
@@ -58,6 +81,11 @@ struct StackedCommitment {
 // 2^(l_skip + n_stack + log_blowup). Buffers are named "<name>.message", "<name>.codeword", ...
 // InputError for traces that do not fit the parameters.
 [[nodiscard]] StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name,
-                                               std::span<const TraceView> traces, const SystemParams& params);
+                                               std::span<const TraceView> traces, const SystemParams& params,
+                                               StackedCommitOptions options = {});
+// With keep_traces, once nothing reads the traces any more: the stacked matrix becomes the RS
+// message, in place ("<name>.rs_message"). No effect otherwise. Phases that read the message
+// (stacked reduction, WHIR) refuse a commitment whose traces are kept (GraphError).
+void finish_message(Graph& g, StackedCommitment& c, const std::string& name);
 
 }  // namespace vkstark

@@ -8,6 +8,7 @@
 #include "kernels/basic.hpp"
 #include "kernels/stacked_reduction.hpp"
 #include "kernels/whir.hpp"
+#include "stages/pcs/stacked.hpp"
 #include "stages/program.hpp"
 #include "stages/reduce.hpp"
 
@@ -75,7 +76,15 @@ class StackedReductionProver {
   std::vector<Region> regions_;          // commitment by commitment, layout order
   std::vector<uint32_t> rot_, heights_;  // per global slice: need_rot of its matrix, its log height
   View<Fp4> eq_, lambda_, weights_, u_;
-  View<Fp4> f_, k_;  // the current column tables and kernel tables (rounds 1..n_stack)
+  // The current column tables and kernel tables (rounds 1..n_stack), in tiles of tile_cols_ columns
+  // (one tile where they fit one binding and kMaxTileBytes).
+  std::vector<View<Fp4>> f_, k_;
+  uint32_t tile_cols_ = 0;
+  uint32_t tiles() const { return uint32_t(f_.size()); }
+  uint32_t tile_width(uint32_t t) const { return std::min(tile_cols_, total_width_ - t * tile_cols_); }
+  std::string tile_name(const std::string& base, uint32_t t) const {
+    return tiles() == 1 ? base : fmt::format("{}.{}", base, t);
+  }
 };
 
 void StackedReductionProver::plan() {
@@ -87,6 +96,9 @@ void StackedReductionProver::plan() {
   uint32_t max_lifted = 0;
   for (uint32_t c = 0; c < cs.size(); ++c) {
     const StackedLayout& layout = cs[c]->layout;
+    if (cs[c]->traces_kept)
+      throw GraphError(
+          fmt::format("stacked reduction: commitment {} still holds its traces (finish_message first)", c));
     if (layout.l_skip() != l_ || layout.n_stack() != n_stack_)
       throw InputError(fmt::format("stacked reduction: commitment {} has l_skip {}, n_stack {}; the params {}, {}", c,
                                    layout.l_skip(), layout.n_stack(), l_, n_stack_));
@@ -230,37 +242,70 @@ void StackedReductionProver::fold_u0() {
                                                              .coeffs = coeffs,
                                                              .l_skip = l_});
   }
-  f_ = n_stack_ == 0 ? proof_.stacking_openings : transient("fold_u0.f", uint64_t(total_width_) << n_stack_);
+  // Column tiles of f and k: whole columns of 2^n_stack entries each.
+  const uint64_t column = (uint64_t(1) << n_stack_) * sizeof(Fp4);
+  const uint64_t cap = std::min(kMaxTileBytes, g_.memory_limits().max_view_bytes());
+  if (column > g_.memory_limits().max_view_bytes())
+    throw GraphError(
+        fmt::format("stacked reduction: a column of 2^{} extension values does not fit one binding", n_stack_));
+  tile_cols_ = n_stack_ == 0 ? total_width_ : uint32_t(std::clamp<uint64_t>(cap / column, 1, total_width_));
+  const uint32_t n_tiles = (total_width_ + tile_cols_ - 1) / tile_cols_;
+  f_.resize(n_tiles);
+  for (uint32_t t = 0; t < n_tiles; ++t)
+    f_[t] = n_stack_ == 0 ? proof_.stacking_openings
+                          : transient(tile_name("fold_u0.f", t), uint64_t(tile_width(t)) << n_stack_);
   for (uint32_t c = 0; c < in_.commitments.size(); ++c) {
     const StackedCommitment& sc = *in_.commitments[c];
-    for (uint32_t t = 0; t < sc.tiles(); ++t) {
-      const uint64_t width = sc.tile_width(t);
-      g_.dispatch<StackedFoldChunks>(
-          name(sc.tiles() == 1 ? fmt::format("fold_u0.c{}", c) : fmt::format("fold_u0.c{}.{}", c, t)),
-          {.message = sc.message[t].all(),
-           .weights = fold_weights,
-           .out = f_.slice(uint64_t(col_offset_[c] + sc.tile_first(t)) << n_stack_, width << n_stack_)});
+    for (uint32_t mt = 0; mt < sc.tiles(); ++mt) {
+      // The message tile's columns, global [a, b), into the f tiles they fall in.
+      const uint32_t first = col_offset_[c] + sc.tile_first(mt), end = first + sc.tile_width(mt);
+      for (uint32_t a = first; a < end;) {
+        const uint32_t ft = a / tile_cols_, b = std::min(end, (ft + 1) * tile_cols_);
+        const bool whole = sc.tiles() == 1 && n_tiles == 1;
+        g_.dispatch<StackedFoldChunks>(
+            name(whole                                       ? fmt::format("fold_u0.c{}", c)
+                 : sc.tiles() == 1 && a == first && b == end ? fmt::format("fold_u0.c{}.{}", c, ft)
+                                                             : fmt::format("fold_u0.c{}.{}.{}", c, mt, a)),
+            {.message = sc.message_columns(a - col_offset_[c], b - a),
+             .weights = fold_weights,
+             .out = f_[ft].slice(uint64_t(a - ft * tile_cols_) << n_stack_, uint64_t(b - a) << n_stack_)});
+        a = b;
+      }
     }
   }
   if (n_stack_ == 0) return;
-  k_ = transient("fold_u0.k", uint64_t(total_width_) << n_stack_);
-  std::vector<uint64_t> used(in_.commitments.size(), 0);  // chunks of each commitment with a slice
+  k_.resize(n_tiles);
+  for (uint32_t t = 0; t < n_tiles; ++t)
+    k_[t] = transient(tile_name("fold_u0.k", t), uint64_t(tile_width(t)) << n_stack_);
+  const uint64_t tile_entries = uint64_t(tile_cols_) << n_stack_;
+  std::vector<uint64_t> used(in_.commitments.size(), 0);  // entries of each commitment with a slice
   for (const Region& r : regions_) {
     const uint64_t base = uint64_t(col_offset_[r.commitment]) << n_stack_, first = r.start >> l_;
-    const uint64_t chunks = uint64_t(r.count) << r.log_chunks;
-    g_.dispatch<StackedKernelTable>(name(fmt::format("fold_u0.k.c{}.s{}", r.commitment, r.first_slice)),
-                                    {.eq = eq_.slice(eq_offset_[r.cls], uint64_t(1) << r.log_chunks),
-                                     .coeffs = coeffs.slice(2ull * r.first_slice, 2ull * r.count),
-                                     .table = k_.slice(base + first, chunks),
-                                     .log_chunks = r.log_chunks});
-    used[r.commitment] = std::max(used[r.commitment], first + chunks);
+    const uint64_t per_slice = uint64_t(1) << r.log_chunks;
+    // The region's slices, split where a tile ends (tiles end at columns, slices never span one).
+    for (uint64_t s0 = 0; s0 < r.count;) {
+      const uint64_t at = base + first + s0 * per_slice, t = at / tile_entries;
+      const uint64_t s1 = std::min<uint64_t>(r.count, s0 + ((t + 1) * tile_entries - at) / per_slice);
+      g_.dispatch<StackedKernelTable>(name(fmt::format("fold_u0.k.c{}.s{}", r.commitment, r.first_slice + s0)),
+                                      {.eq = eq_.slice(eq_offset_[r.cls], per_slice),
+                                       .coeffs = coeffs.slice(2 * (r.first_slice + s0), 2 * (s1 - s0)),
+                                       .table = k_[t].slice(at - t * tile_entries, (s1 - s0) * per_slice),
+                                       .log_chunks = r.log_chunks});
+      s0 = s1;
+    }
+    used[r.commitment] = std::max(used[r.commitment], first + uint64_t(r.count) * per_slice);
   }
+  // The last stacked column of each commitment past its slices: zero (split where a tile ends).
   for (uint32_t c = 0; c < in_.commitments.size(); ++c) {
     const uint64_t base = uint64_t(col_offset_[c]) << n_stack_;
-    const uint64_t total = uint64_t(in_.commitments[c]->layout.stacked_width()) << n_stack_;
-    if (used[c] < total)  // the last stacked column's rows past every slice
-      g_.dispatch<FillU32>(name(fmt::format("fold_u0.k.c{}.tail", c)),
-                           {.out = k_.slice(base + used[c], total - used[c]).bitcast<uint32_t>(), .value = 0});
+    const uint64_t end = base + (uint64_t(in_.commitments[c]->layout.stacked_width()) << n_stack_);
+    for (uint64_t at = base + used[c]; at < end;) {
+      const uint64_t t = at / tile_entries, to = std::min(end, (t + 1) * tile_entries);
+      g_.dispatch<FillU32>(name(at == base + used[c] && to == end ? fmt::format("fold_u0.k.c{}.tail", c)
+                                                                  : fmt::format("fold_u0.k.c{}.tail.{}", c, t)),
+                           {.out = k_[t].slice(at - t * tile_entries, to - at).bitcast<uint32_t>(), .value = 0});
+      at = to;
+    }
   }
 }
 
@@ -270,23 +315,32 @@ void StackedReductionProver::fold_u0() {
 void StackedReductionProver::mle_round(uint32_t j) {
   const std::string step = fmt::format("round{}", j);
   auto span = g_.span(step);
-  const uint64_t pairs = uint64_t(total_width_) << (n_stack_ - j);
-  const uint32_t parts = sumcheck_partial_count(pairs);
+  // Per tile its own partial sums, one buffer for all: the program adds them up.
+  std::vector<uint64_t> pairs(tiles()), at(tiles() + 1, 0);
+  for (uint32_t t = 0; t < tiles(); ++t) {
+    pairs[t] = uint64_t(tile_width(t)) << (n_stack_ - j);
+    at[t + 1] = at[t] + 2ull * sumcheck_partial_count(pairs[t]);
+  }
+  const uint32_t parts = uint32_t(at[tiles()] / 2);
   View<Fp4> partials = transient(step + ".partials", 2ull * parts);
-  if (j == 1) {
-    g_.dispatch<SumcheckProductPartials>(name(step + ".partials"),
-                                         {.f = f_, .w = k_, .partials = partials, .pairs = uint32_t(pairs)});
-  } else {
-    View<Fp4> f = transient(step + ".f", 2 * pairs), k = transient(step + ".k", 2 * pairs);
-    g_.dispatch<StackedFoldPartials>(name(step + ".partials"), {.f = f_,
-                                                                .w = k_,
-                                                                .alpha = u_.slice(j - 1, 1),
-                                                                .f_dst = f,
-                                                                .w_dst = k,
-                                                                .partials = partials,
-                                                                .pairs = uint32_t(pairs)});
-    f_ = f;
-    k_ = k;
+  for (uint32_t t = 0; t < tiles(); ++t) {
+    const View<Fp4> out = partials.slice(at[t], at[t + 1] - at[t]);
+    if (j == 1) {
+      g_.dispatch<SumcheckProductPartials>(name(tile_name(step + ".partials", t)),
+                                           {.f = f_[t], .w = k_[t], .partials = out, .pairs = uint32_t(pairs[t])});
+    } else {
+      View<Fp4> f = transient(tile_name(step + ".f", t), 2 * pairs[t]),
+                k = transient(tile_name(step + ".k", t), 2 * pairs[t]);
+      g_.dispatch<StackedFoldPartials>(name(tile_name(step + ".partials", t)), {.f = f_[t],
+                                                                                .w = k_[t],
+                                                                                .alpha = u_.slice(j - 1, 1),
+                                                                                .f_dst = f,
+                                                                                .w_dst = k,
+                                                                                .partials = out,
+                                                                                .pairs = uint32_t(pairs[t])});
+      f_[t] = f;
+      k_[t] = k;
+    }
   }
   View<Fp4> evals = proof_.sumcheck_round_polys.slice(2ull * (j - 1), 2);
   ProgramBuilder program(g_, t_, name(step + ".program"));
@@ -305,8 +359,11 @@ void StackedReductionProver::mle_round(uint32_t j) {
 void StackedReductionProver::openings() {
   auto span = g_.span("openings");
   if (n_stack_ > 0)
-    g_.dispatch<FoldPairsFp4>(name("openings"),
-                              {.src = f_, .alpha = u_.slice(n_stack_, 1), .dst = proof_.stacking_openings});
+    for (uint32_t t = 0; t < tiles(); ++t)
+      g_.dispatch<FoldPairsFp4>(name(tile_name("openings", t)),
+                                {.src = f_[t],
+                                 .alpha = u_.slice(n_stack_, 1),
+                                 .dst = proof_.stacking_openings.slice(uint64_t(t) * tile_cols_, tile_width(t))});
   t_.observe_ext(proof_.stacking_openings);
 }
 

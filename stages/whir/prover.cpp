@@ -59,6 +59,8 @@ void WhirBuilder::batch_and_weights(const WhirOpening& in) {
   g_.dispatch<FillU32>("whir.f.zero", {.out = f_.bitcast<uint32_t>(), .value = 0});
   uint32_t power = 0;
   for (const StackedCommitment* c : in.commitments)
+    if (c->traces_kept) throw GraphError("WHIR: a commitment still holds its traces (finish_message first)");
+  for (const StackedCommitment* c : in.commitments)
     for (uint32_t t = 0; t < c->tiles(); ++t) {
       const uint32_t width = c->tile_width(t);
       g_.dispatch<BatchColumnsExt>(c->tiles() == 1 ? std::string("whir.batch") : fmt::format("whir.batch.{}", t),

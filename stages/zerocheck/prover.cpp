@@ -9,10 +9,12 @@
 
 #include "kernels/elementwise.hpp"
 #include "kernels/mle_tables.hpp"
+#include "kernels/ntt.hpp"
 #include "kernels/whir.hpp"
 #include "kernels/zerocheck.hpp"
 #include "stages/air/constraint_kernel.hpp"
 #include "stages/air/ext_kernel.hpp"
+#include "stages/pcs/stacked.hpp"
 #include "stages/program.hpp"
 #include "stages/zerocheck/round0.hpp"
 
@@ -264,30 +266,48 @@ class BatchProver {
     for (uint32_t T = 0; T < P_; ++T) {
       const BatchTrace& tr = trace(T);
       const uint64_t chunks = uint64_t(1) << nt(T);
-      View<Fp4> tables = nt(T) == 0
-                             ? final_tables(T)
-                             : g_.transient<Fp4>(fmt::format("batch.T{}.tables.r0", T), sources(T) * chunks).all();
-      const AirFunctionals& f = kernels(T);
-      for (uint32_t p = 0; p < tr.parts.size(); ++p)
-        for (uint32_t shift = 0; shift < (f.need_rot ? 2u : 1u); ++shift) {
-          if (f.widths[p] == 0) continue;
-          const uint64_t at = source_column(f.widths, f.need_rot, p, shift == 1, 0);
-          g_.dispatch<PleFoldColumns>(fmt::format("batch.T{}.fold_r0.part{}.{}", T, p, shift == 0 ? "local" : "next"),
-                                      {.in = tr.parts[p],
+      {
+        // Row tiles of the tables (all the rows where they fit a tile), each folded from its
+        // chunks of the trace; a trace of one chunk folds straight into its final tables.
+        const uint64_t rows = nt(T) == 0 ? 1 : tile_rows(T, chunks);
+        const uint64_t tiles = chunks / rows;
+        const uint32_t log_rows = uint32_t(std::countr_zero(rows));
+        const AirFunctionals& f = kernels(T);
+        for (uint64_t i = 0; i < tiles; ++i) {
+          const std::string tile = tiles == 1 ? std::string() : fmt::format(".{}", i);
+          const View<Fp4> tables =
+              nt(T) == 0 ? final_tables(T)
+                         : g_.transient<Fp4>(fmt::format("batch.T{}.tables.r0{}", T, tile), sources(T) * rows).all();
+          for (uint32_t p = 0; p < tr.parts.size(); ++p)
+            for (uint32_t shift = 0; shift < (f.need_rot ? 2u : 1u); ++shift) {
+              if (f.widths[p] == 0) continue;
+              const uint64_t at = source_column(f.widths, f.need_rot, p, shift == 1, 0);
+              const std::vector<TracePart::Segment>& segments = tr.parts[p].segments;
+              for (const TracePart::Segment& seg : segments)  // piece by piece, each into its columns
+                g_.dispatch<PleFoldColumns>(
+                    fmt::format("batch.T{}.fold_r0.part{}.{}{}{}", T, p, shift == 0 ? "local" : "next", tile,
+                                segments.size() == 1 ? std::string() : fmt::format(".c{}", seg.first_column)),
+                    {.in = seg.data,
+                     .weights = weights,
+                     .out = tables.slice((at + seg.first_column) * rows, uint64_t(seg.columns) * rows),
+                     .log_height = tr.log_height,
+                     .log_n = l_,
+                     .shift = shift,
+                     .first_chunk = uint32_t(i * rows),
+                     .log_chunks = log_rows});
+            }
+          g_.dispatch<PleFoldColumns>(fmt::format("batch.T{}.fold_r0.selectors{}", T, tile),
+                                      {.in = selector_columns(tr.log_height),
                                        .weights = weights,
-                                       .out = tables.slice(at * chunks, f.widths[p] * chunks),
+                                       .out = tables.slice(f.columns * rows, 3 * rows),
                                        .log_height = tr.log_height,
                                        .log_n = l_,
-                                       .shift = shift});
+                                       .shift = 0,
+                                       .first_chunk = uint32_t(i * rows),
+                                       .log_chunks = log_rows});
+          tables_[T].push_back(tables);
         }
-      g_.dispatch<PleFoldColumns>(fmt::format("batch.T{}.fold_r0.selectors", T),
-                                  {.in = selector_columns(tr.log_height),
-                                   .weights = weights,
-                                   .out = tables.slice(f.columns * chunks, 3 * chunks),
-                                   .log_height = tr.log_height,
-                                   .log_n = l_,
-                                   .shift = 0});
-      tables_[T] = tables;
+      }
     }
 
     // c_0 = s_0(r_0), eq_ns[0] = eq_D(xi_0, r_0), eq#_ns[0] = eq#(xi[0..l], r_0).
@@ -326,6 +346,22 @@ class BatchProver {
   View<Fp4> state(uint32_t j) const { return state_.slice(uint64_t(kState) * j, kState); }
 
   View<Fp4> final_tables(uint32_t T) const { return finals_.slice(final_at_[T], sources(T)); }
+
+  // Rows per row tile of trace T's tables when they have `len` rows: all of them where the tables
+  // fit one tile (kMaxTileBytes, one binding), else the largest power of two that fits (at least 2:
+  // a fold reads pairs of rows).
+  uint64_t tile_rows(uint32_t T, uint64_t len) const {
+    const uint64_t cap = std::min(kMaxTileBytes, g_.memory_limits().max_view_bytes());
+    const uint64_t row = sources(T) * sizeof(Fp4);
+    uint64_t rows = len;
+    while (rows > 2 && rows * row > cap) rows /= 2;
+    if (rows * row > g_.memory_limits().max_view_bytes())
+      throw GraphError(
+          fmt::format("batch constraint prover: trace {}: {} rows of its tables ({} columns) do not fit one "
+                      "binding ({} bytes)",
+                      T, rows, sources(T), g_.memory_limits().max_view_bytes()));
+    return rows;
+  }
 
   // is_first, is_last, is_transition of a trace of 2^log_height rows (protocol.md 4.2), one constant
   // per height.
@@ -401,39 +437,53 @@ class BatchProver {
         eval_functionals(new_tail[i], fmt::format("batch.round{}.T{}.at_r", j, new_tail[i]), final_tables(new_tail[i]),
                          0, 0, at_r.slice(kFunctionals * i, kFunctionals));
     }
-    // Head traces: s'_f,T(X) for X = 1..d as partial sums, one buffer for all.
-    struct Head {
-      uint32_t T;
+    // Head traces: s'_f,T(X) for X = 1..d as partial sums, one buffer for all; a trace's tables in
+    // row tiles give each tile's rows of partial sums (they add up the same).
+    struct Tile {
+      uint32_t T, tile;
       uint64_t at;  // in `partials`
       uint32_t rows, slices;
     };
+    struct Head {
+      uint32_t T;
+      uint64_t at;  // in `partials`
+      uint32_t rows;
+    };
     std::vector<Head> heads;
+    std::vector<Tile> tiles;
     uint64_t total = 0;
     for (uint32_t T = 0; T < P_; ++T) {
       if (nt(T) < j || present(T) == 0) continue;
-      const uint64_t y = uint64_t(1) << (nt(T) - j);
-      // The chunks' sums stay in S slices that the weighted sums add up: the round is the
-      // evaluation, the weighted sums, the program and the fold (4 dependent dispatches). Partial
-      // sums: about 4096 terms each, at most one per block of 64 x.
-      const uint32_t slices = round_slices(T, d_ * y);
-      const uint32_t rows =
-          uint32_t(std::clamp<uint64_t>((y * slices + 4095) / 4096, 1, std::min<uint64_t>(16, (y + 63) / 64)));
-      heads.push_back({T, total, rows, slices});
-      total += uint64_t(rows) * kFunctionals * d_;
+      const uint64_t y = (uint64_t(1) << (nt(T) - j)) / tables_[T].size();  // pairs per tile
+      Head hd{T, total, 0};
+      for (uint32_t i = 0; i < tables_[T].size(); ++i) {
+        // The chunks' sums stay in S slices that the weighted sums add up: the round is the
+        // evaluation, the weighted sums, the program and the fold (4 dependent dispatches). Partial
+        // sums: about 4096 terms each, at most one per block of 64 x.
+        const uint32_t slices = round_slices(T, d_ * y);
+        const uint32_t rows =
+            uint32_t(std::clamp<uint64_t>((y * slices + 4095) / 4096, 1, std::min<uint64_t>(16, (y + 63) / 64)));
+        tiles.push_back({T, i, total, rows, slices});
+        total += uint64_t(rows) * kFunctionals * d_;
+        hd.rows += rows;
+      }
+      heads.push_back(hd);
     }
     View<Fp4> partials;
     if (total > 0) partials = g_.transient<Fp4>(fmt::format("batch.round{}.partials", j), total).all();
-    for (const Head& hd : heads) {
-      const uint32_t T = hd.T, log_len = nt(T) - j + 1;
-      const uint64_t y = uint64_t(1) << (log_len - 1);
-      const std::string name = fmt::format("batch.round{}.T{}", j, T);
-      const uint32_t slices = hd.slices;
+    for (const Tile& tl : tiles) {
+      const uint32_t T = tl.T, n_tiles = uint32_t(tables_[T].size());
+      const uint64_t y = (uint64_t(1) << (nt(T) - j)) / n_tiles;
+      const uint32_t log_len = uint32_t(std::countr_zero(y)) + 1;
+      const std::string name =
+          n_tiles == 1 ? fmt::format("batch.round{}.T{}", j, T) : fmt::format("batch.round{}.T{}.{}", j, T, tl.tile);
+      const uint32_t slices = tl.slices;
       View<Fp4> values = g_.transient<Fp4>(name + ".values", uint64_t(kFunctionals) * slices * d_ * y).all();
-      eval_functionals(T, name, tables_[T], log_len, 1, values, slices);
+      eval_functionals(T, name, tables_[T][tl.tile], log_len, 1, values, slices);
       g_.dispatch<ZerocheckWeightedSums>(name + ".weighted_sums",
                                          {.values = values,
-                                          .eq = eq_weights(l_ + j, log_len - 1),
-                                          .partials = partials.slice(hd.at, uint64_t(hd.rows) * kFunctionals * d_),
+                                          .eq = eq_weights(l_ + j, nt(T) - j).slice(tl.tile * y, y),
+                                          .partials = partials.slice(tl.at, uint64_t(tl.rows) * kFunctionals * d_),
                                           .n = d_,
                                           .present = present(T),
                                           .slices = slices});
@@ -582,15 +632,41 @@ class BatchProver {
     }
     p.emit();
 
-    // Fold the head traces' tables at r_j.
+    // Fold the head traces' tables at r_j, tile by tile; tiles whose folds fit one tile together
+    // become one table again (so that the last fold leaves one row per column).
     for (uint32_t T = 0; T < P_; ++T) {
       if (nt(T) < j) continue;
-      const uint64_t len = uint64_t(1) << (nt(T) - j);
-      View<Fp4> dst = nt(T) == j ? final_tables(T)
-                                 : g_.transient<Fp4>(fmt::format("batch.T{}.tables.r{}", T, j), sources(T) * len).all();
-      g_.dispatch<FoldPairsFp4>(fmt::format("batch.round{}.T{}.fold", j, T),
-                                {.src = tables_[T], .alpha = r_.slice(j, 1), .dst = dst});
-      tables_[T] = dst;
+      const uint64_t len = uint64_t(1) << (nt(T) - j), n_tiles = tables_[T].size(), rows = len / n_tiles;
+      std::vector<View<Fp4>> next;
+      for (uint64_t i = 0; i < n_tiles; ++i) {
+        const std::string tile = n_tiles == 1 ? std::string() : fmt::format(".{}", i);
+        View<Fp4> dst =
+            nt(T) == j ? final_tables(T)
+                       : g_.transient<Fp4>(fmt::format("batch.T{}.tables.r{}{}", T, j, tile), sources(T) * rows).all();
+        g_.dispatch<FoldPairsFp4>(fmt::format("batch.round{}.T{}.fold{}", j, T, tile),
+                                  {.src = tables_[T][i], .alpha = r_.slice(j, 1), .dst = dst});
+        next.push_back(dst);
+      }
+      if (n_tiles > 1 && (tile_rows(T, len) == len || rows == 1)) {
+        if (rows == 1 && tile_rows(T, len) != len)
+          throw GraphError(
+              fmt::format("batch constraint prover: trace {}: the folded tables ({} columns x {} rows) "
+                          "do not fit one binding ({} bytes)",
+                          T, sources(T), len, g_.memory_limits().max_view_bytes()));
+        const View<Fp4> merged =
+            nt(T) == j ? final_tables(T)
+                       : g_.transient<Fp4>(fmt::format("batch.T{}.tables.r{}", T, j), sources(T) * len).all();
+        for (uint64_t i = 0; i < n_tiles; ++i)
+          g_.dispatch<NttCopyPad>(fmt::format("batch.round{}.T{}.merge.{}", j, T, i),
+                                  {.src = next[i].bitcast<uint32_t>(),
+                                   .dst = merged.slice(i * rows, (sources(T) - 1) * len + rows).bitcast<uint32_t>(),
+                                   .src_stride = uint32_t(4 * rows),
+                                   .dst_stride = uint32_t(4 * len),
+                                   .src_count = uint32_t(4 * rows),
+                                   .dst_count = uint32_t(4 * rows)});
+        next = {merged};
+      }
+      tables_[T] = next;
     }
   }
 
@@ -651,7 +727,7 @@ class BatchProver {
   std::vector<std::array<View<Fp4>, kFunctionals>> coeffs_;
   View<Fp4> mu_powers_, r_, state_, finals_;
   std::vector<uint64_t> final_at_;
-  std::vector<View<Fp4>> tables_;
+  std::vector<std::vector<View<Fp4>>> tables_;  // per trace: its tables' row tiles
   std::map<uint32_t, View<Fp>> selectors_;
   std::map<std::pair<uint32_t, uint32_t>, View<Fp4>> eq_by_;
 };

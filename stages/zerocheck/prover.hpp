@@ -25,6 +25,7 @@
 #include "stages/params.hpp"
 #include "stages/proof.hpp"
 #include "stages/proof_regions.hpp"
+#include "stages/trace_part.hpp"
 #include "stages/transcript.hpp"
 #include "stages/zerocheck/functionals.hpp"
 
@@ -34,7 +35,7 @@ namespace vkstark {
 struct BatchTrace {
   const StarkVerifyingKey* vk = nullptr;
   const AirFunctionalKernels* kernels = nullptr;  // make_air_functional_kernels of the AIR, need_rot of the vk
-  std::vector<View<Fp>> parts;                    // row-view order, width_p << log_height, column-major
+  std::vector<TracePart> parts;                   // row-view order, width_p columns of 2^log_height rows
   View<Fp> public_values;                         // the AIR's (a zero-count view when it has none)
   uint32_t log_height = 0;
   std::vector<uint64_t> row_start;  // per interaction (vk order): its LogUp slot (LogupLayout::row_start[T])

@@ -49,6 +49,20 @@ std::vector<Fp> coset_extension_weights(uint32_t l, uint32_t c) {
   return out;
 }
 
+std::vector<Fp> coset_extension_fft(uint32_t l, uint32_t c) {
+  if (l != ZerocheckCosetExtend::kFftLogN) return {};
+  const Fp w = two_adic_generator(l), w_inv = w.inverse(), s = coset_shift(c);
+  const Fp n_inv = Fp::from_canonical_unchecked(1u << l).inverse();
+  std::vector<Fp> out(ZerocheckCosetExtend::kFftTable);
+  Fp a = Fp::one(), b = Fp::one(), sj = n_inv;
+  for (uint32_t j = 0; j < 8; ++j, a *= w, b *= w_inv) {
+    out[j] = a;
+    out[8 + j] = b;
+  }
+  for (uint32_t j = 0; j < 16; ++j, sj *= s) out[16 + j] = sj;
+  return out;
+}
+
 std::vector<Fp> coset_interpolation_matrix(uint32_t l, uint32_t cosets) {
   const uint64_t n = uint64_t(1) << l, C = cosets, kk = C * n;
   if (C == 0) throw InputError("coset_interpolation_matrix: no coset");
@@ -183,9 +197,11 @@ void Round0Prover::check_traces() {
     for (uint32_t w : vk.params.width.cached_mains) widths.push_back(w);
     widths.push_back(vk.params.width.common_main);
     for (size_t p = 0; p < widths.size(); ++p)
-      if (in.parts[p].count != uint64_t(widths[p]) << in.log_height)
-        throw InputError(fmt::format("round 0: trace {} part {} has {} values, {} columns of 2^{} rows expected", T, p,
-                                     in.parts[p].count, widths[p], in.log_height));
+      if (in.parts[p].width != widths[p] || in.parts[p].log_height != in.log_height)
+        throw InputError(
+            fmt::format("round 0: trace {} part {} has {} columns of 2^{} rows, {} columns of 2^{} rows "
+                        "expected",
+                        T, p, in.parts[p].width, in.parts[p].log_height, widths[p], in.log_height));
     s.degree = vk.max_constraint_degree;
     s.cosets = std::max<uint32_t>(s.degree, 1);
     s.n_tilde = in.log_height > l_ ? in.log_height - l_ : 0;
@@ -195,7 +211,7 @@ void Round0Prover::check_traces() {
     // Blocks of 2^log_block chunks: the largest whose extension fits the budget (a quarter of the
     // trace, at least kRound0MinBlockBytes, at most one binding).
     uint64_t trace_bytes = 0;
-    for (const View<Fp>& p : in.parts) trace_bytes += p.byte_count();
+    for (const TracePart& p : in.parts) trace_bytes += p.bytes();
     const uint64_t ext_per_chunk = (trace_bytes >> in.log_height) * n_ * (vk.params.need_rot ? 2 : 1);
     const uint64_t budget =
         std::min(std::max(trace_bytes / 4, kRound0MinBlockBytes), g_.memory_limits().max_view_bytes());
@@ -273,12 +289,18 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
   const bool rot = in.vk->params.need_rot;
   const uint64_t m = n_ << s.log_block, first = uint64_t(b) << s.log_block;
   uint64_t cells = 0;
-  for (const View<Fp>& p : in.parts) cells += p.count >> in.log_height;
+  for (const TracePart& p : in.parts) cells += p.width;
   cells *= m;
   const std::string coset = fmt::format("coset{}", c), block = s.blocks == 1 ? std::string() : fmt::format(".b{}", b);
   Buffer<Fp> ext = g_.transient<Fp>(name(T, coset + block + ".extension"), rot ? 2 * cells : cells);
   auto [w, fresh] = weights_.try_emplace(c);
   if (fresh) w->second = g_.constant<Fp>(fmt::format("round0.weights.coset{}", c), coset_extension_weights(l_, c));
+  auto [fft, fft_fresh] = fft_.try_emplace(c);
+  if (fft_fresh) {
+    const std::vector<Fp> table = coset_extension_fft(l_, c);
+    fft->second = table.empty() ? w->second : g_.constant<Fp>(fmt::format("round0.fft.coset{}", c), table);
+  }
+  const View<Fp> fft_view = l_ == ZerocheckCosetExtend::kFftLogN ? fft->second.all() : fft->second.slice(0, 0);
 
   Round0Coset out;
   out.columns = ext.all();
@@ -289,7 +311,8 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
   out.points = m;
   uint64_t at = 0;
   for (uint32_t p = 0; p < in.parts.size(); ++p) {
-    const uint64_t count = (in.parts[p].count >> in.log_height) * m;
+    const TracePart& part = in.parts[p];
+    const uint64_t count = part.width * m;
     for (uint32_t shift = 0; shift < 2; ++shift) {
       if (shift == 1 && !rot) {
         out.next.push_back({});
@@ -298,17 +321,20 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
       const View<Fp> dst = ext.slice(at, count);
       at += count;
       (shift == 0 ? out.local : out.next).push_back(dst);
-      if (count == 0) continue;
-      g_.dispatch<ZerocheckCosetExtend>(
-          name(T, fmt::format("extend.part{}.{}.{}{}", p, shift == 0 ? "local" : "next", coset, block)),
-          {.in = in.parts[p],
-           .weights = w->second,
-           .out = dst,
-           .log_height = in.log_height,
-           .log_n = l_,
-           .shift = shift,
-           .first_chunk = uint32_t(first),
-           .log_chunks = s.log_block});
+      // A part in several pieces is extended piece by piece, each into its columns.
+      for (const TracePart::Segment& seg : part.segments)
+        g_.dispatch<ZerocheckCosetExtend>(
+            name(T, fmt::format("extend.part{}.{}.{}{}{}", p, shift == 0 ? "local" : "next", coset, block,
+                                part.segments.size() == 1 ? std::string() : fmt::format(".c{}", seg.first_column))),
+            {.in = seg.data,
+             .weights = w->second,
+             .fft = fft_view,
+             .out = dst.slice(seg.first_column * m, seg.columns * m),
+             .log_height = in.log_height,
+             .log_n = l_,
+             .shift = shift,
+             .first_chunk = uint32_t(first),
+             .log_chunks = s.log_block});
     }
   }
   // Blocks away from row 0 and row H - 1 share one selector constant.

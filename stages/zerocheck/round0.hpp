@@ -30,7 +30,8 @@
 //
 // Memory: the extension of a coset (parts x widths x M Fp, twice with need_rot: keccakf 2T, twice
 // its trace) is made a block of chunks at a time: blocks of 2^k chunks whose extension stays within
-// a quarter of the trace's bytes (at least kRound0MinBlockBytes, at most one binding). A block's
+// a quarter of the trace's bytes (at least kRound0MinBlockBytes, at most kRound0MaxBlockBytes and
+// one binding). A block's
 // extension and values (3 M Fp4) are transients that die with its reduce(), so building block after
 // block lets the scheduler alias them. Each block adds its own rows of weighted sums; the sums are
 // exact, so the proof does not depend on the blocks.
@@ -51,6 +52,7 @@
 #include "stages/params.hpp"
 #include "stages/proof.hpp"
 #include "stages/proof_regions.hpp"
+#include "stages/trace_part.hpp"
 #include "stages/transcript.hpp"
 
 namespace vkstark {
@@ -58,8 +60,7 @@ namespace vkstark {
 // One trace of the batch sumcheck, sorted trace order.
 struct Round0Trace {
   const StarkVerifyingKey* vk = nullptr;  // widths, need_rot, max_constraint_degree, constraints, interactions
-  std::vector<View<Fp>>
-      parts;  // row-view order (preprocessed?, cached..., common), width_p << log_height, column-major
+  std::vector<TracePart> parts;           // row-view order (preprocessed?, cached..., common): width_p x 2^log_height
   uint32_t log_height = 0;
 };
 
@@ -175,6 +176,7 @@ class Round0Prover {
   View<Fp4> xi_, lambda_, eq_polys_, mu_, r0_;
   std::map<uint32_t, View<Fp4>> eq_by_n_;    // eq(xi[l..l+n], x) tables by n
   std::map<uint32_t, Buffer<Fp>> weights_;   // W_c per coset c
+  std::map<uint32_t, Buffer<Fp>> fft_;       // coset_extension_fft per coset c
   std::map<uint32_t, Buffer<Fp>> matrices_;  // the interpolation matrix per coset count
   // per (log_height, coset, first chunk, log chunks)
   std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>, Buffer<Fp>> selectors_;
@@ -188,6 +190,9 @@ class Round0Prover {
 // W_c (N x N, row-major): W_c[k][i] = L_i(g^c omega^k), L_i the Lagrange basis on D = <omega_N>:
 // (g^(cN) - 1) / (N (g^c omega^(k-i) - 1)). c >= 1.
 [[nodiscard]] std::vector<Fp> coset_extension_weights(uint32_t l, uint32_t c);
+// ZerocheckCosetExtend's `fft` table for coset c: for l = 4 (kFftLogN), omega_16^j and omega_16^-j
+// (j < 8), then g^(c j) / 16 (j < 16); empty for other l.
+[[nodiscard]] std::vector<Fp> coset_extension_fft(uint32_t l, uint32_t c);
 // The C N x C N matrix A taking the values of a polynomial of degree < C N at the points
 // g^c omega^k (entry m = (c - 1) N + k, c = 1..C, k < N) to its coefficients (row i = coefficient
 // i): per coset an iDFT and the twist g^(-c r), then per residue r the inverse Vandermonde matrix
@@ -201,7 +206,9 @@ class Round0Prover {
 [[nodiscard]] std::vector<Fp> coset_selectors(uint32_t l, uint32_t log_height, uint32_t c, uint64_t first_chunk,
                                               uint32_t log_chunks);
 
-// The least extension bytes a round-0 block is given (smaller blocks cost more dispatches).
+// The least extension bytes a round-0 block is given (smaller blocks cost more dispatches), and
+// the most (larger blocks leave the transient arena's allocations harder to share).
 inline constexpr uint64_t kRound0MinBlockBytes = uint64_t(64) << 20;
+inline constexpr uint64_t kRound0MaxBlockBytes = uint64_t(1) << 30;
 
 }  // namespace vkstark

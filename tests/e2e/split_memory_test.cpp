@@ -21,14 +21,35 @@ struct Case {
   std::string name;
   std::function<std::vector<AirWithTraces>()> airs;
   SystemParams params;
-  std::vector<uint64_t> bindings;  // limits to prove under (allocations: 4 bindings)
+  std::vector<uint64_t> bindings;  // limits to prove under (allocations: 8 bindings)
 };
 
 std::vector<Case> cases() {
   return {
-      // 2633 columns x 64 rows (674 KB) in one binding; its codeword (1.4 MB) in two tiles, round 0
-      // in blocks of two chunks.
-      {"keccakf", [] { return keccak_fixture(2, 3); }, app_params_with_100_bits_security(12), {768u << 10}},
+      // 2633 columns x 64 rows (674 KB): with bindings of 768 KB its codeword (1.4 MB) in two tiles,
+      // round 0 in blocks of two chunks; with 512 KB the trace itself in three pieces of its stacked
+      // matrix, round 0 a chunk at a time.
+      {"keccakf", [] { return keccak_fixture(2, 3); }, app_params_with_100_bits_security(12), {768u << 10, 512u << 10}},
+      // 256 rows: the MLE tables (1.35 MB) in four row tiles, merged once they fit.
+      {"keccakf_256_rows", [] { return keccak_fixture(8, 4); }, app_params_with_100_bits_security(12), {512u << 10}},
+      // Interactions across AIRs (a part in pieces is gathered for the LogUp input layer).
+      {"interactions_l4", [] { return interactions_fixture_11(); }, test_system_params_small(4, 6, 3), {32u << 10}},
+      {"preprocessed_cached",
+       [] {
+         return preprocessed_and_cached_fixture({true, false, true, true}, 2);
+       },
+       test_system_params_small(2, 8, 3),
+       {64u << 10}},
+      {"mixture", [] { return mixture_fixture_standard(3); }, test_system_params_small(2, 8, 3), {64u << 10}},
+      // AIRs of 48 and 30 columns of 2^8 rows with interactions, in tiles of 15 stacked columns (60 KB):
+      // the second lies in two pieces, gathered into one view for the LogUp input layer.
+      {"self_interaction_pieces",
+       [] {
+         const uint32_t widths[] = {48, 30};
+         return self_interaction_fixture(widths, 8, 0);
+       },
+       test_system_params_small(2, 8, 3),
+       {128u << 10}},
   };
 }
 
@@ -51,28 +72,53 @@ Result prove(Executor& exec, const Case& c, const MemoryLimits& limits) {
   return r;
 }
 
-}  // namespace
-
-class SplitMemory : public ExecutorTest {};
-VKSTARK_INSTANTIATE_FOR_EXECUTORS(SplitMemory);
-
-TEST_P(SplitMemory, ProofsForSmallAllocationsAndBindingsHaveTheBytesOfUnsplitProofs) {
-  for (const Case& c : cases()) {
-    const Result whole = prove(exec(), c, {});
+void check_case(Executor& exec, const Case& c) {
+  {
+    const Result whole = prove(exec, c, {});
     EXPECT_EQ(whole.plan.memory.arena_chunks.size(), 1u) << c.name;
     for (uint64_t binding : c.bindings) {
-      const MemoryLimits limits{.max_allocation_bytes = 4 * binding, .max_binding_bytes = binding};
-      const Result split = prove(exec(), c, limits);
+      const MemoryLimits limits{.max_allocation_bytes = 8 * binding, .max_binding_bytes = binding};
+      const Result split = prove(exec, c, limits);
       EXPECT_EQ(split.bytes, whole.bytes) << c.name << " with bindings of " << binding << " bytes";
-      EXPECT_GT(split.plan.memory.arena_chunks.size(), 1u) << c.name;
+      EXPECT_GT(split.plan.tasks.size(), whole.plan.tasks.size()) << c.name << ": nothing was split";
+      for (const BufferDesc& b : split.plan.buffers)
+        ASSERT_LE(b.bytes(), limits.max_allocation_bytes) << c.name << ": buffer " << b.name;
       for (const Task& t : split.plan.tasks)
         for (const Binding& b : t.bindings)
           ASSERT_TRUE(!b.used() || limits.binds(b.byte_offset(), b.byte_count()))
               << c.name << ": task " << t.name << " binds " << b.byte_count() << " bytes of "
               << split.plan.buffers[b.buffer].name;
-      std::printf("%s, bindings of %llu bytes: %zu arena chunks, %zu tasks (%zu unsplit)\n", c.name.c_str(),
-                  (unsigned long long)binding, split.plan.memory.arena_chunks.size(), split.plan.tasks.size(),
-                  whole.plan.tasks.size());
+      auto count = [&](std::string_view part) {
+        size_t n = 0;
+        for (const Task& t : split.plan.tasks) n += t.name.find(part) != std::string::npos;
+        return n;
+      };
+      std::printf(
+          "%s, bindings of %llu bytes: %zu arena chunks, %zu tasks (%zu unsplit); codeword tile hashes %zu, pieces "
+          "extended %zu, parts gathered %zu, round-0 blocks %zu, Merkle row ranges %zu, MLE table tiles %zu, merges "
+          "%zu\n",
+          c.name.c_str(), (unsigned long long)binding, split.plan.memory.arena_chunks.size(), split.plan.tasks.size(),
+          whole.plan.tasks.size(), count("tree.rows.1"), count(".local.coset1.c") + count(".local.coset1.b0.c"),
+          count(".whole."), count("coset1.b1.f0"), count(".rows.r1"), count("fold_r0.selectors."), count(".merge."));
     }
   }
 }
+
+}  // namespace
+
+class SplitMemory : public ExecutorTest {
+ protected:
+  void check(const std::string& name) {
+    for (const Case& c : cases())
+      if (c.name == name) return check_case(exec(), c);
+    FAIL() << "no case " << name;
+  }
+};
+VKSTARK_INSTANTIATE_FOR_EXECUTORS(SplitMemory);
+
+TEST_P(SplitMemory, KeccakfCodewordTilesTracePiecesAndRound0BlocksKeepTheBytes) { check("keccakf"); }
+TEST_P(SplitMemory, KeccakfMleTableTilesKeepTheBytes) { check("keccakf_256_rows"); }
+TEST_P(SplitMemory, InteractionsKeepTheBytes) { check("interactions_l4"); }
+TEST_P(SplitMemory, PreprocessedAndCachedPartsKeepTheBytes) { check("preprocessed_cached"); }
+TEST_P(SplitMemory, MixtureKeepsTheBytes) { check("mixture"); }
+TEST_P(SplitMemory, APartInPiecesIsGatheredForTheLogupInputAndKeepsTheBytes) { check("self_interaction_pieces"); }

@@ -37,18 +37,25 @@ std::vector<Fp> roots_of_unity(uint32_t L) {
 class MleTables : public ExecutorTest {
  protected:
   // Device: weights at r, then the PLE fold of `cols` columns of 2^log_height rows.
+  // All chunks, or the 2^log_block from `first` (a row tile of the table).
   std::vector<Fp4> fold(const std::vector<Fp>& in, uint32_t cols, uint32_t log_height, uint32_t l, uint32_t shift,
-                        const Fp4& r, std::vector<Fp4>* weights = nullptr) {
+                        const Fp4& r, std::vector<Fp4>* weights = nullptr, int log_block = -1, uint32_t first = 0) {
     Graph g;
     auto rb = g.input<Fp4>("r", 1);
     auto inb = g.input<Fp>("in", in.size());
     auto w = g.output<Fp4>("w", size_t(1) << l);
-    const uint64_t chunks = log_height > l ? uint64_t(1) << (log_height - l) : 1;
-    auto out = g.output<Fp4>("out", cols * chunks);
+    const uint32_t log_chunks = log_block >= 0 ? uint32_t(log_block) : (log_height > l ? log_height - l : 0);
+    auto out = g.output<Fp4>("out", uint64_t(cols) << log_chunks);
     g.dispatch<EqUniWeights>("weights",
                              {.r = rb, .roots = g.constant<Fp>("roots", roots_of_unity(l)), .out = w, .log_n = l});
-    g.dispatch<PleFoldColumns>(
-        "fold", {.in = inb, .weights = w, .out = out, .log_height = log_height, .log_n = l, .shift = shift});
+    g.dispatch<PleFoldColumns>("fold", {.in = inb,
+                                        .weights = w,
+                                        .out = out,
+                                        .log_height = log_height,
+                                        .log_n = l,
+                                        .shift = shift,
+                                        .first_chunk = first,
+                                        .log_chunks = log_chunks});
     auto p = run(g, [&](PreparedPlan& pp) {
       pp.upload(rb, std::vector<Fp4>{r});
       pp.upload(inb, in);
@@ -69,6 +76,24 @@ TEST_P(MleTables, WeightsAreTheLagrangeBasisOnD) {
     // At a point of D the weights are an indicator.
     (void)fold(std::vector<Fp>(size_t(1) << L), 1, L, L, 0, Fp4(roots.back()), &w);
     for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(w[i], i + 1 == w.size() ? Fp4::one() : Fp4()) << "L " << L;
+  }
+}
+
+// A row tile of the table (B chunks from `first`) is those chunks of the whole table.
+TEST_P(MleTables, FoldOfARowTileIsThoseRowsOfTheTable) {
+  const uint32_t cols = 3, l = 2, h = 6;
+  const std::vector<Fp> in = field_values(cols << h, 5);
+  const Fp4 r = ext_values(1, 6)[0];
+  for (uint32_t shift : {0u, 1u}) {
+    const std::vector<Fp4> whole = fold(in, cols, h, l, shift, r);
+    const uint64_t X = 16;
+    for (uint32_t b : {0u, 2u, 3u})
+      for (uint32_t first : {0u, uint32_t(X - (1u << b))}) {
+        const std::vector<Fp4> got = fold(in, cols, h, l, shift, r, nullptr, int(b), first);
+        for (uint32_t c = 0; c < cols; ++c)
+          for (uint64_t x = 0; x < (1u << b); ++x)
+            ASSERT_EQ(got[c * (1u << b) + x], whole[c * X + first + x]) << "block 2^" << b << " from " << first;
+      }
   }
 }
 

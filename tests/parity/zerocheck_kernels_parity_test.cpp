@@ -129,16 +129,20 @@ TEST(ZerocheckConstants, SelectorsAreTheLiftedSelectorColumnsExtended) {
 class ZerocheckKernels : public ExecutorTest {
  protected:
   // The whole extension, or the block of 2^log_block chunks from first_chunk.
+  // `fft`: the device's table for N = 16 (then `weights` must be the coset's real ones).
   std::vector<Fp> extend(const std::vector<Fp>& in, const std::vector<Fp>& weights, uint64_t cols, uint32_t h,
-                         uint32_t l, uint32_t shift, uint32_t first_chunk = 0, int log_block = -1) {
+                         uint32_t l, uint32_t shift, uint32_t first_chunk = 0, int log_block = -1,
+                         const std::vector<Fp>& fft = {}) {
     Graph g;
     const uint32_t log_chunks = log_block >= 0 ? uint32_t(log_block) : (h > l ? h - l : 0);
     const uint64_t m = uint64_t(1) << (l + log_chunks);
     auto inb = g.input<Fp>("in", in.size());
     auto wb = g.input<Fp>("weights", weights.size());
+    auto fb = g.input<Fp>("fft", std::max<size_t>(fft.size(), 1));
     auto out = g.output<Fp>("out", cols * m);
     g.dispatch<ZerocheckCosetExtend>("extend", {.in = inb,
                                                 .weights = wb,
+                                                .fft = fb.slice(0, fft.size()),
                                                 .out = out,
                                                 .log_height = h,
                                                 .log_n = l,
@@ -148,6 +152,7 @@ class ZerocheckKernels : public ExecutorTest {
     auto p = run(g, [&](PreparedPlan& pp) {
       pp.upload(inb, in);
       pp.upload(wb, weights);
+      pp.upload(fb, fft.empty() ? std::vector<Fp>(1) : fft);
     });
     return p->download(out);
   }
@@ -171,7 +176,7 @@ std::vector<Fp> naive_extend(const std::vector<Fp>& in, const std::vector<Fp>& w
 
 TEST_P(ZerocheckKernels, CosetExtendIsTheWeightedChunkSum) {
   uint64_t seed = 1;
-  for (uint32_t l : {0u, 1u, 2u, 4u})
+  for (uint32_t l : {0u, 1u, 2u, 3u})
     for (uint32_t h : {0u, 1u, 3u, 5u, 7u})
       for (uint64_t cols : {1u, 3u})
         for (uint32_t shift : {0u, 1u}) {
@@ -404,6 +409,32 @@ TEST_P(ZerocheckKernels, BatchRound0IsTheMuCombination) {
     }
 }
 
+// N = 16 (the app params' l_skip): the device takes the FFT path, with the coset's real weights;
+// blocks of 1 to 512 chunks (several workgroups, a workgroup over several columns), both shifts.
+TEST_P(ZerocheckKernels, CosetExtendOf16PointChunksIsTheWeightedChunkSum) {
+  uint64_t seed = 100;
+  const uint32_t l = 4;
+  for (uint32_t h : {3u, 4u, 7u, 13u})
+    for (uint32_t c : {1u, 3u})
+      for (uint64_t cols : {1u, 5u})
+        for (uint32_t shift : {0u, 1u}) {
+          const std::vector<Fp> in = field_values(cols << h, seed++);
+          const std::vector<Fp> w = coset_extension_weights(l, c), fft = coset_extension_fft(l, c);
+          const std::vector<Fp> whole = naive_extend(in, w, cols, h, l, shift);
+          ASSERT_EQ(extend(in, w, cols, h, l, shift, 0, -1, fft), whole)
+              << "h " << h << " coset " << c << " cols " << cols << " shift " << shift;
+          const uint32_t log_x = h > l ? h - l : 0;
+          if (log_x < 2) continue;
+          const uint64_t X = uint64_t(1) << log_x, B = X / 4, first = X / 2;
+          const std::vector<Fp> got = extend(in, w, cols, h, l, shift, uint32_t(first), int(log_x - 2), fft);
+          for (uint64_t col = 0; col < cols; ++col)
+            for (uint64_t k = 0; k < 16; ++k)
+              for (uint64_t x = 0; x < B; ++x)
+                ASSERT_EQ(got[col * 16 * B + k * B + x], whole[col * 16 * X + k * X + first + x])
+                    << "h " << h << " block from " << first;
+        }
+}
+
 // Arguments the bodies would misread are rejected when the graph is built, on every executor.
 TEST_P(ZerocheckKernels, ChecksRejectMisshapedArguments) {
   Graph g;
@@ -411,13 +442,16 @@ TEST_P(ZerocheckKernels, ChecksRejectMisshapedArguments) {
   auto w = g.input<Fp>("w", 16);
   auto out = g.output<Fp>("out", 8 * 4);
   EXPECT_THROW(g.dispatch<ZerocheckCosetExtend>(
-                   "bad_shift", {.in = in, .weights = w, .out = out, .log_height = 3, .log_n = 2, .shift = 2}),
+                   "bad_shift",
+                   {.in = in, .weights = w, .fft = w.slice(0, 0), .out = out, .log_height = 3, .log_n = 2, .shift = 2}),
                GraphError);
   EXPECT_THROW(g.dispatch<ZerocheckCosetExtend>(
-                   "bad_in", {.in = in.slice(0, 8), .weights = w, .out = out, .log_height = 3, .log_n = 2}),
+                   "bad_in",
+                   {.in = in.slice(0, 8), .weights = w, .fft = w.slice(0, 0), .out = out, .log_height = 3, .log_n = 2}),
                GraphError);
   EXPECT_THROW(g.dispatch<ZerocheckCosetExtend>("past_the_chunks", {.in = in,
                                                                     .weights = w,
+                                                                    .fft = w.slice(0, 0),
                                                                     .out = out.slice(0, 16),
                                                                     .log_height = 3,
                                                                     .log_n = 2,
@@ -425,7 +459,8 @@ TEST_P(ZerocheckKernels, ChecksRejectMisshapedArguments) {
                                                                     .log_chunks = 1}),
                GraphError);
   EXPECT_NO_THROW(g.dispatch<ZerocheckCosetExtend>(
-      "good", {.in = in, .weights = w, .out = out, .log_height = 3, .log_n = 2, .log_chunks = 1}));
+      "good",
+      {.in = in, .weights = w, .fft = w.slice(0, 0), .out = out, .log_height = 3, .log_n = 2, .log_chunks = 1}));
   auto v = g.input<Fp4>("v", 3 * 4 * 2);
   auto eq = g.input<Fp4>("eq", 2);
   auto partials = g.output<Fp4>("partials", 12);

@@ -91,7 +91,7 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
         LogupInputTrace tr;
         tr.air = &pk.per_air[s.order[T]];
         tr.kernels = kernels.back().get();
-        for (const Buffer<Fp>& b : c.parts[T]) tr.parts.push_back(b.all());
+        for (const TracePart& part : c.parts[T]) tr.parts.push_back(part.whole("hybrid prover"));
         if (c.public_values[T].valid()) tr.public_values = c.public_values[T].all();
         tr.log_height = log_height_of(*airs[s.order[T]]);
         traces.push_back(std::move(tr));
@@ -150,6 +150,7 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
     Graph g;
     Ntt ntt(g, log_n);
     TraceCommitments c = commit_traces(g, ntt, pk, airs, s);
+    finish_messages(g, c);
     ProofLayout layout;
     auto stacking = PartRegions<StackingProof>::reserve(
         layout, [x = s.stacking](auto& v, StackingProof& p) { stacking_fields(v, p, &x); });
