@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${VKSTARK_BUILD_DIR:-build}
-bins=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,batch_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air} "$B"/cli/vkstark "$B"/tests/static_executor_exit)
+bins=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,batch_bench,zkvm_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air} "$B"/cli/vkstark "$B"/tests/static_executor_exit)
 if [ $# -gt 0 ]; then
   for n in "$@"; do bins+=("$B/tests/$n"); done
 else

@@ -75,11 +75,21 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
     return tiles == 1 ? fmt::format("{}.{}", name, what) : fmt::format("{}.{}.{}", name, what, t);
   };
   {
+    // A tile that some in-place trace lands in is a writable Input (uploaded every run); the others
+    // are transients the graph fills.
+    std::vector<bool> uploads(tiles, false);
+    for (uint32_t i = 0; i < traces.size(); ++i) {
+      if (!traces[i].in_place() || traces[i].width == 0) continue;
+      const uint64_t start = c.layout.global_start(i),
+                     end = start + (uint64_t(traces[i].width) << traces[i].log_height);
+      for (uint32_t t = c.tile_of(uint32_t(start >> m)); t <= c.tile_of(uint32_t((end - 1) >> m)); ++t)
+        uploads[t] = true;
+    }
     auto group = g.memory_group(any_in_place ? "trace (stacked)" : "message");
     for (uint32_t t = 0; t < tiles; ++t) {
       const uint64_t count = uint64_t(c.tile_width(t)) * h;
-      c.message.push_back(any_in_place ? g.writable_input<Fp>(tile_name("message", t), count)
-                                       : g.transient<Fp>(tile_name("message", t), count));
+      c.message.push_back(uploads[t] ? g.writable_input<Fp>(tile_name("message", t), count)
+                                     : g.transient<Fp>(tile_name("message", t), count));
     }
   }
   {

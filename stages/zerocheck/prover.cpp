@@ -341,6 +341,10 @@ class BatchProver {
     p.emit();
   }
 
+  // Head and new tail traces whose terms one round program sums; beyond, groups of them are summed
+  // by programs of their own first (a program runs at most kProgramMaxWords words of code).
+  static constexpr size_t kTracesPerRoundProgram = 12;
+
   // Row j of the state: c_j, the tail carried into round j + 1 (times r_j), eq_ns[j], eq#_ns[j].
   static constexpr uint32_t kClaim = 0, kTail = 1, kEq = 2, kEqSharp = 3, kState = 4;
   View<Fp4> state(uint32_t j) const { return state_.slice(uint64_t(kState) * j, kState); }
@@ -489,14 +493,94 @@ class BatchProver {
                                           .slices = slices});
     }
 
-    ProgramBuilder p(g_, t_, fmt::format("batch.round{}.program", j));
     const View<Fp4> prev = state(j - 1), row = state(j);
-    const Reg eq_prev = p.load_ext(prev, kEq), eqs_prev = p.load_ext(prev, kEqSharp);
+    // The terms of traces [h0, h1) of `heads` and [t0, t1) of `new_tail` in program q: head(X) for
+    // X = 1..d and the new tail traces' terms (released by the caller).
+    struct Terms {
+      std::vector<Reg> head;  // d
+      Reg tail;
+    };
+    auto emit_terms = [&](ProgramBuilder& q, size_t h0, size_t h1, size_t t0, size_t t1) {
+      const Reg eq_prev = q.load_ext(prev, kEq), eqs_prev = q.load_ext(prev, kEqSharp);
+      auto add_to = [&](Reg& acc, Reg x) {
+        const Reg sum = q.add(acc, x);
+        q.release(acc);
+        q.release(x);
+        acc = sum;
+      };
+      auto mul2 = [&](Reg x, Reg y) {  // x y, both released
+        const Reg m = q.mul(x, y);
+        q.release(x);
+        q.release(y);
+        return m;
+      };
+      auto mul_by = [&](Reg x, Reg y) {  // x y, x released
+        const Reg m = q.mul(x, y);
+        q.release(x);
+        return m;
+      };
+      // mu^(2P+T) eq C + eq# (mu^(2T) N' + mu^(2T+1) Q), the values from `load`.
+      auto term = [&](uint32_t T, auto&& load) {
+        Reg zc = mul_by(mul2(load(0), q.load_ext(mu_powers_, 2 * uint64_t(P_) + T)), eq_prev);
+        Reg lg = mul2(load(1), q.load_ext(mu_powers_, 2 * uint64_t(T)));
+        add_to(lg, mul2(load(2), q.load_ext(mu_powers_, 2 * uint64_t(T) + 1)));
+        add_to(zc, mul_by(lg, eqs_prev));
+        return zc;
+      };
+      Terms out;
+      out.tail = q.constant(Fp4());
+      for (size_t i = t0; i < t1; ++i) {
+        const uint32_t T = new_tail[i];
+        add_to(out.tail, term(T, [&](uint32_t f) {
+                 return kernels(T).has(Functional(f)) ? q.load_ext(at_r, kFunctionals * i + f) : q.constant(Fp4());
+               }));
+      }
+      for (uint32_t X = 1; X <= d_; ++X) {
+        Reg h = q.constant(Fp4());
+        for (size_t k = h0; k < h1; ++k) {
+          const Head& hd = heads[k];
+          add_to(h, term(hd.T, [&](uint32_t f) {
+                   return kernels(hd.T).has(Functional(f)) ? q.sum_ext(partials, hd.at + uint64_t(f) * d_ + (X - 1),
+                                                                       hd.rows, uint64_t(kFunctionals) * d_)
+                                                           : q.constant(Fp4());
+                 }));
+        }
+        out.head.push_back(h);
+      }
+      q.release(eq_prev);
+      q.release(eqs_prev);
+      return out;
+    };
+    // Many traces: their terms summed by groups of programs first (one program's code is
+    // bounded), into a buffer the round's program adds up.
+    const size_t term_traces = heads.size() + new_tail.size();
+    const size_t groups =
+        term_traces <= kTracesPerRoundProgram ? 0 : (term_traces + kTracesPerRoundProgram - 1) / kTracesPerRoundProgram;
+    View<Fp4> group_sums;
+    if (groups > 0) {
+      group_sums = g_.transient<Fp4>(fmt::format("batch.round{}.terms", j), groups * (d_ + 1)).all();
+      for (size_t gi = 0; gi < groups; ++gi) {
+        // Traces [gi K, (gi + 1) K) of heads then new_tail.
+        const size_t a = gi * kTracesPerRoundProgram, b = std::min(term_traces, a + kTracesPerRoundProgram);
+        const size_t h0 = std::min(a, heads.size()), h1 = std::min(b, heads.size());
+        const size_t t0 = a > heads.size() ? a - heads.size() : 0, t1 = b > heads.size() ? b - heads.size() : 0;
+        ProgramBuilder q(g_, t_, fmt::format("batch.round{}.terms.{}", j, gi));
+        Terms terms = emit_terms(q, h0, h1, t0, t1);
+        for (uint32_t X = 1; X <= d_; ++X) {
+          q.store_ext(group_sums, terms.head[X - 1], gi * (d_ + 1) + (X - 1));
+          q.release(terms.head[X - 1]);
+        }
+        q.store_ext(group_sums, terms.tail, gi * (d_ + 1) + d_);
+        q.release(terms.tail);
+        q.emit();
+      }
+    }
+    ProgramBuilder p(g_, t_, fmt::format("batch.round{}.program", j));
     auto add_to = [&](Reg& acc, Reg x) {
-      const Reg s = p.add(acc, x);
+      const Reg sum = p.add(acc, x);
       p.release(acc);
       p.release(x);
-      acc = s;
+      acc = sum;
     };
     auto mul2 = [&](Reg x, Reg y) {  // x y, both released
       const Reg m = p.mul(x, y);
@@ -509,37 +593,18 @@ class BatchProver {
       p.release(x);
       return m;
     };
-    // mu^(2P+T) eq C + eq# (mu^(2T) N' + mu^(2T+1) Q), the values from `load`.
-    auto term = [&](uint32_t T, auto&& load) {
-      Reg zc = mul_by(mul2(load(0), p.load_ext(mu_powers_, 2 * uint64_t(P_) + T)), eq_prev);
-      Reg lg = mul2(load(1), p.load_ext(mu_powers_, 2 * uint64_t(T)));
-      add_to(lg, mul2(load(2), p.load_ext(mu_powers_, 2 * uint64_t(T) + 1)));
-      add_to(zc, mul_by(lg, eqs_prev));
-      return zc;
-    };
-    // tail_j = tail_(j-1) r_(j-1) (carried in the state) + the new tail traces' terms.
+    // tail_j = tail_(j-1) r_(j-1) (carried in the state) + the new tail traces' terms; head(X),
+    // X = 1..d.
     Reg tail = p.load_ext(prev, kTail);
-    for (size_t i = 0; i < new_tail.size(); ++i) {
-      const uint32_t T = new_tail[i];
-      add_to(tail, term(T, [&](uint32_t f) {
-               return kernels(T).has(Functional(f)) ? p.load_ext(at_r, kFunctionals * i + f) : p.constant(Fp4());
-             }));
-    }
-    // head(X), X = 1..d.
     std::vector<Reg> s(d_ + 2);
-    for (uint32_t X = 1; X <= d_; ++X) {
-      Reg h = p.constant(Fp4());
-      for (const Head& hd : heads) {
-        add_to(h, term(hd.T, [&](uint32_t f) {
-                 return kernels(hd.T).has(Functional(f)) ? p.sum_ext(partials, hd.at + uint64_t(f) * d_ + (X - 1),
-                                                                     hd.rows, uint64_t(kFunctionals) * d_)
-                                                         : p.constant(Fp4());
-               }));
-      }
-      s[X] = h;
+    if (groups == 0) {
+      Terms terms = emit_terms(p, 0, heads.size(), 0, new_tail.size());
+      add_to(tail, terms.tail);
+      for (uint32_t X = 1; X <= d_; ++X) s[X] = terms.head[X - 1];
+    } else {
+      add_to(tail, p.sum_ext(group_sums, d_, groups, d_ + 1));
+      for (uint32_t X = 1; X <= d_; ++X) s[X] = p.sum_ext(group_sums, X - 1, groups, d_ + 1);
     }
-    p.release(eq_prev);
-    p.release(eqs_prev);
     const Reg xi = p.load_ext(in_.xi, l_ + j - 1);
     const Reg one = p.constant(Fp::one());
     const Reg one_minus_xi = p.sub(one, xi);

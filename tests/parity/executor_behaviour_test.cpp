@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <sstream>
+#include <string>
 
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
@@ -458,5 +460,46 @@ TEST_P(ExecutorBehaviour, ChunkedArenaAndArenaInputsKeepTheirValues) {
     FAIL() << "ran without b";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'b' was not uploaded again"), std::string::npos) << e.what();
+  }
+}
+
+// Under VKSTARK_MAX_ALLOCATION_BYTES / VKSTARK_MAX_BINDING_BYTES (CTest's lowered_limits. run), the
+// executor reports the lowered limits and refuses, before allocating, a plan that exceeds them:
+// a buffer larger than one allocation, a view larger than one binding. A plan compiled for them
+// runs. Without the variables: nothing to check beyond the limits being set.
+TEST_P(ExecutorBehaviour, LoweredLimitsAreReportedAndEnforced) {
+  const ExecutorLimits lim = exec().limits();
+  EXPECT_GT(lim.max_buffer_bytes, 0u);
+  EXPECT_GT(lim.max_binding_bytes, 0u);
+  const char* alloc = std::getenv("VKSTARK_MAX_ALLOCATION_BYTES");
+  const char* binding = std::getenv("VKSTARK_MAX_BINDING_BYTES");
+  if (alloc == nullptr || binding == nullptr) return;
+  EXPECT_LE(lim.max_buffer_bytes, std::stoull(alloc));
+  EXPECT_LE(lim.max_binding_bytes, std::stoull(binding));
+  const uint64_t n = lim.max_buffer_bytes / 4 + 1;  // one word more than one allocation
+  {
+    Graph g;
+    auto in = g.input<uint32_t>("big", n);
+    auto out = g.output<uint32_t>("out", 1);
+    g.dispatch<CopyU32>("one", {.src = in.slice(0, 1), .dst = out});
+    EXPECT_THROW((void)exec().prepare(compile(g)), DeviceError);
+  }
+  {
+    Graph g;
+    const uint64_t words = lim.max_binding_bytes / 4 + 64;  // a view past one binding, in one allocation
+    auto in = g.input<uint32_t>("in", words);
+    auto out = g.output<uint32_t>("out", words);
+    g.dispatch<CopyU32>("whole", {.src = in, .dst = out});
+    try {
+      (void)exec().prepare(compile(g));
+      FAIL() << "a view past one binding was prepared";
+    } catch (const DeviceError& e) {
+      EXPECT_NE(std::string(e.what()).find("task 'whole'"), std::string::npos) << e.what();
+    }
+    Graph h;
+    h.set_memory_limits(memory_limits(lim));
+    auto in2 = h.input<uint32_t>("in", words);
+    auto out2 = h.output<uint32_t>("out", words);
+    EXPECT_THROW(h.dispatch<CopyU32>("whole", {.src = in2, .dst = out2}); (void)compile(h), GraphError);
   }
 }

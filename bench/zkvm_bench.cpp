@@ -1,0 +1,111 @@
+// zkvm_bench: whole proofs of a synthetic zkVM-shaped segment (stages/airs/zkvm_segment.hpp): a
+// hundred and more AIRs of widths 1 .. 300 and heights 2^0 .. 2^max over nine buses, preprocessed
+// and cached parts, absent AIRs. Builds and prepares the proof once, times R proofs after a warm-up,
+// verifies; prints the span medians, the memory the plan takes and where it goes; JSON (default
+// bench/results/zkvm_bench-<executor>.json).
+//
+//   zkvm_bench [--executor cpu|vulkan|auto] [--chips 100] [--max-log-height 20] [--log-stacked-height 21]
+//              [--runs 3] [--json F]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+
+#include "bench/bench_util.hpp"
+#include "cli/options.hpp"
+#include "executors/executors.hpp"
+#include "stages/air/keygen.hpp"
+#include "stages/airs/zkvm_segment.hpp"
+#include "stages/prover.hpp"
+#include "stages/verifier.hpp"
+
+using namespace vkstark;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); }
+
+const char* const kSpans[] = {"stark_prove_excluding_trace",
+                              "stark_prove_excluding_trace/prover.main_trace_commit",
+                              "stark_prove_excluding_trace/prover.rap_constraints/logup_gkr",
+                              "stark_prove_excluding_trace/prover.rap_constraints/round0",
+                              "stark_prove_excluding_trace/prover.rap_constraints/mle_rounds",
+                              "stark_prove_excluding_trace/prover.openings/stacked_reduction",
+                              "stark_prove_excluding_trace/prover.openings/whir"};
+}  // namespace
+
+int main(int argc, char** argv) try {
+  cli::Options options("zkvm_bench",
+                       "  Prove a synthetic zkVM-shaped segment of many AIRs, verify, print median span times.");
+  std::string executor, json_file;
+  uint32_t chips = 0, max_log = 0, log_stacked = 0, runs = 0;
+  cli::executor_option(options, executor);
+  options.number<uint32_t>("--chips", "C", chips, 100, {1, 10000}, "chips (plus 8 bus tables and a range table)");
+  options.number<uint32_t>("--max-log-height", "H", max_log, 20, {0, 24}, "chip heights 2^0 .. 2^H");
+  options.number<uint32_t>("--log-stacked-height", "S", log_stacked, 21, {12, 24},
+                           "app_params_with_100_bits_security(S) (S >= H)");
+  options.number<uint32_t>("--runs", "R", runs, 3, {1, 1000}, "timed proofs, after one warm-up proof");
+  options.output("--json", json_file, "write results as JSON (default: bench/results/zkvm_bench-<executor>.json)");
+  options.parse_or_exit(argc, argv);
+  if (log_stacked < max_log) throw InputError("--log-stacked-height is below --max-log-height");
+  const SystemParams params = app_params_with_100_bits_security(log_stacked);
+  auto exec = make_executor(executor);
+  ZkvmSegmentShape shape;
+  shape.chips = chips;
+  shape.max_log_height = max_log;
+  auto t0 = Clock::now();
+  const ZkvmSegment seg = zkvm_segment(shape);
+  const double trace_ms = ms_since(t0);
+  t0 = Clock::now();
+  const ProvingKey pk = keygen(seg.airs, params, *exec);
+  const double keygen_ms = ms_since(t0);
+  StarkProver prover(pk, *exec);
+  t0 = Clock::now();
+  auto prepared = prover.prepare(seg.traces);
+  const double prepare_ms = ms_since(t0);
+  const uint64_t trace_bytes = seg.cells() * sizeof(Fp);
+  fmt::print(
+      "zkvm_bench: executor {}, device {}\n  {} AIRs ({} present), {} trace cells ({:.3f} GB), heights up to 2^{}, "
+      "params({}); traces {:.0f} ms, keygen {:.0f} ms, prepare {:.0f} ms\n",
+      exec->name(), exec->device_name(), seg.airs.size(), seg.present(), seg.cells(), trace_bytes / 1e9, max_log,
+      log_stacked, trace_ms, keygen_ms, prepare_ms);
+  std::map<std::string, std::vector<double>> ms;
+  Trace last;
+  Proof proof;
+  for (uint32_t r = 0; r < runs + 1; ++r) {
+    Trace t;
+    proof = prepared->run(seg.traces, &t);
+    if (r == 0) continue;
+    for (const TraceSpan& s : t.spans) ms[s.path].push_back(s.device_ms >= 0 ? s.device_ms : s.host_ms);
+    last = t;
+  }
+  const std::vector<uint8_t> bytes = encode(proof);
+  const VerifyResult v = verify_bytes(pk.vk, bytes);
+  std::string spans;
+  for (const char* path : kSpans) {
+    const double m = bench::median(ms[path]);
+    fmt::print("  {:<64} {:>10.2f} ms\n", path, m);
+    spans +=
+        fmt::format("{}{{\"path\": {}, \"ms\": {}}}", spans.empty() ? "" : ", ", json_string(path), json_number(m));
+  }
+  const TraceCounters& c = last.counters;
+  fmt::print(
+      "  dispatches {}, barriers {}, submissions {}, host syncs {}; peak device bytes {} ({:.2f} x the traces)\n",
+      c.dispatches, c.barriers, c.submissions, c.host_syncs, c.peak_device_bytes,
+      double(c.peak_device_bytes) / double(trace_bytes));
+  fmt::print("  memory (plan): {}\n  proof {} bytes: {}\n", format_memory_breakdown(last.memory), bytes.size(),
+             v.ok ? "accepted" : "REJECTED: " + v.reason);
+  const std::string file = bench::result_path(json_file, "zkvm_bench", std::string(exec->name()));
+  bench::write_result(
+      file, "zkvm_bench", std::string(exec->name()), exec->device_name(),
+      fmt::format("{{\"chips\": {}, \"airs\": {}, \"present\": {}, \"max_log_height\": {}, \"log_stacked_height\": {}, "
+                  "\"cells\": {}, \"runs\": {}, \"spans\": [{}], \"dispatches\": {}, \"peak_device_bytes\": {}, "
+                  "\"keygen_ms\": {}, \"prepare_ms\": {}, \"proof_bytes\": {}, \"verified\": {}}}",
+                  chips, seg.airs.size(), seg.present(), max_log, log_stacked, seg.cells(), runs, spans, c.dispatches,
+                  c.peak_device_bytes, json_number(keygen_ms), json_number(prepare_ms), bytes.size(), v.ok));
+  fmt::print("results: {}\n", file);
+  return v.ok ? 0 : 1;
+} catch (const std::exception& e) {
+  fmt::print(stderr, "zkvm_bench: {}\n", e.what());
+  return 1;
+}
