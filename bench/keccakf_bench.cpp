@@ -45,6 +45,7 @@ const std::vector<std::string> kSpans = {
     "stark_prove_excluding_trace/prover.rap_constraints/logup_gkr",
     "stark_prove_excluding_trace/prover.rap_constraints/round0",
     "stark_prove_excluding_trace/prover.rap_constraints/mle_rounds",
+    "stark_prove_excluding_trace/prover.rap_constraints/column_openings",
     "stark_prove_excluding_trace/prover.openings",
     "stark_prove_excluding_trace/prover.openings/stacked_reduction",
     "stark_prove_excluding_trace/prover.openings/whir"};
@@ -96,7 +97,7 @@ InFlight measure_in_flight(StarkProver& prover, const std::vector<std::optional<
 struct SweepPoint {
   uint32_t log_rows = 0, permutations = 0;
   uint64_t trace_bytes = 0, cells = 0;
-  std::string error;  // the size could not be proved (too large for the device, say)
+  std::string error;                        // the size could not be proved (too large for the device, say)
   std::map<std::string, double> device_ms;  // median per span path (host ms where the device has none)
   uint64_t peak_device_bytes = 0;
   std::vector<MemoryPart> memory;
@@ -152,9 +153,9 @@ int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& pa
               const std::string& result_file) {
   fmt::print("keccakf_bench: cost curve on executor {}, device {}, traces of 2^{} .. 2^{} rows, {} proofs each\n",
              exec.name(), exec.device_name(), from, to, runs);
-  fmt::print("  {:>4} {:>6} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>7}\n", "rows", "perms",
-             "trace GB", "prove ms", "commit", "round0", "mle", "reduction", "whir", "ms/M cells", "peak GB",
-             "x trace");
+  fmt::print("  {:>4} {:>6} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>7}\n", "rows", "perms",
+             "trace GB", "prove ms", "commit", "round0", "mle", "openings", "reduction", "whir", "ms/M cells",
+             "peak GB", "x trace");
   std::string rows;
   bool ok = true;
   for (uint32_t L = from; L <= to; ++L) {
@@ -170,20 +171,22 @@ int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& pa
       fmt::print("  2^{:<2} {:>6} {:>10.3f}  failed: {}\n", L, p.permutations, p.trace_bytes / 1e9, p.error);
     } else {
       ok = ok && p.verified;
-      fmt::print("  2^{:<2} {:>6} {:>10.3f} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>11.3f} {:>9.3f} {:>7.2f}{}\n",
-                 L, p.permutations, p.trace_bytes / 1e9, total, span("prover.main_trace_commit"),
-                 span("prover.rap_constraints/round0"), span("prover.rap_constraints/mle_rounds"),
-                 span("prover.openings/stacked_reduction"), span("prover.openings/whir"), per_m,
-                 p.peak_device_bytes / 1e9, ratio, p.verified ? "" : "  REJECTED");
+      fmt::print(
+          "  2^{:<2} {:>6} {:>10.3f} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>11.3f} "
+          "{:>9.3f} {:>7.2f}{}\n",
+          L, p.permutations, p.trace_bytes / 1e9, total, span("prover.main_trace_commit"),
+          span("prover.rap_constraints/round0"), span("prover.rap_constraints/mle_rounds"),
+          span("prover.rap_constraints/column_openings"), span("prover.openings/stacked_reduction"),
+          span("prover.openings/whir"), per_m, p.peak_device_bytes / 1e9, ratio, p.verified ? "" : "  REJECTED");
       fmt::print("       memory: {}\n", format_memory_breakdown(p.memory));
     }
     std::string spans, memory;
     for (const auto& [path, ms] : p.device_ms)
-      spans += fmt::format("{}{{\"path\": {}, \"ms\": {}}}", spans.empty() ? "" : ", ", json_string(path),
-                           json_number(ms));
+      spans +=
+          fmt::format("{}{{\"path\": {}, \"ms\": {}}}", spans.empty() ? "" : ", ", json_string(path), json_number(ms));
     for (const MemoryPart& m : p.memory)
-      memory += fmt::format("{}{{\"group\": {}, \"bytes\": {}}}", memory.empty() ? "" : ", ", json_string(m.group),
-                            m.bytes);
+      memory +=
+          fmt::format("{}{{\"group\": {}, \"bytes\": {}}}", memory.empty() ? "" : ", ", json_string(m.group), m.bytes);
     rows += fmt::format(
         "{}{{\"log_rows\": {}, \"permutations\": {}, \"trace_bytes\": {}, \"error\": {}, \"prove_ms\": {}, "
         "\"ms_per_million_cells\": {}, \"peak_device_bytes\": {}, \"peak_over_trace\": {}, \"wall_ms\": {}, "
@@ -194,9 +197,10 @@ int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& pa
         p.peak_device_bytes, json_number(ratio), json_number(p.wall_ms), json_number(p.prepare_ms), p.dispatches,
         p.submissions, p.host_syncs, p.verified, spans, memory);
   }
-  bench::write_result(result_file, "keccakf_bench", std::string(exec.name()), exec.device_name(),
-                      fmt::format("{{\"sweep\": true, \"log_stacked_height\": {}, \"runs\": {}, \"sizes\": [\n    {}]}}",
-                                  params.l_skip + params.n_stack, runs, rows));
+  bench::write_result(
+      result_file, "keccakf_bench", std::string(exec.name()), exec.device_name(),
+      fmt::format("{{\"sweep\": true, \"log_stacked_height\": {}, \"runs\": {}, \"sizes\": [\n    {}]}}",
+                  params.l_skip + params.n_stack, runs, rows));
   fmt::print("results: {}\n", result_file);
   return ok ? 0 : 1;
 }
@@ -374,7 +378,8 @@ int main(int argc, char** argv) try {
       "{{\"fused\": {}, \"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, \"wall_ms_median\": {}, "
       "\"spans\": [{}], "
       "\"counters\": {{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, "
-      "\"peak_device_bytes\": {}}}, \"trace_bytes\": {}, \"proof_bytes\": {}, \"verify_ms\": {}, \"verified\": {}, \"keygen_ms\": {}, "
+      "\"peak_device_bytes\": {}}}, \"trace_bytes\": {}, \"proof_bytes\": {}, \"verify_ms\": {}, \"verified\": {}, "
+      "\"keygen_ms\": {}, "
       "\"prepare_ms\": {}, \"first_run_ms\": {}}}",
       fused, permutations, log_stacked, runs, json_number(bench::median(wall)), spans_json, c.dispatches, c.barriers,
       c.submissions, c.host_syncs, c.peak_device_bytes, trace_bytes, bytes.size(), json_number(verify_ms), verdict.ok,

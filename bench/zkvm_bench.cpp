@@ -30,6 +30,7 @@ const char* const kSpans[] = {"stark_prove_excluding_trace",
                               "stark_prove_excluding_trace/prover.rap_constraints/logup_gkr",
                               "stark_prove_excluding_trace/prover.rap_constraints/round0",
                               "stark_prove_excluding_trace/prover.rap_constraints/mle_rounds",
+                              "stark_prove_excluding_trace/prover.rap_constraints/column_openings",
                               "stark_prove_excluding_trace/prover.openings/stacked_reduction",
                               "stark_prove_excluding_trace/prover.openings/whir"};
 }  // namespace

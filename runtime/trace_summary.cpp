@@ -44,6 +44,15 @@ void write_summary(const Trace& t, std::ostream& os) {
     for (size_t i = 0; i < rows.size() && i < 20; ++i)
       os << fmt::format("  {:<44} {:>11.3f} {:>9} {:>6.1f}%\n", rows[i].first, rows[i].second.first,
                         rows[i].second.second, total > 0 ? 100 * rows[i].second.first / total : 0.0);
+    // And the single tasks that took the most (a kernel's total can hide one slow dispatch).
+    std::vector<const TraceTask*> tasks;
+    for (const TraceTask& task : t.tasks) tasks.push_back(&task);
+    const size_t top = std::min<size_t>(tasks.size(), 15);
+    std::partial_sort(tasks.begin(), tasks.begin() + top, tasks.end(),
+                      [](const TraceTask* a, const TraceTask* b) { return a->device_ms > b->device_ms; });
+    os << fmt::format("  {:<44} {:>11} {:>9}\n", "task (profiled)", "device ms", "kernel");
+    for (size_t i = 0; i < top; ++i)
+      os << fmt::format("  {:<44} {:>11.3f} {}\n", tasks[i]->name, tasks[i]->device_ms, tasks[i]->kernel);
   }
   const TraceCounters& c = t.counters;
   os << fmt::format(

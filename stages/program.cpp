@@ -1,5 +1,7 @@
 #include "stages/program.hpp"
 
+#include "kernels/transcript.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -149,6 +151,16 @@ void ProgramBuilder::observe(Reg x) { op(ProgramOp::Observe, live(x, "observe"))
 void ProgramBuilder::observe_ext(Reg x) { op(ProgramOp::ObserveExt, live(x, "observe_ext")); }
 
 void ProgramBuilder::observe(View<Fp> v) {
+  if (live_ == 0 && v.count >= kObserveKernelWords) {
+    if (!code_.empty()) flush();
+    for (uint64_t first = 0; first < v.count; first += kObserveKernelPiece) {
+      const uint64_t n = std::min<uint64_t>(kObserveKernelPiece, v.count - first);
+      g_.dispatch<TranscriptObserve>(fmt::format("{}.observe{}", name_, part_),
+                                     {.t = t_.state(), .values = v.slice(first, n)});
+      ++part_;
+    }
+    return;
+  }
   // Pieces of at most kObserveWordsPerDispatch words, a dispatch each while no register is live.
   for (uint64_t first = 0; first < v.count;) {
     if (first > 0) flush();

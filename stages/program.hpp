@@ -28,12 +28,19 @@
 
 namespace vkstark {
 
-// The most words one observe(View) absorbs in one dispatch. lavapipe (llvmpipe) stops a shader's
-// loops after 65535 iterations in all, silently; one absorbed word costs the interpreter about 18
-// (its pass and an eighth of a permutation's), so an observe of more than ~3600 words in one
-// dispatch came out wrong there (2026-11-26: the Keccak-f AIR's column openings, 21064 words).
-// 1024 words leave two thirds of that budget to the rest of the program.
+// The most words one observe(View) absorbs in one dispatch of the interpreter. lavapipe (llvmpipe)
+// stops a shader's loops after 65535 iterations in all, silently (2026-11-26: an observe of the
+// Keccak-f AIR's column openings, 21064 words in one dispatch, came out wrong there). The
+// interpreter absorbs a rate block per pass, about 4 loop iterations a word with the
+// permutation's; 1024 words leave most of that budget to the rest of the program.
 inline constexpr uint64_t kObserveWordsPerDispatch = 1024;
+// With no register live, a view of at least kObserveKernelWords words goes to the transcript's own
+// observe kernel (TranscriptObserve: blocks loaded while the previous one is permuted, its own
+// permutation unrolled) in dispatches of at most kObserveKernelPiece words (lavapipe's loop budget
+// again: pieces of 16384 words came out wrong there, 4096 are right). H100, keccakf's column
+// openings (21064 words): 17.8 ms through the interpreter, docs/decisions.md 2026-11-27.
+inline constexpr uint64_t kObserveKernelWords = 256;
+inline constexpr uint64_t kObserveKernelPiece = 4096;
 
 class ProgramBuilder {
  public:
@@ -65,8 +72,10 @@ class ProgramBuilder {
   // The transcript, in program order with everything else in the program.
   void observe(Reg x);      // x.c0
   void observe_ext(Reg x);  // the 4 coefficients
-  // A view longer than kObserveWordsPerDispatch is observed in pieces, the program split into a
-  // dispatch per piece where no register is live (see kObserveWordsPerDispatch).
+  // With no register live, a view of kObserveKernelWords or more is observed by the transcript's
+  // observe kernel (the program split around it); a shorter one, or any with a register live, by
+  // the interpreter, in pieces of kObserveWordsPerDispatch words (a dispatch each) where no
+  // register is live.
   void observe(View<Fp> v);
   void observe_ext(View<Fp4> v) { observe(v.bitcast<Fp>()); }
   void observe_commit(View<Digest> v) { observe(v.bitcast<Fp>()); }

@@ -83,18 +83,34 @@ void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithT
   if (!any) throw InputError("prover: no AIR has traces");
 }
 
-// The extension kernels' mode: VKSTARK_EXT_KERNELS=generated|interpreted when set (InputError
-// naming the variable for another value), else Interpreted: measured faster on the H100 and far
-// quicker to prepare (docs/decisions.md, 2026-11-26 "the interpreted Fp4 kernels by default"), and
-// what a CPU implementation of Vulkan needs. The proof is the same either way.
+// The extension kernels' mode: VKSTARK_EXT_KERNELS=generated|interpreted|fused when set
+// (InputError naming the variable for another value), else Fused: measured fastest on the H100
+// (docs/decisions.md, 2026-11-27 "MLE rounds"), quick to prepare (one interpreter pipeline), and
+// what a CPU implementation of Vulkan needs. The proof is the same in every mode.
 ExtKernelMode ext_kernel_mode(const Executor&) {
   if (const char* v = std::getenv("VKSTARK_EXT_KERNELS"); v != nullptr) {
     const std::string_view s(v);
     if (s == "generated") return ExtKernelMode::Generated;
     if (s == "interpreted") return ExtKernelMode::Interpreted;
-    throw InputError(fmt::format("VKSTARK_EXT_KERNELS='{}': expected 'generated' or 'interpreted' (or unset)", s));
+    if (s == "fused") return ExtKernelMode::Fused;
+    throw InputError(
+        fmt::format("VKSTARK_EXT_KERNELS='{}': expected 'generated', 'interpreted' or 'fused' (or unset)", s));
   }
-  return ExtKernelMode::Interpreted;
+  return ExtKernelMode::Fused;
+}
+
+// Operations per chunk of the extension kernels: VKSTARK_EXT_CHUNK_NODES (16 .. 2^20) when set,
+// else kFusedChunkNodes for the fused mode (short chunks: more of them side by side, each a
+// shorter chain) and kConstraintChunkNodes for the others (a dispatch, or a pipeline, per chunk).
+uint32_t ext_chunk_nodes(ExtKernelMode mode) {
+  if (const char* v = std::getenv("VKSTARK_EXT_CHUNK_NODES"); v != nullptr) {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(v, &end, 10);
+    if (end == v || *end != '\0' || n < 16 || n > (1ul << 20))
+      throw InputError(fmt::format("VKSTARK_EXT_CHUNK_NODES='{}': expected a whole number in [16, 2^20]", v));
+    return uint32_t(n);
+  }
+  return mode == ExtKernelMode::Fused ? kFusedChunkNodes : kConstraintChunkNodes;
 }
 
 }  // namespace
@@ -108,7 +124,7 @@ const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
     const AirProvingKey& a = pk_.per_air[air];
     try {
       it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot,
-                                               ext_kernel_mode(exec_));
+                                               ext_kernel_mode(exec_), ext_chunk_nodes(ext_kernel_mode(exec_)));
     } catch (...) {
       functionals_.erase(it);
       throw;

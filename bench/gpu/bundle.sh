@@ -3,7 +3,9 @@
 # every test executable of build/ (stripped, in one archive to stay under the 64 MiB a device call
 # carries), their shared libraries, the Vulkan loader and the validation layer.
 # Usage (project root, after a Release build in build/): bench/gpu/bundle.sh [test names]
-# (test names: only those test executables, e.g. prove_verify_test, to stay under the 64 MiB)
+# (test names: only those test executables, e.g. prove_verify_test, to stay under the 64 MiB;
+# VKSTARK_GPU_PART=i/n: every n-th test executable from the i-th, i in 1..n: all of them do not fit
+# one call, two parts do)
 # Then, with the device tool: run `bash bench/gpu/run.sh` carrying .gpu; results come back in
 # $OUT/results.tgz (bench JSON, logs, exit statuses).
 set -euo pipefail
@@ -13,7 +15,12 @@ bins=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,b
 if [ $# -gt 0 ]; then
   for n in "$@"; do bins+=("$B/tests/$n"); done
 else
-  for t in "$B"/tests/*_test; do bins+=("$t"); done
+  part=${VKSTARK_GPU_PART:-1/1}
+  i=${part%/*} n=${part#*/} k=0
+  for t in "$B"/tests/*_test; do
+    [ $((k % n + 1)) -eq "$i" ] && bins+=("$t")
+    k=$((k + 1))
+  done
 fi
 rm -rf .gpu /tmp/vkstark-gpu-bin && mkdir -p /tmp/vkstark-gpu-bin/bin
 GPU_BUNDLE_VALIDATION=1 ../shared/tools/gpu-bundle .gpu "${bins[@]}"
@@ -21,5 +28,7 @@ cp ../shared/tools/gpu-prelude.sh .gpu/
 cp "${bins[@]}" /tmp/vkstark-gpu-bin/bin/
 strip --strip-unneeded /tmp/vkstark-gpu-bin/bin/*
 rm -f .gpu/*_test .gpu/*_bench .gpu/{selfcheck,keccakf,fibonacci,interactions,custom_air,vkstark} .gpu/static_executor_exit
-tar cJf .gpu/bin.tar.xz -C /tmp/vkstark-gpu-bin bin
+# The validation layer (22 MB) travels compressed too; run.sh puts it back into .gpu/lib.
+mv .gpu/lib/libVkLayer_khronos_validation.so /tmp/vkstark-gpu-bin/bin/
+XZ_OPT="-T0" tar cJf .gpu/bin.tar.xz -C /tmp/vkstark-gpu-bin bin
 du -sh .gpu

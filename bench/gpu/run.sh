@@ -1,19 +1,38 @@
 #!/bin/bash
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
-# Usage: bash bench/gpu/run.sh [benches] [air] [prove] [examples] [tests]   (no argument: all)
+# Usage: bash bench/gpu/run.sh [cold] [sweep] [benches] [air] [prove] [examples] [tests]   (no argument: all)
 cd "$(dirname "$0")/../.."
-. .gpu/gpu-prelude.sh .gpu
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
+[ -f $B/libVkLayer_khronos_validation.so ] && mv $B/libVkLayer_khronos_validation.so .gpu/lib/
+. .gpu/gpu-prelude.sh .gpu
 R=$OUT/r; mkdir -p $R
 export XDG_CACHE_HOME=/tmp/vkstark-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | tail -1
-# Sections (default all): benches (kernel, runtime, pcs, selfcheck), air (air_bench), prove
+# Sections (default all): cold (the first proof on empty caches, then a second process), sweep
+# (keccakf_bench 2^12 .. 2^15), benches (kernel, runtime, pcs, selfcheck), air (air_bench), prove
 # (keccakf_bench: the keccakf proof, fused and unfused), examples (every example and the vkstark
 # command on Vulkan with validation), tests.
 want() { [ $# -eq 0 ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 SECTIONS="$*"
+if [ -z "$SECTIONS" ] || want cold; then
+echo "== first vkstark prove --air keccakf with every cache empty (SPIR-V, pipelines, driver), then a second process"
+mkdir -p /tmp/cold-cache/nv
+for k in first second; do
+  s=$(date +%s%N)
+  XDG_CACHE_HOME=/tmp/cold-cache __GL_SHADER_DISK_CACHE_PATH=/tmp/cold-cache/nv VKSTARK_LOG_LEVEL=info timeout 300 \
+    $B/vkstark prove --air keccakf --executor vulkan --out /tmp/cold-$k.vkp > $R/cold-$k.log 2>&1
+  rc=$?; e=$(date +%s%N)
+  echo "$k process: exit $rc, wall $(( (e - s) / 1000000 )) ms"; grep -E "prepar|proved" $R/cold-$k.log | tail -3
+done
+cmp /tmp/cold-first.vkp /tmp/cold-second.vkp && echo "the same proof file"
+fi
+if [ -z "$SECTIONS" ] || want sweep; then
+echo "== keccakf_bench cost curve 2^12 .. 2^15, medians of 5"
+timeout 400 $B/keccakf_bench --executor vulkan --sweep-from 12 --sweep-to 15 --runs 5 --json $R/keccakf_bench-vulkan-h100-sweep-small.json > $R/sweep-small.txt 2>&1; echo "exit $?"
+grep -E "^  (rows|2\^)" $R/sweep-small.txt
+fi
 if [ -z "$SECTIONS" ] || want benches; then
 echo "== kernel_bench"; $B/kernel_bench --executor vulkan --json $R/kernel_bench-vulkan-h100.json 2>&1 | tail -9
 echo "== runtime_bench"; $B/runtime_bench --executor vulkan --k 1000 --runs 11 --json $R/runtime_bench-vulkan-h100.json 2>&1 | tail -5

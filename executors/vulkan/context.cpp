@@ -70,6 +70,15 @@ std::vector<VkExtensionProperties> instance_extensions(const VkFunctions& fn, co
   return out;
 }
 
+bool has_device_extension(const VkFunctions& fn, VkPhysicalDevice d, std::string_view name) {
+  uint32_t n = 0;
+  vk_check(fn.vkEnumerateDeviceExtensionProperties(d, nullptr, &n, nullptr), "vkEnumerateDeviceExtensionProperties");
+  std::vector<VkExtensionProperties> out(n);
+  vk_check(fn.vkEnumerateDeviceExtensionProperties(d, nullptr, &n, out.data()), "vkEnumerateDeviceExtensionProperties");
+  out.resize(n);
+  return has_name(out, name);
+}
+
 std::vector<VkLayerProperties> instance_layers(const VkFunctions& fn) {
   uint32_t n = 0;
   vk_check(fn.vkEnumerateInstanceLayerProperties(&n, nullptr), "vkEnumerateInstanceLayerProperties");
@@ -251,15 +260,34 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
   enable_reset.hostQueryReset = reset.hostQueryReset;
   host_query_reset = reset.hostQueryReset;
   features.pNext = &enable_reset;
-  const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  // Registers and spills per pipeline for VKSTARK_LOG_LEVEL=debug, where the driver reports them.
+  auto executable_info = vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  if (logger().should_log(spdlog::level::debug) &&
+      has_device_extension(fn, physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    auto query = vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+    auto features2 = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+    features2.pNext = &query;
+    fn.vkGetPhysicalDeviceFeatures2(physical, &features2);
+    if (query.pipelineExecutableInfo) {
+      executable_info.pipelineExecutableInfo = VK_TRUE;
+      enable_reset.pNext = &executable_info;
+      extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+      pipeline_statistics = true;
+    }
+  }
   auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.pNext = &features;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
-  info.enabledExtensionCount = 1;
-  info.ppEnabledExtensionNames = extensions;
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   vk_check(fn.vkCreateDevice(physical, &info, nullptr, &device), "vkCreateDevice");
-  fn.load_device(device);
+  fn.load_device(device, pipeline_statistics);
+  pipeline_statistics = pipeline_statistics && fn.vkGetPipelineExecutablePropertiesKHR != nullptr &&
+                        fn.vkGetPipelineExecutableStatisticsKHR != nullptr;
   queues.assign(nqueues, VK_NULL_HANDLE);
   for (uint32_t i = 0; i < nqueues; ++i) fn.vkGetDeviceQueue(device, queue_family, i, &queues[i]);
   queue = queues[0];

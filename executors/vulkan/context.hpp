@@ -104,7 +104,10 @@ class Context {
   uint32_t max_push_descriptors = 32;          // VkPhysicalDevicePushDescriptorPropertiesKHR
   bool storage_buffer_array_indexing = false;  // shaderStorageBufferArrayDynamicIndexing (view arrays)
   bool host_query_reset = false;               // vkResetQueryPool from the host (Vulkan 1.2 feature)
-  mutable bool submitted = false;              // a run has submitted work (arms the exit guard once more)
+  // Pipelines are made with their statistics captured and logged (registers, spills, per shader
+  // executable): VK_KHR_pipeline_executable_properties is there and the log level is debug.
+  bool pipeline_statistics = false;
+  mutable bool submitted = false;  // a run has submitted work (arms the exit guard once more)
   bool debug_utils = false;
   bool validation = false;
   // Integrated or CPU device with a DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT memory type: every

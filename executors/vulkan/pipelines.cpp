@@ -253,11 +253,59 @@ void Pipelines::create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = &spec;
   info.layout = p.layout;
+  if (ctx_.pipeline_statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkResult r = fn.vkCreateComputePipelines(ctx_.device, cache_.handle(), 1, &info, nullptr, &p.pipeline);
   fn.vkDestroyShaderModule(ctx_.device, module, nullptr);
   vk_check(r, fmt::format("vkCreateComputePipelines ({})", kernel.name));
+  if (ctx_.pipeline_statistics) log_statistics(p, kernel);
   cache_.mark_dirty();
   ctx_.set_name(VK_OBJECT_TYPE_PIPELINE, reinterpret_cast<uint64_t>(p.pipeline), std::string(kernel.name));
+}
+
+// One debug line per shader executable: its name and every statistic the driver reports (NVIDIA:
+// registers, spills, shared memory...).
+void Pipelines::log_statistics(const Pipeline& p, const KernelInfo& kernel) const {
+  const VkFunctions& fn = ctx_.fn;
+  auto pipeline_info = vk_struct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+  pipeline_info.pipeline = p.pipeline;
+  uint32_t n = 0;
+  if (fn.vkGetPipelineExecutablePropertiesKHR(ctx_.device, &pipeline_info, &n, nullptr) != VK_SUCCESS) return;
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(
+      n, vk_struct<VkPipelineExecutablePropertiesKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
+  if (fn.vkGetPipelineExecutablePropertiesKHR(ctx_.device, &pipeline_info, &n, executables.data()) != VK_SUCCESS)
+    return;
+  for (uint32_t e = 0; e < n; ++e) {
+    auto exe = vk_struct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+    exe.pipeline = p.pipeline;
+    exe.executableIndex = e;
+    uint32_t m = 0;
+    if (fn.vkGetPipelineExecutableStatisticsKHR(ctx_.device, &exe, &m, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        m, vk_struct<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+    if (fn.vkGetPipelineExecutableStatisticsKHR(ctx_.device, &exe, &m, stats.data()) != VK_SUCCESS) continue;
+    std::string line;
+    for (uint32_t i = 0; i < m; ++i) {
+      const VkPipelineExecutableStatisticKHR& st = stats[i];
+      std::string value;
+      switch (st.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+          value = st.value.b32 ? "true" : "false";
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+          value = fmt::format("{}", st.value.i64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+          value = fmt::format("{}", st.value.u64);
+          break;
+        default:
+          value = fmt::format("{:g}", st.value.f64);
+          break;
+      }
+      line += fmt::format("{}{}={}", i ? ", " : "", st.name, value);
+    }
+    logger().debug("pipeline {} (workgroup {}) executable '{}': {}", kernel.name, p.workgroup_size, executables[e].name,
+                   line);
+  }
 }
 
 void Pipelines::destroy(Pipeline& p) const noexcept {

@@ -86,6 +86,7 @@ class Pipelines {
   Pipeline create(const Request& r);  // thread-safe
   void create_layouts(Pipeline& p, const KernelAbi& abi, uint32_t push_bytes) const;
   void create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span<const uint32_t> spirv);
+  void log_statistics(const Pipeline& p, const KernelInfo& kernel) const;
   void destroy(Pipeline& p) const noexcept;
 
   const Context& ctx_;

@@ -133,9 +133,13 @@ void VkFunctions::load_instance(VkInstance instance, bool debug_utils) {
 #undef VKSTARK_VK_LOAD
 }
 
-void VkFunctions::load_device(VkDevice device) {
+void VkFunctions::load_device(VkDevice device, bool pipeline_statistics) {
 #define VKSTARK_VK_LOAD(name) load(name, vkGetDeviceProcAddr(device, #name), #name, true);
   VKSTARK_VK_DEVICE_FUNCTIONS(VKSTARK_VK_LOAD)
+#undef VKSTARK_VK_LOAD
+  if (!pipeline_statistics) return;
+#define VKSTARK_VK_LOAD(name) load(name, vkGetDeviceProcAddr(device, #name), #name, false);
+  VKSTARK_VK_PIPELINE_STATISTICS_FUNCTIONS(VKSTARK_VK_LOAD)
 #undef VKSTARK_VK_LOAD
 }
 

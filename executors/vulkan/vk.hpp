@@ -46,6 +46,11 @@ namespace vkstark::vulkan {
   X(vkCmdBeginDebugUtilsLabelEXT)     \
   X(vkCmdEndDebugUtilsLabelEXT)
 
+// Loaded when the device has VK_KHR_pipeline_executable_properties enabled (pipeline statistics).
+#define VKSTARK_VK_PIPELINE_STATISTICS_FUNCTIONS(X) \
+  X(vkGetPipelineExecutablePropertiesKHR)           \
+  X(vkGetPipelineExecutableStatisticsKHR)
+
 #define VKSTARK_VK_DEVICE_FUNCTIONS(X) \
   X(vkDestroyDevice)                   \
   X(vkGetDeviceQueue)                  \
@@ -108,13 +113,16 @@ struct VkFunctions {
   VKSTARK_VK_INSTANCE_FUNCTIONS(VKSTARK_VK_DECLARE)
   VKSTARK_VK_DEBUG_FUNCTIONS(VKSTARK_VK_DECLARE)
   VKSTARK_VK_DEVICE_FUNCTIONS(VKSTARK_VK_DECLARE)
+  VKSTARK_VK_PIPELINE_STATISTICS_FUNCTIONS(VKSTARK_VK_DECLARE)
 #undef VKSTARK_VK_DECLARE
 
   // Opens the loader (once per process) and loads the global functions. DeviceError if there is none.
   void load_global();
   // DeviceError naming a missing function.
   void load_instance(VkInstance instance, bool debug_utils);
-  void load_device(VkDevice device);
+  // `pipeline_statistics`: the VK_KHR_pipeline_executable_properties functions too (left null if
+  // the driver lacks them).
+  void load_device(VkDevice device, bool pipeline_statistics = false);
 };
 
 // A zero-initialised Vulkan struct with its sType set.

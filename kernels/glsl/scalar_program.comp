@@ -16,8 +16,9 @@
 // the rules of decode_program_instruction (kernels/program.cpp): nothing is read or written outside
 // the views.
 //
-// One permutation call site: the sponge operations absorb or squeeze one word per pass of the
-// interpreter loop and ask for a permutation by setting `permute`; the loop runs it at its top.
+// One permutation call site: the sponge operations absorb up to a rate block or squeeze one word
+// per pass of the interpreter loop and ask for a permutation by setting `permute`; the loop runs
+// it at its top.
 // (Each inlined cooperative permutation is a few thousand instructions: eleven call sites made this
 // the slowest pipeline to create.) Multi-word operations (observe_ext, observe_in, sample_ext) keep
 // their place in `sub` and stay at `pos` until their last word.
@@ -97,15 +98,19 @@ void main() {
     if (nimm > 3u) i3 = code_s[pos + 4u];
     const uint next = pos + 1u + nimm;
     if (op >= OP_OBSERVE && op <= OP_OBSERVE_IN) {
-      // One word absorbed per pass.
+      // As many words absorbed per pass as the rate block has room for: lane absorb_idx + j takes
+      // word sub + j (the lanes load side by side: one load latency per block, not per word).
       if (op == OP_OBSERVE_IN && (i0 > pc.in_len[b] || i1 > pc.in_len[b] - i0)) break;
       const uint n = op == OP_OBSERVE ? 1u : op == OP_OBSERVE_EXT ? 4u : i1;
       if (sub < n) {
-        const uint v = op == OP_OBSERVE_IN ? in_word(b, i0 + sub) : r[a][sub];
-        if (p2c_lane() == sp.absorb_idx) sp.x = v;
-        sp.absorb_idx += 1u;
+        const uint k = min(n - sub, P2_RATE - sp.absorb_idx), l = p2c_lane();
+        if (l >= sp.absorb_idx && l - sp.absorb_idx < k) {
+          const uint j = sub + l - sp.absorb_idx;
+          sp.x = op == OP_OBSERVE_IN ? in_word(b, i0 + j) : r[a][j];
+        }
+        sp.absorb_idx += k;
         permute = sp.absorb_idx == P2_RATE;
-        sub += 1u;
+        sub += k;
       }
       if (sub >= n) {
         sub = 0u;

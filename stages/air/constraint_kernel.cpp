@@ -268,6 +268,46 @@ View<uint32_t> program_view(Graph& g, const ExtConstraintKernel& kernel, size_t 
   return b.all();
 }
 
+// The fused programs' buffer, as program_view.
+View<uint32_t> fused_view(Graph& g, const ExtConstraintKernel& kernel) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the words
+  for (uint32_t w : kernel.fused) h = (h ^ w) * 0x100000001b3ull;
+  const std::string name = fmt::format("{}.programs.{:016x}", kernel.name, h);
+  if (!g.has(name)) return g.constant<uint32_t>(name, kernel.fused).all();
+  const Buffer<uint32_t> b = g.find<uint32_t>(name);
+  const BufferDesc& d = g.buffers()[b.id()];
+  if (!d.data || d.data->size() != kernel.fused.size() * sizeof(uint32_t) ||
+      std::memcmp(d.data->data(), kernel.fused.data(), d.data->size()) != 0)
+    throw GraphError(fmt::format("buffer '{}' exists and does not hold the programs of kernel {}", name, kernel.name));
+  return b.all();
+}
+
+// eval_ext_constraints for a Fused kernel (arguments checked): one dispatch of S slices, S as the
+// chunked modes choose it (so the slices the caller reads are the same), summed into `out` when the
+// caller takes a sum and S > 1.
+void eval_fused(Graph& g, const std::string& name, const ExtConstraintKernel& kernel, std::span<const View<Fp4>> parts,
+                View<Fp> public_values, View<Fp4> coeffs, View<Fp4> out, uint32_t log_len, uint32_t x_first,
+                bool accumulate, uint64_t concurrent, uint32_t fixed) {
+  if (kernel.fused.size() < 3 * kernel.chunks.size())
+    throw GraphError(fmt::format("task '{}' (kernel {}): no fused programs", name, kernel.name));
+  const View<uint32_t> programs = fused_view(g, kernel);
+  auto dispatch = [&](const std::string& task, View<Fp4> dst, uint64_t points, uint64_t slices, bool add) {
+    DynamicArgs args;
+    args.views<Fp4>(parts).view(public_values).view(coeffs).view(dst).view(programs);
+    args.scalar(log_len).scalar(x_first).scalar(uint32_t(kernel.chunks.size()));
+    g.dispatch(task, ext_fused_kernel(add), args, Grid{uint32_t(points), uint32_t(slices)});
+  };
+  if (fixed > 0) return dispatch(name, out, out.count / fixed, fixed, false);
+  const uint64_t points = out.count;
+  const uint64_t slices = accumulate ? 1 : auto_slices(kernel, points, concurrent);
+  if (slices == 1) return dispatch(name, out, points, 1, accumulate);
+  auto partials = g.transient<Fp4>(fmt::format("{}.partials.{}", name, g.tasks().size()), slices * points);
+  dispatch(name, partials.all(), points, slices, false);
+  DynamicArgs args;
+  args.view(partials.all()).view(out).scalar(static_cast<uint32_t>(slices));
+  g.dispatch(name + ".sum", partials_sum_kernel(), args, Grid{static_cast<uint32_t>(points)});
+}
+
 }  // namespace
 
 std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
@@ -301,8 +341,13 @@ std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std:
           kExtInterpreterSlots));
     k->programs[c] = encode_ext_program(p);
     k->program_slots[c] = p.slots;
-    k->chunks[c].kernel = ext_interpreter_kernel();
+    k->chunks[c].kernel = mode == ExtKernelMode::Fused ? ext_fused_kernel() : ext_interpreter_kernel();
   });
+  if (mode == ExtKernelMode::Fused) {
+    std::vector<uint32_t> first_roots;
+    for (const ConstraintKernel::Chunk& c : k->chunks) first_roots.push_back(c.range.first);
+    k->fused = encode_fused_programs(k->programs, first_roots);
+  }
   return k;
 }
 
@@ -381,6 +426,9 @@ void eval_ext_constraints(Graph& g, const std::string& name, const ExtConstraint
   if (x_first + (points - 1) / y >= (uint64_t(1) << 31))
     fail(fmt::format("points up to X = {}, at most 2^31 - 1", x_first + (points - 1) / y));
   public_values = public_values_or_empty(public_values, parts, coeffs);
+  if (kernel.mode == ExtKernelMode::Fused)
+    return eval_fused(g, name, kernel, parts, public_values, coeffs, out, log_len, x_first, accumulate,
+                      concurrent_points, slices);
   const bool interpreted = kernel.mode == ExtKernelMode::Interpreted;
   if (interpreted && kernel.programs.size() != kernel.chunks.size())
     fail(fmt::format("{} programs for {} chunks", kernel.programs.size(), kernel.chunks.size()));

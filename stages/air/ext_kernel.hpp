@@ -27,7 +27,14 @@
 
 namespace vkstark {
 
-enum class ExtKernelMode : uint8_t { Generated, Interpreted };
+//   Fused: the Interpreted programs, all chunks in one dispatch (ext_fused_kernel): chunks side by
+//     side whatever the number of points, one dispatch per evaluation instead of one per chunk.
+enum class ExtKernelMode : uint8_t { Generated, Interpreted, Fused };
+
+// Operations per chunk for the fused mode: H100, keccakf 2^12 .. 2^15, MLE rounds fastest at 64
+// (512: 4.73 .. 7.83 ms, 128: 3.64 .. 6.70, 64: 3.23 .. 6.29, 32: 3.43 .. 6.52; docs/decisions.md
+// 2026-11-27).
+inline constexpr uint32_t kFusedChunkNodes = 64;
 
 struct ExtConstraintKernel : ConstraintKernel {
   ExtKernelMode mode = ExtKernelMode::Generated;
@@ -35,6 +42,9 @@ struct ExtConstraintKernel : ConstraintKernel {
   // kernel is ext_interpreter_kernel().
   std::vector<std::vector<uint32_t>> programs;
   std::vector<uint32_t> program_slots;
+  // Fused: the programs with their directory (encode_fused_programs), one Constant buffer
+  // "<kernel name>.programs.<hash>".
+  std::vector<uint32_t> fused;
 };
 
 // Chunks as make_constraint_kernel; kernel names "<air>_ext_constraints[_<chunk>]" (Interpreted:

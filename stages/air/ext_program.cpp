@@ -187,68 +187,144 @@ ExtProgram decode_ext_program(std::span<const uint32_t> words, uint32_t parts, s
   return p;
 }
 
-void run_ext_program(const ExtProgram& p, const CpuContext& ctx) {
-  constexpr uint32_t kPvSlot = kMaxViewArray, kCoeffSlot = kMaxViewArray + 1, kOutSlot = kMaxViewArray + 2;
+namespace {
+
+// What a program reads, from a dispatch's views.
+struct ExtInputs {
   std::vector<std::span<const Fp4>> parts;
-  for (uint32_t q = 0; q < p.parts; ++q) parts.push_back(ctx.view<Fp4>(q));
-  const std::span<const Fp> pvs = ctx.view<Fp>(kPvSlot);
-  const std::span<const Fp4> coeffs = ctx.view<Fp4>(kCoeffSlot);
-  const std::span<Fp4> out = ctx.view<Fp4>(kOutSlot);
-  const uint32_t log_len = ctx.scalars()[0], x_first = ctx.scalars()[1];
-  const uint64_t len = uint64_t(1) << log_len, ylog = log_len == 0 ? 0 : log_len - 1;
-  const uint64_t points = ctx.grid().x;
-  // Every read in range (the views are the caller's; the program may be a decoded one).
-  for (const ExtInstr& in : p.code) {
-    const bool bad = (in.op == ExtOp::Load && (in.a >= p.parts || (uint64_t(in.b) + 1) * len > parts[in.a].size())) ||
-                     (in.op == ExtOp::Public && in.b >= pvs.size()) || (in.op == ExtOp::Fold && in.b >= coeffs.size());
+  std::span<const Fp> pvs;
+  std::span<const Fp4> coeffs;
+  uint32_t log_len = 0, x_first = 0;
+};
+
+// ExecutionError naming the task when `p` reads past a view (the program may be a decoded one).
+void check_reads(const ExtProgram& p, const ExtInputs& in, uint32_t first_root, std::string_view task) {
+  const uint64_t len = uint64_t(1) << in.log_len;
+  for (const ExtInstr& i : p.code) {
+    const bool bad = (i.op == ExtOp::Load &&
+                      (i.a >= p.parts || i.a >= in.parts.size() || (uint64_t(i.b) + 1) * len > in.parts[i.a].size())) ||
+                     (i.op == ExtOp::Public && i.b >= in.pvs.size()) ||
+                     (i.op == ExtOp::Fold && uint64_t(first_root) + i.b >= in.coeffs.size());
     if (bad)
-      throw ExecutionError(fmt::format("task '{}': the extension program reads past a view (op {}, operand {})",
-                                       ctx.task_name(), uint32_t(in.op), in.b));
+      throw ExecutionError(fmt::format("task '{}': the extension program reads past a view (op {}, operand {})", task,
+                                       uint32_t(i.op), i.b));
   }
-  if (points > out.size())
-    throw ExecutionError(fmt::format("task '{}': {} points, out has {}", ctx.task_name(), points, out.size()));
+}
+
+// out[o - begin] += the program's sum at points [begin, end); `r` holds the slots.
+void run_points(const ExtProgram& p, const ExtInputs& in, uint32_t first_root, uint64_t begin, uint64_t end, Fp4* out,
+                std::vector<Fp4>& r) {
+  const uint64_t len = uint64_t(1) << in.log_len, ylog = in.log_len == 0 ? 0 : in.log_len - 1;
+  r.assign(p.slots, Fp4());
   const std::span<const ExtInstr> prologue(p.code.data(), p.prologue),
       body(p.code.data() + p.prologue, p.code.size() - p.prologue);
+  for (const ExtInstr& i : prologue) r[i.dst] = i.op == ExtOp::Const ? Fp4(Fp::from_mont(i.b)) : Fp4(in.pvs[i.b]);
+  const Fp4* coeffs = in.coeffs.data() + first_root;
+  for (uint64_t o = begin; o < end; ++o) {
+    const uint64_t y = o & ((uint64_t(1) << ylog) - 1), x = in.x_first + (o >> ylog);
+    const Fp xf = Fp::from_canonical_unchecked(uint32_t(x));
+    Fp4 acc;
+    for (const ExtInstr& i : body) {
+      switch (i.op) {
+        case ExtOp::Load: {
+          const Fp4* t = in.parts[i.a].data() + i.b * len + 2 * y;
+          r[i.dst] = x == 0 ? t[0] : t[0] + (t[1] - t[0]) * xf;
+          break;
+        }
+        case ExtOp::Add:
+          r[i.dst] = r[i.a] + r[i.b];
+          break;
+        case ExtOp::Sub:
+          r[i.dst] = r[i.a] - r[i.b];
+          break;
+        case ExtOp::Mul:
+          r[i.dst] = r[i.a] * r[i.b];
+          break;
+        case ExtOp::Neg:
+          r[i.dst] = -r[i.a];
+          break;
+        case ExtOp::Fold:
+          acc += coeffs[i.b] * r[i.a];
+          break;
+        default:  // Const, Public: the prologue only
+          break;
+      }
+    }
+    out[o - begin] += acc;
+  }
+}
+
+ExtInputs ext_inputs(const CpuContext& ctx, uint32_t parts) {
+  constexpr uint32_t kPvSlot = kMaxViewArray, kCoeffSlot = kMaxViewArray + 1;
+  ExtInputs in;
+  for (uint32_t q = 0; q < parts; ++q) in.parts.push_back(ctx.view<Fp4>(q));
+  in.pvs = ctx.view<Fp>(kPvSlot);
+  in.coeffs = ctx.view<Fp4>(kCoeffSlot);
+  in.log_len = ctx.scalars()[0];
+  in.x_first = ctx.scalars()[1];
+  return in;
+}
+
+// The row-view parts a dispatch binds (unbound array slots are zero-count views).
+uint32_t bound_parts(const CpuContext& ctx) {
+  uint32_t parts = 0;
+  for (uint32_t q = 0; q < kMaxViewArray; ++q)
+    if (ctx.bindings()[q].buffer != kNoBuffer) parts = q + 1;
+  return parts;
+}
+
+}  // namespace
+
+void run_ext_program(const ExtProgram& p, const CpuContext& ctx) {
+  constexpr uint32_t kOutSlot = kMaxViewArray + 2;
+  const ExtInputs in = ext_inputs(ctx, p.parts);
+  const std::span<Fp4> out = ctx.view<Fp4>(kOutSlot);
+  const uint64_t points = ctx.grid().x;
+  check_reads(p, in, 0, ctx.task_name());
+  if (points > out.size())
+    throw ExecutionError(fmt::format("task '{}': {} points, out has {}", ctx.task_name(), points, out.size()));
   cpu::for_each_chunk(
       points,
       [&](uint64_t begin, uint64_t end) {
-        std::vector<Fp4> r(p.slots);
-        for (const ExtInstr& in : prologue)
-          r[in.dst] = in.op == ExtOp::Const ? Fp4(Fp::from_mont(in.b)) : Fp4(pvs[in.b]);
-        for (uint64_t o = begin; o < end; ++o) {
-          const uint64_t y = o & ((uint64_t(1) << ylog) - 1), x = x_first + (o >> ylog);
-          const Fp xf = Fp::from_canonical_unchecked(uint32_t(x));
-          Fp4 acc;
-          for (const ExtInstr& in : body) {
-            switch (in.op) {
-              case ExtOp::Load: {
-                const Fp4* t = parts[in.a].data() + in.b * len + 2 * y;
-                r[in.dst] = x == 0 ? t[0] : t[0] + (t[1] - t[0]) * xf;
-                break;
-              }
-              case ExtOp::Add:
-                r[in.dst] = r[in.a] + r[in.b];
-                break;
-              case ExtOp::Sub:
-                r[in.dst] = r[in.a] - r[in.b];
-                break;
-              case ExtOp::Mul:
-                r[in.dst] = r[in.a] * r[in.b];
-                break;
-              case ExtOp::Neg:
-                r[in.dst] = -r[in.a];
-                break;
-              case ExtOp::Fold:
-                acc += coeffs[in.b] * r[in.a];
-                break;
-              default:  // Const, Public: the prologue only
-                break;
-            }
-          }
-          out[o] += acc;
-        }
+        std::vector<Fp4> r;
+        run_points(p, in, 0, begin, end, out.data() + begin, r);
       },
       16);
+}
+
+std::vector<uint32_t> encode_fused_programs(std::span<const std::vector<uint32_t>> programs,
+                                            std::span<const uint32_t> first_roots) {
+  if (programs.size() != first_roots.size())
+    throw InputError(fmt::format("{} programs and {} first roots", programs.size(), first_roots.size()));
+  std::vector<uint32_t> words(3 * programs.size());
+  for (size_t c = 0; c < programs.size(); ++c) {
+    if (words.size() + programs[c].size() >= (uint64_t(1) << 32))
+      throw InputError("the fused programs need 2^32 words or more");
+    words[3 * c] = uint32_t(words.size());
+    words[3 * c + 1] = uint32_t(programs[c].size());
+    words[3 * c + 2] = first_roots[c];
+    words.insert(words.end(), programs[c].begin(), programs[c].end());
+  }
+  return words;
+}
+
+FusedPrograms decode_fused_programs(std::span<const uint32_t> words, uint32_t chunks, uint32_t parts,
+                                    std::string_view task) {
+  if (uint64_t(3) * chunks > words.size())
+    throw ExecutionError(fmt::format("task '{}': {} chunks need a {}-word directory, the program has {} words", task,
+                                     chunks, uint64_t(3) * chunks, words.size()));
+  FusedPrograms f;
+  for (uint32_t c = 0; c < chunks; ++c) {
+    const uint64_t at = words[3 * c], n = words[3 * c + 1];
+    if (at < uint64_t(3) * chunks || at + n > words.size())
+      throw ExecutionError(
+          fmt::format("task '{}': chunk {}'s program (words {} to {}) is outside the program's {} "
+                      "words after the directory",
+                      task, c, at, at + n, words.size()));
+    f.programs.push_back(decode_ext_program(words.subspan(at, n), parts, task));
+    f.first_roots.push_back(words[3 * c + 2]);
+  }
+  return f;
 }
 
 namespace {
@@ -292,6 +368,51 @@ std::string interpreter_glsl_body() {
       kExtInterpreterSlots, kMaxViewArray - 1);
 }
 
+// The fused interpreter: the same body, looping over the chunks of slice s (see ExtFusedArgs).
+std::string fused_glsl_body(bool accumulate) {
+  return fmt::format(
+      "#include \"fp4.glsl\"\n"
+      "#define MAX {0}u\n"
+      "void main() {{\n"
+      "  const uint o = vks_index_x();\n"
+      "  if (o >= pc.grid_x) return;\n"
+      "  const uint sl = vks_index_y();\n"
+      "  const uint len = 1u << pc.log_len;\n"
+      "  const uint ylog = pc.log_len == 0u ? 0u : pc.log_len - 1u;\n"
+      "  const uint y2 = 2u * (o & ((1u << ylog) - 1u));\n"
+      "  const uint gx = fp_from_canonical(pc.x_first + (o >> ylog));\n"
+      "  uvec4 s[MAX];\n"
+      "  uvec4 acc = uvec4(0u);\n"
+      "  for (uint c = sl; c < pc.chunks; c += pc.grid_y) {{\n"
+      "    const uint first = pc.program_off + program_[pc.program_off + 3u * c];\n"
+      "    const uint end = first + program_[pc.program_off + 3u * c + 1u];\n"
+      "    const uint k0 = pc.coeffs_off + program_[pc.program_off + 3u * c + 2u];\n"
+      "    for (uint i = first; i + 1u < end; i += 2u) {{\n"
+      "      const uint w = program_[i], b = program_[i + 1u];\n"
+      "      const uint d = (w >> 4) & (MAX - 1u), a = w >> 16;\n"
+      "      switch (w & 15u) {{\n"
+      "        case 0u: {{\n"
+      "          const uint q = min(a, {1}u), at = pc.parts_off[q] + b * len + y2;\n"
+      "          const uvec4 t0 = parts_[q].data[at];\n"
+      "          s[d] = gx == 0u ? t0 : fp4_add(t0, fp4_scale(fp4_sub(parts_[q].data[at + 1u], t0), gx));\n"
+      "          break;\n"
+      "        }}\n"
+      "        case 1u: s[d] = uvec4(b, 0u, 0u, 0u); break;\n"
+      "        case 2u: s[d] = uvec4(public_values_[pc.public_values_off + b], 0u, 0u, 0u); break;\n"
+      "        case 3u: s[d] = fp4_add(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
+      "        case 4u: s[d] = fp4_sub(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
+      "        case 5u: s[d] = fp4_mul(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
+      "        case 6u: s[d] = fp4_neg(s[a & (MAX - 1u)]); break;\n"
+      "        default: acc = fp4_add(acc, fp4_mul(coeffs_[k0 + b], s[a & (MAX - 1u)])); break;\n"
+      "      }}\n"
+      "    }}\n"
+      "  }}\n"
+      "  const uint at = pc.out_off + sl * pc.grid_x + o;\n"
+      "  out_[at] = {2};\n"
+      "}}\n",
+      kExtInterpreterSlots, kMaxViewArray - 1, accumulate ? "fp4_add(out_[at], acc)" : "acc");
+}
+
 }  // namespace
 
 const std::shared_ptr<const KernelInfo>& ext_interpreter_kernel() {
@@ -301,14 +422,63 @@ const std::shared_ptr<const KernelInfo>& ext_interpreter_kernel() {
                         .body = interpreter_glsl_body(),
                         .workgroup_size = 64,
                         .cpu = [](const CpuContext& ctx) {
-                          uint32_t parts = 0;  // the bound parts (unbound array slots are zero-count views)
-                          for (uint32_t q = 0; q < kMaxViewArray; ++q)
-                            if (ctx.bindings()[q].buffer != kNoBuffer) parts = q + 1;
-                          const ExtProgram p =
-                              decode_ext_program(ctx.view<uint32_t>(kMaxViewArray + 3), parts, ctx.task_name());
+                          const ExtProgram p = decode_ext_program(ctx.view<uint32_t>(kMaxViewArray + 3),
+                                                                  bound_parts(ctx), ctx.task_name());
                           run_ext_program(p, ctx);
                         }});
   return kernel;
+}
+
+namespace {
+
+// The fused kernel's CPU body: tasks of (slice, block of points), each running its slice's chunks
+// over its points into a local sum, then writing (adding) it.
+void run_fused(const CpuContext& ctx, bool accumulate) {
+  constexpr uint32_t kOutSlot = kMaxViewArray + 2, kProgramSlot = kMaxViewArray + 3;
+  const uint32_t parts = bound_parts(ctx);
+  const uint32_t chunks = ctx.scalars()[2];
+  const FusedPrograms f = decode_fused_programs(ctx.view<uint32_t>(kProgramSlot), chunks, parts, ctx.task_name());
+  const ExtInputs in = ext_inputs(ctx, parts);
+  for (uint32_t c = 0; c < chunks; ++c) check_reads(f.programs[c], in, f.first_roots[c], ctx.task_name());
+  const std::span<Fp4> out = ctx.view<Fp4>(kOutSlot);
+  const uint64_t points = ctx.grid().x, slices = ctx.grid().y;
+  if (points * slices > out.size())
+    throw ExecutionError(fmt::format("task '{}': {} points x {} slices, out has {} values", ctx.task_name(), points,
+                                     slices, out.size()));
+  constexpr uint64_t kBlock = 16;
+  const uint64_t blocks = (points + kBlock - 1) / kBlock;
+  cpu::for_each_chunk(
+      blocks * slices,
+      [&](uint64_t begin, uint64_t end) {
+        std::vector<Fp4> r, sum;
+        for (uint64_t t = begin; t < end; ++t) {
+          const uint64_t sl = t / blocks, b0 = (t % blocks) * kBlock, b1 = std::min(points, b0 + kBlock);
+          sum.assign(b1 - b0, Fp4());
+          for (uint64_t c = sl; c < chunks; c += slices)
+            run_points(f.programs[c], in, f.first_roots[c], b0, b1, sum.data(), r);
+          Fp4* dst = out.data() + sl * points + b0;
+          for (uint64_t o = 0; o < b1 - b0; ++o) dst[o] = accumulate ? dst[o] + sum[o] : sum[o];
+        }
+      },
+      1);
+}
+
+}  // namespace
+
+const std::shared_ptr<const KernelInfo>& ext_fused_kernel(bool accumulate) {
+  static const std::shared_ptr<const KernelInfo> write =
+      make_glsl_kernel({.name = "ext_constraint_interpreter_fused",
+                        .abi = kernel_abi<ExtFusedArgs>(),
+                        .body = fused_glsl_body(false),
+                        .workgroup_size = 64,
+                        .cpu = [](const CpuContext& ctx) { run_fused(ctx, false); }});
+  static const std::shared_ptr<const KernelInfo> add =
+      make_glsl_kernel({.name = "ext_constraint_interpreter_fused_add",
+                        .abi = kernel_abi<ExtFusedAddArgs>(),
+                        .body = fused_glsl_body(true),
+                        .workgroup_size = 64,
+                        .cpu = [](const CpuContext& ctx) { run_fused(ctx, true); }});
+  return accumulate ? add : write;
 }
 
 }  // namespace vkstark

@@ -82,4 +82,42 @@ struct ExtInterpreterArgs {
 // decodes the program view and runs it (run_ext_program).
 [[nodiscard]] const std::shared_ptr<const KernelInfo>& ext_interpreter_kernel();
 
+// Every chunk of an interpreted kernel in one dispatch (a round of the MLE sumcheck is then one
+// dispatch whatever the chunk count, and all chunks run side by side). The program view is the
+// chunks' directory, 3 words per chunk (the program's first word, counted from the view's start;
+// its word count; the coefficient of its first root), then the programs (encode_ext_program).
+// Grid (points, S): invocation (o, s) runs chunks s, s + S, s + 2S, ... at point o and writes its
+// sum to out[s * points + o]: S unsummed slices, each value written by one invocation, so `out`
+// needs no clearing. The accumulating kernel (ExtFusedAddArgs) adds to out instead.
+template <template <class> class OutT>
+struct ExtFusedArgsOf {
+  InArray<Fp4, kMaxViewArray> parts;
+  In<Fp> public_values;
+  In<Fp4> coeffs;  // all roots' coefficients; a chunk's first root picks its own
+  OutT<Fp4> out;   // S x points
+  In<uint32_t> program;
+  uint32_t log_len = 0;
+  uint32_t x_first = 0;
+  uint32_t chunks = 0;
+};
+using ExtFusedArgs = ExtFusedArgsOf<Out>;
+using ExtFusedAddArgs = ExtFusedArgsOf<InOut>;
+
+// The program view's words for chunks of `programs` (encode_ext_program each) whose roots start at
+// `first_roots`.
+[[nodiscard]] std::vector<uint32_t> encode_fused_programs(std::span<const std::vector<uint32_t>> programs,
+                                                          std::span<const uint32_t> first_roots);
+// The chunks' programs and first roots back. ExecutionError naming `task` for a directory that
+// points outside the words, programs that overlap it, or a program decode_ext_program refuses.
+struct FusedPrograms {
+  std::vector<ExtProgram> programs;
+  std::vector<uint32_t> first_roots;
+};
+[[nodiscard]] FusedPrograms decode_fused_programs(std::span<const uint32_t> words, uint32_t chunks, uint32_t parts,
+                                                  std::string_view task);
+
+// The fused interpreter kernels ("ext_constraint_interpreter_fused", writing; with `accumulate`
+// "ext_constraint_interpreter_fused_add", adding), made once per process.
+[[nodiscard]] const std::shared_ptr<const KernelInfo>& ext_fused_kernel(bool accumulate = false);
+
 }  // namespace vkstark

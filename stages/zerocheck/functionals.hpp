@@ -72,9 +72,10 @@ struct AirFunctionalKernels {
 };
 
 // Compiles (or loads from the SPIR-V cache) the kernels; kernel names "<air>_zc", "<air>_num",
-// "<air>_den" (then the kernels' own suffixes). `ext_mode`: the extension kernels' mode.
+// "<air>_den" (then the kernels' own suffixes). `ext_mode`: the extension kernels' mode;
+// `ext_chunk_nodes`: their operations per chunk.
 [[nodiscard]] std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
     const std::string& air, const SymbolicDag& dag, const AirShape& shape, bool need_rot,
-    ExtKernelMode ext_mode = ExtKernelMode::Generated);
+    ExtKernelMode ext_mode = ExtKernelMode::Generated, uint32_t ext_chunk_nodes = kConstraintChunkNodes);
 
 }  // namespace vkstark

@@ -100,6 +100,10 @@ class BatchProver {
     span.reset();
     span.emplace(g_.span("mle_rounds"));
     for (uint32_t j = 1; j <= n_max_; ++j) round(j);
+    // The column openings into the proof and the transcript (absorbing them is sequential: about
+    // a permutation per 8 words whatever the trace's height).
+    span.reset();
+    span.emplace(g_.span("column_openings"));
     openings();
     return r_;
   }

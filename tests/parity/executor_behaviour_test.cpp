@@ -351,6 +351,7 @@ TEST_P(ExecutorBehaviour, ProfiledRunsTimeEveryTask) {
   write_summary(trace, summary);
   write_json(trace, json);
   EXPECT_NE(summary.str().find("kernel (profiled)"), std::string::npos) << summary.str();
+  EXPECT_NE(summary.str().find("task (profiled)"), std::string::npos) << summary.str();
   EXPECT_NE(json.str().find("\"tasks\""), std::string::npos);
 }
 

@@ -9,9 +9,10 @@
 //   * AIRs with every part kind (preprocessed, two cached parts, next rows, public values,
 //     selectors) and interactions (repeated message nodes, constant fields);
 //   * the mapping's errors: a next-row read without need_rot;
-//   * the interpreted extension kernel (ExtKernelMode::Interpreted) in all the cases above: the
-//     same values as the generated one; programs shared by the calls on one graph; a chunk needing
-//     more slots than the interpreter has is refused.
+//   * the interpreted extension kernel (ExtKernelMode::Interpreted) and the fused one (every chunk
+//     in one dispatch, ExtKernelMode::Fused) in all the cases above: the same values as the
+//     generated one; programs shared by the calls on one graph; a chunk needing more slots than the
+//     interpreter has is refused; a fused program directory pointing outside its words is refused.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -155,7 +156,9 @@ class FunctionalKernels : public ExecutorTest {
       SCOPED_TRACE(
           fmt::format("{} functional {} log_len {} X from {} chunk_nodes {} concurrent {} accumulate {} slices {} {}",
                       c.name, fi, log_len, x_first, chunk_nodes, concurrent, accumulate, slices,
-                      mode == ExtKernelMode::Generated ? "generated" : "interpreted"));
+                      mode == ExtKernelMode::Generated     ? "generated"
+                      : mode == ExtKernelMode::Interpreted ? "interpreted"
+                                                           : "fused"));
       auto kernel =
           make_ext_constraint_kernel(fmt::format("{}_f{}", c.name, fi), f.dags[fi], f.shape, chunk_nodes, mode);
       ASSERT_EQ(kernel->mode, mode);
@@ -229,19 +232,22 @@ TEST_P(FunctionalKernels, ExtensionKernelIsTheDagOnTheInterpolatedTables) {
   }
 }
 
-TEST_P(FunctionalKernels, InterpretedExtensionKernelEqualsTheGeneratedOne) {
+TEST_P(FunctionalKernels, InterpretedAndFusedExtensionKernelsEqualTheGeneratedOne) {
   uint64_t seed = 10;
   for (const Case& c : cases()) {
     auto both = [&](uint32_t log_len, uint32_t x_first, uint32_t x_count, uint32_t chunk_nodes, uint64_t concurrent,
                     bool accumulate, uint32_t slices = 0) {
       const uint64_t s = seed++;
-      std::vector<std::vector<Fp4>> generated, interpreted;
+      std::vector<std::vector<Fp4>> generated, interpreted, fused;
       check_folded(c, s, log_len, x_first, x_count, chunk_nodes, concurrent, accumulate, slices,
                    ExtKernelMode::Generated, &generated);
       check_folded(c, s, log_len, x_first, x_count, chunk_nodes, concurrent, accumulate, slices,
                    ExtKernelMode::Interpreted, &interpreted);
+      check_folded(c, s, log_len, x_first, x_count, chunk_nodes, concurrent, accumulate, slices, ExtKernelMode::Fused,
+                   &fused);
       ASSERT_FALSE(generated.empty());
       EXPECT_TRUE(generated == interpreted) << c.name << " log_len " << log_len << " X from " << x_first;
+      EXPECT_TRUE(generated == fused) << c.name << " log_len " << log_len << " X from " << x_first;
     };
     both(0, 0, 1, kConstraintChunkNodes, kConstraintConcurrentRows, false);  // fully folded
     both(1, 1, 3, kConstraintChunkNodes, kConstraintConcurrentRows, false);
@@ -260,6 +266,46 @@ TEST_P(FunctionalKernels, InterpretedExtensionKernelOnKeccakf) {
   const Case c{"keccak", std::make_shared<KeccakAir>()};
   check_folded(c, 100, 2, 0, 1, kConstraintChunkNodes, kConstraintConcurrentRows, false, 0, ExtKernelMode::Interpreted);
   check_folded(c, 101, 2, 1, 2, kConstraintChunkNodes, kConstraintConcurrentRows, true, 0, ExtKernelMode::Interpreted);
+  check_folded(c, 102, 2, 1, 2, kConstraintChunkNodes, kConstraintConcurrentRows, false, 0, ExtKernelMode::Fused);
+  check_folded(c, 103, 3, 1, 3, 128, kConstraintConcurrentRows, false, 16, ExtKernelMode::Fused);
+}
+
+// The fused programs' directory: words back as they went in; a directory pointing outside the
+// words, into itself, or at a program the decoder refuses is an ExecutionError naming the task.
+TEST(ExtInterpreter, FusedDirectoryRoundTripsAndRefusesBadOffsets) {
+  const SymbolicAir sym = symbolic_air(KeccakAir());
+  const SymbolicDag dag = build_dag(sym);
+  const AirFunctionals f = make_air_functionals(dag, sym.shape, dag.need_rot());
+  auto k = make_ext_constraint_kernel("keccak", f.dags[0], f.shape, kConstraintChunkNodes, ExtKernelMode::Fused);
+  const uint32_t chunks = uint32_t(k->chunks.size()), parts = uint32_t(f.shape.row_view_widths().size());
+  ASSERT_GT(chunks, 1u);
+  const FusedPrograms back = decode_fused_programs(k->fused, chunks, parts, "t");
+  ASSERT_EQ(back.programs.size(), chunks);
+  for (uint32_t c = 0; c < chunks; ++c) {
+    EXPECT_EQ(encode_ext_program(back.programs[c]), k->programs[c]) << c;
+    EXPECT_EQ(back.first_roots[c], k->chunks[c].range.first) << c;
+  }
+  auto refused = [&](std::vector<uint32_t> words, uint32_t n, const std::string& what) {
+    try {
+      (void)decode_fused_programs(words, n, parts, "task-x");
+      ADD_FAILURE() << "no error: " << what;
+    } catch (const ExecutionError& e) {
+      EXPECT_NE(std::string(e.what()).find("task-x"), std::string::npos) << e.what();
+    }
+  };
+  std::vector<uint32_t> w = k->fused;
+  w[3] = uint32_t(w.size());  // chunk 1 starts past the end
+  refused(w, chunks, "past the end");
+  w = k->fused;
+  w[0] = 1;  // chunk 0 inside the directory
+  refused(w, chunks, "inside the directory");
+  w = k->fused;
+  w[1] = uint32_t(w.size()) * 2;  // chunk 0 runs past the end
+  refused(w, chunks, "longer than the words");
+  refused(std::vector<uint32_t>(3 * chunks - 1, 0), chunks, "a short directory");
+  w = k->fused;
+  w[w[0]] = 15;  // chunk 0's first word: an unknown op
+  refused(w, chunks, "unknown op");
 }
 
 // n columns squared, then summed: all n squares are live at once.
