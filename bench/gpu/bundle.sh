@@ -5,13 +5,16 @@
 # Usage (project root, after a Release build in build/): bench/gpu/bundle.sh [test names]
 # (test names: only those test executables, e.g. prove_verify_test, to stay under the 64 MiB;
 # VKSTARK_GPU_PART=i/n: every n-th test executable from the i-th, i in 1..n: all of them do not fit
-# one call, two parts do)
+# one call; three parts do, the benches with the first, VKSTARK_GPU_TESTS_ONLY=1 for the others)
 # Then, with the device tool: run `bash bench/gpu/run.sh` carrying .gpu; results come back in
 # $OUT/results.tgz (bench JSON, logs, exit statuses).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${VKSTARK_BUILD_DIR:-build}
-bins=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,batch_bench,zkvm_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air} "$B"/cli/vkstark "$B"/tests/static_executor_exit)
+bins=("$B"/tests/static_executor_exit)
+# VKSTARK_GPU_TESTS_ONLY=1: test executables alone (no benches, examples or the command).
+[ "${VKSTARK_GPU_TESTS_ONLY:-0}" = 1 ] ||
+  bins+=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,batch_bench,zkvm_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air} "$B"/cli/vkstark)
 if [ $# -gt 0 ]; then
   for n in "$@"; do bins+=("$B/tests/$n"); done
 else
@@ -30,5 +33,5 @@ strip --strip-unneeded /tmp/vkstark-gpu-bin/bin/*
 rm -f .gpu/*_test .gpu/*_bench .gpu/{selfcheck,keccakf,fibonacci,interactions,custom_air,vkstark} .gpu/static_executor_exit
 # The validation layer (22 MB) travels compressed too; run.sh puts it back into .gpu/lib.
 mv .gpu/lib/libVkLayer_khronos_validation.so /tmp/vkstark-gpu-bin/bin/
-XZ_OPT="-T0" tar cJf .gpu/bin.tar.xz -C /tmp/vkstark-gpu-bin bin
+tar cJf .gpu/bin.tar.xz -C /tmp/vkstark-gpu-bin bin
 du -sh .gpu
