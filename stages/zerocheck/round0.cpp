@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
@@ -120,6 +121,16 @@ std::vector<Fp> coset_interpolation_matrix(uint32_t l, uint32_t cosets) {
   return a;
 }
 
+uint64_t round0_min_block_bytes() {
+  const char* v = std::getenv("VKSTARK_ROUND0_BLOCK_BYTES");
+  if (v == nullptr) return kRound0MinBlockBytes;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (end == v || *end != '\0' || n < (1ull << 20) || n > (1ull << 40))
+    throw InputError(fmt::format("VKSTARK_ROUND0_BLOCK_BYTES='{}': expected a whole number of bytes in [2^20, 2^40]", v));
+  return n;
+}
+
 std::vector<Fp> coset_selectors(uint32_t l, uint32_t log_height, uint32_t c) {
   return coset_selectors(l, log_height, c, 0, log_height > l ? log_height - l : 0);
 }
@@ -214,7 +225,7 @@ void Round0Prover::check_traces() {
     for (const TracePart& p : in.parts) trace_bytes += p.bytes();
     const uint64_t ext_per_chunk = (trace_bytes >> in.log_height) * n_ * (vk.params.need_rot ? 2 : 1);
     const uint64_t budget =
-        std::min(std::max(trace_bytes / 4, kRound0MinBlockBytes), g_.memory_limits().max_view_bytes());
+        std::min(std::max(trace_bytes / 4, round0_min_block_bytes()), g_.memory_limits().max_view_bytes());
     s.log_block = s.n_tilde;
     while (s.log_block > 0 && (ext_per_chunk << s.log_block) > budget) --s.log_block;
     if (ext_per_chunk > g_.memory_limits().max_view_bytes())

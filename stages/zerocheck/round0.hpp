@@ -206,9 +206,16 @@ class Round0Prover {
 [[nodiscard]] std::vector<Fp> coset_selectors(uint32_t l, uint32_t log_height, uint32_t c, uint64_t first_chunk,
                                               uint32_t log_chunks);
 
-// The least extension bytes a round-0 block is given (smaller blocks cost more dispatches), and
-// the most (larger blocks leave the transient arena's allocations harder to share).
-inline constexpr uint64_t kRound0MinBlockBytes = uint64_t(64) << 20;
+// The least extension bytes a round-0 block is given (smaller blocks cost more dispatches: 83
+// chunk dispatches per coset and block for Keccak-f, each block's too few points to fill a GPU),
+// and the most (larger blocks leave the transient arena's allocations harder to share). H100,
+// keccakf, round 0 at 64 MiB / 1 GiB: 2^14 11.5 / 3.2 ms, 2^15 12.8 / 5.6, 2^16 13.7 / 10.8, 2^18
+// 42.1 / 42.1 at the same peak (3.89x the trace); below 2^17 the peak grows (2^15: 4.05x -> 5.29x).
+// docs/decisions.md 2026-11-27.
+inline constexpr uint64_t kRound0MinBlockBytes = uint64_t(1) << 30;
 inline constexpr uint64_t kRound0MaxBlockBytes = uint64_t(1) << 30;
+// kRound0MinBlockBytes, or VKSTARK_ROUND0_BLOCK_BYTES (1 MiB .. 2^40) when set, for measuring
+// (InputError naming the variable for another value).
+[[nodiscard]] uint64_t round0_min_block_bytes();
 
 }  // namespace vkstark
