@@ -20,10 +20,20 @@ void main() {
   if (i < pc.grid_x) {
     const uint k = w % n, f = (w / n) % 3u, j = w / (3u * n);
     if (((pc.present >> f) & 1u) != 0u) {
-      for (uint sl = 0u; sl < pc.slices; ++sl) {
-        const uint base = pc.values_off + (f * pc.slices + sl) * (chunks * n) + k * chunks;
-        for (uint x = j * LANES + lane; x < chunks; x += LANES * groups) {
-          s = fp4_add(s, fp4_mul(eq_[pc.eq_off + x], values_[base + x]));
+      if (groups == 1u) {
+        // One row of partials: the lanes take the (slice, x) pairs in turn, so that few x (the
+        // last MLE rounds: X = 1, 2, ...) still keep every lane busy over the slices.
+        for (uint q = lane; q < pc.slices * chunks; q += LANES) {
+          const uint sl = q / chunks, x = q - sl * chunks;
+          s = fp4_add(s, fp4_mul(eq_[pc.eq_off + x],
+                                 values_[pc.values_off + (f * pc.slices + sl) * (chunks * n) + k * chunks + x]));
+        }
+      } else {
+        for (uint sl = 0u; sl < pc.slices; ++sl) {
+          const uint base = pc.values_off + (f * pc.slices + sl) * (chunks * n) + k * chunks;
+          for (uint x = j * LANES + lane; x < chunks; x += LANES * groups) {
+            s = fp4_add(s, fp4_mul(eq_[pc.eq_off + x], values_[base + x]));
+          }
         }
       }
     }

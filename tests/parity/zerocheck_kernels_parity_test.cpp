@@ -237,6 +237,36 @@ TEST_P(ZerocheckKernels, CosetExtendWithTheCosetWeightsIsThePleAtTheCosetPoints)
         }
 }
 
+// Many slices over few x (the last MLE rounds: the lanes share the (slice, x) pairs): one row of
+// partial sums, the host's sum.
+TEST_P(ZerocheckKernels, WeightedSumsOfManySlicesOverFewX) {
+  uint64_t seed = 900;
+  for (uint32_t S : {65u, 200u, kZerocheckMaxSlices})
+    for (uint64_t X : {1u, 2u, 3u, 64u}) {
+      const uint32_t n = 3;  // d values per functional, as in an MLE round
+      const uint64_t M = n * X;
+      const std::vector<Fp4> values = ext_values(3 * S * M, seed++), eq = ext_values(X, seed++);
+      Graph g;
+      auto vb = g.input<Fp4>("values", values.size());
+      auto eb = g.input<Fp4>("eq", X);
+      auto out = g.output<Fp4>("partials", 3 * n);
+      g.dispatch<ZerocheckWeightedSums>("sums",
+                                        {.values = vb, .eq = eb, .partials = out, .n = n, .present = 7, .slices = S});
+      auto p = run(g, [&](PreparedPlan& pp) {
+        pp.upload(vb, values);
+        pp.upload(eb, eq);
+      });
+      const std::vector<Fp4> got = p->download(out);
+      for (uint64_t f = 0; f < 3; ++f)
+        for (uint64_t k = 0; k < n; ++k) {
+          Fp4 want;
+          for (uint64_t x = 0; x < X; ++x)
+            for (uint32_t sl = 0; sl < S; ++sl) want += eq[x] * values[(f * S + sl) * M + k * X + x];
+          ASSERT_EQ(got[f * n + k], want) << "S " << S << " X " << X << " f " << f << " k " << k;
+        }
+    }
+}
+
 TEST_P(ZerocheckKernels, WeightedSumsArePartialSumsOverTheirBlocksOfX) {
   uint64_t seed = 100;
   for (uint32_t l : {0u, 2u, 3u})
