@@ -5,16 +5,17 @@
 # Usage (project root, after a Release build in build/): bench/gpu/bundle.sh [test names]
 # (test names: only those test executables, e.g. prove_verify_test, to stay under the 64 MiB;
 # VKSTARK_GPU_PART=i/n: every n-th test executable from the i-th, i in 1..n: all of them do not fit
-# one call; three parts do, the benches with the first, VKSTARK_GPU_TESTS_ONLY=1 for the others)
+# one call; three parts do, the benches with the first, VKSTARK_GPU_TESTS_ONLY=1 for the others:
+# sections cold and tests)
 # Then, with the device tool: run `bash bench/gpu/run.sh` carrying .gpu; results come back in
 # $OUT/results.tgz (bench JSON, logs, exit statuses).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${VKSTARK_BUILD_DIR:-build}
-bins=("$B"/tests/static_executor_exit)
-# VKSTARK_GPU_TESTS_ONLY=1: test executables alone (no benches, examples or the command).
+bins=("$B"/tests/static_executor_exit "$B"/cli/vkstark)
+# VKSTARK_GPU_TESTS_ONLY=1: test executables and the command alone (no benches or examples).
 [ "${VKSTARK_GPU_TESTS_ONLY:-0}" = 1 ] ||
-  bins+=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,batch_bench,zkvm_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air} "$B"/cli/vkstark)
+  bins+=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,batch_bench,zkvm_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air})
 if [ $# -gt 0 ]; then
   for n in "$@"; do bins+=("$B/tests/$n"); done
 else

@@ -27,6 +27,14 @@ for k in first second; do
   echo "$k process: exit $rc, wall $(( (e - s) / 1000000 )) ms"; grep -E "prepar|proved" $R/cold-$k.log | tail -3
 done
 cmp /tmp/cold-first.vkp /tmp/cold-second.vkp && echo "the same proof file"
+echo "-- where a cold start goes (empty caches again, debug log): the slowest pipelines and run-time kernels"
+mkdir -p /tmp/cold-cache2/nv
+XDG_CACHE_HOME=/tmp/cold-cache2 __GL_SHADER_DISK_CACHE_PATH=/tmp/cold-cache2/nv VKSTARK_LOG_LEVEL=debug timeout 300 \
+  $B/vkstark prove --air keccakf --executor vulkan --out /tmp/cold-debug.vkp > $R/cold-debug.log 2>&1
+grep -E "pipeline [^ ]+ \(workgroup [0-9]+\): " $R/cold-debug.log | sed 's/.*pipeline //' | sort -t: -k2 -g -r | head -4
+grep -c "pipeline .*(workgroup [0-9]*): " $R/cold-debug.log | sed 's/^/pipelines created: /'
+grep -iE "compiled|glsl" $R/cold-debug.log | tail -3
+grep -E "^\[.*\] " $R/cold-debug.log | head -2 | cut -c1-30; tail -1 $R/cold-debug.log | cut -c1-30
 fi
 if [ -z "$SECTIONS" ] || want sweep; then
 echo "== keccakf_bench cost curve 2^12 .. 2^15, medians of 5"
