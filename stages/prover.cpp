@@ -102,15 +102,38 @@ ExtKernelMode ext_kernel_mode(const Executor&) {
 // Operations per chunk of the extension kernels: VKSTARK_EXT_CHUNK_NODES (16 .. 2^20) when set,
 // else kFusedChunkNodes for the fused mode (short chunks: more of them side by side, each a
 // shorter chain) and kConstraintChunkNodes for the others (a dispatch, or a pipeline, per chunk).
+// Operations per chunk from the environment variable `var` (16 .. 2^20) when set (InputError naming
+// it for another value), else `fallback`.
+uint32_t chunk_nodes_from_environment(const char* var, uint32_t fallback) {
+  const char* v = std::getenv(var);
+  if (v == nullptr) return fallback;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(v, &end, 10);
+  if (end == v || *end != '\0' || n < 16 || n > (1ul << 20))
+    throw InputError(fmt::format("{}='{}': expected a whole number in [16, 2^20]", var, v));
+  return uint32_t(n);
+}
+
 uint32_t ext_chunk_nodes(ExtKernelMode mode) {
-  if (const char* v = std::getenv("VKSTARK_EXT_CHUNK_NODES"); v != nullptr) {
-    char* end = nullptr;
-    const unsigned long n = std::strtoul(v, &end, 10);
-    if (end == v || *end != '\0' || n < 16 || n > (1ul << 20))
-      throw InputError(fmt::format("VKSTARK_EXT_CHUNK_NODES='{}': expected a whole number in [16, 2^20]", v));
-    return uint32_t(n);
+  return chunk_nodes_from_environment("VKSTARK_EXT_CHUNK_NODES",
+                                      mode == ExtKernelMode::Fused ? kFusedChunkNodes : kConstraintChunkNodes);
+}
+
+// Round 0's base-field kernels: VKSTARK_ROUND0_KERNELS=generated|fused when set (InputError
+// naming the variable for another value), else generated; VKSTARK_ROUND0_CHUNK_NODES (16 ..
+// 2^20) their operations per chunk, else kConstraintChunkNodes.
+bool round0_interpreted() {
+  if (const char* v = std::getenv("VKSTARK_ROUND0_KERNELS"); v != nullptr) {
+    const std::string_view s(v);
+    if (s == "generated") return false;
+    if (s == "fused") return true;
+    throw InputError(fmt::format("VKSTARK_ROUND0_KERNELS='{}': expected 'generated' or 'fused' (or unset)", s));
   }
-  return mode == ExtKernelMode::Fused ? kFusedChunkNodes : kConstraintChunkNodes;
+  return false;
+}
+
+uint32_t round0_chunk_nodes() {
+  return chunk_nodes_from_environment("VKSTARK_ROUND0_CHUNK_NODES", kConstraintChunkNodes);
 }
 
 }  // namespace
@@ -124,7 +147,8 @@ const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
     const AirProvingKey& a = pk_.per_air[air];
     try {
       it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot,
-                                               ext_kernel_mode(exec_), ext_chunk_nodes(ext_kernel_mode(exec_)));
+                                               ext_kernel_mode(exec_), ext_chunk_nodes(ext_kernel_mode(exec_)),
+                                               round0_interpreted(), round0_chunk_nodes());
     } catch (...) {
       functionals_.erase(it);
       throw;

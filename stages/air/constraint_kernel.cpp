@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "kernels/basic.hpp"
@@ -268,18 +269,25 @@ View<uint32_t> program_view(Graph& g, const ExtConstraintKernel& kernel, size_t 
   return b.all();
 }
 
-// The fused programs' buffer, as program_view.
-View<uint32_t> fused_view(Graph& g, const ExtConstraintKernel& kernel) {
+// A Constant buffer "<prefix>.<hash of the words>" holding `words`, made at its first use in `g`
+// and shared by later calls (as program_view).
+View<uint32_t> words_view(Graph& g, const std::string& prefix, const std::vector<uint32_t>& words,
+                          const std::string& kernel) {
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the words
-  for (uint32_t w : kernel.fused) h = (h ^ w) * 0x100000001b3ull;
-  const std::string name = fmt::format("{}.programs.{:016x}", kernel.name, h);
-  if (!g.has(name)) return g.constant<uint32_t>(name, kernel.fused).all();
+  for (uint32_t w : words) h = (h ^ w) * 0x100000001b3ull;
+  const std::string name = fmt::format("{}.{:016x}", prefix, h);
+  if (!g.has(name)) return g.constant<uint32_t>(name, words).all();
   const Buffer<uint32_t> b = g.find<uint32_t>(name);
   const BufferDesc& d = g.buffers()[b.id()];
-  if (!d.data || d.data->size() != kernel.fused.size() * sizeof(uint32_t) ||
-      std::memcmp(d.data->data(), kernel.fused.data(), d.data->size()) != 0)
-    throw GraphError(fmt::format("buffer '{}' exists and does not hold the programs of kernel {}", name, kernel.name));
+  if (!d.data || d.data->size() != words.size() * sizeof(uint32_t) ||
+      std::memcmp(d.data->data(), words.data(), d.data->size()) != 0)
+    throw GraphError(fmt::format("buffer '{}' exists and does not hold the programs of kernel {}", name, kernel));
   return b.all();
+}
+
+// The fused programs' buffer.
+View<uint32_t> fused_view(Graph& g, const ExtConstraintKernel& kernel) {
+  return words_view(g, kernel.name + ".programs", kernel.fused, kernel.name);
 }
 
 // eval_ext_constraints for a Fused kernel (arguments checked): one dispatch of S slices, S as the
@@ -311,9 +319,29 @@ void eval_fused(Graph& g, const std::string& name, const ExtConstraintKernel& ke
 }  // namespace
 
 std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
-                                                               const AirShape& shape, uint32_t chunk_nodes) {
-  return make_chunked<ConstraintKernel>(air, kernel_name(air), dag, shape, chunk_nodes,
-                                        kernel_abi<ConstraintKernelArgs>(), constraint_glsl_body, constraint_cpu_body);
+                                                               const AirShape& shape, uint32_t chunk_nodes,
+                                                               bool interpreted) {
+  if (!interpreted)
+    return make_chunked<ConstraintKernel>(air, kernel_name(air), dag, shape, chunk_nodes,
+                                          kernel_abi<ConstraintKernelArgs>(), constraint_glsl_body,
+                                          constraint_cpu_body);
+  auto k = std::make_shared<ConstraintKernel>();
+  init_chunked(*k, air, kernel_name(air), dag, shape, chunk_nodes);
+  std::vector<std::vector<uint32_t>> programs(k->chunks.size());
+  for_each_chunk_dag(*k, air, dag, [&](size_t c, const SymbolicDag& sub) {
+    const ExtProgram p = compile_ext_program(sub, shape);
+    if (p.slots > kExtInterpreterSlots)
+      throw InputError(
+          fmt::format("constraint chunk {} (constraints {} to {}) needs {} value slots, the interpreter holds {}", c,
+                      k->chunks[c].range.first, k->chunks[c].range.first + k->chunks[c].range.count, p.slots,
+                      kExtInterpreterSlots));
+    programs[c] = encode_ext_program(p);
+    k->chunks[c].kernel = base_fused_kernel();
+  });
+  std::vector<uint32_t> first_roots;
+  for (const ConstraintKernel::Chunk& c : k->chunks) first_roots.push_back(c.range.first);
+  k->base_fused = encode_fused_programs(programs, first_roots);
+  return k;
 }
 
 std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std::string& air, const SymbolicDag& dag,
@@ -378,6 +406,28 @@ void eval_constraints(Graph& g, const std::string& name, const ConstraintKernel&
     fail(fmt::format("{} lambda powers, the AIR has {} constraints", lambda_powers.count, kernel.num_constraints));
   if (out.count != h) fail(fmt::format("out has {} values, the trace height is {}", out.count, h));
   public_values = public_values_or_empty(public_values, parts, lambda_powers);
+  if (!kernel.base_fused.empty()) {
+    // Interpreted: one dispatch of S slices (S as the generated chunks would run side by side),
+    // summed into `out` when S > 1.
+    const View<uint32_t> programs = words_view(g, kernel.name + ".programs", kernel.base_fused, kernel.name);
+    const uint64_t slices = auto_slices(kernel, h, concurrent_rows);
+    View<Fp4> dst = out;
+    std::optional<Buffer<Fp4>> partials;
+    if (slices > 1) {
+      partials = g.transient<Fp4>(fmt::format("{}.partials.{}", name, g.tasks().size()), slices * h);
+      dst = partials->all();
+    }
+    DynamicArgs args;
+    args.views<Fp>(parts).view(public_values).view(lambda_powers).view(dst).view(programs);
+    args.scalar(log_height).scalar(uint32_t(kernel.chunks.size()));
+    g.dispatch(name, base_fused_kernel(), args, Grid{uint32_t(h), uint32_t(slices)});
+    if (slices > 1) {
+      DynamicArgs sum;
+      sum.view(partials->all()).view(out).scalar(static_cast<uint32_t>(slices));
+      g.dispatch(name + ".sum", partials_sum_kernel(), sum, Grid{static_cast<uint32_t>(h)});
+    }
+    return;
+  }
   dispatch_chunks(g, name, kernel, out, concurrent_rows, /*accumulate=*/false,
                   [&](const std::string& task, const ConstraintKernel::Chunk& chunk, View<Fp4> sum) {
                     DynamicArgs args;

@@ -89,6 +89,11 @@ struct ConstraintKernel {
   std::vector<uint32_t> widths;  // row-view parts
   uint32_t num_public_values = 0;
   uint32_t num_constraints = 0;
+  // A base-field kernel made `interpreted` (make_constraint_kernel): its chunks' programs with
+  // their directory (encode_fused_programs, stages/air/ext_program.hpp), run by one dispatch of
+  // the base-field fused interpreter (base_fused_kernel) instead of a generated kernel per chunk.
+  // (The extension-field kernel keeps its own in ExtConstraintKernel::fused.)
+  std::vector<uint32_t> base_fused;
 };
 
 // The AIR's constraint kernel, chunks of at most `chunk_nodes` operations. InputError naming the
@@ -96,9 +101,28 @@ struct ConstraintKernel {
 // does not have (a column, part or public value past the shape, a challenge): the error of the
 // first chunk in constraint order that has one. Compiles (or loads from the on-disk cache) the
 // chunks' SPIR-V in parallel.
+// `interpreted`: no generated kernels; the chunks' programs (compile_ext_program: the same
+// instruction stream as the extension kernel's, run over base-field slots) in one dispatch of
+// base_fused_kernel(), nothing compiled per AIR. Bit-identical results; the DAG must then read
+// local rows only and have no selector node (the batch sumcheck's functionals, which map next rows
+// and selectors to columns).
 std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
                                                                const AirShape& shape,
-                                                               uint32_t chunk_nodes = kConstraintChunkNodes);
+                                                               uint32_t chunk_nodes = kConstraintChunkNodes,
+                                                               bool interpreted = false);
+
+// The base-field fused interpreter's ABI: grid (H rows, S slices); invocation (r, s) runs chunks
+// s, s + S, ... at row r and writes out[s H + r] (sum_k lambda_powers[first_k + k] C_k(row r)).
+struct BaseFusedArgs {
+  InArray<Fp, kMaxViewArray> parts;  // row-view order, column-major width_p x H
+  In<Fp> public_values;
+  In<Fp4> lambda_powers;  // every constraint's
+  Out<Fp4> out;           // S x H
+  In<uint32_t> program;   // encode_fused_programs
+  uint32_t log_height = 0;
+  uint32_t chunks = 0;
+};
+[[nodiscard]] const std::shared_ptr<const KernelInfo>& base_fused_kernel();
 
 // Rows evaluated side by side: below this height, chunks of a short trace run side by side into
 // partial sums (see eval_constraints). An H100 holds 132 x 2048 invocations, yet 2^20 beat 2^18

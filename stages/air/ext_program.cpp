@@ -8,6 +8,7 @@
 #include "kernels/cpu/parallel.hpp"
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
+#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/eval.hpp"
 
 namespace vkstark {
@@ -211,6 +212,34 @@ void check_reads(const ExtProgram& p, const ExtInputs& in, uint32_t first_root, 
   }
 }
 
+// One body instruction over slots of T (Fp4, or Fp for the base-field interpreter); `load` gives a
+// Load's value, a Fold adds coeffs[b] times its slot to acc. Const and Public are the prologue's.
+template <class T, class LoadFn>
+inline void run_instr(const ExtInstr& i, std::vector<T>& r, Fp4& acc, const Fp4* coeffs, LoadFn&& load) {
+  switch (i.op) {
+    case ExtOp::Load:
+      r[i.dst] = load(i);
+      break;
+    case ExtOp::Add:
+      r[i.dst] = r[i.a] + r[i.b];
+      break;
+    case ExtOp::Sub:
+      r[i.dst] = r[i.a] - r[i.b];
+      break;
+    case ExtOp::Mul:
+      r[i.dst] = r[i.a] * r[i.b];
+      break;
+    case ExtOp::Neg:
+      r[i.dst] = -r[i.a];
+      break;
+    case ExtOp::Fold:
+      acc += coeffs[i.b] * r[i.a];
+      break;
+    default:
+      break;
+  }
+}
+
 // out[o - begin] += the program's sum at points [begin, end); `r` holds the slots.
 void run_points(const ExtProgram& p, const ExtInputs& in, uint32_t first_root, uint64_t begin, uint64_t end, Fp4* out,
                 std::vector<Fp4>& r) {
@@ -224,32 +253,11 @@ void run_points(const ExtProgram& p, const ExtInputs& in, uint32_t first_root, u
     const uint64_t y = o & ((uint64_t(1) << ylog) - 1), x = in.x_first + (o >> ylog);
     const Fp xf = Fp::from_canonical_unchecked(uint32_t(x));
     Fp4 acc;
-    for (const ExtInstr& i : body) {
-      switch (i.op) {
-        case ExtOp::Load: {
-          const Fp4* t = in.parts[i.a].data() + i.b * len + 2 * y;
-          r[i.dst] = x == 0 ? t[0] : t[0] + (t[1] - t[0]) * xf;
-          break;
-        }
-        case ExtOp::Add:
-          r[i.dst] = r[i.a] + r[i.b];
-          break;
-        case ExtOp::Sub:
-          r[i.dst] = r[i.a] - r[i.b];
-          break;
-        case ExtOp::Mul:
-          r[i.dst] = r[i.a] * r[i.b];
-          break;
-        case ExtOp::Neg:
-          r[i.dst] = -r[i.a];
-          break;
-        case ExtOp::Fold:
-          acc += coeffs[i.b] * r[i.a];
-          break;
-        default:  // Const, Public: the prologue only
-          break;
-      }
-    }
+    for (const ExtInstr& i : body)
+      run_instr(i, r, acc, coeffs, [&](const ExtInstr& ld) {
+        const Fp4* t = in.parts[ld.a].data() + ld.b * len + 2 * y;
+        return x == 0 ? t[0] : t[0] + (t[1] - t[0]) * xf;
+      });
     out[o - begin] += acc;
   }
 }
@@ -368,8 +376,20 @@ std::string interpreter_glsl_body() {
       kExtInterpreterSlots, kMaxViewArray - 1);
 }
 
-// The fused interpreter: the same body, looping over the chunks of slice s (see ExtFusedArgs).
-std::string fused_glsl_body(bool accumulate) {
+// The pieces in which the two fused interpreters differ (the rest is one text, fused_glsl).
+struct FusedGlsl {
+  const char* setup;   // after sl: the point's values the loads need
+  const char* slot;    // the slot type
+  const char* load;    // statements setting s[d] for a Load of column b of part q
+  const char* konst;   // Const b (Montgomery form) as a slot value
+  const char* pub;     // public value b as a slot value
+  const char* f;       // the slot field's function prefix (fp4, fp)
+  const char* coeffs;  // the coefficients' view
+  const char* fold;    // acc's update from coefficient k and slot v
+  const char* store;   // out_[at]'s new value
+};
+
+std::string fused_glsl(const FusedGlsl& v) {
   return fmt::format(
       "#include \"fp4.glsl\"\n"
       "#define MAX {0}u\n"
@@ -377,40 +397,61 @@ std::string fused_glsl_body(bool accumulate) {
       "  const uint o = vks_index_x();\n"
       "  if (o >= pc.grid_x) return;\n"
       "  const uint sl = vks_index_y();\n"
-      "  const uint len = 1u << pc.log_len;\n"
-      "  const uint ylog = pc.log_len == 0u ? 0u : pc.log_len - 1u;\n"
-      "  const uint y2 = 2u * (o & ((1u << ylog) - 1u));\n"
-      "  const uint gx = fp_from_canonical(pc.x_first + (o >> ylog));\n"
-      "  uvec4 s[MAX];\n"
+      "{2}"
+      "  {3} s[MAX];\n"
       "  uvec4 acc = uvec4(0u);\n"
       "  for (uint c = sl; c < pc.chunks; c += pc.grid_y) {{\n"
       "    const uint first = pc.program_off + program_[pc.program_off + 3u * c];\n"
       "    const uint end = first + program_[pc.program_off + 3u * c + 1u];\n"
-      "    const uint k0 = pc.coeffs_off + program_[pc.program_off + 3u * c + 2u];\n"
+      "    const uint k0 = pc.{8}_off + program_[pc.program_off + 3u * c + 2u];\n"
       "    for (uint i = first; i + 1u < end; i += 2u) {{\n"
       "      const uint w = program_[i], b = program_[i + 1u];\n"
       "      const uint d = (w >> 4) & (MAX - 1u), a = w >> 16;\n"
       "      switch (w & 15u) {{\n"
       "        case 0u: {{\n"
-      "          const uint q = min(a, {1}u), at = pc.parts_off[q] + b * len + y2;\n"
-      "          const uvec4 t0 = parts_[q].data[at];\n"
-      "          s[d] = gx == 0u ? t0 : fp4_add(t0, fp4_scale(fp4_sub(parts_[q].data[at + 1u], t0), gx));\n"
+      "          const uint q = min(a, {1}u);\n"
+      "{4}"
       "          break;\n"
       "        }}\n"
-      "        case 1u: s[d] = uvec4(b, 0u, 0u, 0u); break;\n"
-      "        case 2u: s[d] = uvec4(public_values_[pc.public_values_off + b], 0u, 0u, 0u); break;\n"
-      "        case 3u: s[d] = fp4_add(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
-      "        case 4u: s[d] = fp4_sub(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
-      "        case 5u: s[d] = fp4_mul(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
-      "        case 6u: s[d] = fp4_neg(s[a & (MAX - 1u)]); break;\n"
-      "        default: acc = fp4_add(acc, fp4_mul(coeffs_[k0 + b], s[a & (MAX - 1u)])); break;\n"
+      "        case 1u: s[d] = {5}; break;\n"
+      "        case 2u: s[d] = {6}; break;\n"
+      "        case 3u: s[d] = {7}_add(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
+      "        case 4u: s[d] = {7}_sub(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
+      "        case 5u: s[d] = {7}_mul(s[a & (MAX - 1u)], s[b & (MAX - 1u)]); break;\n"
+      "        case 6u: s[d] = {7}_neg(s[a & (MAX - 1u)]); break;\n"
+      "        default: {{\n"
+      "          const uvec4 k = {8}_[k0 + b];\n"
+      "          const {3} v = s[a & (MAX - 1u)];\n"
+      "          acc = fp4_add(acc, {9});\n"
+      "          break;\n"
+      "        }}\n"
       "      }}\n"
       "    }}\n"
       "  }}\n"
       "  const uint at = pc.out_off + sl * pc.grid_x + o;\n"
-      "  out_[at] = {2};\n"
+      "  out_[at] = {10};\n"
       "}}\n",
-      kExtInterpreterSlots, kMaxViewArray - 1, accumulate ? "fp4_add(out_[at], acc)" : "acc");
+      kExtInterpreterSlots, kMaxViewArray - 1, v.setup, v.slot, v.load, v.konst, v.pub, v.f, v.coeffs, v.fold, v.store);
+}
+
+// The Fp4 fused interpreter: the per-chunk interpreter's body, looping over the chunks of slice s
+// (see ExtFusedArgs).
+std::string fused_glsl_body(bool accumulate) {
+  return fused_glsl({.setup = "  const uint len = 1u << pc.log_len;\n"
+                              "  const uint ylog = pc.log_len == 0u ? 0u : pc.log_len - 1u;\n"
+                              "  const uint y2 = 2u * (o & ((1u << ylog) - 1u));\n"
+                              "  const uint gx = fp_from_canonical(pc.x_first + (o >> ylog));\n",
+                     .slot = "uvec4",
+                     .load = "          const uint at = pc.parts_off[q] + b * len + y2;\n"
+                             "          const uvec4 t0 = parts_[q].data[at];\n"
+                             "          s[d] = gx == 0u ? t0 : fp4_add(t0, fp4_scale(fp4_sub(parts_[q].data[at + 1u], "
+                             "t0), gx));\n",
+                     .konst = "uvec4(b, 0u, 0u, 0u)",
+                     .pub = "uvec4(public_values_[pc.public_values_off + b], 0u, 0u, 0u)",
+                     .f = "fp4",
+                     .coeffs = "coeffs",
+                     .fold = "fp4_mul(k, v)",
+                     .store = accumulate ? "fp4_add(out_[at], acc)" : "acc"});
 }
 
 }  // namespace
@@ -479,6 +520,88 @@ const std::shared_ptr<const KernelInfo>& ext_fused_kernel(bool accumulate) {
                         .workgroup_size = 64,
                         .cpu = [](const CpuContext& ctx) { run_fused(ctx, true); }});
   return accumulate ? add : write;
+}
+
+namespace {
+
+// The base-field fused interpreter (BaseFusedArgs, stages/air/constraint_kernel.hpp): the programs
+// of compile_ext_program over base-field slots, a Load reading column b of part a at the row.
+std::string base_fused_glsl_body() {
+  return fused_glsl({.setup = "  const uint h = 1u << pc.log_height;\n",
+                     .slot = "uint",
+                     .load = "          s[d] = parts_[q].data[pc.parts_off[q] + b * h + o];\n",
+                     .konst = "b",
+                     .pub = "public_values_[pc.public_values_off + b]",
+                     .f = "fp",
+                     .coeffs = "lambda_powers",
+                     .fold = "fp4_scale(k, v)",
+                     .store = "acc"});
+}
+
+// Its CPU body: tasks of (slice, block of rows), each running its slice's chunks over its rows.
+void run_base_fused(const CpuContext& ctx) {
+  constexpr uint32_t kPvSlot = kMaxViewArray, kCoeffSlot = kMaxViewArray + 1, kOutSlot = kMaxViewArray + 2,
+                     kProgramSlot = kMaxViewArray + 3;
+  const uint32_t nparts = bound_parts(ctx);
+  const uint32_t log_height = ctx.scalars()[0], chunks = ctx.scalars()[1];
+  const FusedPrograms f = decode_fused_programs(ctx.view<uint32_t>(kProgramSlot), chunks, nparts, ctx.task_name());
+  std::vector<std::span<const Fp>> parts;
+  for (uint32_t q = 0; q < nparts; ++q) parts.push_back(ctx.view<Fp>(q));
+  const std::span<const Fp> pvs = ctx.view<Fp>(kPvSlot);
+  const std::span<const Fp4> coeffs = ctx.view<Fp4>(kCoeffSlot);
+  const std::span<Fp4> out = ctx.view<Fp4>(kOutSlot);
+  const uint64_t h = uint64_t(1) << log_height, points = ctx.grid().x, slices = ctx.grid().y;
+  for (uint32_t c = 0; c < chunks; ++c)
+    for (const ExtInstr& i : f.programs[c].code) {
+      const bool bad = (i.op == ExtOp::Load && (i.a >= parts.size() || (uint64_t(i.b) + 1) * h > parts[i.a].size())) ||
+                       (i.op == ExtOp::Public && i.b >= pvs.size()) ||
+                       (i.op == ExtOp::Fold && uint64_t(f.first_roots[c]) + i.b >= coeffs.size());
+      if (bad)
+        throw ExecutionError(fmt::format("task '{}': the base-field program reads past a view (op {}, operand {})",
+                                         ctx.task_name(), uint32_t(i.op), i.b));
+    }
+  if (points > h || points * slices > out.size())
+    throw ExecutionError(fmt::format("task '{}': {} rows x {} slices, height {} and {} output values", ctx.task_name(),
+                                     points, slices, h, out.size()));
+  constexpr uint64_t kBlock = 64;
+  const uint64_t blocks = (points + kBlock - 1) / kBlock;
+  cpu::for_each_chunk(
+      blocks * slices,
+      [&](uint64_t begin, uint64_t end) {
+        std::vector<Fp> r;
+        for (uint64_t t = begin; t < end; ++t) {
+          const uint64_t sl = t / blocks, b0 = (t % blocks) * kBlock, b1 = std::min(points, b0 + kBlock);
+          Fp4* dst = out.data() + sl * points;
+          for (uint64_t o = b0; o < b1; ++o) dst[o] = Fp4();
+          for (uint64_t c = sl; c < chunks; c += slices) {
+            const ExtProgram& p = f.programs[c];
+            const Fp4* k = coeffs.data() + f.first_roots[c];
+            r.assign(p.slots, Fp());
+            for (uint32_t j = 0; j < p.prologue; ++j) {
+              const ExtInstr& i = p.code[j];
+              r[i.dst] = i.op == ExtOp::Const ? Fp::from_mont(i.b) : pvs[i.b];
+            }
+            for (uint64_t o = b0; o < b1; ++o) {
+              Fp4 acc;
+              for (size_t j = p.prologue; j < p.code.size(); ++j)
+                run_instr(p.code[j], r, acc, k, [&](const ExtInstr& ld) { return parts[ld.a][ld.b * h + o]; });
+              dst[o] += acc;
+            }
+          }
+        }
+      },
+      1);
+}
+
+}  // namespace
+
+const std::shared_ptr<const KernelInfo>& base_fused_kernel() {
+  static const std::shared_ptr<const KernelInfo> kernel = make_glsl_kernel({.name = "base_constraint_interpreter_fused",
+                                                                            .abi = kernel_abi<BaseFusedArgs>(),
+                                                                            .body = base_fused_glsl_body(),
+                                                                            .workgroup_size = 64,
+                                                                            .cpu = run_base_fused});
+  return kernel;
 }
 
 }  // namespace vkstark

@@ -123,10 +123,9 @@ AirFunctionals make_air_functionals(const SymbolicDag& dag, const AirShape& shap
   return f;
 }
 
-std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(const std::string& air, const SymbolicDag& dag,
-                                                                        const AirShape& shape, bool need_rot,
-                                                                        ExtKernelMode ext_mode,
-                                                                        uint32_t ext_chunk_nodes) {
+std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
+    const std::string& air, const SymbolicDag& dag, const AirShape& shape, bool need_rot, ExtKernelMode ext_mode,
+    uint32_t ext_chunk_nodes, bool points_interpreted, uint32_t points_chunk_nodes) {
   auto k = std::make_shared<AirFunctionalKernels>();
   try {
     k->f = make_air_functionals(dag, shape, need_rot);
@@ -137,7 +136,7 @@ std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(const st
   for (uint32_t f = 0; f < kFunctionals; ++f) {
     if (k->f.dags[f].constraint_idx.empty()) continue;
     const std::string name = fmt::format("{}_{}", air, kSuffix[f]);
-    k->points[f] = make_constraint_kernel(name, k->f.dags[f], k->f.shape);
+    k->points[f] = make_constraint_kernel(name, k->f.dags[f], k->f.shape, points_chunk_nodes, points_interpreted);
     k->folded[f] = make_ext_constraint_kernel(name, k->f.dags[f], k->f.shape, ext_chunk_nodes, ext_mode);
   }
   return k;

@@ -73,9 +73,11 @@ struct AirFunctionalKernels {
 
 // Compiles (or loads from the SPIR-V cache) the kernels; kernel names "<air>_zc", "<air>_num",
 // "<air>_den" (then the kernels' own suffixes). `ext_mode`: the extension kernels' mode;
-// `ext_chunk_nodes`: their operations per chunk.
+// `ext_chunk_nodes`: their operations per chunk. `points_interpreted`: the round-0 (base-field)
+// kernels through the base-field fused interpreter, chunks of `points_chunk_nodes` operations.
 [[nodiscard]] std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
     const std::string& air, const SymbolicDag& dag, const AirShape& shape, bool need_rot,
-    ExtKernelMode ext_mode = ExtKernelMode::Generated, uint32_t ext_chunk_nodes = kConstraintChunkNodes);
+    ExtKernelMode ext_mode = ExtKernelMode::Generated, uint32_t ext_chunk_nodes = kConstraintChunkNodes,
+    bool points_interpreted = false, uint32_t points_chunk_nodes = kConstraintChunkNodes);
 
 }  // namespace vkstark

@@ -91,11 +91,15 @@ std::vector<Case> cases() {
 
 class FunctionalKernels : public ExecutorTest {
  protected:
-  void check_points(const Case& c, uint64_t seed) {
+  // `interpreted`: the base-field fused interpreter (chunks of `chunk_nodes`); `concurrent` sets
+  // its slices as eval_constraints does.
+  void check_points(const Case& c, uint64_t seed, bool interpreted = false,
+                    uint32_t chunk_nodes = kConstraintChunkNodes, uint64_t concurrent = kConstraintConcurrentRows) {
     const SymbolicAir sym = symbolic_air(*c.air);
     const SymbolicDag dag = build_dag(sym);
     const bool rot = dag.need_rot();
-    auto k = make_air_functional_kernels(c.name, dag, sym.shape, rot);
+    auto k = make_air_functional_kernels(c.name, dag, sym.shape, rot, ExtKernelMode::Generated, kConstraintChunkNodes,
+                                         interpreted, chunk_nodes);
     const AirFunctionals& f = k->f;
     std::mt19937_64 rng(seed);
     const uint32_t log_m = 5;
@@ -115,8 +119,9 @@ class FunctionalKernels : public ExecutorTest {
       auto bk = g.input<Fp4>("coeffs", coeffs.size());
       auto out = g.output<Fp4>("out", m);
       const std::vector<View<Fp>> parts = {bc.all(), bs.all()};
-      eval_constraints(g, "points", *k->points[fi], f.shape, parts, bp.slice(0, pvs.size()), bk.all(), out.all(),
-                       log_m);
+      ASSERT_EQ(k->points[fi]->base_fused.empty(), !interpreted);
+      eval_constraints(g, "points", *k->points[fi], f.shape, parts, bp.slice(0, pvs.size()), bk.all(), out.all(), log_m,
+                       concurrent);
       auto p = run(g, [&](PreparedPlan& pp) {
         pp.upload(bc, cols);
         pp.upload(bs, sels);
@@ -215,6 +220,21 @@ VKSTARK_INSTANTIATE_FOR_EXECUTORS(FunctionalKernels);
 TEST_P(FunctionalKernels, PointsKernelIsTheDagOnTheSourcesRowView) {
   uint64_t seed = 1;
   for (const Case& c : cases()) check_points(c, seed++);
+}
+
+// The same through the base-field fused interpreter: one chunk, many chunks side by side (slices
+// summed), many chunks in one slice.
+TEST_P(FunctionalKernels, InterpretedPointsKernelIsTheDagOnTheSourcesRowView) {
+  uint64_t seed = 50;
+  for (const Case& c : cases()) {
+    check_points(c, seed++, true, 1u << 20);
+    check_points(c, seed++, true, 2);
+    check_points(c, seed++, true, 2, 1);
+  }
+}
+
+TEST_P(FunctionalKernels, InterpretedPointsKernelOnKeccakf) {
+  check_points({"keccak", std::make_shared<KeccakAir>()}, 60, true, 64);
 }
 
 TEST_P(FunctionalKernels, ExtensionKernelIsTheDagOnTheInterpolatedTables) {
