@@ -32,6 +32,26 @@ constexpr uint32_t kEvalChunk = 64;
 
 uint32_t n_tilde(uint32_t log_height, uint32_t l) { return log_height > l ? log_height - l : 0; }
 
+// Register arithmetic of the round programs that releases what it consumes: acc += x (both);
+// x y (both); x y (x only).
+void consume_add(ProgramBuilder& q, Reg& acc, Reg x) {
+  const Reg sum = q.add(acc, x);
+  q.release(acc);
+  q.release(x);
+  acc = sum;
+}
+Reg consume_mul(ProgramBuilder& q, Reg x, Reg y) {
+  const Reg m = q.mul(x, y);
+  q.release(x);
+  q.release(y);
+  return m;
+}
+Reg consume_mul_by(ProgramBuilder& q, Reg x, Reg y) {
+  const Reg m = q.mul(x, y);
+  q.release(x);
+  return m;
+}
+
 // Writes a sequence of independent pieces as programs cut where they grow long: a piece must not
 // keep a register across next() (the program may end there).
 class ProgramSequence {
@@ -506,23 +526,9 @@ class BatchProver {
     };
     auto emit_terms = [&](ProgramBuilder& q, size_t h0, size_t h1, size_t t0, size_t t1) {
       const Reg eq_prev = q.load_ext(prev, kEq), eqs_prev = q.load_ext(prev, kEqSharp);
-      auto add_to = [&](Reg& acc, Reg x) {
-        const Reg sum = q.add(acc, x);
-        q.release(acc);
-        q.release(x);
-        acc = sum;
-      };
-      auto mul2 = [&](Reg x, Reg y) {  // x y, both released
-        const Reg m = q.mul(x, y);
-        q.release(x);
-        q.release(y);
-        return m;
-      };
-      auto mul_by = [&](Reg x, Reg y) {  // x y, x released
-        const Reg m = q.mul(x, y);
-        q.release(x);
-        return m;
-      };
+      auto add_to = [&](Reg& acc, Reg x) { consume_add(q, acc, x); };
+      auto mul2 = [&](Reg x, Reg y) { return consume_mul(q, x, y); };
+      auto mul_by = [&](Reg x, Reg y) { return consume_mul_by(q, x, y); };
       // mu^(2P+T) eq C + eq# (mu^(2T) N' + mu^(2T+1) Q), the values from `load`.
       auto term = [&](uint32_t T, auto&& load) {
         Reg zc = mul_by(mul2(load(0), q.load_ext(mu_powers_, 2 * uint64_t(P_) + T)), eq_prev);
@@ -580,23 +586,9 @@ class BatchProver {
       }
     }
     ProgramBuilder p(g_, t_, fmt::format("batch.round{}.program", j));
-    auto add_to = [&](Reg& acc, Reg x) {
-      const Reg sum = p.add(acc, x);
-      p.release(acc);
-      p.release(x);
-      acc = sum;
-    };
-    auto mul2 = [&](Reg x, Reg y) {  // x y, both released
-      const Reg m = p.mul(x, y);
-      p.release(x);
-      p.release(y);
-      return m;
-    };
-    auto mul_by = [&](Reg x, Reg y) {  // x y, x released
-      const Reg m = p.mul(x, y);
-      p.release(x);
-      return m;
-    };
+    auto add_to = [&](Reg& acc, Reg x) { consume_add(p, acc, x); };
+    auto mul2 = [&](Reg x, Reg y) { return consume_mul(p, x, y); };
+    auto mul_by = [&](Reg x, Reg y) { return consume_mul_by(p, x, y); };
     // tail_j = tail_(j-1) r_(j-1) (carried in the state) + the new tail traces' terms; head(X),
     // X = 1..d.
     Reg tail = p.load_ext(prev, kTail);

@@ -127,7 +127,8 @@ uint64_t round0_min_block_bytes() {
   char* end = nullptr;
   const unsigned long long n = std::strtoull(v, &end, 10);
   if (end == v || *end != '\0' || n < (1ull << 20) || n > (1ull << 40))
-    throw InputError(fmt::format("VKSTARK_ROUND0_BLOCK_BYTES='{}': expected a whole number of bytes in [2^20, 2^40]", v));
+    throw InputError(
+        fmt::format("VKSTARK_ROUND0_BLOCK_BYTES='{}': expected a whole number of bytes in [2^20, 2^40]", v));
   return n;
 }
 
