@@ -35,14 +35,21 @@ class Fp4 {
   constexpr Fp4 operator*(Fp s) const { return {c[0] * s, c[1] * s, c[2] * s, c[3] * s}; }
   constexpr Fp4 operator+(Fp s) const { return {c[0] + s, c[1], c[2], c[3]}; }
   constexpr Fp4 operator-(Fp s) const { return {c[0] - s, c[1], c[2], c[3]}; }
+  // The 16 products of Montgomery forms summed lazily in 64 bits: the three sums that X^4 = W
+  // multiplies are reduced first (to (sum) R mod p, then times W's Montgomery form), each
+  // coefficient's sum of at most four products (below 4 p^2 < 2^64) is folded below p 2^32 and
+  // Montgomery-reduced once: 7 reductions instead of 19. Canonical coefficients, as every product.
   constexpr Fp4 operator*(const Fp4& o) const {
-    const auto& a = c;
-    const auto& b = o.c;
-    const Fp w = Fp::from_canonical_unchecked(W);
-    return {a[0] * b[0] + w * (a[1] * b[3] + a[2] * b[2] + a[3] * b[1]),
-            a[0] * b[1] + a[1] * b[0] + w * (a[2] * b[3] + a[3] * b[2]),
-            a[0] * b[2] + a[1] * b[1] + a[2] * b[0] + w * (a[3] * b[3]),
-            a[0] * b[3] + a[1] * b[2] + a[2] * b[1] + a[3] * b[0]};
+    const uint64_t a0 = c[0].mont(), a1 = c[1].mont(), a2 = c[2].mont(), a3 = c[3].mont();
+    const uint64_t b0 = o.c[0].mont(), b1 = o.c[1].mont(), b2 = o.c[2].mont(), b3 = o.c[3].mont();
+    constexpr uint64_t w = Fp::from_canonical_unchecked(W).mont();
+    const uint64_t t0 = Fp::mont_reduce(fold(a1 * b3 + a2 * b2 + a3 * b1));  // 3 p^2 < 2^64
+    const uint64_t t1 = Fp::mont_reduce(a2 * b3 + a3 * b2);                  // 2 p^2 < p 2^32
+    const uint64_t t2 = Fp::mont_reduce(a3 * b3);
+    return {Fp::from_mont(Fp::mont_reduce(a0 * b0 + t0 * w)),
+            Fp::from_mont(Fp::mont_reduce(fold(a0 * b1 + a1 * b0 + t1 * w))),
+            Fp::from_mont(Fp::mont_reduce(fold(a0 * b2 + a1 * b1 + a2 * b0 + t2 * w))),
+            Fp::from_mont(Fp::mont_reduce(fold(a0 * b3 + a1 * b2 + a2 * b1 + a3 * b0)))};
   }
   constexpr Fp4& operator+=(const Fp4& o) { return *this = *this + o; }
   constexpr Fp4& operator-=(const Fp4& o) { return *this = *this - o; }
@@ -63,6 +70,10 @@ class Fp4 {
   Fp4 inverse() const;
 
   constexpr bool operator==(const Fp4&) const = default;
+
+ private:
+  // s mod p up to a multiple of p, below 2^61 < p 2^32 (for Fp::mont_reduce): lo + hi (2^32 mod p).
+  static constexpr uint64_t fold(uint64_t s) { return (s & 0xFFFFFFFFu) + (s >> 32) * uint64_t(Fp::R_MOD_P); }
 };
 
 constexpr Fp4 operator*(Fp s, const Fp4& a) { return a * s; }

@@ -14,6 +14,7 @@
 
 #include <vector>
 
+#include "kernels/field/simd_level.hpp"
 #include "kernels/zerocheck.hpp"
 #include "stages/poly.hpp"
 #include "stages/zerocheck/round0.hpp"
@@ -439,12 +440,20 @@ TEST_P(ZerocheckKernels, BatchRound0IsTheMuCombination) {
     }
 }
 
-// N = 16 (the app params' l_skip): the device takes the FFT path, with the coset's real weights;
-// blocks of 1 to 512 chunks (several workgroups, a workgroup over several columns), both shifts.
+// N = 16 (the app params' l_skip): both executors take the FFT path, with the coset's real
+// weights; blocks of 1 to 512 chunks (several workgroups, a workgroup over several columns, partial
+// blocks of CPU lanes), both shifts; on the CPU at every SIMD level the processor has.
 TEST_P(ZerocheckKernels, CosetExtendOf16PointChunksIsTheWeightedChunkSum) {
+  const SimdLevel saved = cpu_simd_level();
+  std::vector<SimdLevel> levels;
+  for (SimdLevel lv : {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512})
+    if (lv <= detected_simd_level() && (GetParam() == "cpu" || lv == saved)) levels.push_back(lv);
+  for (SimdLevel level : levels) {
+  set_cpu_simd_level(level);
+  SCOPED_TRACE(std::string(to_string(level)));
   uint64_t seed = 100;
   const uint32_t l = 4;
-  for (uint32_t h : {3u, 4u, 7u, 13u})
+  for (uint32_t h : {3u, 4u, 7u, 9u, 13u})
     for (uint32_t c : {1u, 3u})
       for (uint64_t cols : {1u, 5u})
         for (uint32_t shift : {0u, 1u}) {
@@ -463,6 +472,8 @@ TEST_P(ZerocheckKernels, CosetExtendOf16PointChunksIsTheWeightedChunkSum) {
                 ASSERT_EQ(got[col * 16 * B + k * B + x], whole[col * 16 * X + k * X + first + x])
                     << "h " << h << " block from " << first;
         }
+  }
+  set_cpu_simd_level(saved);
 }
 
 // Arguments the bodies would misread are rejected when the graph is built, on every executor.

@@ -193,6 +193,41 @@ TEST(Fp4, MulIsCommutativeAssociativeAndDistributive) {
   }
 }
 
+// The lazily reduced product is the schoolbook one (19 reduced products), on random values and on
+// coefficients at the top of the range, where the 64-bit sums are largest.
+TEST(Fp4, MulIsTheSchoolbookProduct) {
+  const auto schoolbook = [](const Fp4& x, const Fp4& y) {
+    const auto& a = x.c;
+    const auto& b = y.c;
+    const Fp w = Fp::from_canonical_unchecked(Fp4::W);
+    return Fp4(a[0] * b[0] + w * (a[1] * b[3] + a[2] * b[2] + a[3] * b[1]),
+               a[0] * b[1] + a[1] * b[0] + w * (a[2] * b[3] + a[3] * b[2]),
+               a[0] * b[2] + a[1] * b[1] + a[2] * b[0] + w * (a[3] * b[3]),
+               a[0] * b[3] + a[1] * b[2] + a[2] * b[1] + a[3] * b[0]);
+  };
+  std::mt19937_64 rng(7);
+  std::vector<Fp> edge;
+  for (uint32_t v : {0u, 1u, 2u, Fp::P - 1, Fp::P - 2, Fp::P / 2}) edge.push_back(Fp::from_canonical(v));
+  // Montgomery forms near p - 1 and near 0 (the product sums' extremes are in these bits).
+  for (uint32_t m : {Fp::P - 1, Fp::P - 2, 1u, 2u}) edge.push_back(Fp::from_mont(m));
+  for (const Fp& e : edge) {
+    const Fp4 top(e, e, e, e);
+    for (int i = 0; i < 50; ++i) {
+      const Fp4 r = random_fp4(rng);
+      ASSERT_EQ(top * top, schoolbook(top, top)) << e;
+      ASSERT_EQ(top * r, schoolbook(top, r)) << e;
+      ASSERT_EQ(r * top, schoolbook(r, top)) << e;
+    }
+  }
+  for (int i = 0; i < 20000; ++i) {
+    const Fp4 a = random_fp4(rng), b = random_fp4(rng);
+    ASSERT_EQ(a * b, schoolbook(a, b));
+  }
+  static_assert(Fp4(Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1)) *
+                    Fp4::one() ==
+                Fp4(Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1)));
+}
+
 TEST(Fp4, MulReducesWithXToTheFourEqualEleven) {
   Fp4 x(Fp::zero(), Fp::one(), Fp::zero(), Fp::zero());
   EXPECT_EQ(x.pow(4), Fp4(f(11)));

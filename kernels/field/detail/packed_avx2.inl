@@ -9,6 +9,7 @@ inline Vec vbroadcast(uint32_t x) { return _mm256_set1_epi32(static_cast<int>(x)
 inline Vec vload(const uint32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
 inline Vec vloadu(const uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 inline void vstore(uint32_t* p, Vec v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+inline void vstoreu(uint32_t* p, Vec v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
 
 inline Vec vadd(Vec a, Vec b) {
   const Vec s = _mm256_add_epi32(a, b);

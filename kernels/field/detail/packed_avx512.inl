@@ -11,6 +11,7 @@ inline Vec vbroadcast(uint32_t x) { return _mm512_set1_epi32(static_cast<int>(x)
 inline Vec vload(const uint32_t* p) { return _mm512_load_si512(p); }  // 64-byte aligned
 inline Vec vloadu(const uint32_t* p) { return _mm512_loadu_si512(p); }
 inline void vstore(uint32_t* p, Vec v) { _mm512_store_si512(p, v); }
+inline void vstoreu(uint32_t* p, Vec v) { _mm512_storeu_si512(p, v); }
 
 // a + b mod p: min(s, s - p) over unsigned lanes.
 inline Vec vadd(Vec a, Vec b) {

@@ -8,6 +8,7 @@ inline Vec vbroadcast(uint32_t x) { return x; }
 inline Vec vload(const uint32_t* p) { return *p; }
 inline Vec vloadu(const uint32_t* p) { return *p; }
 inline void vstore(uint32_t* p, Vec v) { *p = v; }
+inline void vstoreu(uint32_t* p, Vec v) { *p = v; }
 inline Vec vadd(Vec a, Vec b) { return (Fp::from_mont(a) + Fp::from_mont(b)).mont(); }
 inline Vec vsub(Vec a, Vec b) { return (Fp::from_mont(a) - Fp::from_mont(b)).mont(); }
 inline Vec vneg(Vec a) { return (-Fp::from_mont(a)).mont(); }

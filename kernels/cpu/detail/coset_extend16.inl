@@ -1,0 +1,80 @@
+// The N = 16 coset extension over blocks of kLanes chunks (detail/coset_extend.hpp), shared by the
+// portable body and the ones compiled per ISA: include inside an anonymous namespace of
+// vkstark::extend_detail, after the packed arithmetic of the level (kernels/field/detail/packed_*.inl:
+// Vec of LANES Montgomery forms). Every field operation returns the canonical element, so every
+// level gives the same bits, and the same as the device's extend16
+// (kernels/glsl/zerocheck_coset_extend.comp).
+
+constexpr uint32_t kVecs = kLanes / LANES;  // vectors per row of the block
+static_assert(kLanes % LANES == 0);
+
+// a <- DFT_16(a) over the block's lanes, twiddles tw[j] = w^j (Montgomery forms): radix 2,
+// decimation in time from bit-reversed order, natural order out.
+[[gnu::always_inline]] inline void dft16_lanes(Vec (&a)[16][kVecs], const uint32_t* tw) {
+  constexpr uint32_t rev[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+  Vec b[16][kVecs];
+#pragma GCC unroll 16
+  for (uint32_t i = 0; i < 16; ++i)
+    for (uint32_t v = 0; v < kVecs; ++v) b[i][v] = a[rev[i]][v];
+#pragma GCC unroll 4
+  for (uint32_t s = 1; s <= 4; ++s) {
+    const uint32_t m = 1u << s, half = m >> 1;
+#pragma GCC unroll 16
+    for (uint32_t k = 0; k < 16; k += m) {
+#pragma GCC unroll 8
+      for (uint32_t j = 0; j < half; ++j) {
+        const Vec w = vbroadcast(tw[j * (16 / m)]);
+        for (uint32_t v = 0; v < kVecs; ++v) {
+          const Vec u = b[k + j][v], t = j == 0 ? b[k + j + half][v] : vmul(b[k + j + half][v], w);
+          b[k + j][v] = vadd(u, t);
+          b[k + j + half][v] = vsub(u, t);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (uint32_t i = 0; i < 16; ++i)
+    for (uint32_t v = 0; v < kVecs; ++v) a[i][v] = b[i][v];
+}
+
+inline void extend16_blocks(const Extend16& e, uint64_t begin, uint64_t end) {
+  const uint64_t mask = (uint64_t(1) << e.log_height) - 1, h = mask + 1;
+  const uint64_t blocks_per_col = (e.chunks + kLanes - 1) / kLanes, m = e.chunks * 16;
+  const auto* fft = reinterpret_cast<const uint32_t*>(e.fft);  // Montgomery forms
+  const auto* in = reinterpret_cast<const uint32_t*>(e.in);
+  auto* out = reinterpret_cast<uint32_t*>(e.out);
+  alignas(64) uint32_t rows[16][kLanes];
+  Vec a[16][kVecs];
+  for (uint64_t blk = begin; blk < end; ++blk) {
+    const uint64_t c = blk / blocks_per_col, x0 = (blk % blocks_per_col) * kLanes;
+    const uint64_t lanes = std::min(kLanes, e.chunks - x0);
+    const uint32_t* col = in + c * h;
+    // The block transposed: rows[i][l] = row (first_chunk + x0 + l) 16 + i + shift of the column.
+    for (uint64_t l = 0; l < kLanes; ++l) {
+      const uint64_t first = (e.first_chunk + x0 + std::min(l, lanes - 1)) * 16 + e.shift;
+      if (first + 16 <= h) {
+        for (uint64_t i = 0; i < 16; ++i) rows[i][l] = col[first + i];
+      } else {
+        for (uint64_t i = 0; i < 16; ++i) rows[i][l] = col[(first + i) & mask];
+      }
+    }
+    for (uint32_t i = 0; i < 16; ++i)
+      for (uint32_t v = 0; v < kVecs; ++v) a[i][v] = vload(&rows[i][v * LANES]);
+    dft16_lanes(a, fft + 8);  // 16 x the coefficients
+    for (uint32_t j = 0; j < 16; ++j) {
+      const Vec s = vbroadcast(fft[16 + j]);
+      for (uint32_t v = 0; v < kVecs; ++v) a[j][v] = vmul(a[j][v], s);
+    }
+    dft16_lanes(a, fft);  // the values at g^c omega^k
+    uint32_t* o = out + c * m + x0;
+    if (lanes == kLanes) {
+      for (uint64_t k = 0; k < 16; ++k, o += e.chunks)
+        for (uint32_t v = 0; v < kVecs; ++v) vstoreu(o + v * LANES, a[k][v]);
+    } else {
+      for (uint32_t k = 0; k < 16; ++k)
+        for (uint32_t v = 0; v < kVecs; ++v) vstore(&rows[k][v * LANES], a[k][v]);
+      for (uint64_t k = 0; k < 16; ++k, o += e.chunks)
+        for (uint64_t l = 0; l < lanes; ++l) o[l] = rows[k][l];
+    }
+  }
+}
