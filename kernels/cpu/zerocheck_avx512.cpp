@@ -2,8 +2,6 @@
 // where cpu_simd_level() allows it (kernels/cpu/zerocheck.cpp).
 #include <immintrin.h>
 
-#include <algorithm>
-
 #include "kernels/cpu/detail/coset_extend.hpp"
 
 namespace vkstark::extend_detail {

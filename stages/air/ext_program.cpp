@@ -3,15 +3,27 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <memory>
+#include <new>
 #include <string>
 
 #include "kernels/cpu/parallel.hpp"
+#include "kernels/field/simd_level.hpp"
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/constraint_kernel.hpp"
+#include "stages/air/detail/ext_cpu_program.hpp"
 #include "stages/air/eval.hpp"
 
 namespace vkstark {
+
+namespace ext_cpu_detail {
+namespace {
+#include "kernels/field/detail/packed_scalar.inl"
+#include "stages/air/detail/ext_cpu_blocks.inl"
+}  // namespace
+}  // namespace ext_cpu_detail
 
 namespace {
 
@@ -240,25 +252,81 @@ inline void run_instr(const ExtInstr& i, std::vector<T>& r, Fp4& acc, const Fp4*
   }
 }
 
-// out[o - begin] += the program's sum at points [begin, end); `r` holds the slots.
-void run_points(const ExtProgram& p, const ExtInputs& in, uint32_t first_root, uint64_t begin, uint64_t end, Fp4* out,
-                std::vector<Fp4>& r) {
-  const uint64_t len = uint64_t(1) << in.log_len, ylog = in.log_len == 0 ? 0 : in.log_len - 1;
-  r.assign(p.slots, Fp4());
-  const std::span<const ExtInstr> prologue(p.code.data(), p.prologue),
-      body(p.code.data() + p.prologue, p.code.size() - p.prologue);
-  for (const ExtInstr& i : prologue) r[i.dst] = i.op == ExtOp::Const ? Fp4(Fp::from_mont(i.b)) : Fp4(in.pvs[i.b]);
-  const Fp4* coeffs = in.coeffs.data() + first_root;
-  for (uint64_t o = begin; o < end; ++o) {
-    const uint64_t y = o & ((uint64_t(1) << ylog) - 1), x = in.x_first + (o >> ylog);
-    const Fp xf = Fp::from_canonical_unchecked(uint32_t(x));
-    Fp4 acc;
-    for (const ExtInstr& i : body)
-      run_instr(i, r, acc, coeffs, [&](const ExtInstr& ld) {
-        const Fp4* t = in.parts[ld.a].data() + ld.b * len + 2 * y;
-        return x == 0 ? t[0] : t[0] + (t[1] - t[0]) * xf;
-      });
-    out[o - begin] += acc;
+// A program as the block bodies run it (detail/ext_cpu_program.hpp): its body widened, and the
+// prologue's slots (Const: the Montgomery word; Public: the value) as (slot, word).
+struct BlockProgram {
+  std::vector<ext_cpu_detail::Instr> body;
+  std::vector<std::pair<uint32_t, uint32_t>> fixed;
+  uint32_t slots = 0;
+};
+
+BlockProgram block_program(const ExtProgram& p, std::span<const Fp> pvs) {
+  static_assert(uint32_t(ExtOp::Load) == ext_cpu_detail::kOpLoad && uint32_t(ExtOp::Add) == ext_cpu_detail::kOpAdd &&
+                uint32_t(ExtOp::Sub) == ext_cpu_detail::kOpSub && uint32_t(ExtOp::Mul) == ext_cpu_detail::kOpMul &&
+                uint32_t(ExtOp::Neg) == ext_cpu_detail::kOpNeg && uint32_t(ExtOp::Fold) == ext_cpu_detail::kOpFold);
+  BlockProgram b;
+  b.slots = p.slots;
+  for (uint32_t j = 0; j < p.prologue; ++j) {
+    const ExtInstr& i = p.code[j];
+    b.fixed.emplace_back(i.dst, i.op == ExtOp::Const ? i.b : pvs[i.b].mont());
+  }
+  for (size_t j = p.prologue; j < p.code.size(); ++j) {
+    const ExtInstr& i = p.code[j];
+    b.body.push_back({uint32_t(i.op), i.dst, i.a, i.b});
+  }
+  return b;
+}
+
+// One task's block scratch: the slots (64-byte aligned, grown to the largest program) and the sums.
+class BlockScratch {
+ public:
+  uint32_t* regs(uint32_t slots) {
+    const size_t words = size_t(slots ? slots : 1) * 4 * ext_cpu_detail::kPointLanes;
+    if (words > words_) {
+      mem_.reset(static_cast<uint32_t*>(::operator new[](words * 4, std::align_val_t(64))));
+      words_ = words;
+    }
+    return mem_.get();
+  }
+  alignas(64) uint32_t acc[4 * ext_cpu_detail::kPointLanes];
+
+ private:
+  struct Free {
+    void operator()(uint32_t* q) const { ::operator delete[](q, std::align_val_t(64)); }
+  };
+  std::unique_ptr<uint32_t[], Free> mem_;
+  size_t words_ = 0;
+};
+
+// Adds program `b`'s sums at points first .. first + count - 1 (count <= kPointLanes) to s.acc
+// (coordinate t of lane l at t kPointLanes + l), at the SIMD level `level`.
+void run_block(const BlockProgram& b, const ext_cpu_detail::Points& pts, BlockScratch& s, SimdLevel level,
+               uint64_t first, uint64_t count) {
+  using ext_cpu_detail::kPointLanes;
+  uint32_t* regs = s.regs(b.slots);
+  for (const auto& [slot, word] : b.fixed) {
+    uint32_t* r = regs + size_t(slot) * 4 * kPointLanes;
+    for (uint32_t l = 0; l < kPointLanes; ++l) r[l] = word;
+    std::fill(r + kPointLanes, r + 4 * kPointLanes, 0u);
+  }
+  const ext_cpu_detail::Body body{b.body.data(), b.body.size()};
+  switch (level) {
+    case SimdLevel::Avx512:
+      return ext_cpu_detail::ext_block_avx512(body, pts, regs, first, count, s.acc);
+    case SimdLevel::Avx2:
+      return ext_cpu_detail::ext_block_avx2(body, pts, regs, first, count, s.acc);
+    case SimdLevel::Scalar:
+      return ext_cpu_detail::ext_block(body, pts, regs, first, count, s.acc);
+  }
+}
+
+// out[o] = (or +=) lane o - first of the block's sums, for o < count.
+void store_block(const BlockScratch& s, Fp4* out, uint64_t count, bool accumulate) {
+  using ext_cpu_detail::kPointLanes;
+  for (uint64_t l = 0; l < count; ++l) {
+    const Fp4 v(Fp::from_mont(s.acc[l]), Fp::from_mont(s.acc[kPointLanes + l]), Fp::from_mont(s.acc[2 * kPointLanes + l]),
+                Fp::from_mont(s.acc[3 * kPointLanes + l]));
+    out[l] = accumulate ? out[l] + v : v;
   }
 }
 
@@ -271,6 +339,16 @@ ExtInputs ext_inputs(const CpuContext& ctx, uint32_t parts) {
   in.log_len = ctx.scalars()[0];
   in.x_first = ctx.scalars()[1];
   return in;
+}
+
+// The block bodies' view of a dispatch's inputs; `words` holds the parts' pointers.
+ext_cpu_detail::Points block_points(const ExtInputs& in, uint32_t first_root, std::vector<const uint32_t*>& words) {
+  words.clear();
+  for (const auto& part : in.parts) words.push_back(reinterpret_cast<const uint32_t*>(part.data()));
+  return {.parts = words.data(),
+          .log_len = in.log_len,
+          .x_first = in.x_first,
+          .coeffs = reinterpret_cast<const uint32_t*>(in.coeffs.data() + first_root)};
 }
 
 // The row-view parts a dispatch binds (unbound array slots are zero-count views).
@@ -291,13 +369,23 @@ void run_ext_program(const ExtProgram& p, const CpuContext& ctx) {
   check_reads(p, in, 0, ctx.task_name());
   if (points > out.size())
     throw ExecutionError(fmt::format("task '{}': {} points, out has {}", ctx.task_name(), points, out.size()));
+  using ext_cpu_detail::kPointLanes;
+  const BlockProgram b = block_program(p, in.pvs);
+  std::vector<const uint32_t*> words;
+  const ext_cpu_detail::Points pts = block_points(in, 0, words);
+  const SimdLevel level = cpu_simd_level();
   cpu::for_each_chunk(
-      points,
+      (points + kPointLanes - 1) / kPointLanes,
       [&](uint64_t begin, uint64_t end) {
-        std::vector<Fp4> r;
-        run_points(p, in, 0, begin, end, out.data() + begin, r);
+        BlockScratch s;
+        for (uint64_t blk = begin; blk < end; ++blk) {
+          const uint64_t first = blk * kPointLanes, count = std::min<uint64_t>(kPointLanes, points - first);
+          std::fill(std::begin(s.acc), std::end(s.acc), 0u);
+          run_block(b, pts, s, level, first, count);
+          store_block(s, out.data() + first, count, true);
+        }
       },
-      16);
+      1);
 }
 
 std::vector<uint32_t> encode_fused_programs(std::span<const std::vector<uint32_t>> programs,
@@ -486,19 +574,24 @@ void run_fused(const CpuContext& ctx, bool accumulate) {
   if (points * slices > out.size())
     throw ExecutionError(fmt::format("task '{}': {} points x {} slices, out has {} values", ctx.task_name(), points,
                                      slices, out.size()));
-  constexpr uint64_t kBlock = 16;
-  const uint64_t blocks = (points + kBlock - 1) / kBlock;
+  using ext_cpu_detail::kPointLanes;
+  std::vector<BlockProgram> programs;
+  for (const ExtProgram& p : f.programs) programs.push_back(block_program(p, in.pvs));
+  std::vector<std::vector<const uint32_t*>> words(chunks);
+  std::vector<ext_cpu_detail::Points> pts;
+  for (uint32_t c = 0; c < chunks; ++c) pts.push_back(block_points(in, f.first_roots[c], words[c]));
+  const SimdLevel level = cpu_simd_level();
+  const uint64_t blocks = (points + kPointLanes - 1) / kPointLanes;
   cpu::for_each_chunk(
       blocks * slices,
       [&](uint64_t begin, uint64_t end) {
-        std::vector<Fp4> r, sum;
+        BlockScratch s;
         for (uint64_t t = begin; t < end; ++t) {
-          const uint64_t sl = t / blocks, b0 = (t % blocks) * kBlock, b1 = std::min(points, b0 + kBlock);
-          sum.assign(b1 - b0, Fp4());
-          for (uint64_t c = sl; c < chunks; c += slices)
-            run_points(f.programs[c], in, f.first_roots[c], b0, b1, sum.data(), r);
-          Fp4* dst = out.data() + sl * points + b0;
-          for (uint64_t o = 0; o < b1 - b0; ++o) dst[o] = accumulate ? dst[o] + sum[o] : sum[o];
+          const uint64_t sl = t / blocks, first = (t % blocks) * kPointLanes;
+          const uint64_t count = std::min<uint64_t>(kPointLanes, points - first);
+          std::fill(std::begin(s.acc), std::end(s.acc), 0u);
+          for (uint64_t c = sl; c < chunks; c += slices) run_block(programs[c], pts[c], s, level, first, count);
+          store_block(s, out.data() + sl * points + first, count, accumulate);
         }
       },
       1);

@@ -20,6 +20,7 @@
 #include <random>
 
 #include "kernels/basic.hpp"
+#include "kernels/field/simd_level.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/ext_program.hpp"
@@ -278,6 +279,24 @@ TEST_P(FunctionalKernels, InterpretedAndFusedExtensionKernelsEqualTheGeneratedOn
     both(3, 1, 3, 2, kConstraintConcurrentRows, false, 3);                      // 3 unsummed slices
     both(2, 1, 2, kConstraintChunkNodes, kConstraintConcurrentRows, false, 2);  // one chunk, 2 slices
   }
+}
+
+// More points than a CPU block holds (blocks of several x, a partial last block), every mode; on
+// the CPU at every SIMD level the processor has.
+TEST_P(FunctionalKernels, ExtensionKernelsOverManyBlocksOfPoints) {
+  const SimdLevel saved = cpu_simd_level();
+  for (SimdLevel level : {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512}) {
+    if (level > detected_simd_level() || (GetParam() != "cpu" && level != saved)) continue;
+    set_cpu_simd_level(level);
+    uint64_t seed = 300;
+    for (const Case& c : cases())
+      for (ExtKernelMode mode : {ExtKernelMode::Generated, ExtKernelMode::Interpreted, ExtKernelMode::Fused}) {
+        SCOPED_TRACE(std::string(to_string(level)));
+        check_folded(c, seed++, 5, 1, 5, kConstraintChunkNodes, kConstraintConcurrentRows, true, 0, mode);
+        check_folded(c, seed++, 6, 0, 3, 4, kConstraintConcurrentRows, false, 3, mode);
+      }
+  }
+  set_cpu_simd_level(saved);
 }
 
 // The Keccak-f functionals (83 chunks, programs of up to 225 slots) through the interpreter: the

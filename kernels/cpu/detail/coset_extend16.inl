@@ -3,7 +3,8 @@
 // vkstark::extend_detail, after the packed arithmetic of the level (kernels/field/detail/packed_*.inl:
 // Vec of LANES Montgomery forms). Every field operation returns the canonical element, so every
 // level gives the same bits, and the same as the device's extend16
-// (kernels/glsl/zerocheck_coset_extend.comp).
+// (kernels/glsl/zerocheck_coset_extend.comp). Nothing here calls a standard-library template
+// (its out-of-line copies could carry one ISA's code into another's callers).
 
 constexpr uint32_t kVecs = kLanes / LANES;  // vectors per row of the block
 static_assert(kLanes % LANES == 0);
@@ -47,11 +48,11 @@ inline void extend16_blocks(const Extend16& e, uint64_t begin, uint64_t end) {
   Vec a[16][kVecs];
   for (uint64_t blk = begin; blk < end; ++blk) {
     const uint64_t c = blk / blocks_per_col, x0 = (blk % blocks_per_col) * kLanes;
-    const uint64_t lanes = std::min(kLanes, e.chunks - x0);
+    const uint64_t lanes = e.chunks - x0 < kLanes ? e.chunks - x0 : kLanes;
     const uint32_t* col = in + c * h;
     // The block transposed: rows[i][l] = row (first_chunk + x0 + l) 16 + i + shift of the column.
     for (uint64_t l = 0; l < kLanes; ++l) {
-      const uint64_t first = (e.first_chunk + x0 + std::min(l, lanes - 1)) * 16 + e.shift;
+      const uint64_t first = (e.first_chunk + x0 + (l < lanes ? l : lanes - 1)) * 16 + e.shift;
       if (first + 16 <= h) {
         for (uint64_t i = 0; i < 16; ++i) rows[i][l] = col[first + i];
       } else {
