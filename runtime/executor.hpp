@@ -42,6 +42,10 @@ struct ExecutorLimits {
   // Compiling a large kernel costs much more than running it a while (a CPU implementation of
   // Vulkan): callers may prefer fewer, generic kernels to generated ones.
   bool slow_shader_compiler = false;
+  // A run-time kernel costs the same to prepare and runs as well whatever its size (the CPU
+  // executor, whose constraint kernels are instruction streams): callers may give one kernel work
+  // that a GPU needs split into chunks (compile time, registers).
+  bool unbounded_kernels = false;
 };
 
 // The limits above lowered by the environment variables (InputError naming a variable whose value

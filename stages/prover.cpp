@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 
 #include "kernels/basic.hpp"
@@ -121,7 +122,9 @@ uint32_t ext_chunk_nodes(ExtKernelMode mode) {
 
 // Round 0's base-field kernels: VKSTARK_ROUND0_KERNELS=generated|fused when set (InputError
 // naming the variable for another value), else generated; VKSTARK_ROUND0_CHUNK_NODES (16 ..
-// 2^20) their operations per chunk, else kConstraintChunkNodes.
+// 2^20) their operations per chunk, else kConstraintChunkNodes, and one chunk on an executor with
+// unbounded kernels (the CPU's: keccakf 2^15 round 0 in 0.92 s against 1.6 s in 82 chunks,
+// docs/decisions.md 2026-11-27 "CPU constraint sumcheck").
 bool round0_interpreted() {
   if (const char* v = std::getenv("VKSTARK_ROUND0_KERNELS"); v != nullptr) {
     const std::string_view s(v);
@@ -132,8 +135,10 @@ bool round0_interpreted() {
   return false;
 }
 
-uint32_t round0_chunk_nodes() {
-  return chunk_nodes_from_environment("VKSTARK_ROUND0_CHUNK_NODES", kConstraintChunkNodes);
+uint32_t round0_chunk_nodes(const Executor& exec) {
+  return chunk_nodes_from_environment("VKSTARK_ROUND0_CHUNK_NODES", exec.limits().unbounded_kernels
+                                                                        ? std::numeric_limits<uint32_t>::max()
+                                                                        : kConstraintChunkNodes);
 }
 
 }  // namespace
@@ -148,7 +153,7 @@ const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
     try {
       it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot,
                                                ext_kernel_mode(exec_), ext_chunk_nodes(ext_kernel_mode(exec_)),
-                                               round0_interpreted(), round0_chunk_nodes());
+                                               round0_interpreted(), round0_chunk_nodes(exec_));
     } catch (...) {
       functionals_.erase(it);
       throw;

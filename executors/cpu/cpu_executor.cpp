@@ -97,6 +97,7 @@ class CpuExecutor final : public Executor {
     l.max_buffer_bytes = ~uint64_t(0);
     l.max_binding_bytes = ~uint64_t(0);
     l.unified_memory = true;
+    l.unbounded_kernels = true;
     l.device_memory_bytes = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
     return apply_limit_overrides(l);
   }

@@ -1,7 +1,7 @@
 // CPU bodies of kernels/zerocheck.hpp. The coset extension is the hot one (keccakf: 2633 columns
 // of 2^15 rows, twice per coset). For N = 16 (the app params) it runs the device's two DFTs of 16
 // points over blocks of chunks, at the SIMD level of kernels/field/simd_level.hpp
-// (detail/coset_extend.hpp); other N take the N^2 products of Montgomery forms summed lazily in 64
+// (detail/chunk_blocks.hpp); other N take the N^2 products of Montgomery forms summed lazily in 64
 // bits (reduced once per value), the block's lanes innermost so that the compiler vectorizes them.
 #include "kernels/zerocheck.hpp"
 
@@ -9,18 +9,19 @@
 #include <array>
 #include <vector>
 
-#include "kernels/cpu/detail/coset_extend.hpp"
+#include "kernels/cpu/detail/chunk_blocks.hpp"
 #include "kernels/cpu/parallel.hpp"
 #include "kernels/field/simd_level.hpp"
 
 namespace vkstark {
 
-namespace extend_detail {
+namespace chunk_detail {
 namespace {
 #include "kernels/field/detail/packed_scalar.inl"
-#include "kernels/cpu/detail/coset_extend16.inl"
+// after the packed arithmetic it uses
+#include "kernels/cpu/detail/chunk_blocks.inl"
 }  // namespace
-}  // namespace extend_detail
+}  // namespace chunk_detail
 
 namespace {
 
@@ -59,25 +60,25 @@ void ZerocheckCosetExtend::cpu(const Args& a, const CpuContext& ctx) {
   const uint64_t chunks = uint64_t(1) << a.log_chunks, m = chunks * n;  // this block's chunks
   const uint64_t cols = ctx.grid().x / chunks;
   if (a.log_n == ZerocheckCosetExtend::kFftLogN && ctx.span(a.fft).size() == ZerocheckCosetExtend::kFftTable) {
-    using extend_detail::kLanes;
-    const extend_detail::Extend16 e{.in = in.data(),
-                                    .out = out.data(),
-                                    .fft = ctx.span(a.fft).data(),
-                                    .log_height = a.log_height,
-                                    .chunks = chunks,
-                                    .first_chunk = a.first_chunk,
-                                    .shift = a.shift};
+    using chunk_detail::kLanes;
+    const chunk_detail::Extend16 e{.in = in.data(),
+                                   .out = out.data(),
+                                   .fft = ctx.span(a.fft).data(),
+                                   .log_height = a.log_height,
+                                   .chunks = chunks,
+                                   .first_chunk = a.first_chunk,
+                                   .shift = a.shift};
     const SimdLevel level = cpu_simd_level();
     cpu::for_each_chunk(
         cols * ((chunks + kLanes - 1) / kLanes),
         [&](uint64_t begin, uint64_t end) {
           switch (level) {
             case SimdLevel::Avx512:
-              return extend_detail::extend16_avx512(e, begin, end);
+              return chunk_detail::extend16_avx512(e, begin, end);
             case SimdLevel::Avx2:
-              return extend_detail::extend16_avx2(e, begin, end);
+              return chunk_detail::extend16_avx2(e, begin, end);
             case SimdLevel::Scalar:
-              return extend_detail::extend16_blocks(e, begin, end);
+              return chunk_detail::extend16_blocks(e, begin, end);
           }
         },
         16);

@@ -324,8 +324,8 @@ void run_block(const BlockProgram& b, const ext_cpu_detail::Points& pts, BlockSc
 void store_block(const BlockScratch& s, Fp4* out, uint64_t count, bool accumulate) {
   using ext_cpu_detail::kPointLanes;
   for (uint64_t l = 0; l < count; ++l) {
-    const Fp4 v(Fp::from_mont(s.acc[l]), Fp::from_mont(s.acc[kPointLanes + l]), Fp::from_mont(s.acc[2 * kPointLanes + l]),
-                Fp::from_mont(s.acc[3 * kPointLanes + l]));
+    const Fp4 v(Fp::from_mont(s.acc[l]), Fp::from_mont(s.acc[kPointLanes + l]),
+                Fp::from_mont(s.acc[2 * kPointLanes + l]), Fp::from_mont(s.acc[3 * kPointLanes + l]));
     out[l] = accumulate ? out[l] + v : v;
   }
 }
@@ -374,18 +374,18 @@ void run_ext_program(const ExtProgram& p, const CpuContext& ctx) {
   std::vector<const uint32_t*> words;
   const ext_cpu_detail::Points pts = block_points(in, 0, words);
   const SimdLevel level = cpu_simd_level();
-  cpu::for_each_chunk(
-      (points + kPointLanes - 1) / kPointLanes,
-      [&](uint64_t begin, uint64_t end) {
-        BlockScratch s;
-        for (uint64_t blk = begin; blk < end; ++blk) {
-          const uint64_t first = blk * kPointLanes, count = std::min<uint64_t>(kPointLanes, points - first);
-          std::fill(std::begin(s.acc), std::end(s.acc), 0u);
-          run_block(b, pts, s, level, first, count);
-          store_block(s, out.data() + first, count, true);
-        }
-      },
-      1);
+  cpu::for_each_chunk((points + kPointLanes - 1) / kPointLanes,
+                      [&](uint64_t begin, uint64_t end) {
+                        BlockScratch s;
+                        for (uint64_t blk = begin; blk < end; ++blk) {
+                          const uint64_t first = blk * kPointLanes,
+                                         count = std::min<uint64_t>(kPointLanes, points - first);
+                          std::fill(std::begin(s.acc), std::end(s.acc), 0u);
+                          run_block(b, pts, s, level, first, count);
+                          store_block(s, out.data() + first, count, true);
+                        }
+                      },
+                      1);
 }
 
 std::vector<uint32_t> encode_fused_programs(std::span<const std::vector<uint32_t>> programs,

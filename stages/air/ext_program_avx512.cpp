@@ -11,7 +11,8 @@ namespace {
 #include "stages/air/detail/ext_cpu_blocks.inl"
 }  // namespace
 
-void ext_block_avx512(const Body& body, const Points& in, uint32_t* regs, uint64_t first, uint64_t count, uint32_t* acc) {
+void ext_block_avx512(const Body& body, const Points& in, uint32_t* regs, uint64_t first, uint64_t count,
+                      uint32_t* acc) {
   ext_block(body, in, regs, first, count, acc);
 }
 

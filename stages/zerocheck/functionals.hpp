@@ -8,6 +8,10 @@
 //   part 0, the trace columns: per row-view part p (preprocessed?, cached..., common), its local
 //           columns, then with need_rot its next-row columns (source_column() gives the index);
 //   part 1, the selectors: is_first, is_last, is_transition.
+// Round 0 reads a narrower part 0 (the `points_` members): per row-view part its local columns,
+// then the next-row columns of only those the DAG reads at the next row (`rotated`; Keccak-f: 224
+// of 2633), so the coset extension of the others' next rows is never made. The MLE rounds keep
+// every next-row table (the proof opens them all).
 // So a functional's DAG reads local values only and has no selector node: the row structure (which
 // row is next, which is first) lives in how the caller fills the sources (coset extensions of the
 // shifted columns, folded tables of the rotated columns, the selector columns' extensions).
@@ -43,6 +47,12 @@ struct AirFunctionals {
   bool need_rot = false;
   std::vector<uint32_t> widths;  // the AIR's row-view widths
   SymbolicDag dags[kFunctionals];
+  // Round 0's sources: per row-view part, the columns read at the next row (ascending; empty
+  // without need_rot), part 0's width sum_p (width_p + |rotated_p|), its shape and the DAGs over it.
+  std::vector<std::vector<uint32_t>> rotated;
+  uint32_t points_columns = 0;
+  AirShape points_shape;
+  SymbolicDag points_dags[kFunctionals];
   // Numerator root r: the interactions (vk order) whose count node it is.
   std::vector<std::vector<uint32_t>> numerator_terms;
   // Denominator root r (all but the last, constant, root): the (interaction, message position) pairs.
@@ -62,6 +72,14 @@ struct AirFunctionals {
 // The index in part 0 of column `col` of row-view part `part` (`next`: its next-row column).
 [[nodiscard]] uint32_t source_column(const std::vector<uint32_t>& widths, bool need_rot, uint32_t part, bool next,
                                      uint32_t col);
+// The same in round 0's part 0 (AirFunctionals::rotated); `next` and a column not read at the next
+// row: InputError.
+[[nodiscard]] uint32_t points_source_column(const std::vector<uint32_t>& widths,
+                                            const std::vector<std::vector<uint32_t>>& rotated, uint32_t part, bool next,
+                                            uint32_t col);
+// Per row-view part of `shape`, the columns `dag` reads at the next row, ascending (InputError for
+// a read past the shape).
+[[nodiscard]] std::vector<std::vector<uint32_t>> rotated_columns(const SymbolicDag& dag, const AirShape& shape);
 
 // The generated kernels of an AIR's functionals: per present functional, the base-field points
 // kernel and the extension-field folded kernel. Immutable; share it.

@@ -9,6 +9,7 @@
 #include "kernels/whir.hpp"
 #include "kernels/zerocheck.hpp"
 #include "stages/program.hpp"
+#include "stages/zerocheck/functionals.hpp"
 
 namespace vkstark {
 
@@ -224,7 +225,10 @@ void Round0Prover::check_traces() {
     // trace, at least kRound0MinBlockBytes, at most one binding).
     uint64_t trace_bytes = 0;
     for (const TracePart& p : in.parts) trace_bytes += p.bytes();
-    const uint64_t ext_per_chunk = (trace_bytes >> in.log_height) * n_ * (vk.params.need_rot ? 2 : 1);
+    s.rotated = vk.params.need_rot ? rotated_columns(dag, shape) : std::vector<std::vector<uint32_t>>(widths.size());
+    uint64_t ext_columns = 0;
+    for (size_t p = 0; p < widths.size(); ++p) ext_columns += widths[p] + s.rotated[p].size();
+    const uint64_t ext_per_chunk = ext_columns * sizeof(Fp) * n_;
     const uint64_t budget =
         std::min(std::max(trace_bytes / 4, round0_min_block_bytes()), g_.memory_limits().max_view_bytes());
     s.log_block = s.n_tilde;
@@ -300,11 +304,11 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
   const Round0Trace& in = s.in;
   const bool rot = in.vk->params.need_rot;
   const uint64_t m = n_ << s.log_block, first = uint64_t(b) << s.log_block;
-  uint64_t cells = 0;
-  for (const TracePart& p : in.parts) cells += p.width;
+  uint64_t cells = 0;  // extension values: the local columns, the next rows of the rotated ones
+  for (uint32_t p = 0; p < in.parts.size(); ++p) cells += in.parts[p].width + s.rotated[p].size();
   cells *= m;
   const std::string coset = fmt::format("coset{}", c), block = s.blocks == 1 ? std::string() : fmt::format(".b{}", b);
-  Buffer<Fp> ext = g_.transient<Fp>(name(T, coset + block + ".extension"), rot ? 2 * cells : cells);
+  Buffer<Fp> ext = g_.transient<Fp>(name(T, coset + block + ".extension"), cells);
   auto [w, fresh] = weights_.try_emplace(c);
   if (fresh) w->second = g_.constant<Fp>(fmt::format("round0.weights.coset{}", c), coset_extension_weights(l_, c));
   auto [fft, fft_fresh] = fft_.try_emplace(c);
@@ -324,29 +328,47 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
   uint64_t at = 0;
   for (uint32_t p = 0; p < in.parts.size(); ++p) {
     const TracePart& part = in.parts[p];
-    const uint64_t count = part.width * m;
-    for (uint32_t shift = 0; shift < 2; ++shift) {
-      if (shift == 1 && !rot) {
-        out.next.push_back({});
-        continue;
-      }
-      const View<Fp> dst = ext.slice(at, count);
-      at += count;
-      (shift == 0 ? out.local : out.next).push_back(dst);
-      // A part in several pieces is extended piece by piece, each into its columns.
-      for (const TracePart::Segment& seg : part.segments)
-        g_.dispatch<ZerocheckCosetExtend>(
-            name(T, fmt::format("extend.part{}.{}.{}{}{}", p, shift == 0 ? "local" : "next", coset, block,
-                                part.segments.size() == 1 ? std::string() : fmt::format(".c{}", seg.first_column))),
-            {.in = seg.data,
-             .weights = w->second,
-             .fft = fft_view,
-             .out = dst.slice(seg.first_column * m, seg.columns * m),
-             .log_height = in.log_height,
-             .log_n = l_,
-             .shift = shift,
-             .first_chunk = uint32_t(first),
-             .log_chunks = s.log_block});
+    const std::string part_name = fmt::format("extend.part{}", p);
+    const auto dispatch = [&](const std::string& step, const TracePart::Segment& seg, uint64_t first_col, uint64_t cols,
+                              uint32_t shift, View<Fp> dst) {
+      g_.dispatch<ZerocheckCosetExtend>(
+          name(T, step), {.in = seg.data.slice((first_col - seg.first_column) << in.log_height, cols << in.log_height),
+                          .weights = w->second,
+                          .fft = fft_view,
+                          .out = dst,
+                          .log_height = in.log_height,
+                          .log_n = l_,
+                          .shift = shift,
+                          .first_chunk = uint32_t(first),
+                          .log_chunks = s.log_block});
+    };
+    // The local columns; a part in several pieces is extended piece by piece, each into its columns.
+    const View<Fp> local = ext.slice(at, part.width * m);
+    at += part.width * m;
+    out.local.push_back(local);
+    for (const TracePart::Segment& seg : part.segments)
+      dispatch(fmt::format("{}.local.{}{}{}", part_name, coset, block,
+                           part.segments.size() == 1 ? std::string() : fmt::format(".c{}", seg.first_column)),
+               seg, seg.first_column, seg.columns, 0, local.slice(seg.first_column * m, uint64_t(seg.columns) * m));
+    if (!rot) {
+      out.next.push_back({});
+      continue;
+    }
+    // The next rows of the rotated columns, a dispatch per run of consecutive ones within a piece.
+    const std::vector<uint32_t>& r = s.rotated[p];
+    const View<Fp> next = ext.slice(at, r.size() * m);
+    at += r.size() * m;
+    out.next.push_back(next);
+    for (size_t i = 0; i < r.size();) {
+      const TracePart::Segment* seg = nullptr;
+      for (const TracePart::Segment& sg : part.segments)
+        if (r[i] >= sg.first_column && r[i] < sg.first_column + sg.columns) seg = &sg;
+      if (seg == nullptr) throw GraphError(fmt::format("round 0: trace {} part {} has no column {}", T, p, r[i]));
+      size_t j = i + 1;
+      while (j < r.size() && r[j] == r[j - 1] + 1 && r[j] < seg->first_column + seg->columns) ++j;
+      dispatch(fmt::format("{}.next.{}{}.c{}", part_name, coset, block, r[i]), *seg, r[i], j - i, 1,
+               next.slice(i * m, (j - i) * m));
+      i = j;
     }
   }
   // Blocks away from row 0 and row H - 1 share one selector constant.

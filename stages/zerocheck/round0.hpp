@@ -91,10 +91,11 @@ struct Round0Coset {
   uint64_t first_chunk = 0;
   uint64_t points = 0;  // M = N B
   // Per row-view part: its columns' values at the points, column-major (column j at j M). `next`
-  // reads the next row (rotated, cyclic over the trace); empty views without need_rot.
+  // reads the next row (rotated, cyclic over the trace) of the columns the AIR reads there
+  // (AirFunctionals::rotated, ascending); empty views without need_rot.
   std::vector<View<Fp>> local, next;
   // All of them in one view: per part its local columns, then its next ones (the functionals'
-  // part 0, stages/zerocheck/functionals.hpp).
+  // round-0 part 0, AirFunctionals::points_columns, stages/zerocheck/functionals.hpp).
   View<Fp> columns;
   // is_first, is_last, is_transition at the block's points: M values each, in that order (3 M).
   View<Fp> selectors;
@@ -149,15 +150,16 @@ class Round0Prover {
   struct TraceState {
     Round0Trace in;
     uint32_t cosets = 0, degree = 0, n_tilde = 0;
-    uint64_t chunks = 0;                     // X
-    uint32_t log_block = 0, blocks = 1;      // B = 2^log_block chunks per block, X / B blocks
-    uint32_t present = 0;                    // bit f: functional f exists
-    uint32_t block_rows = 0;                 // partial sums per value, coset and block
-    uint32_t rows = 0;                       // J = blocks * block_rows: per value and coset
-    View<Fp4> eq_x;                          // X weights eq(xi[l..l+n~], x)
-    View<Fp4> partials;                      // C J 3 N
-    std::vector<uint8_t> extended, reduced;  // per (coset, block): (c - 1) blocks + b
-    std::vector<View<Fp4>> values;           // per (coset, block): 3 M
+    uint64_t chunks = 0;                         // X
+    uint32_t log_block = 0, blocks = 1;          // B = 2^log_block chunks per block, X / B blocks
+    uint32_t present = 0;                        // bit f: functional f exists
+    uint32_t block_rows = 0;                     // partial sums per value, coset and block
+    uint32_t rows = 0;                           // J = blocks * block_rows: per value and coset
+    View<Fp4> eq_x;                              // X weights eq(xi[l..l+n~], x)
+    View<Fp4> partials;                          // C J 3 N
+    std::vector<uint8_t> extended, reduced;      // per (coset, block): (c - 1) blocks + b
+    std::vector<View<Fp4>> values;               // per (coset, block): 3 M
+    std::vector<std::vector<uint32_t>> rotated;  // per part: the columns read at the next row
   };
   void check_traces();
   void eq_tables();

@@ -43,17 +43,19 @@ T random_value(std::mt19937_64& rng) {
   }
 }
 
-// The row view the sources give at one point: value = read(source column).
+// The row view the sources give at one point: value = read(source column); `points`: round 0's
+// sources (the next rows of the rotated columns only).
 template <class T>
 class SourceRow final : public RowSource<T> {
  public:
-  SourceRow(const AirFunctionals& f, std::function<T(uint32_t)> column, std::span<const Fp> pvs)
-      : f_(f), column_(std::move(column)), pvs_(pvs) {}
+  SourceRow(const AirFunctionals& f, std::function<T(uint32_t)> column, std::span<const Fp> pvs, bool points = false)
+      : f_(f), column_(std::move(column)), pvs_(pvs), points_(points) {}
   T selector(NodeKind kind) const override {
-    return column_(f_.columns + uint32_t(kind) - uint32_t(NodeKind::IsFirstRow));
+    return column_((points_ ? f_.points_columns : f_.columns) + uint32_t(kind) - uint32_t(NodeKind::IsFirstRow));
   }
   T value(uint32_t part, uint32_t offset, uint32_t col) const override {
-    return column_(source_column(f_.widths, f_.need_rot, part, offset == 1, col));
+    return column_(points_ ? points_source_column(f_.widths, f_.rotated, part, offset == 1, col)
+                           : source_column(f_.widths, f_.need_rot, part, offset == 1, col));
   }
   Fp public_value(uint32_t i) const override { return pvs_[i]; }
 
@@ -61,6 +63,7 @@ class SourceRow final : public RowSource<T> {
   const AirFunctionals& f_;
   std::function<T(uint32_t)> column_;
   std::span<const Fp> pvs_;
+  bool points_ = false;
 };
 
 // sum_k c_k root_k of functional `fn` with the original DAG's node values (the denominator's last
@@ -105,7 +108,7 @@ class FunctionalKernels : public ExecutorTest {
     std::mt19937_64 rng(seed);
     const uint32_t log_m = 5;
     const uint64_t m = uint64_t(1) << log_m;
-    std::vector<Fp> cols(uint64_t(f.columns) * m), sels(3 * m), pvs(sym.shape.num_public_values);
+    std::vector<Fp> cols(uint64_t(f.points_columns) * m), sels(3 * m), pvs(sym.shape.num_public_values);
     for (Fp& x : cols) x = random_value<Fp>(rng);
     for (Fp& x : sels) x = random_value<Fp>(rng);
     for (Fp& x : pvs) x = random_value<Fp>(rng);
@@ -121,7 +124,7 @@ class FunctionalKernels : public ExecutorTest {
       auto out = g.output<Fp4>("out", m);
       const std::vector<View<Fp>> parts = {bc.all(), bs.all()};
       ASSERT_EQ(k->points[fi]->base_fused.empty(), !interpreted);
-      eval_constraints(g, "points", *k->points[fi], f.shape, parts, bp.slice(0, pvs.size()), bk.all(), out.all(), log_m,
+      eval_constraints(g, "points", *k->points[fi], f.points_shape, parts, bp.slice(0, pvs.size()), bk.all(), out.all(), log_m,
                        concurrent);
       auto p = run(g, [&](PreparedPlan& pp) {
         pp.upload(bc, cols);
@@ -135,8 +138,11 @@ class FunctionalKernels : public ExecutorTest {
       std::vector<Fp> values;
       for (uint64_t pt = 0; pt < m; ++pt) {
         SourceRow<Fp> row(
-            f, [&](uint32_t col) { return col < f.columns ? cols[col * m + pt] : sels[(col - f.columns) * m + pt]; },
-            pvs);
+            f,
+            [&](uint32_t col) {
+              return col < f.points_columns ? cols[col * m + pt] : sels[(col - f.points_columns) * m + pt];
+            },
+            pvs, true);
         eval_nodes<Fp>(dag, sym.shape, row, values);
         ASSERT_EQ(got[pt], expected<Fp>(f, Functional(fi), values, coeffs)) << "point " << pt;
       }
@@ -451,6 +457,37 @@ TEST(Functionals, MappingRejectsANextRowReadWithoutNeedRot) {
   const AirFunctionals f = make_air_functionals(dag, sym.shape, true);
   EXPECT_EQ(f.columns, 2 * (1 + 2));  // preprocessed 1 + common 2, local and next
   EXPECT_TRUE(f.has(Functional::Zerocheck));
+}
+
+// Round 0's sources hold the next rows of the columns read there only: Keccak-f reads 224 of its
+// 2633 columns at the next row; a column not among them has no round-0 next-row source.
+TEST(Functionals, RoundZeroSourcesHoldTheRotatedColumnsOnly) {
+  const SymbolicAir sym = symbolic_air(KeccakAir());
+  const SymbolicDag dag = build_dag(sym);
+  const AirFunctionals f = make_air_functionals(dag, sym.shape, true);
+  ASSERT_EQ(f.rotated.size(), 1u);
+  EXPECT_EQ(f.rotated[0].size(), 224u);
+  EXPECT_TRUE(std::is_sorted(f.rotated[0].begin(), f.rotated[0].end()));
+  EXPECT_EQ(f.columns, 2u * 2633);
+  EXPECT_EQ(f.points_columns, 2633u + 224);
+  EXPECT_EQ(f.points_shape.cached_widths, std::vector<uint32_t>{f.points_columns});
+  EXPECT_EQ(points_source_column(f.widths, f.rotated, 0, true, f.rotated[0][5]), 2633u + 5);
+  EXPECT_EQ(points_source_column(f.widths, f.rotated, 0, false, 7), 7u);
+  uint32_t unread = 0;
+  while (std::binary_search(f.rotated[0].begin(), f.rotated[0].end(), unread)) ++unread;
+  EXPECT_THROW((void)points_source_column(f.widths, f.rotated, 0, true, unread), InputError);
+  EXPECT_EQ(rotated_columns(dag, sym.shape), f.rotated);
+  // Without need_rot nothing is rotated and the two layouts agree.
+  uint32_t plain = 0;
+  for (const Case& c : cases()) {
+    const SymbolicAir s = symbolic_air(*c.air);
+    const SymbolicDag d = build_dag(s);
+    if (d.need_rot()) continue;
+    const AirFunctionals g = make_air_functionals(d, s.shape, false);
+    EXPECT_EQ(g.points_columns, g.columns) << c.name;
+    ++plain;
+  }
+  EXPECT_GT(plain, 0u);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <bit>
 
 #include "executors/executors.hpp"
+#include "kernels/field/simd_level.hpp"
 #include "kernels/mle_tables.hpp"
 #include "kernels/whir.hpp"
 #include "stages/airs/test_airs.hpp"
@@ -97,25 +98,34 @@ TEST_P(MleTables, FoldOfARowTileIsThoseRowsOfTheTable) {
   }
 }
 
+// Chunks of 1 to 128 rows, fewer chunks than a CPU block holds and several blocks; on the CPU at
+// every SIMD level the processor has.
 TEST_P(MleTables, FoldIsEachChunksPleAtR0) {
-  for (uint32_t l : {0u, 2u, 3u})
-    for (uint32_t h : {0u, 1u, 3u, 6u})
-      for (uint32_t shift : {0u, 1u}) {
-        const uint32_t cols = 3;
-        const std::vector<Fp> in = field_values(cols << h, 100 + h);
-        const Fp4 r = ext_values(1, 7 + l)[0];
-        const std::vector<Fp4> got = fold(in, cols, h, l, shift, r);
-        const uint64_t H = uint64_t(1) << h, N = uint64_t(1) << l, X = h > l ? H / N : 1;
-        ASSERT_EQ(got.size(), cols * X);
-        for (uint32_t c = 0; c < cols; ++c)
-          for (uint64_t x = 0; x < X; ++x) {
-            // The chunk (rotated by shift, lifted by repetition) as a column of 2^l rows.
-            std::vector<Fp> chunk(N);
-            for (uint64_t i = 0; i < N; ++i) chunk[i] = in[c * H + ((x * N + i + shift) % H)];
-            const Fp4 point[] = {r};
-            ASSERT_EQ(got[c * X + x], eval_ple(chunk, l, point)) << "l " << l << " h " << h << " shift " << shift;
-          }
-      }
+  const SimdLevel saved = cpu_simd_level();
+  for (SimdLevel level : {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512}) {
+    if (level > detected_simd_level() || (GetParam() != "cpu" && level != saved)) continue;
+    set_cpu_simd_level(level);
+    SCOPED_TRACE(std::string(to_string(level)));
+    for (uint32_t l : {0u, 2u, 3u, 4u, 6u, 7u})
+      for (uint32_t h : {0u, 1u, 3u, 6u, 9u})
+        for (uint32_t shift : {0u, 1u}) {
+          const uint32_t cols = 3;
+          const std::vector<Fp> in = field_values(cols << h, 100 + h);
+          const Fp4 r = ext_values(1, 7 + l)[0];
+          const std::vector<Fp4> got = fold(in, cols, h, l, shift, r);
+          const uint64_t H = uint64_t(1) << h, N = uint64_t(1) << l, X = h > l ? H / N : 1;
+          ASSERT_EQ(got.size(), cols * X);
+          for (uint32_t c = 0; c < cols; ++c)
+            for (uint64_t x = 0; x < X; ++x) {
+              // The chunk (rotated by shift, lifted by repetition) as a column of 2^l rows.
+              std::vector<Fp> chunk(N);
+              for (uint64_t i = 0; i < N; ++i) chunk[i] = in[c * H + ((x * N + i + shift) % H)];
+              const Fp4 point[] = {r};
+              ASSERT_EQ(got[c * X + x], eval_ple(chunk, l, point)) << "l " << l << " h " << h << " shift " << shift;
+            }
+        }
+  }
+  set_cpu_simd_level(saved);
 }
 
 // The model's column openings from the device tables: PLE fold at r_0, then fold at r_1 .. r_n.

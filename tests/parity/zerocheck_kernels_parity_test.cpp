@@ -449,29 +449,29 @@ TEST_P(ZerocheckKernels, CosetExtendOf16PointChunksIsTheWeightedChunkSum) {
   for (SimdLevel lv : {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512})
     if (lv <= detected_simd_level() && (GetParam() == "cpu" || lv == saved)) levels.push_back(lv);
   for (SimdLevel level : levels) {
-  set_cpu_simd_level(level);
-  SCOPED_TRACE(std::string(to_string(level)));
-  uint64_t seed = 100;
-  const uint32_t l = 4;
-  for (uint32_t h : {3u, 4u, 7u, 9u, 13u})
-    for (uint32_t c : {1u, 3u})
-      for (uint64_t cols : {1u, 5u})
-        for (uint32_t shift : {0u, 1u}) {
-          const std::vector<Fp> in = field_values(cols << h, seed++);
-          const std::vector<Fp> w = coset_extension_weights(l, c), fft = coset_extension_fft(l, c);
-          const std::vector<Fp> whole = naive_extend(in, w, cols, h, l, shift);
-          ASSERT_EQ(extend(in, w, cols, h, l, shift, 0, -1, fft), whole)
-              << "h " << h << " coset " << c << " cols " << cols << " shift " << shift;
-          const uint32_t log_x = h > l ? h - l : 0;
-          if (log_x < 2) continue;
-          const uint64_t X = uint64_t(1) << log_x, B = X / 4, first = X / 2;
-          const std::vector<Fp> got = extend(in, w, cols, h, l, shift, uint32_t(first), int(log_x - 2), fft);
-          for (uint64_t col = 0; col < cols; ++col)
-            for (uint64_t k = 0; k < 16; ++k)
-              for (uint64_t x = 0; x < B; ++x)
-                ASSERT_EQ(got[col * 16 * B + k * B + x], whole[col * 16 * X + k * X + first + x])
-                    << "h " << h << " block from " << first;
-        }
+    set_cpu_simd_level(level);
+    SCOPED_TRACE(std::string(to_string(level)));
+    uint64_t seed = 100;
+    const uint32_t l = 4;
+    for (uint32_t h : {3u, 4u, 7u, 9u, 13u})
+      for (uint32_t c : {1u, 3u})
+        for (uint64_t cols : {1u, 5u})
+          for (uint32_t shift : {0u, 1u}) {
+            const std::vector<Fp> in = field_values(cols << h, seed++);
+            const std::vector<Fp> w = coset_extension_weights(l, c), fft = coset_extension_fft(l, c);
+            const std::vector<Fp> whole = naive_extend(in, w, cols, h, l, shift);
+            ASSERT_EQ(extend(in, w, cols, h, l, shift, 0, -1, fft), whole)
+                << "h " << h << " coset " << c << " cols " << cols << " shift " << shift;
+            const uint32_t log_x = h > l ? h - l : 0;
+            if (log_x < 2) continue;
+            const uint64_t X = uint64_t(1) << log_x, B = X / 4, first = X / 2;
+            const std::vector<Fp> got = extend(in, w, cols, h, l, shift, uint32_t(first), int(log_x - 2), fft);
+            for (uint64_t col = 0; col < cols; ++col)
+              for (uint64_t k = 0; k < 16; ++k)
+                for (uint64_t x = 0; x < B; ++x)
+                  ASSERT_EQ(got[col * 16 * B + k * B + x], whole[col * 16 * X + k * X + first + x])
+                      << "h " << h << " block from " << first;
+          }
   }
   set_cpu_simd_level(saved);
 }

@@ -223,9 +223,10 @@ TEST(Fp4, MulIsTheSchoolbookProduct) {
     const Fp4 a = random_fp4(rng), b = random_fp4(rng);
     ASSERT_EQ(a * b, schoolbook(a, b));
   }
-  static_assert(Fp4(Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1)) *
-                    Fp4::one() ==
-                Fp4(Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1)));
+  static_assert(
+      Fp4(Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1)) *
+          Fp4::one() ==
+      Fp4(Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1), Fp::from_mont(Fp::P - 1)));
 }
 
 TEST(Fp4, MulReducesWithXToTheFourEqualEleven) {

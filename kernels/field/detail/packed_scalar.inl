@@ -9,6 +9,8 @@ inline Vec vload(const uint32_t* p) { return *p; }
 inline Vec vloadu(const uint32_t* p) { return *p; }
 inline void vstore(uint32_t* p, Vec v) { *p = v; }
 inline void vstoreu(uint32_t* p, Vec v) { *p = v; }
+inline void vstream(uint32_t* p, Vec v) { *p = v; }
+inline void vstream_fence() {}
 inline Vec vadd(Vec a, Vec b) { return (Fp::from_mont(a) + Fp::from_mont(b)).mont(); }
 inline Vec vsub(Vec a, Vec b) { return (Fp::from_mont(a) - Fp::from_mont(b)).mont(); }
 inline Vec vneg(Vec a) { return (-Fp::from_mont(a)).mont(); }

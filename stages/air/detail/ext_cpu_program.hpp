@@ -43,7 +43,6 @@ struct Points {
 // lanes repeat the last point) to acc[t kPointLanes + l].
 void ext_block_avx512(const Body& body, const Points& in, uint32_t* regs, uint64_t first, uint64_t count,
                       uint32_t* acc);
-void ext_block_avx2(const Body& body, const Points& in, uint32_t* regs, uint64_t first, uint64_t count,
-                    uint32_t* acc);
+void ext_block_avx2(const Body& body, const Points& in, uint32_t* regs, uint64_t first, uint64_t count, uint32_t* acc);
 
 }  // namespace vkstark::ext_cpu_detail

@@ -1,9 +1,8 @@
-// The N = 16 coset extension over blocks of kLanes chunks (detail/coset_extend.hpp), shared by the
-// portable body and the ones compiled per ISA: include inside an anonymous namespace of
-// vkstark::extend_detail, after the packed arithmetic of the level (kernels/field/detail/packed_*.inl:
-// Vec of LANES Montgomery forms). Every field operation returns the canonical element, so every
-// level gives the same bits, and the same as the device's extend16
-// (kernels/glsl/zerocheck_coset_extend.comp). Nothing here calls a standard-library template
+// Blocks of kLanes chunks (detail/chunk_blocks.hpp), shared by the portable bodies and the ones
+// compiled per ISA: include inside an anonymous namespace of vkstark::chunk_detail, after the packed
+// arithmetic of the level (kernels/field/detail/packed_*.inl: Vec of LANES Montgomery forms). Every
+// field operation returns the canonical element, so every level gives the same bits, and the same
+// as the device (kernels/glsl/zerocheck_coset_extend.comp's extend16, ple_fold_columns.comp). Nothing here calls a standard-library template
 // (its out-of-line copies could carry one ISA's code into another's callers).
 
 constexpr uint32_t kVecs = kLanes / LANES;  // vectors per row of the block
@@ -68,7 +67,11 @@ inline void extend16_blocks(const Extend16& e, uint64_t begin, uint64_t end) {
     }
     dft16_lanes(a, fft);  // the values at g^c omega^k
     uint32_t* o = out + c * m + x0;
-    if (lanes == kLanes) {
+    if (lanes == kLanes && (reinterpret_cast<uintptr_t>(o) & (LANES * 4 - 1)) == 0 && e.chunks % LANES == 0) {
+      // Written once and read by the next dispatch: past the caches (no read for ownership).
+      for (uint64_t k = 0; k < 16; ++k, o += e.chunks)
+        for (uint32_t v = 0; v < kVecs; ++v) vstream(o + v * LANES, a[k][v]);
+    } else if (lanes == kLanes) {
       for (uint64_t k = 0; k < 16; ++k, o += e.chunks)
         for (uint32_t v = 0; v < kVecs; ++v) vstoreu(o + v * LANES, a[k][v]);
     } else {
@@ -77,5 +80,41 @@ inline void extend16_blocks(const Extend16& e, uint64_t begin, uint64_t end) {
       for (uint64_t k = 0; k < 16; ++k, o += e.chunks)
         for (uint64_t l = 0; l < lanes; ++l) o[l] = rows[k][l];
     }
+  }
+  vstream_fence();  // before the task ends (and another thread reads)
+}
+
+// out[c B + x] = sum_{i < N} w[i] in[c H + (((first_chunk + x) N + i + shift) mod H)] (Fp4 w).
+inline void ple_fold_blocks(const PleFold& f, uint64_t begin, uint64_t end) {
+  const uint64_t mask = (uint64_t(1) << f.log_height) - 1, h = mask + 1, n = uint64_t(1) << f.log_n;
+  const uint64_t blocks_per_col = (f.chunks + kLanes - 1) / kLanes;
+  const auto* in = reinterpret_cast<const uint32_t*>(f.in);
+  alignas(64) uint32_t rows[kMaxFoldN][kLanes];
+  alignas(64) uint32_t sums[4][kLanes];
+  for (uint64_t blk = begin; blk < end; ++blk) {
+    const uint64_t c = blk / blocks_per_col, x0 = (blk % blocks_per_col) * kLanes;
+    const uint64_t lanes = f.chunks - x0 < kLanes ? f.chunks - x0 : kLanes;
+    const uint32_t* col = in + c * h;
+    for (uint64_t l = 0; l < kLanes; ++l) {
+      const uint64_t first = (f.first_chunk + x0 + (l < lanes ? l : lanes - 1)) * n + f.shift;
+      if (first + n <= h) {
+        for (uint64_t i = 0; i < n; ++i) rows[i][l] = col[first + i];
+      } else {
+        for (uint64_t i = 0; i < n; ++i) rows[i][l] = col[(first + i) & mask];
+      }
+    }
+    Vec acc[4][kVecs];
+    for (uint32_t t = 0; t < 4; ++t)
+      for (uint32_t v = 0; v < kVecs; ++v) acc[t][v] = vbroadcast(0);
+    for (uint64_t i = 0; i < n; ++i)
+      for (uint32_t t = 0; t < 4; ++t) {
+        const Vec w = vbroadcast(f.w[4 * i + t]);
+        for (uint32_t v = 0; v < kVecs; ++v) acc[t][v] = vadd(acc[t][v], vmul(vload(&rows[i][v * LANES]), w));
+      }
+    for (uint32_t t = 0; t < 4; ++t)
+      for (uint32_t v = 0; v < kVecs; ++v) vstore(&sums[t][v * LANES], acc[t][v]);
+    uint32_t* o = f.out + 4 * (c * f.chunks + x0);
+    for (uint64_t l = 0; l < lanes; ++l)
+      for (uint32_t t = 0; t < 4; ++t) o[4 * l + t] = sums[t][l];
   }
 }

@@ -1,0 +1,48 @@
+// CPU bodies over blocks of chunks of a column (chunk x of a column of height H: its rows x N ..
+// x N + N - 1, mod H), at each SIMD level: ZerocheckCosetExtend for N = 16 (kernels/zerocheck.hpp:
+// the inverse DFT, the coset's shifts, the forward DFT) and PleFoldColumns
+// (kernels/mle_tables.hpp: the chunk's rows weighted by N Fp4 weights). kernels/cpu/zerocheck.cpp
+// and mle_tables.cpp run the portable bodies, chunk_blocks_avx2.cpp and chunk_blocks_avx512.cpp the
+// ones compiled for their ISA; all include detail/chunk_blocks.inl. Plain data and declarations
+// only (nothing compiled for one ISA is shared with another translation unit).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/field/fp.hpp"
+
+namespace vkstark::chunk_detail {
+
+// Chunks handled together: the arithmetic runs over this many lanes.
+inline constexpr uint64_t kLanes = 16;
+// PleFold's N at most (the transposed block lives on the stack).
+inline constexpr uint64_t kMaxFoldN = 64;
+
+struct Extend16 {
+  const Fp* in;   // column-major, H rows per column
+  Fp* out;        // column-major, 16 B rows per column
+  const Fp* fft;  // ZerocheckCosetExtend's table of 32: omega^j, omega^-j (j < 8), s_j (j < 16)
+  uint64_t log_height;
+  uint64_t chunks;  // B
+  uint64_t first_chunk;
+  uint64_t shift;  // 0 local, 1 next
+};
+
+struct PleFold {
+  const Fp* in;       // column-major, H rows per column
+  uint32_t* out;      // Fp4 words: out[c B + x], 4 words each
+  const uint32_t* w;  // N Fp4 weights (Montgomery words)
+  uint64_t log_height;
+  uint64_t log_n;   // N <= kMaxFoldN
+  uint64_t chunks;  // B
+  uint64_t first_chunk;
+  uint64_t shift;
+};
+
+// Blocks [begin, end) of kLanes chunks of one column each (block b: column b / ceil(B / kLanes)).
+void extend16_avx512(const Extend16& e, uint64_t begin, uint64_t end);
+void extend16_avx2(const Extend16& e, uint64_t begin, uint64_t end);
+void ple_fold_avx512(const PleFold& f, uint64_t begin, uint64_t end);
+void ple_fold_avx2(const PleFold& f, uint64_t begin, uint64_t end);
+
+}  // namespace vkstark::chunk_detail
