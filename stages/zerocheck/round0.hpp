@@ -134,9 +134,10 @@ class Round0Prover {
   uint64_t points(uint32_t T) const;  // M = N B per block
 
   // Step 1 for block b of coset c (1..C_T) of trace T: the extension dispatches ("round0.T<T>.
-  // extend.part<p>.local.coset<c>", "...next...", with ".b<b>" where there are several blocks), and
-  // the views the functionals are written to. GraphError for a coset or block out of range or
-  // extended twice.
+  // extend.part<p>.local.coset<c>", with ".b<b>" where there are several blocks, ".c<column>" per
+  // piece of a part in pieces; "...next.coset<c>[.b<b>].c<column>" per run of consecutive rotated
+  // columns), and the views the functionals are written to. GraphError for a coset or block out of
+  // range or extended twice.
   [[nodiscard]] Round0Coset extend(uint32_t T, uint32_t c, uint32_t b = 0);
   // Step 3, once the functional values of block b of coset c are written: the weighted sums
   // ("round0.T<T>.coset<c>.weighted_sums[.b<b>]"). GraphError before extend(T, c, b) or twice.
