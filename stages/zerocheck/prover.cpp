@@ -108,7 +108,8 @@ class BatchProver {
           for (uint32_t f = 0; f < kFunctionals; ++f) {
             if (!kernels(T).has(Functional(f))) continue;
             eval_constraints(g_, fmt::format("round0.T{}.coset{}{}.f{}", T, c, block, f), *trace(T).kernels->points[f],
-                             kernels(T).points_shape, sources, in_.traces[T].public_values, coeffs_[T][f], outs[f], log_m);
+                             kernels(T).points_shape, sources, in_.traces[T].public_values, coeffs_[T][f], outs[f],
+                             log_m);
           }
           r0.reduce(T, c, b);
         }

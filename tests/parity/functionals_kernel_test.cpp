@@ -124,8 +124,8 @@ class FunctionalKernels : public ExecutorTest {
       auto out = g.output<Fp4>("out", m);
       const std::vector<View<Fp>> parts = {bc.all(), bs.all()};
       ASSERT_EQ(k->points[fi]->base_fused.empty(), !interpreted);
-      eval_constraints(g, "points", *k->points[fi], f.points_shape, parts, bp.slice(0, pvs.size()), bk.all(), out.all(), log_m,
-                       concurrent);
+      eval_constraints(g, "points", *k->points[fi], f.points_shape, parts, bp.slice(0, pvs.size()), bk.all(), out.all(),
+                       log_m, concurrent);
       auto p = run(g, [&](PreparedPlan& pp) {
         pp.upload(bc, cols);
         pp.upload(bs, sels);

@@ -2,8 +2,8 @@
 // compiled per ISA: include inside an anonymous namespace of vkstark::chunk_detail, after the packed
 // arithmetic of the level (kernels/field/detail/packed_*.inl: Vec of LANES Montgomery forms). Every
 // field operation returns the canonical element, so every level gives the same bits, and the same
-// as the device (kernels/glsl/zerocheck_coset_extend.comp's extend16, ple_fold_columns.comp). Nothing here calls a standard-library template
-// (its out-of-line copies could carry one ISA's code into another's callers).
+// as the device (kernels/glsl/zerocheck_coset_extend.comp's extend16, ple_fold_columns.comp). Nothing here calls a
+// standard-library template (its out-of-line copies could carry one ISA's code into another's callers).
 
 constexpr uint32_t kVecs = kLanes / LANES;  // vectors per row of the block
 static_assert(kLanes % LANES == 0);

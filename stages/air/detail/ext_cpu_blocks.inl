@@ -71,10 +71,12 @@ constexpr uint32_t kWMont = uint32_t((uint64_t(11) << 32) % Fp::P);
         break;
       }
       case kOpAdd:
-        for (uint32_t w = 0; w < 4 * kVecs; ++w) vstore(dst + w * LANES, vadd(vload(a + w * LANES), vload(b + w * LANES)));
+        for (uint32_t w = 0; w < 4 * kVecs; ++w)
+          vstore(dst + w * LANES, vadd(vload(a + w * LANES), vload(b + w * LANES)));
         break;
       case kOpSub:
-        for (uint32_t w = 0; w < 4 * kVecs; ++w) vstore(dst + w * LANES, vsub(vload(a + w * LANES), vload(b + w * LANES)));
+        for (uint32_t w = 0; w < 4 * kVecs; ++w)
+          vstore(dst + w * LANES, vsub(vload(a + w * LANES), vload(b + w * LANES)));
         break;
       case kOpNeg:
         for (uint32_t w = 0; w < 4 * kVecs; ++w) vstore(dst + w * LANES, vneg(vload(a + w * LANES)));
