@@ -122,9 +122,9 @@ uint32_t ext_chunk_nodes(ExtKernelMode mode) {
 
 // Round 0's base-field kernels: VKSTARK_ROUND0_KERNELS=generated|fused when set (InputError
 // naming the variable for another value), else generated; VKSTARK_ROUND0_CHUNK_NODES (16 ..
-// 2^20) their operations per chunk, else kConstraintChunkNodes, and one chunk on an executor with
-// unbounded kernels (the CPU's: keccakf 2^15 round 0 in 0.92 s against 1.6 s in 82 chunks,
-// docs/decisions.md 2026-11-27 "CPU constraint sumcheck").
+// 2^20) their operations per chunk, else kRound0ChunkNodes, and one chunk on an executor with
+// unbounded kernels (the CPU's: keccakf 2^15 round 0 in 0.92 s against 1.6 s in 82 chunks).
+// docs/decisions.md 2026-11-27 "CPU constraint sumcheck" has the measurements behind both.
 bool round0_interpreted() {
   if (const char* v = std::getenv("VKSTARK_ROUND0_KERNELS"); v != nullptr) {
     const std::string_view s(v);
@@ -134,6 +134,11 @@ bool round0_interpreted() {
   }
   return false;
 }
+
+// On the H100, 256 operations a chunk prove keccakf 2^12 .. 2^18 within 0.4 ms of 512 (either
+// side) and start cold 0.6 to 1 s sooner (smaller pipelines compile faster in all); 1024 and
+// 2048 are slower at both.
+constexpr uint32_t kRound0ChunkNodes = 256;
 
 uint32_t round0_chunk_nodes(const Executor& exec) {
   return chunk_nodes_from_environment("VKSTARK_ROUND0_CHUNK_NODES", exec.limits().unbounded_kernels
