@@ -53,11 +53,14 @@ constexpr uint32_t kWMont = uint32_t((uint64_t(11) << 32) % Fp::P);
       case kOpLoad: {
         // The column's table interpolated at x: t0 + (t1 - t0) x (x = 0: t0 exactly).
         const uint32_t* col = in.parts[in_.a] + 4 * (uint64_t(in_.b) * len);
+        // A lane at x = 0 reads its first entry only, as the scalar code (a table of one entry per
+        // column, log_len 0, has no second).
         for (uint32_t l = 0; l < kPointLanes; ++l) {
           const uint32_t* t = col + yoff[l];
+          const uint32_t* u = xf[l] == 0 ? t : t + 4;
           for (uint32_t c = 0; c < 4; ++c) {
             t0[c * kPointLanes + l] = t[c];
-            t1[c * kPointLanes + l] = t[4 + c];
+            t1[c * kPointLanes + l] = u[c];
           }
         }
         for (uint32_t v = 0; v < kVecs; ++v) {
