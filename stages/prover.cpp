@@ -137,13 +137,16 @@ bool round0_interpreted() {
 
 // On the H100, 256 operations a chunk prove keccakf 2^12 .. 2^18 within 0.4 ms of 512 (either
 // side) and start cold 0.6 to 1 s sooner (smaller pipelines compile faster in all); 1024 and
-// 2048 are slower at both.
+// 2048 are slower at both. On lavapipe (a slow shader compiler) 512 compile sooner in all (a
+// keccakf proof test 151 s against 167 s), so it keeps them.
 constexpr uint32_t kRound0ChunkNodes = 256;
 
 uint32_t round0_chunk_nodes(const Executor& exec) {
-  return chunk_nodes_from_environment("VKSTARK_ROUND0_CHUNK_NODES", exec.limits().unbounded_kernels
-                                                                        ? std::numeric_limits<uint32_t>::max()
-                                                                        : kConstraintChunkNodes);
+  const ExecutorLimits l = exec.limits();
+  const uint32_t fallback = l.unbounded_kernels      ? std::numeric_limits<uint32_t>::max()
+                            : l.slow_shader_compiler ? kConstraintChunkNodes
+                                                     : kRound0ChunkNodes;
+  return chunk_nodes_from_environment("VKSTARK_ROUND0_CHUNK_NODES", fallback);
 }
 
 }  // namespace
