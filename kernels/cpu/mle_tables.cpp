@@ -8,14 +8,6 @@
 
 namespace vkstark {
 
-namespace chunk_detail {
-namespace {
-#include "kernels/field/detail/packed_scalar.inl"
-// after the packed arithmetic it uses
-#include "kernels/cpu/detail/chunk_blocks.inl"
-}  // namespace
-}  // namespace chunk_detail
-
 void EqUniWeights::cpu(const Args& a, const CpuContext& ctx) {
   const Fp4 r = ctx.span(a.r)[0];
   auto roots = ctx.span(a.roots);
@@ -39,8 +31,7 @@ void PleFoldColumns::cpu(const Args& a, const CpuContext& ctx) {
   auto out = ctx.span(a.out);
   const uint64_t h = uint64_t(1) << a.log_height, n = uint64_t(1) << a.log_n;
   const uint64_t chunks = uint64_t(1) << a.log_chunks;
-  if (a.log_n <= 6 && w.size() >= n) {
-    static_assert(chunk_detail::kMaxFoldN == 64);
+  if (n <= chunk_detail::kMaxFoldN) {  // weights: n of them (PleFoldColumns::check)
     using chunk_detail::kLanes;
     const chunk_detail::PleFold f{.in = in.data(),
                                   .out = reinterpret_cast<uint32_t*>(out.data()),
@@ -52,17 +43,7 @@ void PleFoldColumns::cpu(const Args& a, const CpuContext& ctx) {
                                   .shift = a.shift};
     const SimdLevel level = cpu_simd_level();
     cpu::for_each_chunk((ctx.grid().x / chunks) * ((chunks + kLanes - 1) / kLanes),
-                        [&](uint64_t begin, uint64_t end) {
-                          switch (level) {
-                            case SimdLevel::Avx512:
-                              return chunk_detail::ple_fold_avx512(f, begin, end);
-                            case SimdLevel::Avx2:
-                              return chunk_detail::ple_fold_avx2(f, begin, end);
-                            case SimdLevel::Scalar:
-                              return chunk_detail::ple_fold_blocks(f, begin, end);
-                          }
-                        },
-                        16);
+                        [&](uint64_t begin, uint64_t end) { chunk_detail::ple_fold(level, f, begin, end); }, 16);
     return;
   }
   cpu::for_each_index(ctx.grid().x, [&](uint64_t o) {

@@ -15,14 +15,6 @@
 
 namespace vkstark {
 
-namespace chunk_detail {
-namespace {
-#include "kernels/field/detail/packed_scalar.inl"
-// after the packed arithmetic it uses
-#include "kernels/cpu/detail/chunk_blocks.inl"
-}  // namespace
-}  // namespace chunk_detail
-
 namespace {
 
 // Chunks extended together: the inner loops run over them (one vector lane each).
@@ -71,17 +63,7 @@ void ZerocheckCosetExtend::cpu(const Args& a, const CpuContext& ctx) {
     const SimdLevel level = cpu_simd_level();
     cpu::for_each_chunk(
         cols * ((chunks + kLanes - 1) / kLanes),
-        [&](uint64_t begin, uint64_t end) {
-          switch (level) {
-            case SimdLevel::Avx512:
-              return chunk_detail::extend16_avx512(e, begin, end);
-            case SimdLevel::Avx2:
-              return chunk_detail::extend16_avx2(e, begin, end);
-            case SimdLevel::Scalar:
-              return chunk_detail::extend16_blocks(e, begin, end);
-          }
-        },
-        16);
+        [&](uint64_t begin, uint64_t end) { chunk_detail::extend16(level, e, begin, end); }, 16);
     return;
   }
   const uint64_t blocks_per_col = (chunks + kExtendBlock - 1) / kExtendBlock;

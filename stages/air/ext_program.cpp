@@ -224,10 +224,11 @@ void check_reads(const ExtProgram& p, const ExtInputs& in, uint32_t first_root, 
   }
 }
 
-// One body instruction over slots of T (Fp4, or Fp for the base-field interpreter); `load` gives a
-// Load's value, a Fold adds coeffs[b] times its slot to acc. Const and Public are the prologue's.
-template <class T, class LoadFn>
-inline void run_instr(const ExtInstr& i, std::vector<T>& r, Fp4& acc, const Fp4* coeffs, LoadFn&& load) {
+// One body instruction of the base-field interpreter over its slots; `load` gives a Load's value, a
+// Fold adds coeffs[b] times its slot to acc. Const and Public are the prologue's. (The Fp4 programs
+// run over blocks of points: detail/ext_cpu_blocks.inl.)
+template <class LoadFn>
+inline void run_instr(const ExtInstr& i, std::vector<Fp>& r, Fp4& acc, const Fp4* coeffs, LoadFn&& load) {
   switch (i.op) {
     case ExtOp::Load:
       r[i.dst] = load(i);

@@ -2,7 +2,7 @@
 // called where cpu_simd_level() allows it (stages/air/ext_program.cpp).
 #include <immintrin.h>
 
-#include "kernels/field/fp.hpp"
+#include "kernels/field/fp4.hpp"
 #include "stages/air/detail/ext_cpu_program.hpp"
 
 namespace vkstark::ext_cpu_detail {

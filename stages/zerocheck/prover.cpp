@@ -94,7 +94,8 @@ class BatchProver {
     std::optional<Graph::SpanScope> span;
     span.emplace(g_.span("round0"));
     std::vector<Round0Trace> r0_traces;
-    for (const BatchTrace& tr : in_.traces) r0_traces.push_back({tr.vk, tr.parts, tr.log_height});
+    for (const BatchTrace& tr : in_.traces)
+      r0_traces.push_back({tr.vk, tr.parts, tr.log_height, tr.kernels->f.rotated});
     Round0Prover r0(g_, t_, params_, std::move(r0_traces), in_.xi);
     coefficients(r0.lambda());
     for (uint32_t T = 0; T < P_; ++T)

@@ -9,7 +9,6 @@
 #include "kernels/whir.hpp"
 #include "kernels/zerocheck.hpp"
 #include "stages/program.hpp"
-#include "stages/zerocheck/functionals.hpp"
 
 namespace vkstark {
 
@@ -225,9 +224,11 @@ void Round0Prover::check_traces() {
     // trace, at least kRound0MinBlockBytes, at most one binding).
     uint64_t trace_bytes = 0;
     for (const TracePart& p : in.parts) trace_bytes += p.bytes();
-    s.rotated = vk.params.need_rot ? rotated_columns(dag, shape) : std::vector<std::vector<uint32_t>>(widths.size());
+    if (in.rotated.size() != widths.size())
+      throw InputError(fmt::format("round 0: trace {} has rotated columns for {} parts, {} expected", T,
+                                   in.rotated.size(), widths.size()));
     uint64_t ext_columns = 0;
-    for (size_t p = 0; p < widths.size(); ++p) ext_columns += widths[p] + s.rotated[p].size();
+    for (size_t p = 0; p < widths.size(); ++p) ext_columns += widths[p] + in.rotated[p].size();
     const uint64_t ext_per_chunk = ext_columns * sizeof(Fp) * n_;
     const uint64_t budget =
         std::min(std::max(trace_bytes / 4, round0_min_block_bytes()), g_.memory_limits().max_view_bytes());
@@ -305,7 +306,7 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
   const bool rot = in.vk->params.need_rot;
   const uint64_t m = n_ << s.log_block, first = uint64_t(b) << s.log_block;
   uint64_t cells = 0;  // extension values: the local columns, the next rows of the rotated ones
-  for (uint32_t p = 0; p < in.parts.size(); ++p) cells += in.parts[p].width + s.rotated[p].size();
+  for (uint32_t p = 0; p < in.parts.size(); ++p) cells += in.parts[p].width + in.rotated[p].size();
   cells *= m;
   const std::string coset = fmt::format("coset{}", c), block = s.blocks == 1 ? std::string() : fmt::format(".b{}", b);
   Buffer<Fp> ext = g_.transient<Fp>(name(T, coset + block + ".extension"), cells);
@@ -355,7 +356,7 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
       continue;
     }
     // The next rows of the rotated columns, a dispatch per run of consecutive ones within a piece.
-    const std::vector<uint32_t>& r = s.rotated[p];
+    const std::vector<uint32_t>& r = in.rotated[p];
     const View<Fp> next = ext.slice(at, r.size() * m);
     at += r.size() * m;
     out.next.push_back(next);

@@ -62,6 +62,9 @@ struct Round0Trace {
   const StarkVerifyingKey* vk = nullptr;  // widths, need_rot, max_constraint_degree, constraints, interactions
   std::vector<TracePart> parts;           // row-view order (preprocessed?, cached..., common): width_p x 2^log_height
   uint32_t log_height = 0;
+  // Per part, the columns the AIR reads at the next row, ascending (AirFunctionals::rotated: the
+  // round-0 kernels' sources); empty lists without need_rot.
+  std::vector<std::vector<uint32_t>> rotated;
 };
 
 // Where round 0 writes the batch constraint proof part.
@@ -151,16 +154,15 @@ class Round0Prover {
   struct TraceState {
     Round0Trace in;
     uint32_t cosets = 0, degree = 0, n_tilde = 0;
-    uint64_t chunks = 0;                         // X
-    uint32_t log_block = 0, blocks = 1;          // B = 2^log_block chunks per block, X / B blocks
-    uint32_t present = 0;                        // bit f: functional f exists
-    uint32_t block_rows = 0;                     // partial sums per value, coset and block
-    uint32_t rows = 0;                           // J = blocks * block_rows: per value and coset
-    View<Fp4> eq_x;                              // X weights eq(xi[l..l+n~], x)
-    View<Fp4> partials;                          // C J 3 N
-    std::vector<uint8_t> extended, reduced;      // per (coset, block): (c - 1) blocks + b
-    std::vector<View<Fp4>> values;               // per (coset, block): 3 M
-    std::vector<std::vector<uint32_t>> rotated;  // per part: the columns read at the next row
+    uint64_t chunks = 0;                     // X
+    uint32_t log_block = 0, blocks = 1;      // B = 2^log_block chunks per block, X / B blocks
+    uint32_t present = 0;                    // bit f: functional f exists
+    uint32_t block_rows = 0;                 // partial sums per value, coset and block
+    uint32_t rows = 0;                       // J = blocks * block_rows: per value and coset
+    View<Fp4> eq_x;                          // X weights eq(xi[l..l+n~], x)
+    View<Fp4> partials;                      // C J 3 N
+    std::vector<uint8_t> extended, reduced;  // per (coset, block): (c - 1) blocks + b
+    std::vector<View<Fp4>> values;           // per (coset, block): 3 M
   };
   void check_traces();
   void eq_tables();

@@ -1,15 +1,17 @@
 // CPU bodies over blocks of chunks of a column (chunk x of a column of height H: its rows x N ..
 // x N + N - 1, mod H), at each SIMD level: ZerocheckCosetExtend for N = 16 (kernels/zerocheck.hpp:
 // the inverse DFT, the coset's shifts, the forward DFT) and PleFoldColumns
-// (kernels/mle_tables.hpp: the chunk's rows weighted by N Fp4 weights). kernels/cpu/zerocheck.cpp
-// and mle_tables.cpp run the portable bodies, chunk_blocks_avx2.cpp and chunk_blocks_avx512.cpp the
-// ones compiled for their ISA; all include detail/chunk_blocks.inl. Plain data and declarations
-// only (nothing compiled for one ISA is shared with another translation unit).
+// (kernels/mle_tables.hpp: the chunk's rows weighted by N Fp4 weights). kernels/cpu/chunk_blocks.cpp
+// holds the portable bodies and the dispatch by level, chunk_blocks_avx2.cpp and
+// chunk_blocks_avx512.cpp the bodies compiled for their ISA; all include detail/chunk_blocks.inl.
+// Plain data and declarations only (nothing compiled for one ISA is shared with another
+// translation unit).
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/field/fp.hpp"
+#include "kernels/field/simd_level.hpp"
 
 namespace vkstark::chunk_detail {
 
@@ -39,7 +41,11 @@ struct PleFold {
   uint64_t shift;
 };
 
-// Blocks [begin, end) of kLanes chunks of one column each (block b: column b / ceil(B / kLanes)).
+// Blocks [begin, end) of kLanes chunks of one column each (block b: column b / ceil(B / kLanes)),
+// with the body of `level` (kernels/cpu/chunk_blocks.cpp).
+void extend16(SimdLevel level, const Extend16& e, uint64_t begin, uint64_t end);
+void ple_fold(SimdLevel level, const PleFold& f, uint64_t begin, uint64_t end);
+// The bodies compiled for one ISA.
 void extend16_avx512(const Extend16& e, uint64_t begin, uint64_t end);
 void extend16_avx2(const Extend16& e, uint64_t begin, uint64_t end);
 void ple_fold_avx512(const PleFold& f, uint64_t begin, uint64_t end);

@@ -10,8 +10,8 @@ static_assert(kPointLanes % LANES == 0);
 constexpr uint32_t kVecs = kPointLanes / LANES;
 constexpr uint32_t kSlotWords = 4 * kPointLanes;  // one slot: 4 coordinates x kPointLanes lanes
 
-// W = 11 (X^4 = W) in Montgomery form: 11 * 2^32 mod p.
-constexpr uint32_t kWMont = uint32_t((uint64_t(11) << 32) % Fp::P);
+// W (X^4 = W) in Montgomery form.
+constexpr uint32_t kWMont = Fp::from_canonical_unchecked(Fp4::W).mont();
 
 // d = a * b over coordinates (schoolbook; X^4 = W), one vector of lanes at offset v.
 [[gnu::always_inline]] inline void fp4_mul(uint32_t* d, const uint32_t* a, const Vec (&b)[4], uint32_t v) {
