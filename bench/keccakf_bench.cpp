@@ -225,7 +225,9 @@ int main(int argc, char** argv) try {
                            "timed host verifications of the encoded proof (decode + verify, one thread)");
   bool profile = false;
   options.flag("--profile", profile, "time every dispatch (one extra run) and list the costliest kernels");
-  options.output("--trace", trace_file, "write a Chrome trace of the last run (open in Perfetto)");
+  options.output("--trace", trace_file,
+                 "write a Chrome trace of the last run (open in Perfetto); with --profile also FILE.profile.json, "
+                 "the profiled run's dispatches");
   options.output("--json", json_file,
                  "write results as JSON (default: bench/results/keccakf_bench-<executor>[-unfused].json)");
   uint32_t concurrent = 0;
@@ -324,6 +326,8 @@ int main(int argc, char** argv) try {
     t.profile_tasks = true;
     (void)prepared->run(airs, &t);
     write_summary(t, std::cout);
+    // Every dispatch's time, beside the timed run's trace (per-dispatch timestamps serialise it).
+    if (!trace_file.empty()) write_chrome_trace_file(t, trace_file + ".profile.json");
   }
   const std::vector<uint8_t> bytes = encode(proof);
   VerifyResult verdict;

@@ -471,18 +471,33 @@ std::string StackedSliceWeights::check(const Args& a) {
                   count_is(a.weights, "weights", 2 * a.rot.view.count));
 }
 
-std::string StackedRound0Partials::check(const Args& a) {
+std::string StackedRound0SliceSums::check(const Args& a) {
   if (auto p = l_skip_problem(a.l_skip); !p.empty()) return p;
   if (a.log_chunks > 24) return fmt::format("log_chunks {} above 24", a.log_chunks);
-  const uint64_t three_n = 3 * (uint64_t(1) << a.l_skip);
-  if (a.weights.view.count == 0 || a.weights.view.count % 2 != 0)
-    return fmt::format("weights has {} elements, not one pair per slice (at least one)", a.weights.view.count);
-  if (a.partials.view.count == 0 || a.partials.view.count % three_n != 0)
-    return fmt::format("partials has {} elements, not whole groups of 3 * 2^l_skip = {}", a.partials.view.count,
-                       three_n);
-  const uint64_t values = a.weights.view.count / 2 << (a.log_chunks + a.l_skip);
-  return first_of(count_is(a.eq, "eq", uint64_t(1) << a.log_chunks), count_is(a.message, "message", values),
-                  indexable(a.message, "message"), indexable(a.partials, "partials"));
+  if (a.log_parts > a.log_chunks)
+    return fmt::format("log_parts {} above log_chunks {}: more parts than chunks", a.log_parts, a.log_chunks);
+  const uint64_t group = uint64_t(2) << (a.l_skip + a.log_parts);
+  if (a.sums.view.count == 0 || a.sums.view.count % group != 0)
+    return fmt::format("sums has {} elements, not whole slices of 2 * 2^(l_skip + log_parts) = {}", a.sums.view.count,
+                       group);
+  if (auto p = indexable(a.sums, "sums"); !p.empty()) return p;
+  const uint64_t slices = a.sums.view.count / group;
+  return first_of(count_is(a.eq, "eq", uint64_t(1) << a.log_chunks),
+                  count_is(a.trace, "trace", slices << (a.log_chunks + a.l_skip)), indexable(a.trace, "trace"),
+                  grid_fits(a.sums.view.count / 2, "sums.count / 2"));
+}
+
+std::string StackedRound0Weigh::check(const Args& a) {
+  if (auto p = l_skip_problem(a.l_skip); !p.empty()) return p;
+  if (a.log_parts > 24) return fmt::format("log_parts {} above 24", a.log_parts);
+  const uint64_t n = uint64_t(1) << a.l_skip, group = 2 * n << a.log_parts;
+  if (a.sums.view.count == 0 || a.sums.view.count % group != 0)
+    return fmt::format("sums has {} elements, not whole slices of 2 * 2^(l_skip + log_parts) = {}", a.sums.view.count,
+                       group);
+  if (a.partials.view.count == 0 || a.partials.view.count % (3 * n) != 0)
+    return fmt::format("partials has {} elements, not whole groups of 3 * 2^l_skip = {}", a.partials.view.count, 3 * n);
+  return first_of(count_is(a.weights, "weights", 2 * (a.sums.view.count / group)), indexable(a.sums, "sums"),
+                  indexable(a.partials, "partials"));
 }
 
 std::string StackedRound0Sums::check(const Args& a) {

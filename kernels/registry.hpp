@@ -29,9 +29,9 @@
   X(NttTwiddles) X(NttStageFp) X(NttStageFp4) X(NttStageSharedFp) X(NttStageSharedFp4)             \
   X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4) X(NttTranspose)                         \
   X(StackColumns)                                                                                  \
-  X(StackedSliceWeights) X(StackedRound0Partials) X(StackedRound0Sums) X(StackedRound0Poly)        \
-  X(StackedFoldWeights) X(StackedFoldChunks) X(StackedSliceCoeffs) X(StackedKernelTable)           \
-  X(StackedFoldPartials)                                                                           \
+  X(StackedSliceWeights) X(StackedRound0SliceSums) X(StackedRound0Weigh) X(StackedRound0Sums)      \
+  X(StackedRound0Poly) X(StackedFoldWeights) X(StackedFoldChunks) X(StackedSliceCoeffs)            \
+  X(StackedKernelTable) X(StackedFoldPartials)                                                     \
   X(TranscriptObserve) X(TranscriptSample) X(TranscriptSampleBits) X(TranscriptGrindSearch)        \
   X(TranscriptGrindFinish) X(TranscriptObserveSample) X(ScalarProgram)                            \
   X(BatchColumnsExt) X(MobiusEqTable) X(EqTable) X(UCube) X(SumcheckProductPartials) X(ReduceFp4) \

@@ -6,13 +6,17 @@
 // lifted point of protocol.md 5.4). eq_D^(L)(x, y) is protocol.md 5.1; E(x) = eq(x, r_1..r_n~)
 // is the class's eq table over H_n~ (built by EqTable); D(x) = E(x - 1 mod 2^n~) - E(x).
 //
-// Round 0 reads the commitments' RS messages (StackedCommitment::message): the message chunk of
-// stacked row block x is the hypercube table of g with q-hat(Z, x) = g(Z, Z^2, Z^4, .., x)
-// (protocol.md 6.3), so weighted sums of chunks Möbius-transform into monomial coefficients in Z
-// and fold at u_0 as multilinear evaluations at (u_0, u_0^2, ..).
+// Round 0 reads the stacked traces in evaluation form (the columns before their RS messages,
+// protocol.md 6.3): the message chunk of stacked row block x is subset-zeta(iDFT_N(trace chunk x)),
+// the hypercube table of g with q-hat(Z, x) = g(Z, Z^2, Z^4, .., x). Both maps are Fp-linear, so
+// weighted sums of trace chunks iDFT into monomial coefficients in Z (the Möbius transform of the
+// same sums of message chunks, which StackedRound0Sums::mobius takes where only the RS message is
+// left), and the heavy pass (StackedRound0SliceSums) needs no lambda. After
+// u_0 the message chunks fold at u_0 as multilinear evaluations at (u_0, u_0^2, ..).
 #pragma once
 
 #include <algorithm>
+#include <bit>
 
 #include "kernels/detail/grid.hpp"
 #include "kernels/types.hpp"
@@ -36,29 +40,59 @@ struct StackedSliceWeights {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// The number of partial sums StackedRound0Partials should write for `chunks` chunks of 2^l_skip:
-// about 32 chunks per invocation, at most 2^16 invocations.
-constexpr uint32_t stacked_round0_part_count(uint64_t chunks, uint32_t l_skip) {
-  const uint64_t most = std::max<uint64_t>(1, (uint64_t(1) << 16) >> l_skip);
-  return static_cast<uint32_t>(std::clamp<uint64_t>((chunks + 31) / 32, 1, most));
+// log2 of the parts per slice for K slices of 2^log_chunks chunks: each invocation sums at least
+// 256 chunks where a slice has that many, and the rows (K q) stay at most 2^16 (so the sums stay
+// small); at least 0.
+constexpr uint32_t stacked_round0_log_parts(uint64_t slices, uint32_t log_chunks) {
+  const uint32_t by_chunks = log_chunks > 8 ? log_chunks - 8 : 0;
+  const uint64_t rows = std::max<uint64_t>(1, (uint64_t(1) << 16) / std::max<uint64_t>(1, slices));
+  return std::min<uint32_t>(by_chunks, static_cast<uint32_t>(std::bit_width(rows) - 1));
 }
 
-// Round 0's sums over one class's slices of one commitment: K = weights.count / 2 consecutive
-// slices of C = 2^log_chunks chunks of N = 2^l_skip message entries each (message holds exactly
-// them, slice k at k C N), eq = E (C entries), weights = the slices' StackedSliceWeights pairs. With
-// P = partials.count / (3N), chunk g = k C + x (g < K C, x < C) and S < N:
-//   partials[(3p + t) N + S] = sum_{g = p mod P} W_t(g) message[g N + S],   p < P, t < 3,
-//   W_0 = weights[2k] E(x),  W_1 = weights[2k+1] E(x),  W_2 = weights[2k+1] D(x).
-// grid.x = P N (invocation p N + S).
-struct StackedRound0Partials {
-  static constexpr std::string_view name = "stacked_round0_partials";
+// Round 0's first pass over K consecutive slices of one class in one stacked trace, in evaluation
+// form: C = 2^log_chunks chunks of N = 2^l_skip entries per slice (trace holds exactly them, slice
+// k at k C N), eq = E (C entries), q = 2^log_parts parts per slice (log_parts <= log_chunks), part j
+// the chunks x in [j C/q, (j+1) C/q). With K = sums.count / (2 N q), row = k q + j and S < N:
+//   sums[(2 row) N + S]     = sum_{x in part j} E(x) trace[(k C + x) N + S],
+//   sums[(2 row + 1) N + S] = sum_{x in part j} D(x) trace[(k C + x) N + S].
+// grid.x = K q N (invocation row N + S: adjacent invocations read adjacent trace entries).
+struct StackedRound0SliceSums {
+  static constexpr std::string_view name = "stacked_round0_slice_sums";
   struct Args {
-    In<Fp> message;
+    In<Fp> trace;
     In<Fp4> eq;
+    Out<Fp4> sums;
+    uint32_t l_skip = 0;
+    uint32_t log_chunks = 0;
+    uint32_t log_parts = 0;
+  };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.sums.view.count / 2)}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// The number of partial sums StackedRound0Weigh should write for `rows` rows of sums: about 8 rows
+// per invocation, at most 2^16 invocations.
+constexpr uint32_t stacked_round0_weigh_parts(uint64_t rows, uint32_t l_skip) {
+  const uint64_t most = std::max<uint64_t>(1, (uint64_t(1) << 16) >> l_skip);
+  return static_cast<uint32_t>(std::clamp<uint64_t>((rows + 7) / 8, 1, most));
+}
+
+// Round 0's second pass, the slices' weights on StackedRound0SliceSums rows: R = sums.count / (2N)
+// rows, 2^log_parts per slice (R a multiple of it), weights = the slices' StackedSliceWeights pairs
+// (2 (R >> log_parts) entries). With P = partials.count / (3N), k = row >> log_parts and S < N:
+//   partials[(3p + 0) N + S] = sum_{row = p mod P} weights[2k]   sums[(2 row) N + S],
+//   partials[(3p + 1) N + S] = sum_{row = p mod P} weights[2k+1] sums[(2 row) N + S],
+//   partials[(3p + 2) N + S] = sum_{row = p mod P} weights[2k+1] sums[(2 row + 1) N + S].
+// grid.x = P N (invocation p N + S).
+struct StackedRound0Weigh {
+  static constexpr std::string_view name = "stacked_round0_weigh";
+  struct Args {
+    In<Fp4> sums;
     In<Fp4> weights;
     Out<Fp4> partials;
     uint32_t l_skip = 0;
-    uint32_t log_chunks = 0;
+    uint32_t log_parts = 0;
   };
   static Grid grid(const Args& a) {
     const uint64_t three_n = 3 * detail::pow2(std::min<uint32_t>(a.l_skip, 31));
@@ -68,16 +102,23 @@ struct StackedRound0Partials {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// One class's partial sums, added and Möbius-transformed over the l_skip bits: with
-// P = partials.count / (3N),
-//   sums[t N + a] = sum_{S subset of a} (-1)^|a \ S| sum_{p < P} partials[(3p + t) N + S],
-// the monomial coefficients (in Z) of sum_{slices, x} W_t q-hat(Z, x). grid.x = 3N = sums.count.
+// One class's partial sums, added and inverse-DFT'd over D: with P = partials.count / (3N),
+// omega = two_adic_generator(l_skip) and v_t[S] = sum_{p < P} partials[(3p + t) N + S],
+//   sums[t N + a] = iDFT_N(v_t)[a] = N^-1 sum_{S < N} v_t[S] omega^(-S a),
+// the monomial coefficients (in Z) of sum_{k, x} W_t(k, x) q-hat(Z, x) over the class's slices k and
+// chunks x, W_0 = weights[2k] E(x), W_1 = weights[2k+1] E(x), W_2 = weights[2k+1] D(x) (the
+// partials of StackedRound0Weigh). With mobius != 0 the partials are sums of RS message chunks
+// instead (subset-zeta(iDFT_N(chunk)), protocol.md 6.3) and the transform is its inverse's half,
+// the subset-Möbius transform over the l_skip bits:
+//   sums[t N + a] = sum_{S subset of a} (-1)^|a \ S| v_t[S].
+// grid.x = 3N = sums.count.
 struct StackedRound0Sums {
   static constexpr std::string_view name = "stacked_round0_sums";
   struct Args {
     In<Fp4> partials;
     Out<Fp4> sums;
     uint32_t l_skip = 0;
+    uint32_t mobius = 0;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.sums.view.count)}; }
   static std::string check(const Args& a);

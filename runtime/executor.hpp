@@ -46,6 +46,10 @@ struct ExecutorLimits {
   // executor, whose constraint kernels are instruction streams): callers may give one kernel work
   // that a GPU needs split into chunks (compile time, registers).
   bool unbounded_kernels = false;
+  // A shader invocation's loop iterations in all before the implementation ends its loops, silently
+  // (0: no such limit). llvmpipe's is 65535: long sequential loops (a transcript observing
+  // thousands of words) must be split into dispatches there.
+  uint64_t max_shader_loop_iterations = 0;
 };
 
 // The limits above lowered by the environment variables (InputError naming a variable whose value

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 #include "kernels/basic.hpp"
@@ -14,6 +15,7 @@
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
 #include "stages/preamble.hpp"
+#include "stages/program.hpp"
 #include "stages/prover_commit.hpp"
 #include "stages/reduction/prover.hpp"
 #include "stages/whir/prover.hpp"
@@ -328,6 +330,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   }
 
   View<Fp4> r;
+  std::optional<StackedOpeningReduction> reduction;  // made where r is complete (BesideOpenings::before)
   {
     auto rap = g.span("prover.rap_constraints");
     View<Fp4> xi = g.transient<Fp4>("xi", l + n_global).all();
@@ -388,17 +391,27 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
       tr.row_start = s.logup.row_start[T];
       in.traces.push_back(std::move(tr));
     }
+    in.observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0;
+    // Round 0 of the stacked reduction needs r and the traces only: its E tables before the
+    // column openings are gathered, its slice sums (most of its work) beside their observation.
+    const BesideOpenings beside{
+        .before =
+            [&](View<Fp4> point) {
+              reduction.emplace(g, params, StackedReductionInput{c.pointers(), c.need_rot, point});
+              reduction->record_eq_tables();
+            },
+        .beside = [&] { reduction->record_slice_sums(); }};
     auto group = g.memory_group("constraint sumcheck");
-    r = batch_constraint_prove(g, t, batch_constraint_views(layout, *out->batch, out->batch->proto()), params, in);
+    r = batch_constraint_prove(g, t, batch_constraint_views(layout, *out->batch, out->batch->proto()), params, in,
+                               beside);
   }
   // Nothing reads the traces any more: the stacked matrices become the RS messages.
   finish_messages(g, c);
   {
     auto span = g.span("prover.openings");
     auto group = g.memory_group("openings (stacked reduction, WHIR)");
-    const View<Fp4> u =
-        stacked_reduction_prove(g, t, stacking_proof_views(layout, *out->stacking, out->stacking->proto()), params,
-                                {c.pointers(), c.need_rot, r});
+    if (!reduction) reduction.emplace(g, params, StackedReductionInput{c.pointers(), c.need_rot, r});
+    const View<Fp4> u = reduction->prove(g, t, stacking_proof_views(layout, *out->stacking, out->stacking->proto()));
     View<Fp4> cube = g.transient<Fp4>("u_cube", params.log_stacked_height()).all();
     g.dispatch<UCube>("u_cube", {.u = u, .cube = cube, .l_skip = l});
     whir_prove(g, ntt, t, layout, *out->whir, s.whir, params, WhirOpening{c.pointers(), cube});

@@ -41,6 +41,8 @@ class VulkanExecutorImpl final : public VulkanExecutor {
     l.max_binding_bytes = ctx_->max_binding_bytes;
     l.unified_memory = ctx_->unified;
     l.slow_shader_compiler = ctx_->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    // llvmpipe (lavapipe), the CPU implementation CI runs; assumed of any CPU device.
+    if (l.slow_shader_compiler) l.max_shader_loop_iterations = 65535;
     for (uint32_t i = 0; i < ctx_->memory.memoryHeapCount; ++i)
       if (ctx_->memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
         l.device_memory_bytes = std::max<uint64_t>(l.device_memory_bytes, ctx_->memory.memoryHeaps[i].size);

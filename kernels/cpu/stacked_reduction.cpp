@@ -3,10 +3,10 @@
 #include "kernels/stacked_reduction.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <vector>
+#include <span>
 
 #include "kernels/cpu/parallel.hpp"
+#include "kernels/field/dft.hpp"
 
 namespace vkstark {
 
@@ -66,66 +66,80 @@ void StackedSliceWeights::cpu(const Args& a, const CpuContext& ctx) {
   });
 }
 
-void StackedRound0Partials::cpu(const Args& a, const CpuContext& ctx) {
-  auto msg = ctx.span(a.message);
+void StackedRound0SliceSums::cpu(const Args& a, const CpuContext& ctx) {
+  auto trace = ctx.span(a.trace);
   auto eq = ctx.span(a.eq);
-  auto w = ctx.span(a.weights);
-  auto out = ctx.span(a.partials);
-  const uint64_t n = uint64_t(1) << a.l_skip, c = uint64_t(1) << a.log_chunks, cmask = c - 1;
-  const uint64_t parts = out.size() / (3 * n), chunks = w.size() / 2 * c;
+  auto out = ctx.span(a.sums);
+  const uint64_t n = uint64_t(1) << a.l_skip, cmask = (uint64_t(1) << a.log_chunks) - 1;
+  const uint32_t log_run = a.log_chunks - a.log_parts;  // chunks per part
+  const uint64_t rows = out.size() / (2 * n), run = uint64_t(1) << log_run;
+  // About 2^14 entries per task.
+  const uint64_t grain = uint64_t(1) << (14 - std::min<uint32_t>(14, log_run + a.l_skip));
   cpu::for_each_index(
-      parts,
-      [&](uint64_t p) {
-        std::vector<Fp4> acc(3 * n), ae(n), ad(n);
-        uint64_t cur = ~uint64_t(0);
-        auto flush = [&] {
-          if (cur == ~uint64_t(0)) return;
-          for (uint64_t s = 0; s < n; ++s) {
-            acc[s] += w[2 * cur] * ae[s];
-            acc[n + s] += w[2 * cur + 1] * ae[s];
-            acc[2 * n + s] += w[2 * cur + 1] * ad[s];
-          }
-        };
-        for (uint64_t g = p; g < chunks; g += parts) {
-          const uint64_t k = g >> a.log_chunks, x = g & cmask;
-          if (k != cur) {  // sums within a slice first, weighted once per slice
-            flush();
-            cur = k;
-            std::fill(ae.begin(), ae.end(), Fp4::zero());
-            std::fill(ad.begin(), ad.end(), Fp4::zero());
-          }
+      rows,
+      [&](uint64_t row) {
+        const uint64_t k = row >> a.log_parts, x0 = (row & ((uint64_t(1) << a.log_parts) - 1)) << log_run;
+        Fp4* ae = out.data() + 2 * row * n;
+        Fp4* ad = ae + n;
+        std::fill(ae, ae + 2 * n, Fp4::zero());
+        for (uint64_t x = x0; x < x0 + run; ++x) {
           const Fp4 e = eq[x], d = eq[(x - 1) & cmask] - e;
-          const Fp* chunk = msg.data() + g * n;
+          const Fp* chunk = trace.data() + (((k << a.log_chunks) + x) << a.l_skip);
           for (uint64_t s = 0; s < n; ++s) {
             ae[s] += e * chunk[s];
             ad[s] += d * chunk[s];
           }
         }
-        flush();
-        for (uint64_t t = 0; t < 3; ++t)
-          std::copy(acc.begin() + t * n, acc.begin() + (t + 1) * n, out.begin() + (3 * p + t) * n);
       },
-      1);
+      grain);
+}
+
+void StackedRound0Weigh::cpu(const Args& a, const CpuContext& ctx) {
+  auto in = ctx.span(a.sums);
+  auto w = ctx.span(a.weights);
+  auto out = ctx.span(a.partials);
+  const uint64_t n = uint64_t(1) << a.l_skip, rows = in.size() / (2 * n), parts = out.size() / (3 * n);
+  cpu::for_each_index(
+      parts,
+      [&](uint64_t p) {
+        Fp4* acc = out.data() + 3 * p * n;
+        std::fill(acc, acc + 3 * n, Fp4::zero());
+        for (uint64_t row = p; row < rows; row += parts) {
+          const uint64_t k = row >> a.log_parts;
+          const Fp4 w0 = w[2 * k], w1 = w[2 * k + 1];
+          const Fp4* se = in.data() + 2 * row * n;
+          const Fp4* sd = se + n;
+          for (uint64_t s = 0; s < n; ++s) {
+            acc[s] += w0 * se[s];
+            acc[n + s] += w1 * se[s];
+            acc[2 * n + s] += w1 * sd[s];
+          }
+        }
+      },
+      std::max<uint64_t>(1, 256 >> a.l_skip));
 }
 
 void StackedRound0Sums::cpu(const Args& a, const CpuContext& ctx) {
   auto in = ctx.span(a.partials);
   auto out = ctx.span(a.sums);
   const uint64_t n = uint64_t(1) << a.l_skip, parts = in.size() / (3 * n);
+  const Radix2Dft dft(a.l_skip);
   cpu::for_each_index(
-      3 * n,
-      [&](uint64_t i) {
-        const uint64_t t = i / n, sa = i % n;
-        Fp4 acc;
-        for (uint64_t s = sa;; s = (s - 1) & sa) {  // every subset s of sa
-          Fp4 v;
-          for (uint64_t p = 0; p < parts; ++p) v += in[(3 * p + t) * n + s];
-          acc = (std::popcount(sa ^ s) & 1) ? acc - v : acc + v;
-          if (s == 0) break;
+      3,
+      [&](uint64_t t) {
+        std::span<Fp4> v = out.subspan(t * n, n);
+        std::fill(v.begin(), v.end(), Fp4::zero());
+        for (uint64_t p = 0; p < parts; ++p)
+          for (uint64_t s = 0; s < n; ++s) v[s] += in[(3 * p + t) * n + s];
+        if (a.mobius == 0) {
+          dft.inverse(v);
+          return;
         }
-        out[i] = acc;
+        for (uint64_t bit = 1; bit < n; bit <<= 1)  // subset-Möbius, one bit at a time
+          for (uint64_t s = 0; s < n; ++s)
+            if (s & bit) v[s] -= v[s ^ bit];
       },
-      16);
+      1);
 }
 
 void StackedRound0Poly::cpu(const Args& a, const CpuContext& ctx) {

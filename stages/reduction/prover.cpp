@@ -29,17 +29,34 @@ struct Region {
   uint32_t count = 0;
   uint64_t start = 0;       // message position of its first entry: stacked_col * 2^(l + n_stack) + row_start
   uint32_t log_chunks = 0;  // lifted n of its height
+  // Round 0's sums of its slices (StackedRound0SliceSums): over the traces (the stacked matrix
+  // before finish_message) or over the RS message, in parts of 2^log_parts per slice.
+  bool over_message = false;
+  uint32_t log_parts = 0;
+  View<Fp4> slice_sums{};
 };
+
+}  // namespace
 
 class StackedReductionProver {
  public:
-  StackedReductionProver(Graph& g, DeviceTranscript& t, const StackingProofViews& proof, const SystemParams& params,
-                         const StackedReductionInput& in)
-      : g_(g), t_(t), proof_(proof), in_(in), l_(params.l_skip), n_stack_(params.n_stack), n_(uint64_t(1) << l_) {}
-
-  View<Fp4> run() {
+  StackedReductionProver(Graph& g, const SystemParams& params, StackedReductionInput in)
+      : g_(g), in_(std::move(in)), l_(params.l_skip), n_stack_(params.n_stack), n_(uint64_t(1) << l_) {
     plan();
-    eq_tables();
+  }
+
+  void record_eq_tables() {
+    if (!eq_recorded_) eq_tables();
+    eq_recorded_ = true;
+  }
+  void record_slice_sums() {
+    record_eq_tables();
+    if (!sums_recorded_) slice_sums();
+    sums_recorded_ = true;
+  }
+  View<Fp4> prove(DeviceTranscript& t, const StackingProofViews& proof) {
+    check_proof(t, proof);
+    record_slice_sums();
     sample_lambda();
     round0();
     fold_u0();
@@ -54,8 +71,10 @@ class StackedReductionProver {
   View<Fp4> transient(const std::string& step, uint64_t count) { return g_.transient<Fp4>(name(step), count).all(); }
 
   void plan();  // checks the input; slices, heights (classes) and regions
+  void check_proof(DeviceTranscript& t, const StackingProofViews& proof);
   void find_regions();
   void eq_tables();
+  void slice_sums();
   void sample_lambda();
   void round0();
   void fold_u0();
@@ -63,9 +82,9 @@ class StackedReductionProver {
   void openings();
 
   Graph& g_;
-  DeviceTranscript& t_;
-  const StackingProofViews& proof_;
-  const StackedReductionInput& in_;
+  DeviceTranscript* t_ = nullptr;
+  const StackingProofViews* proof_ = nullptr;
+  const StackedReductionInput in_;
   const uint32_t l_, n_stack_;
   const uint64_t n_;  // N = 2^l_skip
 
@@ -74,8 +93,10 @@ class StackedReductionProver {
   std::vector<uint32_t> classes_;        // distinct slice heights (log), descending
   std::vector<uint64_t> eq_offset_;      // per class: its E table in eq_
   std::vector<Region> regions_;          // commitment by commitment, layout order
+  std::vector<Region> pieces_;           // round 0's: the regions split to fit its bindings
   std::vector<uint32_t> rot_, heights_;  // per global slice: need_rot of its matrix, its log height
   View<Fp4> eq_, lambda_, weights_, u_;
+  bool eq_recorded_ = false, sums_recorded_ = false;
   // The current column tables and kernel tables (rounds 1..n_stack), in tiles of tile_cols_ columns
   // (one tile where they fit one binding and kMaxTileBytes).
   std::vector<View<Fp4>> f_, k_;
@@ -96,9 +117,6 @@ void StackedReductionProver::plan() {
   uint32_t max_lifted = 0;
   for (uint32_t c = 0; c < cs.size(); ++c) {
     const StackedLayout& layout = cs[c]->layout;
-    if (cs[c]->traces_kept)
-      throw GraphError(
-          fmt::format("stacked reduction: commitment {} still holds its traces (finish_message first)", c));
     if (layout.l_skip() != l_ || layout.n_stack() != n_stack_)
       throw InputError(fmt::format("stacked reduction: commitment {} has l_skip {}, n_stack {}; the params {}, {}", c,
                                    layout.l_skip(), layout.n_stack(), l_, n_stack_));
@@ -117,13 +135,23 @@ void StackedReductionProver::plan() {
   std::sort(classes_.rbegin(), classes_.rend());
   if (in_.r.count < 1ull + max_lifted)
     throw InputError(fmt::format("stacked reduction: r has {} coordinates, {} needed", in_.r.count, 1ull + max_lifted));
-  const uint64_t coeffs = 2 * n_ - 1;
-  if (proof_.univariate_round_coeffs.count != coeffs || proof_.sumcheck_round_polys.count != 2ull * n_stack_ ||
-      proof_.stacking_openings.count != total_width_)
-    throw InputError(fmt::format("stacked reduction: proof views of {}, {}, {} entries; {}, {}, {} expected",
-                                 proof_.univariate_round_coeffs.count, proof_.sumcheck_round_polys.count,
-                                 proof_.stacking_openings.count, coeffs, 2 * n_stack_, total_width_));
   find_regions();
+}
+
+void StackedReductionProver::check_proof(DeviceTranscript& t, const StackingProofViews& proof) {
+  if (t_ != nullptr) throw GraphError("stacked reduction: prove() called twice");
+  const uint64_t coeffs = 2 * n_ - 1;
+  if (proof.univariate_round_coeffs.count != coeffs || proof.sumcheck_round_polys.count != 2ull * n_stack_ ||
+      proof.stacking_openings.count != total_width_)
+    throw InputError(fmt::format("stacked reduction: proof views of {}, {}, {} entries; {}, {}, {} expected",
+                                 proof.univariate_round_coeffs.count, proof.sumcheck_round_polys.count,
+                                 proof.stacking_openings.count, coeffs, 2 * n_stack_, total_width_));
+  for (uint32_t c = 0; c < in_.commitments.size(); ++c)
+    if (in_.commitments[c]->traces_kept)
+      throw GraphError(
+          fmt::format("stacked reduction: commitment {} still holds its traces (finish_message first)", c));
+  t_ = &t;
+  proof_ = &proof;
 }
 
 // Regions: maximal runs of one height whose message positions follow each other.
@@ -158,7 +186,54 @@ void StackedReductionProver::eq_tables() {
     eq_offset_.push_back(total);
     total += uint64_t(1) << lifted_n(h);
   }
-  eq_ = transient("eq", total);
+  // Round 0's pieces: the regions split where their slice sums would not fit one binding.
+  const MemoryLimits& limits = g_.memory_limits();
+  const uint64_t row_bytes = 2 * n_ * sizeof(Fp4);
+  auto sums_bytes = [&](uint64_t k, uint32_t log_chunks) {
+    return (k << stacked_round0_log_parts(k, log_chunks)) * row_bytes;
+  };
+  for (const Region& r : regions_) {
+    uint32_t most = r.count;
+    while (most > 1 && sums_bytes(most, r.log_chunks) > limits.max_view_bytes()) most = (most + 1) / 2;
+    if (sums_bytes(most, r.log_chunks) > limits.max_view_bytes())
+      throw GraphError(fmt::format("stacked reduction: round 0's sums of one slice ({} bytes) do not fit one binding",
+                                   sums_bytes(most, r.log_chunks)));
+    const uint64_t slice_len = uint64_t(1) << (l_ + r.log_chunks);
+    for (uint32_t first = 0; first < r.count; first += most) {
+      Region piece = r;
+      piece.count = std::min(most, r.count - first);
+      piece.first_slice = r.first_slice + first;
+      piece.start = r.start + first * slice_len;
+      piece.log_parts = stacked_round0_log_parts(piece.count, r.log_chunks);
+      pieces_.push_back(piece);
+    }
+  }
+  // The E tables and the pieces' sums in transients of at most one allocation, the E tables in the
+  // first: so that the sums' lifetime starts before the column openings' observation that they run
+  // beside (a transient of its own could share memory with one that observation reads: a barrier).
+  const uint64_t cap =
+      limits.max_allocation_bytes == ~uint64_t(0) ? ~uint64_t(0) : limits.max_allocation_bytes - kTransientAlignment;
+  std::vector<std::pair<uint64_t, size_t>> packs{{total * sizeof(Fp4), 0}};  // (bytes, first piece)
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    const uint64_t bytes = (uint64_t(pieces_[i].count) << pieces_[i].log_parts) * row_bytes;
+    if (packs.back().first + bytes > cap) packs.push_back({0, i});
+    packs.back().first += bytes;
+  }
+  for (size_t k = 0; k < packs.size(); ++k) {
+    const View<Fp4> pack = transient(k == 0 ? std::string("round0.prepass") : fmt::format("round0.prepass.{}", k),
+                                     packs[k].first / sizeof(Fp4));
+    uint64_t at = 0;
+    if (k == 0) {
+      eq_ = pack.slice(0, total);
+      at = total;
+    }
+    const size_t end = k + 1 < packs.size() ? packs[k + 1].second : pieces_.size();
+    for (size_t i = packs[k].second; i < end; ++i) {
+      const uint64_t count = 2 * n_ * (uint64_t(pieces_[i].count) << pieces_[i].log_parts);
+      pieces_[i].slice_sums = pack.slice(at, count);
+      at += count;
+    }
+  }
   for (uint32_t c = 0; c < classes_.size(); ++c) {
     const uint32_t m = lifted_n(classes_[c]);
     const View<Fp4> u = m > 0 ? in_.r.slice(1, m) : in_.r.slice(0, 1);  // m = 0 reads nothing: the table is [1]
@@ -167,14 +242,35 @@ void StackedReductionProver::eq_tables() {
   }
 }
 
-void StackedReductionProver::sample_lambda() {
-  lambda_ = transient("lambda", 1);
-  t_.sample_ext(lambda_);
+// Round 0's sums of every region's slices that need r only (the E tables): over the stacked traces
+// where the commitment still holds them (evaluations: the sums take an inverse DFT in Z later),
+// else over the RS message (a Möbius transform later). One dispatch per region.
+void StackedReductionProver::slice_sums() {
+  for (Region& r : pieces_) {
+    const StackedCommitment& c = *in_.commitments[r.commitment];
+    const uint32_t tile = c.tile_of(uint32_t(r.start >> c.log_message()));
+    r.over_message = !c.traces_kept;
+    g_.dispatch<StackedRound0SliceSums>(
+        name(fmt::format("round0.h{}.slice_sums.c{}.s{}", classes_[r.cls], r.commitment, r.first_slice)),
+        {.trace = c.message[tile].slice(r.start - (uint64_t(c.tile_first(tile)) << c.log_message()),
+                                        uint64_t(r.count) << (l_ + r.log_chunks)),
+         .eq = eq_.slice(eq_offset_[r.cls], uint64_t(1) << r.log_chunks),
+         .sums = r.slice_sums,
+         .l_skip = l_,
+         .log_chunks = r.log_chunks,
+         .log_parts = r.log_parts});
+  }
 }
 
-// s'_0 (protocol.md 10.3): per class, the weighted sums of its slices' message chunks (three per
-// chunk entry: lambda^2i E, lambda^(2i+1) E, lambda^(2i+1) D), added and Möbius-transformed into
-// monomial coefficients, then multiplied with the class's univariate kernels and summed.
+void StackedReductionProver::sample_lambda() {
+  lambda_ = transient("lambda", 1);
+  t_->sample_ext(lambda_);
+}
+
+// s'_0 (protocol.md 10.3): per class, its slice sums weighted (three per entry: lambda^2i E,
+// lambda^(2i+1) E, lambda^(2i+1) D), added and transformed into monomial coefficients in Z (an
+// inverse DFT of sums over traces, a Möbius transform of sums over RS messages: a class whose
+// regions have both is two groups), then multiplied with the class's univariate kernels and summed.
 void StackedReductionProver::round0() {
   auto span = g_.span("round0");
   const uint32_t slices = uint32_t(rot_.size());
@@ -182,45 +278,60 @@ void StackedReductionProver::round0() {
   Buffer<uint32_t> rot = g_.constant<uint32_t>(name("rot"), rot_);
   g_.dispatch<StackedSliceWeights>(name("round0.weights"), {.lambda = lambda_, .rot = rot, .weights = weights_});
   const uint64_t group = 3 * n_;
-  // Every class's partial sums first, then their reductions, then their sums: each step's
-  // dispatches are independent of one another, so each step is one dependency level.
-  std::vector<View<Fp4>> partials(classes_.size());
-  std::vector<uint64_t> parts(classes_.size(), 0);
-  for (const Region& r : regions_) parts[r.cls] += stacked_round0_part_count(uint64_t(r.count) << r.log_chunks, l_);
-  for (uint32_t h = 0; h < classes_.size(); ++h)
-    partials[h] = transient(fmt::format("round0.h{}.partials", classes_[h]), parts[h] * group);
-  std::vector<uint64_t> next(classes_.size(), 0);
-  for (const Region& r : regions_) {
-    const uint32_t p = stacked_round0_part_count(uint64_t(r.count) << r.log_chunks, l_);
-    const StackedCommitment& c = *in_.commitments[r.commitment];
-    const uint32_t tile = c.tile_of(uint32_t(r.start >> c.log_message()));
-    g_.dispatch<StackedRound0Partials>(
-        name(fmt::format("round0.h{}.partials.c{}.s{}", classes_[r.cls], r.commitment, r.first_slice)),
-        {.message = c.message[tile].slice(r.start - (uint64_t(c.tile_first(tile)) << c.log_message()),
-                                          uint64_t(r.count) << (l_ + r.log_chunks)),
-         .eq = eq_.slice(eq_offset_[r.cls], uint64_t(1) << r.log_chunks),
+  // Groups: (class, over_message) pairs, in class order. Every group's weighted sums first, then
+  // their reductions, then their sums: each step's dispatches are independent of one another.
+  std::vector<std::pair<uint32_t, bool>> groups;
+  std::vector<uint32_t> group_of(pieces_.size());
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    const std::pair<uint32_t, bool> key{pieces_[i].cls, pieces_[i].over_message};
+    auto it = std::find(groups.begin(), groups.end(), key);
+    group_of[i] = uint32_t(it - groups.begin());
+    if (it == groups.end()) groups.push_back(key);
+  }
+  std::vector<uint64_t> parts(groups.size(), 0), region_parts(pieces_.size());
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    region_parts[i] = stacked_round0_weigh_parts(uint64_t(pieces_[i].count) << pieces_[i].log_parts, l_);
+    parts[group_of[i]] += region_parts[i];
+  }
+  auto group_name = [&](size_t h) {
+    return fmt::format("round0.h{}{}", classes_[groups[h].first], groups[h].second ? ".message" : "");
+  };
+  std::vector<View<Fp4>> partials(groups.size());
+  for (size_t h = 0; h < groups.size(); ++h) partials[h] = transient(group_name(h) + ".partials", parts[h] * group);
+  std::vector<uint64_t> next(groups.size(), 0);
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    const Region& r = pieces_[i];
+    const uint32_t h = group_of[i];
+    g_.dispatch<StackedRound0Weigh>(
+        name(fmt::format("round0.h{}.weigh.c{}.s{}", classes_[r.cls], r.commitment, r.first_slice)),
+        {.sums = r.slice_sums,
          .weights = weights_.slice(2ull * r.first_slice, 2ull * r.count),
-         .partials = partials[r.cls].slice(next[r.cls] * group, p * group),
+         .partials = partials[h].slice(next[h] * group, region_parts[i] * group),
          .l_skip = l_,
-         .log_chunks = r.log_chunks});
-    next[r.cls] += p;
+         .log_parts = r.log_parts});
+    next[h] += region_parts[i];
   }
   std::vector<ReducedPartials> rest;
-  for (uint32_t h = 0; h < classes_.size(); ++h)
-    rest.push_back(add_partial_reduce(g_, name(fmt::format("round0.h{}", classes_[h])), partials[h], parts[h],
-                                      uint32_t(group), kRound0SumGroups));
-  View<Fp4> sums = transient("round0.sums", group * classes_.size());
-  for (uint32_t h = 0; h < classes_.size(); ++h)
-    g_.dispatch<StackedRound0Sums>(name(fmt::format("round0.h{}.sums", classes_[h])),
-                                   {.partials = rest[h].values, .sums = sums.slice(h * group, group), .l_skip = l_});
-  Buffer<uint32_t> classes = g_.constant<uint32_t>(name("classes"), classes_);
+  for (size_t h = 0; h < groups.size(); ++h)
+    rest.push_back(
+        add_partial_reduce(g_, name(group_name(h)), partials[h], parts[h], uint32_t(group), kRound0SumGroups));
+  View<Fp4> sums = transient("round0.sums", group * groups.size());
+  std::vector<uint32_t> heights;
+  for (size_t h = 0; h < groups.size(); ++h) {
+    g_.dispatch<StackedRound0Sums>(name(group_name(h) + ".sums"), {.partials = rest[h].values,
+                                                                   .sums = sums.slice(h * group, group),
+                                                                   .l_skip = l_,
+                                                                   .mobius = groups[h].second ? 1u : 0u});
+    heights.push_back(classes_[groups[h].first]);
+  }
+  Buffer<uint32_t> classes = g_.constant<uint32_t>(name("classes"), heights);
   g_.dispatch<StackedRound0Poly>(name("round0.poly"), {.classes = classes,
                                                        .r = in_.r.slice(0, 1),
                                                        .sums = sums,
-                                                       .coeffs = proof_.univariate_round_coeffs,
+                                                       .coeffs = proof_->univariate_round_coeffs,
                                                        .l_skip = l_});
   u_ = transient("u", 1ull + n_stack_);
-  t_.observe_sample_ext(proof_.univariate_round_coeffs, u_.slice(0, 1));
+  t_->observe_sample_ext(proof_->univariate_round_coeffs, u_.slice(0, 1));
 }
 
 // After u_0: every stacked column's PLE folded at u_0 (f, a table over H_n_stack per column, all
@@ -252,7 +363,7 @@ void StackedReductionProver::fold_u0() {
   const uint32_t n_tiles = (total_width_ + tile_cols_ - 1) / tile_cols_;
   f_.resize(n_tiles);
   for (uint32_t t = 0; t < n_tiles; ++t)
-    f_[t] = n_stack_ == 0 ? proof_.stacking_openings
+    f_[t] = n_stack_ == 0 ? proof_->stacking_openings
                           : transient(tile_name("fold_u0.f", t), uint64_t(tile_width(t)) << n_stack_);
   for (uint32_t c = 0; c < in_.commitments.size(); ++c) {
     const StackedCommitment& sc = *in_.commitments[c];
@@ -342,8 +453,8 @@ void StackedReductionProver::mle_round(uint32_t j) {
       k_[t] = k;
     }
   }
-  View<Fp4> evals = proof_.sumcheck_round_polys.slice(2ull * (j - 1), 2);
-  ProgramBuilder program(g_, t_, name(step + ".program"));
+  View<Fp4> evals = proof_->sumcheck_round_polys.slice(2ull * (j - 1), 2);
+  ProgramBuilder program(g_, *t_, name(step + ".program"));
   for (uint32_t x = 0; x < 2; ++x) {  // s'_j(1), then s'_j(2)
     const ProgramBuilder::Reg v = program.sum_ext(partials, x, parts, 2);
     program.store_ext(evals, v, x);
@@ -363,21 +474,29 @@ void StackedReductionProver::openings() {
       g_.dispatch<FoldPairsFp4>(name(tile_name("openings", t)),
                                 {.src = f_[t],
                                  .alpha = u_.slice(n_stack_, 1),
-                                 .dst = proof_.stacking_openings.slice(uint64_t(t) * tile_cols_, tile_width(t))});
-  t_.observe_ext(proof_.stacking_openings);
+                                 .dst = proof_->stacking_openings.slice(uint64_t(t) * tile_cols_, tile_width(t))});
+  t_->observe_ext(proof_->stacking_openings);
 }
-
-}  // namespace
 
 StackingRegions reserve_stacking_regions(ProofLayout& layout, const StackingShape& shape) {
   return StackingRegions::reserve(layout, [shape](auto& v, StackingProof& p) { stacking_fields(v, p, &shape); });
 }
 
+StackedOpeningReduction::StackedOpeningReduction(Graph& g, const SystemParams& params, StackedReductionInput in) {
+  params.validate();
+  impl_ = std::make_unique<StackedReductionProver>(g, params, std::move(in));
+}
+StackedOpeningReduction::~StackedOpeningReduction() = default;
+void StackedOpeningReduction::record_eq_tables() { impl_->record_eq_tables(); }
+void StackedOpeningReduction::record_slice_sums() { impl_->record_slice_sums(); }
+View<Fp4> StackedOpeningReduction::prove(Graph& g, DeviceTranscript& transcript, const StackingProofViews& proof) {
+  auto span = g.span("stacked_reduction");
+  return impl_->prove(transcript, proof);
+}
+
 View<Fp4> stacked_reduction_prove(Graph& g, DeviceTranscript& transcript, const StackingProofViews& proof,
                                   const SystemParams& params, const StackedReductionInput& in) {
-  params.validate();
-  auto span = g.span("stacked_reduction");
-  return StackedReductionProver(g, transcript, proof, params, in).run();
+  return StackedOpeningReduction(g, params, in).prove(g, transcript, proof);
 }
 
 }  // namespace vkstark

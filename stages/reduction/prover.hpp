@@ -8,14 +8,15 @@
 // u_0 = sample_ext; per round j = 1..n_stack observe s'_j(1), s'_j(2) and u_j = sample_ext; then
 // observe every stacking opening (commitment order, column order).
 //
-// How it computes (docs/decisions.md, "Stacked opening reduction"): round 0 from the commitments'
-// RS messages, grouped by trace height; after u_0 every stacked column becomes a table over
-// H_n_stack (its PLE folded at u_0) beside a table of its batched kernel K_c(u_0, .), and rounds
-// 1..n_stack are the sumcheck of their product over all columns at once. A round is two dependent
-// dispatches: the partial sums of s'_j(1), s'_j(2) with the fold at u_(j-1) in the same dispatch,
-// and one scalar program (sum, store into the proof, observe, sample u_j).
+// How it computes (docs/decisions.md, "Stacked opening reduction"): round 0 from every slice's sums
+// weighted by E and D (over its stacked trace, or its RS message), grouped by trace height; after u_0 every stacked
+// column becomes a table over H_n_stack (its PLE folded at u_0) beside a table of its batched kernel K_c(u_0, .), and
+// rounds 1..n_stack are the sumcheck of their product over all columns at once. A round is two dependent dispatches:
+// the partial sums of s'_j(1), s'_j(2) with the fold at u_(j-1) in the same dispatch, and one scalar program (sum,
+// store into the proof, observe, sample u_j).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "stages/params.hpp"
@@ -54,6 +55,31 @@ template <class Part>
   return {regions.view(layout, fields.univariate_round_coeffs), regions.view(layout, fields.sumcheck_round_polys),
           regions.view(layout, fields.stacking_openings)};
 }
+
+class StackedReductionProver;
+
+// The reduction in steps, so that round 0's sums that need r only can be recorded beside other work
+// (stages/prover.cpp records them beside the column openings' observation, a sequential chain that
+// leaves the GPU idle): the E tables, then every slice's sums over its stacked trace (read while
+// the commitment still holds its traces, before finish_message; over the RS message after it).
+// prove() records whatever of those is not recorded yet, then the rest. The commitments and the
+// graph must outlive the object; every step records into `g` in program order.
+class StackedOpeningReduction {
+ public:
+  // Checks the input (InputError as stacked_reduction_prove); records nothing.
+  StackedOpeningReduction(Graph& g, const SystemParams& params, StackedReductionInput in);
+  ~StackedOpeningReduction();
+  StackedOpeningReduction(const StackedOpeningReduction&) = delete;
+  StackedOpeningReduction& operator=(const StackedOpeningReduction&) = delete;
+  void record_eq_tables();   // r must be written by earlier dispatches
+  void record_slice_sums();  // after the E tables (records them first if needed)
+  // The rest, from the transcript state before lambda'. GraphError when a commitment still holds its
+  // traces, or when called twice.
+  [[nodiscard]] View<Fp4> prove(Graph& g, DeviceTranscript& transcript, const StackingProofViews& proof);
+
+ private:
+  std::unique_ptr<StackedReductionProver> impl_;
+};
 
 // Adds the reduction under a span "stacked_reduction" (tasks "stacked_reduction.round0...",
 // "stacked_reduction.round3.program", ...). Returns u = (u_0, .., u_n_stack), a transient view:

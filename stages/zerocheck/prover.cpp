@@ -10,6 +10,7 @@
 #include "kernels/elementwise.hpp"
 #include "kernels/mle_tables.hpp"
 #include "kernels/ntt.hpp"
+#include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
 #include "kernels/zerocheck.hpp"
 #include "stages/air/constraint_kernel.hpp"
@@ -78,12 +79,13 @@ class ProgramSequence {
 class BatchProver {
  public:
   BatchProver(Graph& g, DeviceTranscript& t, const BatchConstraintViews& proof, const SystemParams& params,
-              const BatchConstraintInput& in)
+              const BatchConstraintInput& in, const BesideOpenings& beside)
       : g_(g),
         t_(t),
         proof_(proof),
         params_(params),
         in_(in),
+        beside_(beside),
         l_(params.l_skip),
         n_(uint64_t(1) << params.l_skip),
         d_(params.max_constraint_degree),
@@ -126,6 +128,7 @@ class BatchProver {
     // a permutation per 8 words whatever the trace's height).
     span.reset();
     span.emplace(g_.span("column_openings"));
+    if (beside_.before) beside_.before(r_);
     openings();
     return r_;
   }
@@ -767,14 +770,23 @@ class BatchProver {
       g_.dispatch<Fp4Gather>("batch.openings", {.in = finals_,
                                                 .idx = g_.constant<uint32_t>("batch.openings.idx", proof_idx).all(),
                                                 .out = proof_.column_openings});
-    if (observe_idx.empty()) return;
+    if (observe_idx.empty()) {
+      if (beside_.beside) beside_.beside();
+      return;
+    }
     View<Fp4> obs = g_.transient<Fp4>("batch.openings.observed", observe_idx.size()).all();
     g_.dispatch<Fp4Gather>(
         "batch.openings.observed",
         {.in = finals_, .idx = g_.constant<uint32_t>("batch.openings.observed.idx", observe_idx).all(), .out = obs});
-    ProgramBuilder p(g_, t_, "batch.openings.program");
-    p.observe_ext(obs);
-    p.emit();
+    // The transcript's observe kernel directly (the round programs' register file is not needed).
+    const View<Fp> words = obs.bitcast<Fp>();
+    const uint64_t piece = in_.observe_piece_words == 0 ? words.count : in_.observe_piece_words;
+    for (uint64_t first = 0, i = 0; first < words.count; first += piece, ++i) {
+      g_.dispatch<TranscriptObserve>(
+          fmt::format("batch.openings.observe{}", i),
+          {.t = t_.state(), .values = words.slice(first, std::min(piece, words.count - first))});
+      if (first == 0 && beside_.beside) beside_.beside();
+    }
   }
 
   Graph& g_;
@@ -782,6 +794,7 @@ class BatchProver {
   const BatchConstraintViews& proof_;
   const SystemParams& params_;
   const BatchConstraintInput& in_;
+  const BesideOpenings& beside_;
   const uint32_t l_;
   const uint64_t n_;
   const uint32_t d_;
@@ -798,9 +811,10 @@ class BatchProver {
 }  // namespace
 
 View<Fp4> batch_constraint_prove(Graph& g, DeviceTranscript& transcript, const BatchConstraintViews& proof,
-                                 const SystemParams& params, const BatchConstraintInput& in) {
+                                 const SystemParams& params, const BatchConstraintInput& in,
+                                 const BesideOpenings& beside) {
   params.validate();
-  return BatchProver(g, transcript, proof, params, in).run();
+  return BatchProver(g, transcript, proof, params, in, beside).run();
 }
 
 }  // namespace vkstark

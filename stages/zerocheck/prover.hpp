@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "runtime/graph.hpp"
@@ -62,6 +63,22 @@ struct BatchConstraintInput {
   View<Fp4> xi;                    // at least l_skip + max(n_max, n_logup) coordinates
   View<Fp4> beta;                  // LogUp's beta (read when some trace has interactions)
   uint32_t n_logup = 0;
+  // The column openings are observed by TranscriptObserve dispatches of at most this many words
+  // each (0: one dispatch): kObserveKernelPiece where the executor ends long shader loops
+  // (ExecutorLimits::max_shader_loop_iterations).
+  uint64_t observe_piece_words = 0;
+};
+
+// Work that runs beside the observation of the column openings, a sequential chain of about one
+// permutation per 8 words on one workgroup (keccakf: 2633 permutations, 7 ms on an H100) that
+// leaves the rest of a GPU idle. `before(r)` is called once r is complete, before the openings
+// are gathered: dispatches that need r (and no barrier after the last round). `beside()` is
+// called right after the observation's first dispatch: what it records needs no barrier (its
+// inputs written before, its outputs in memory that nothing since the last barrier touched), so it
+// runs concurrently with the observation. Neither may touch the transcript or the proof views.
+struct BesideOpenings {
+  std::function<void(View<Fp4> r)> before;
+  std::function<void()> beside;
 };
 
 // Adds the phase from the transcript state just before lambda (protocol.md 7 step 5). Returns r =
@@ -69,6 +86,6 @@ struct BatchConstraintInput {
 // views of the wrong sizes.
 [[nodiscard]] View<Fp4> batch_constraint_prove(Graph& g, DeviceTranscript& transcript,
                                                const BatchConstraintViews& proof, const SystemParams& params,
-                                               const BatchConstraintInput& in);
+                                               const BatchConstraintInput& in, const BesideOpenings& beside = {});
 
 }  // namespace vkstark

@@ -4,12 +4,15 @@
 // univariate kernels, derive the same values another way through stages/poly.hpp (eq_D as a
 // polynomial product with in_{l,n}, eq_D at points). Inputs are random with edge values (0, 1,
 // p-1), views sit at offsets inside larger buffers, and l_skip, heights, slice and part counts are
-// small, including the degenerate ones (l_skip 0, one chunk per slice, one part).
-#include <bit>
+// small, including the degenerate ones (l_skip 0, one chunk per slice, one part). Round 0's chain
+// on the trace is also checked against its former definition on the RS message (dft.hpp).
+#include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "kernels/basic.hpp"
+#include "kernels/field/dft.hpp"
 #include "kernels/stacked_reduction.hpp"
 #include "stages/poly.hpp"
 #include "tests/parity/executor_fixture.hpp"
@@ -35,6 +38,18 @@ std::vector<Fp4> in_poly(uint32_t l, uint32_t h) {
   std::vector<Fp4> c((uint64_t(1) << l) - (uint64_t(1) << h) + 1);
   for (uint64_t k = 0; k < (uint64_t(1) << (l - h)); ++k) c[k << h] = Fp4(inv_pow2(l - h));
   return c;
+}
+
+// iDFT_N by its definition: a[k] = N^-1 sum_i v[i] omega^(-i k), omega = two_adic_generator(log2 N).
+std::vector<Fp4> naive_idft(const std::vector<Fp4>& v, uint32_t l) {
+  const uint64_t n = v.size();
+  const Fp omega_inv = two_adic_generator(l).inverse();
+  std::vector<Fp4> a(n);
+  for (uint64_t k = 0; k < n; ++k) {
+    for (uint64_t i = 0; i < n; ++i) a[k] += v[i] * omega_inv.pow((i * k) % n);
+    a[k] = a[k] * inv_pow2(l);
+  }
+  return a;
 }
 
 // Slice weights of the header, with pow.
@@ -91,53 +106,116 @@ TEST_P(StackedReductionParity, SliceWeightsArePowersOfLambdaWithoutUnusedRotatio
   }
 }
 
-TEST_P(StackedReductionParity, Round0PartialsSumWeightedChunksPerEntry) {
+TEST(StackedReductionKernels, PartCountHelpersFollowTheirBounds) {
+  EXPECT_EQ(stacked_round0_log_parts(1, 0), 0u);
+  EXPECT_EQ(stacked_round0_log_parts(3, 8), 0u);
+  EXPECT_EQ(stacked_round0_log_parts(1, 9), 1u);
+  EXPECT_EQ(stacked_round0_log_parts(1, 24), 16u);
+  EXPECT_EQ(stacked_round0_log_parts(5, 20), 12u);    // 2^16 / 5 = 13107: 13 bits allowed, 12 by chunks
+  EXPECT_EQ(stacked_round0_log_parts(1000, 20), 6u);  // 2^16 / 1000 = 65
+  EXPECT_EQ(stacked_round0_log_parts(uint64_t(1) << 17, 20), 0u);
+  EXPECT_EQ(stacked_round0_weigh_parts(1, 0), 1u);
+  EXPECT_EQ(stacked_round0_weigh_parts(17, 0), 3u);
+  EXPECT_EQ(stacked_round0_weigh_parts(uint64_t(1) << 20, 4), 4096u);
+  EXPECT_EQ(stacked_round0_weigh_parts(uint64_t(1) << 20, 10), 64u);
+}
+
+TEST_P(StackedReductionParity, Round0SliceSumsAddEachPartsChunksUnderEAndD) {
   for (uint32_t l : {0u, 1u, 2u, 3u})
-    for (uint32_t log_chunks : {0u, 1u, 3u})
-      for (uint32_t slices : {1u, 2u, 5u})
-        for (uint32_t parts : {1u, 3u, stacked_round0_part_count(uint64_t(slices) << log_chunks, l)}) {
-          const uint64_t n = uint64_t(1) << l, c = uint64_t(1) << log_chunks, chunks = slices * c;
+    for (uint32_t log_chunks : {0u, 1u, 3u, 9u})
+      for (uint32_t slices : {1u, 2u, 5u}) {
+        std::vector<uint32_t> log_parts_set;
+        for (uint32_t lp : {0u, 1u, log_chunks, stacked_round0_log_parts(slices, log_chunks)})
+          if (lp <= log_chunks && std::find(log_parts_set.begin(), log_parts_set.end(), lp) == log_parts_set.end())
+            log_parts_set.push_back(lp);
+        for (uint32_t log_parts : log_parts_set) {
+          const uint64_t n = uint64_t(1) << l, c = uint64_t(1) << log_chunks, q = uint64_t(1) << log_parts;
+          const uint64_t rows = slices * q;
           Graph g;
-          auto msg = g.input<Fp>("msg", chunks * n + 3);
+          auto tr = g.input<Fp>("trace", slices * c * n + 3);
           auto eq = g.input<Fp4>("eq", c + 1);
-          auto w = g.input<Fp4>("w", 2 * slices + 2);
-          auto out = g.output<Fp4>("out", 3 * parts * n + 1);
-          g.dispatch<StackedRound0Partials>("partials", {.message = msg.slice(3, chunks * n),
-                                                         .eq = eq.slice(1, c),
-                                                         .weights = w.slice(2, 2 * slices),
-                                                         .partials = out.slice(1, 3 * parts * n),
-                                                         .l_skip = l,
-                                                         .log_chunks = log_chunks});
-          const uint64_t seed = 100 * l + 10 * log_chunks + slices + parts;
-          auto vm = field_values(msg.count(), seed);
+          auto out = g.output<Fp4>("out", 2 * rows * n + 1);
+          g.dispatch<StackedRound0SliceSums>("slice_sums", {.trace = tr.slice(3, slices * c * n),
+                                                            .eq = eq.slice(1, c),
+                                                            .sums = out.slice(1, 2 * rows * n),
+                                                            .l_skip = l,
+                                                            .log_chunks = log_chunks,
+                                                            .log_parts = log_parts});
+          const uint64_t seed = 1000 * l + 100 * log_chunks + 10 * slices + log_parts;
+          auto vt = field_values(tr.count(), seed);
           auto ve = ext_values(eq.count(), seed + 1);
-          auto vw = ext_values(w.count(), seed + 2);
-          vw[3] = Fp4::zero();  // a slice without rotation
           auto p = run(g, [&](PreparedPlan& pp) {
-            pp.upload(msg, vm);
+            pp.upload(tr, vt);
             pp.upload(eq, ve);
+          });
+          auto got = p->download(out);
+          const uint64_t per_part = c / q;
+          for (uint64_t row = 0; row < rows; ++row)
+            for (uint64_t s = 0; s < n; ++s) {
+              const uint64_t k = row / q, j = row % q;
+              Fp4 se, sd;
+              for (uint64_t x = j * per_part; x < (j + 1) * per_part; ++x) {
+                const Fp4 e = ve[1 + x], d = ve[1 + (x + c - 1) % c] - e;
+                const Fp v = vt[3 + (k * c + x) * n + s];
+                se += e * v;
+                sd += d * v;
+              }
+              ASSERT_EQ(got[1 + 2 * row * n + s], se)
+                  << "l=" << l << " log_chunks=" << log_chunks << " log_parts=" << log_parts << " row=" << row;
+              ASSERT_EQ(got[1 + (2 * row + 1) * n + s], sd)
+                  << "l=" << l << " log_chunks=" << log_chunks << " log_parts=" << log_parts << " row=" << row;
+            }
+        }
+      }
+}
+
+TEST_P(StackedReductionParity, Round0WeighSumsTheWeightedRowsPerPart) {
+  for (uint32_t l : {0u, 1u, 3u})
+    for (uint32_t log_parts : {0u, 1u, 3u})
+      for (uint32_t slices : {1u, 2u, 5u}) {
+        const uint64_t n = uint64_t(1) << l, rows = uint64_t(slices) << log_parts;
+        for (uint32_t parts : {1u, 3u, stacked_round0_weigh_parts(rows, l), uint32_t(rows) + 2}) {
+          Graph g;
+          auto in = g.input<Fp4>("sums", 2 * rows * n + 2);
+          auto w = g.input<Fp4>("w", 2 * slices + 1);
+          auto out = g.output<Fp4>("out", 3 * parts * n + 1);
+          g.dispatch<StackedRound0Weigh>("weigh", {.sums = in.slice(2, 2 * rows * n),
+                                                   .weights = w.slice(1, 2 * slices),
+                                                   .partials = out.slice(1, 3 * parts * n),
+                                                   .l_skip = l,
+                                                   .log_parts = log_parts});
+          const uint64_t seed = 1000 * l + 100 * log_parts + 10 * slices + parts;
+          auto vi = ext_values(in.count(), seed);
+          auto vw = ext_values(w.count(), seed + 1);
+          vw[2] = Fp4::zero();  // a slice without rotation
+          auto p = run(g, [&](PreparedPlan& pp) {
+            pp.upload(in, vi);
             pp.upload(w, vw);
           });
           auto got = p->download(out);
           for (uint64_t pp = 0; pp < parts; ++pp)
             for (uint64_t s = 0; s < n; ++s) {
               Fp4 e0, e1, e2;
-              for (uint64_t gg = pp; gg < chunks; gg += parts) {
-                const uint64_t k = gg / c, x = gg % c;
-                const Fp4 e = ve[1 + x], d = ve[1 + (x + c - 1) % c] - e;
-                const Fp mu = vm[3 + gg * n + s];
-                e0 += vw[2 + 2 * k] * e * mu;
-                e1 += vw[3 + 2 * k] * e * mu;
-                e2 += vw[3 + 2 * k] * d * mu;
+              for (uint64_t row = 0; row < rows; ++row) {
+                if (row % parts != pp) continue;
+                const uint64_t k = row / (uint64_t(1) << log_parts);
+                const Fp4 se = vi[2 + 2 * row * n + s], sd = vi[2 + (2 * row + 1) * n + s];
+                e0 += vw[1 + 2 * k] * se;
+                e1 += vw[2 + 2 * k] * se;
+                e2 += vw[2 + 2 * k] * sd;
               }
-              ASSERT_EQ(got[1 + (3 * pp) * n + s], e0) << "l=" << l << " log_chunks=" << log_chunks << " p=" << pp;
-              ASSERT_EQ(got[1 + (3 * pp + 1) * n + s], e1) << "l=" << l << " log_chunks=" << log_chunks << " p=" << pp;
-              ASSERT_EQ(got[1 + (3 * pp + 2) * n + s], e2) << "l=" << l << " log_chunks=" << log_chunks << " p=" << pp;
+              const std::string at = "l=" + std::to_string(l) + " log_parts=" + std::to_string(log_parts) +
+                                     " slices=" + std::to_string(slices) + " parts=" + std::to_string(parts) +
+                                     " p=" + std::to_string(pp) + " s=" + std::to_string(s);
+              ASSERT_EQ(got[1 + 3 * pp * n + s], e0) << at;
+              ASSERT_EQ(got[1 + (3 * pp + 1) * n + s], e1) << at;
+              ASSERT_EQ(got[1 + (3 * pp + 2) * n + s], e2) << at;
             }
         }
+      }
 }
 
-TEST_P(StackedReductionParity, Round0SumsAddThePartsAndMobiusTransform) {
+TEST_P(StackedReductionParity, Round0SumsAddThePartsAndInverseDft) {
   for (uint32_t l : {0u, 1u, 2u, 4u})
     for (uint32_t parts : {1u, 2u, 32u}) {
       const uint64_t n = uint64_t(1) << l;
@@ -153,16 +231,83 @@ TEST_P(StackedReductionParity, Round0SumsAddThePartsAndMobiusTransform) {
         std::vector<Fp4> v(n);
         for (uint64_t pp = 0; pp < parts; ++pp)
           for (uint64_t s = 0; s < n; ++s) v[s] += vi[2 + (3 * pp + t) * n + s];
-        for (uint64_t a = 0; a < n; ++a) {
-          Fp4 expect;
-          for (uint64_t s = 0; s < n; ++s) {
-            if ((s & ~a) != 0) continue;
-            expect = std::popcount(a & ~s) % 2 ? expect - v[s] : expect + v[s];
-          }
-          ASSERT_EQ(got[1 + t * n + a], expect) << "l=" << l << " parts=" << parts << " t=" << t << " a=" << a;
-        }
+        const std::vector<Fp4> expect = naive_idft(v, l);
+        for (uint64_t a = 0; a < n; ++a)
+          ASSERT_EQ(got[1 + t * n + a], expect[a]) << "l=" << l << " parts=" << parts << " t=" << t << " a=" << a;
       }
     }
+}
+
+// The round-0 chain on the trace in evaluation form gives the sums of the former definition on
+// the RS message: per chunk subset-zeta(iDFT_N(trace chunk)) (rs_message_chunks), the weighted
+// chunk sums W_t of the header, then the subset-Möbius transform over the l bits; and so does the
+// chain on the RS message with StackedRound0Sums::mobius.
+TEST_P(StackedReductionParity, Round0ChainOnTheTraceEqualsMobiusOfMessageSums) {
+  for (uint32_t l : {0u, 2u, 3u})
+    for (uint32_t log_chunks : {0u, 2u, 9u})
+      for (uint32_t slices : {1u, 3u}) {
+        const uint64_t n = uint64_t(1) << l, c = uint64_t(1) << log_chunks;
+        const uint32_t log_parts = stacked_round0_log_parts(slices, log_chunks);
+        const uint64_t rows = uint64_t(slices) << log_parts;
+        const uint32_t parts = stacked_round0_weigh_parts(rows, l);
+        Graph g;
+        auto tr = g.input<Fp>("trace", slices * c * n + 1);
+        auto eq = g.input<Fp4>("eq", c);
+        auto w = g.input<Fp4>("w", 2 * slices);
+        auto rs = g.transient<Fp4>("rows", 2 * rows * n);
+        auto partials = g.transient<Fp4>("partials", 3 * parts * n);
+        auto out = g.output<Fp4>("out", 3 * n);
+        auto message = g.input<Fp>("message", slices * c * n);
+        auto rs_m = g.transient<Fp4>("rows.message", 2 * rows * n);
+        auto partials_m = g.transient<Fp4>("partials.message", 3 * parts * n);
+        auto out_m = g.output<Fp4>("out.message", 3 * n);
+        g.dispatch<StackedRound0SliceSums>(
+            "slice_sums.message",
+            {.trace = message, .eq = eq, .sums = rs_m, .l_skip = l, .log_chunks = log_chunks, .log_parts = log_parts});
+        g.dispatch<StackedRound0Weigh>(
+            "weigh.message", {.sums = rs_m, .weights = w, .partials = partials_m, .l_skip = l, .log_parts = log_parts});
+        g.dispatch<StackedRound0Sums>("sums.message",
+                                      {.partials = partials_m, .sums = out_m, .l_skip = l, .mobius = 1});
+        g.dispatch<StackedRound0SliceSums>("slice_sums", {.trace = tr.slice(1, slices * c * n),
+                                                          .eq = eq,
+                                                          .sums = rs,
+                                                          .l_skip = l,
+                                                          .log_chunks = log_chunks,
+                                                          .log_parts = log_parts});
+        g.dispatch<StackedRound0Weigh>(
+            "weigh", {.sums = rs, .weights = w, .partials = partials, .l_skip = l, .log_parts = log_parts});
+        g.dispatch<StackedRound0Sums>("sums", {.partials = partials, .sums = out, .l_skip = l});
+        const uint64_t seed = 100 * l + 10 * log_chunks + slices;
+        auto vt = field_values(tr.count(), seed);
+        auto ve = ext_values(c, seed + 1);
+        auto vw = ext_values(2 * slices, seed + 2);
+        vw[1] = Fp4::zero();
+        std::vector<Fp> msg(vt.begin() + 1, vt.end());
+        rs_message_chunks(msg, l);
+        auto p = run(g, [&](PreparedPlan& pp) {
+          pp.upload(tr, vt);
+          pp.upload(eq, ve);
+          pp.upload(w, vw);
+          pp.upload(message, msg);
+        });
+        auto got = p->download(out);
+        auto got_m = p->download(out_m);
+        std::vector<Fp4> expect(3 * n);
+        for (uint64_t k = 0; k < slices; ++k)
+          for (uint64_t x = 0; x < c; ++x) {
+            const Fp4 e = ve[x], d = ve[(x + c - 1) % c] - e;
+            const Fp4 wt[3] = {vw[2 * k] * e, vw[2 * k + 1] * e, vw[2 * k + 1] * d};
+            for (uint64_t t = 0; t < 3; ++t)
+              for (uint64_t s = 0; s < n; ++s) expect[t * n + s] += wt[t] * msg[(k * c + x) * n + s];
+          }
+        for (uint64_t t = 0; t < 3; ++t) subset_mobius(std::span<Fp4>(expect).subspan(t * n, n), 0, l);
+        for (uint64_t i = 0; i < 3 * n; ++i) {
+          ASSERT_EQ(got[i], expect[i]) << "l=" << l << " log_chunks=" << log_chunks << " slices=" << slices
+                                       << " i=" << i;
+          ASSERT_EQ(got_m[i], expect[i]) << "over the message: l=" << l << " log_chunks=" << log_chunks
+                                         << " slices=" << slices << " i=" << i;
+        }
+      }
 }
 
 TEST_P(StackedReductionParity, Round0PolyMultipliesEachClassByItsKernels) {
@@ -410,36 +555,43 @@ TEST(StackedReductionKernels, RefuseArgsTheirBodiesWouldMisread) {
             "w", {.lambda = ext.slice(0, 1), .rot = word.slice(0, 3), .weights = out.slice(0, 5)});
       },
       "odd weights");
-  expect_refused(
-      [&] {
-        g.dispatch<StackedRound0Partials>("p", {.message = fp.slice(0, 31),
-                                                .eq = ext.slice(0, 2),
-                                                .weights = ext.slice(0, 4),
-                                                .partials = out.slice(0, 12),
-                                                .l_skip = 2,
-                                                .log_chunks = 1});
-      },
-      "message not the slices' chunks");
-  expect_refused(
-      [&] {
-        g.dispatch<StackedRound0Partials>("p", {.message = fp.slice(0, 32),
-                                                .eq = ext.slice(0, 2),
-                                                .weights = ext.slice(0, 4),
-                                                .partials = out.slice(0, 13),
-                                                .l_skip = 2,
-                                                .log_chunks = 1});
-      },
-      "partials not groups of 3N");
-  expect_refused(
-      [&] {
-        g.dispatch<StackedRound0Partials>("p", {.message = fp.slice(0, 32),
-                                                .eq = ext.slice(0, 2),
-                                                .weights = ext.slice(0, 4),
-                                                .partials = out.slice(0, 12),
-                                                .l_skip = 11,
-                                                .log_chunks = 1});
-      },
-      "l_skip above 10");
+  auto slice_sums = [&](uint64_t trace, uint64_t eq, uint64_t sums, uint32_t l, uint32_t log_chunks,
+                        uint32_t log_parts) {
+    return [=, &g, &fp, &ext, &out] {
+      g.dispatch<StackedRound0SliceSums>("ss", {.trace = fp.slice(0, trace),
+                                                .eq = ext.slice(0, eq),
+                                                .sums = out.slice(0, sums),
+                                                .l_skip = l,
+                                                .log_chunks = log_chunks,
+                                                .log_parts = log_parts});
+    };
+  };
+  // Accepted as a baseline: 4 slices of 2 chunks of 4 entries, 2 parts each.
+  EXPECT_NO_THROW(slice_sums(32, 2, 64, 2, 1, 1)());
+  expect_refused(slice_sums(31, 2, 64, 2, 1, 1), "trace not the slices' chunks");
+  expect_refused(slice_sums(32, 3, 64, 2, 1, 1), "eq not 2^log_chunks");
+  expect_refused(slice_sums(32, 2, 56, 2, 1, 1), "sums not whole slices of 2Nq");
+  expect_refused(slice_sums(32, 2, 0, 2, 1, 1), "no sums");
+  expect_refused(slice_sums(32, 2, 128, 2, 1, 2), "log_parts above log_chunks");
+  expect_refused(slice_sums(32, 2, 64, 11, 1, 1), "l_skip above 10");
+  expect_refused(slice_sums(32, 2, 64, 2, 25, 1), "log_chunks above 24");
+  auto weigh = [&](uint64_t sums, uint64_t weights, uint64_t partials, uint32_t l, uint32_t log_parts) {
+    return [=, &g, &ext, &out] {
+      g.dispatch<StackedRound0Weigh>("wg", {.sums = ext.slice(0, sums),
+                                            .weights = ext.slice(0, weights),
+                                            .partials = out.slice(0, partials),
+                                            .l_skip = l,
+                                            .log_parts = log_parts});
+    };
+  };
+  // Accepted as a baseline: 4 rows of 2 N = 8, 2 parts per slice (2 slices), 3 partials.
+  EXPECT_NO_THROW(weigh(32, 4, 36, 2, 1)());
+  expect_refused(weigh(32, 6, 36, 2, 1), "weights not one pair per slice");
+  expect_refused(weigh(24, 4, 36, 2, 1), "rows not whole slices of parts");
+  expect_refused(weigh(32, 4, 35, 2, 1), "partials not groups of 3N");
+  expect_refused(weigh(32, 4, 0, 2, 1), "no partials");
+  expect_refused(weigh(32, 4, 36, 11, 1), "l_skip above 10");
+  expect_refused(weigh(32, 4, 36, 2, 25), "log_parts above 24");
   expect_refused(
       [&] {
         g.dispatch<StackedRound0Sums>("s", {.partials = ext.slice(0, 24), .sums = out.slice(0, 11), .l_skip = 2});
