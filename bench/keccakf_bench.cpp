@@ -18,6 +18,8 @@
 //                 [--concurrent N]
 #include <fmt/format.h>
 
+#include <fstream>
+
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -225,9 +227,10 @@ int main(int argc, char** argv) try {
                            "timed host verifications of the encoded proof (decode + verify, one thread)");
   bool profile = false;
   options.flag("--profile", profile, "time every dispatch (one extra run) and list the costliest kernels");
-  options.output("--trace", trace_file,
-                 "write a Chrome trace of the last run (open in Perfetto); with --profile also FILE.profile.json, "
-                 "the profiled run's dispatches");
+  options.output(
+      "--trace", trace_file,
+      "write a Chrome trace of the last run (open in Perfetto); with --profile also FILE.profile.json (its spans) and "
+      "FILE.tasks.tsv (every dispatch's device time)");
   options.output("--json", json_file,
                  "write results as JSON (default: bench/results/keccakf_bench-<executor>[-unfused].json)");
   uint32_t concurrent = 0;
@@ -327,7 +330,11 @@ int main(int argc, char** argv) try {
     (void)prepared->run(airs, &t);
     write_summary(t, std::cout);
     // Every dispatch's time, beside the timed run's trace (per-dispatch timestamps serialise it).
-    if (!trace_file.empty()) write_chrome_trace_file(t, trace_file + ".profile.json");
+    if (!trace_file.empty()) {
+      write_chrome_trace_file(t, trace_file + ".profile.json");
+      std::ofstream tasks(trace_file + ".tasks.tsv");  // every dispatch in plan order: name, kernel, ms
+      for (const TraceTask& task : t.tasks) tasks << task.name << '\t' << task.kernel << '\t' << task.device_ms << '\n';
+    }
   }
   const std::vector<uint8_t> bytes = encode(proof);
   VerifyResult verdict;

@@ -394,13 +394,18 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     in.observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0;
     // Round 0 of the stacked reduction needs r and the traces only: its E tables before the
     // column openings are gathered, its slice sums (most of its work) beside their observation.
-    const BesideOpenings beside{
-        .before =
-            [&](View<Fp4> point) {
-              reduction.emplace(g, params, StackedReductionInput{c.pointers(), c.need_rot, point});
-              reduction->record_eq_tables();
-            },
-        .beside = [&] { reduction->record_slice_sums(); }};
+    // VKSTARK_OPENINGS_BESIDE=0 records them in the reduction instead (measurements).
+    const char* beside_env = std::getenv("VKSTARK_OPENINGS_BESIDE");
+    const bool use_beside = beside_env == nullptr || std::string_view(beside_env) != "0";
+    const BesideOpenings beside =
+        !use_beside
+            ? BesideOpenings{}
+            : BesideOpenings{.before =
+                                 [&](View<Fp4> point) {
+                                   reduction.emplace(g, params, StackedReductionInput{c.pointers(), c.need_rot, point});
+                                   reduction->record_eq_tables();
+                                 },
+                             .beside = [&] { reduction->record_slice_sums(); }};
     auto group = g.memory_group("constraint sumcheck");
     r = batch_constraint_prove(g, t, batch_constraint_views(layout, *out->batch, out->batch->proto()), params, in,
                                beside);
