@@ -18,6 +18,7 @@
 #include "git_version.h"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/file.hpp"
 #include "runtime/json.hpp"
 #include "runtime/trace.hpp"
 
@@ -79,13 +80,14 @@ inline void write_result(const std::string& path, const std::string& name, const
                          const std::string& device, const std::string& results_json) {
   std::filesystem::path p(path);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  std::ofstream f(path);
-  if (!f) throw InputError(fmt::format("cannot write '{}'", path));
-  f << fmt::format(
-      "{{\n  \"bench\": {},\n  \"executor\": {},\n  \"device\": {},\n  \"commit\": {},\n  \"date\": {},\n  "
-      "\"results\": {}\n}}\n",
-      json_string(name), json_string(executor), json_string(device), json_string(VKSTARK_GIT_COMMIT),
-      json_string(utc_date()), results_json);
+  try {
+    replace_file(path, fmt::format("{{\n  \"bench\": {},\n  \"executor\": {},\n  \"device\": {},\n  \"commit\": {},\n  "
+                                   "\"date\": {},\n  \"results\": {}\n}}\n",
+                                   json_string(name), json_string(executor), json_string(device),
+                                   json_string(VKSTARK_GIT_COMMIT), json_string(utc_date()), results_json));
+  } catch (const std::runtime_error& e) {
+    throw InputError(e.what());
+  }
 }
 
 }  // namespace vkstark::bench

@@ -332,8 +332,10 @@ int main(int argc, char** argv) try {
     // Every dispatch's time, beside the timed run's trace (per-dispatch timestamps serialise it).
     if (!trace_file.empty()) {
       write_chrome_trace_file(t, trace_file + ".profile.json");
-      std::ofstream tasks(trace_file + ".tasks.tsv");  // every dispatch in plan order: name, kernel, ms
-      for (const TraceTask& task : t.tasks) tasks << task.name << '\t' << task.kernel << '\t' << task.device_ms << '\n';
+      std::string tasks;  // every dispatch in plan order: name, kernel, ms
+      for (const TraceTask& task : t.tasks)
+        tasks += fmt::format("{}\t{}\t{}\n", task.name, task.kernel, task.device_ms);
+      replace_file(trace_file + ".tasks.tsv", tasks);
     }
   }
   const std::vector<uint8_t> bytes = encode(proof);

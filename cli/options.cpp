@@ -10,6 +10,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "runtime/file.hpp"
+
 namespace vkstark::cli {
 
 namespace {
@@ -207,7 +209,7 @@ Options::Outcome Options::parse(const std::vector<std::string_view>& args) {
   for (const Option& o : options_)
     if (o.kind == Kind::positional && !o.given) throw UsageError(fmt::format("missing {} ({})", o.metavar, o.help));
   for (const auto& [name, dest] : outputs_)
-    if (!dest->empty()) create_output(name, *dest);
+    if (!dest->empty()) check_output(name, *dest);
   return Outcome::run;
 }
 
@@ -277,10 +279,9 @@ std::string Options::usage() const {
   return out;
 }
 
-void create_output(std::string_view option, const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw UsageError(fmt::format("{}: cannot write '{}': {}", option, path, std::strerror(errno)));
-  std::fclose(f);
+void check_output(std::string_view option, const std::string& path) {
+  if (const std::string why = unwritable_reason(path); !why.empty())
+    throw UsageError(fmt::format("{}: cannot write '{}': {}", option, path, why));
 }
 
 void executor_option(Options& options, std::string& dest) {
@@ -289,9 +290,7 @@ void executor_option(Options& options, std::string& dest) {
 }
 
 void write_binary_file(const std::string& path, std::span<const uint8_t> bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!out) throw std::runtime_error(fmt::format("cannot write {} bytes to {}", bytes.size(), path));
+  replace_file(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 std::vector<uint8_t> read_binary_file(const std::string& path, uint64_t max_bytes) {

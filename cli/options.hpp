@@ -1,7 +1,8 @@
 // One command-line parser for every executable (bench/, examples/). Each main declares its options
 // (name, value kind, range, default, help, destination); the parser takes numbers only as whole
-// decimal tokens inside their range, refuses unknown, valueless and repeated options, creates the
-// output files before any work starts, and writes the usage text from the declarations.
+// decimal tokens inside their range, refuses unknown, valueless and repeated options, checks the
+// output files before any work starts (without touching them), and writes the usage text from the
+// declarations.
 //
 // Exit statuses of parse_or_exit: --help prints the usage to stdout and exits 0; a usage error prints
 // "<program>: <message>" and a hint to --help to stderr and exits 2. Runtime errors (exit 1) are the
@@ -54,8 +55,10 @@ class Options {
   void choice(std::string name, std::string& dest, std::vector<std::string> choices, std::string default_value,
               std::string help);
 
-  // --name FILE: a file the executable writes. parse() creates (truncates) it once the whole command
-  // line is valid, so that an unwritable path fails before any work. dest = "" until given.
+  // --name FILE: a file the executable writes. parse() checks that it could be written once the whole
+  // command line is valid, so that an unwritable path fails before any work, and touches nothing: the
+  // executable replaces the file whole when it has its contents (write_binary_file, replace_file), so
+  // a run that fails leaves it as it was. dest = "" until given.
   void output(std::string name, std::string& dest, std::string help);
 
   // --name VALUE: any non-empty text the main checks itself (e.g. a device list). dest = "" until given.
@@ -111,15 +114,17 @@ class Options {
   std::vector<std::pair<std::string, std::string*>> outputs_;  // option name, destination
 };
 
-// Creates (truncates) `path` for writing; UsageError "<option>: cannot write '<path>': <OS error>".
-void create_output(std::string_view option, const std::string& path);
+// UsageError "<option>: cannot write '<path>': <reason>" when `path` could not be written
+// (runtime/file.hpp, unwritable_reason); touches nothing.
+void check_output(std::string_view option, const std::string& path);
 
 // --executor cpu|vulkan|auto, for every executable that runs a plan ("" = $VKSTARK_EXECUTOR, else
 // auto; see executors/executors.hpp).
 void executor_option(Options& options, std::string& dest);
 
-// Writes `bytes` to `path` (an --output file: a proof, a key). std::runtime_error naming the file
-// when it cannot be written.
+// Writes `bytes` to `path` (an --output file: a proof, a key), replacing it whole (replace_file:
+// the old contents stay when the write fails). std::runtime_error naming the file when it cannot be
+// written.
 void write_binary_file(const std::string& path, std::span<const uint8_t> bytes);
 
 // The whole file at `path`, at most max_bytes of it (an input of unknown origin: a proof, a key).

@@ -22,6 +22,7 @@
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
+#include "runtime/file.hpp"
 #include "runtime/json.hpp"
 #include "stages/batch/batch.hpp"
 #include "stages/batch/manifest.hpp"
@@ -263,9 +264,11 @@ int prove_batch_command(int argc, char** argv) {
     if (!r.ok) fmt::print("  {} {}: {}\n", r.lost ? "lost" : "failed", jobs.at(r.job).name, r.reason);
   for (int d : dead_ranks) fmt::print("  rank {} died\n", d);
   if (!summary_file.empty()) {
-    std::ofstream out(summary_file);
-    out << summary_json(jobs, results, wall_s, ranks, dead_ranks);
-    if (!out) fmt::print(stderr, "vkstark prove-batch: cannot write the summary '{}'\n", summary_file);
+    try {
+      replace_file(summary_file, summary_json(jobs, results, wall_s, ranks, dead_ranks));
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "vkstark prove-batch: the summary: {}\n", e.what());
+    }
   }
   return ok == results.size() ? 0 : kExitFailed;
 }

@@ -12,6 +12,7 @@
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
+#include "runtime/file.hpp"
 #include "runtime/json.hpp"
 #include "runtime/trace.hpp"
 #include "stages/selfcheck.hpp"
@@ -51,10 +52,9 @@ int main(int argc, char** argv) try {
   }
   fmt::print("\n{} of {} checks passed in {:.1f} ms\n", checks.size() - failed, checks.size(), ms);
   if (!json_file.empty()) {
-    std::ofstream f(json_file);
-    f << fmt::format("{{\"executor\": {}, \"device\": {}, \"checks\": [{}]}}\n", json_string(std::string(exec->name())),
-                     json_string(exec->device_name()), json);
-    if (!f.flush()) throw InputError(fmt::format("cannot write '{}'", json_file));
+    replace_file(json_file,
+                 fmt::format("{{\"executor\": {}, \"device\": {}, \"checks\": [{}]}}\n",
+                             json_string(std::string(exec->name())), json_string(exec->device_name()), json));
   }
   if (!trace_file.empty()) {
     write_chrome_trace_file(trace, trace_file);

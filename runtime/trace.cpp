@@ -4,10 +4,12 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string_view>
 
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/file.hpp"
 
 namespace vkstark {
 
@@ -46,12 +48,16 @@ std::vector<uint32_t> Trace::span_chain(const Plan& plan, uint32_t task) const {
 }
 
 namespace {
+// The whole text first, then the file replaced at once (runtime/file.hpp).
 template <class F>
 void write_file(const std::string& path, F&& write) {
-  std::ofstream f(path);
-  if (!f) throw InputError(fmt::format("cannot open '{}' for writing", path));
-  write(f);
-  if (!f) throw InputError(fmt::format("error while writing '{}'", path));
+  std::ostringstream text;
+  write(text);
+  try {
+    replace_file(path, text.view());
+  } catch (const std::runtime_error& e) {
+    throw InputError(e.what());
+  }
 }
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include "executors/vulkan/shaders.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
+#include "runtime/file.hpp"
 
 namespace vkstark::vulkan {
 
@@ -94,16 +95,8 @@ void PipelineCache::save() const noexcept {
     std::filesystem::path target(path_);
     std::error_code ec;
     std::filesystem::create_directories(target.parent_path(), ec);
-    // Write then rename, so that concurrent processes never read a half-written file.
-    std::filesystem::path tmp = target;
-    tmp += fmt::format(".{}.tmp", ::getpid());
-    {
-      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-      f.write(data.data(), static_cast<std::streamsize>(size));
-      if (!f) throw std::runtime_error("write failed");
-    }
-    std::filesystem::rename(tmp, target, ec);
-    if (ec) std::filesystem::remove(tmp, ec);
+    // Written whole then renamed, so that concurrent processes never read a half-written file.
+    replace_file(target, std::string_view(data.data(), size));
   } catch (const std::exception& e) {
     spdlog::debug("vkstark: pipeline cache not saved to {}: {}", path_, e.what());
   }

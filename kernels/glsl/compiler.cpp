@@ -22,6 +22,7 @@
 #include "runtime/detail/sha256.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
+#include "runtime/file.hpp"
 #include "runtime/log.hpp"
 
 namespace vkstark {
@@ -173,24 +174,8 @@ void write_entry(const std::filesystem::path& file, const Digest& key, std::span
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
   if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", file.parent_path().string(), ec.message()));
-  // Write then rename: a reader (another thread or process) sees the old file or the whole new one.
-  static std::atomic<uint64_t> counter{0};
-  std::filesystem::path tmp = file;
-  tmp += fmt::format(".{}.{}.tmp", ::getpid(), counter.fetch_add(1));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(words.size() * 4));
-    f.close();
-    if (!f) {
-      std::filesystem::remove(tmp, ec);
-      throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
-    }
-  }
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("cannot rename to {}", file.string()));
-  }
+  // Written whole then renamed: a reader (another thread or process) sees the old file or the new one.
+  replace_file(file, std::string_view(reinterpret_cast<const char*>(words.data()), words.size() * 4));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Specifies the command-line parser of every executable (cli/options.hpp): numbers are whole
 // decimal tokens inside their declared range, unknown / valueless / repeated options are usage
-// errors whose message names the option and the value, output files are created only once the
+// errors whose message names the option and the value, output files are checked only once the
 // whole command line is valid, --help exits 0 and usage errors exit 2.
 #include <gtest/gtest.h>
 
@@ -170,19 +170,55 @@ TEST(Options, UsageListsEveryOptionWithItsRangeAndDefault) {
   EXPECT_NE(u.find("--help"), std::string::npos) << u;
 }
 
-TEST(Options, OutputFilesAreCreatedOnceTheCommandLineIsValid) {
+namespace {
+std::string contents(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+// Parsing checks an output file and touches nothing: a file that exists keeps its bytes whatever
+// happens after (the executable replaces it whole once it has the new contents), and a new one is
+// not created until then.
+TEST(Options, OutputFilesAreCheckedOnceTheCommandLineIsValidAndNotTouched) {
   const std::string path = temp_path("out.json");
   {
     std::ofstream old(path);
     old << "old results";
   }
   EXPECT_EQ(Bench().error({"--json", path, "--width", "0"}), "--width: '0' is not a whole number in [1, 4096]");
-  EXPECT_GT(std::filesystem::file_size(path), 0u);  // untouched: the command line was bad
+  EXPECT_EQ(contents(path), "old results");
   Bench b;
   EXPECT_EQ(b.parse({"--json", path}), Options::Outcome::run);
   EXPECT_EQ(b.json, path);
-  EXPECT_EQ(std::filesystem::file_size(path), 0u);  // truncated before any work
+  EXPECT_EQ(contents(path), "old results");  // a run that fails now leaves it so
   std::filesystem::remove(path);
+  Bench fresh;
+  EXPECT_EQ(fresh.parse({"--json", path}), Options::Outcome::run);
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(WriteBinaryFile, ReplacesTheFileWholeAndLeavesNoTemporaryFile) {
+  const std::filesystem::path dir = std::filesystem::path(temp_path("replace.dir"));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "proof.vkp").string();
+  write_binary_file(path, std::vector<uint8_t>{1, 2, 3});
+  write_binary_file(path, std::vector<uint8_t>{4, 5});
+  EXPECT_EQ(read_binary_file(path, 16), (std::vector<uint8_t>{4, 5}));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 1);
+  // A file that cannot be replaced (its folder is gone) is an error naming it; /dev/null is written
+  // in place, not replaced.
+  try {
+    write_binary_file((dir / "no-such-folder" / "p.vkp").string(), std::vector<uint8_t>{1});
+    FAIL() << "wrote into a missing folder";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-folder/p.vkp"), std::string::npos) << e.what();
+  }
+  write_binary_file("/dev/null", std::vector<uint8_t>{1, 2});
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  EXPECT_EQ(Bench().error({"--json", "/dev/null"}), "");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Options, UnwritableOutputNamesTheOptionAndThePath) {

@@ -1,0 +1,66 @@
+#include "runtime/file.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace vkstark {
+
+namespace {
+// A file that is no regular file (/dev/null, a pipe): written in place, never renamed over.
+bool special(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  return std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st);
+}
+
+void write_in_place(const std::filesystem::path& path, std::string_view bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  if (std::fclose(f) != 0 || !written)
+    throw std::runtime_error(
+        fmt::format("cannot write {} bytes to '{}': {}", bytes.size(), path.string(), std::strerror(errno)));
+}
+}  // namespace
+
+void replace_file(const std::filesystem::path& path, std::string_view bytes) {
+  if (special(path)) return write_in_place(path, bytes);
+  static std::atomic<uint64_t> counter{0};
+  std::filesystem::path tmp = path;
+  tmp += fmt::format(".{}.{}.tmp", ::getpid(), counter.fetch_add(1));
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const int write_errno = errno;
+  const bool closed = std::fclose(f) == 0;
+  std::error_code ec;
+  if (!written || !closed) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error(fmt::format("cannot write {} bytes to '{}': {}", bytes.size(), path.string(),
+                                         std::strerror(written ? errno : write_errno)));
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
+  }
+}
+
+std::string unwritable_reason(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(st)) return std::strerror(EISDIR);
+  if (special(path)) return ::access(path.c_str(), W_OK) == 0 ? std::string() : std::strerror(errno);
+  // replace_file creates a file in the folder and renames it over the path.
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return std::strerror(errno);
+  return {};
+}
+
+}  // namespace vkstark

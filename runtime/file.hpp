@@ -1,0 +1,23 @@
+// Writing files without losing what they held: a file is replaced whole or not at all, and a path
+// is checked for writing without being touched (architecture.md, "Errors": no command loses a
+// user's file). Thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace vkstark {
+
+// Writes `bytes` (any bytes; a string_view of them) to `path` so that it holds either what it held before or all of
+// `bytes`: into a temporary file beside it (its name made unique per process and call), then renamed over it.
+// std::runtime_error naming the path and the system's reason when that fails; the temporary file is
+// removed and `path` is untouched. The folder must exist.
+void replace_file(const std::filesystem::path& path, std::string_view bytes);
+
+// Why `path` could not be written by replace_file, without writing anything: "" when it could, else
+// the system's reason ("No such file or directory" for a missing folder, "Is a directory", "Permission
+// denied").
+[[nodiscard]] std::string unwritable_reason(const std::filesystem::path& path);
+
+}  // namespace vkstark
