@@ -62,6 +62,14 @@ void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithT
     any = true;
     const AirProvingKey& air = pk.per_air[a];
     const AirWithTraces& t = *airs[a];
+    if (!t.air)
+      throw InputError(
+          fmt::format("AIR {} (AIR {} of the proving key): its AirWithTraces has no AIR (air is null); "
+                      "set it to the AIR the key was made from",
+                      air.name, a));
+    if (t.air->name() != air.name)
+      throw InputError(
+          fmt::format("AIR {} of the proving key is {}, its traces are given for AIR {}", a, air.name, t.air->name()));
     const uint32_t h = t.common.height;
     if (h == 0 || !std::has_single_bit(h))
       throw InputError(fmt::format("AIR {}: trace height {} is not a power of two", air.name, h));
@@ -206,6 +214,8 @@ class PreparedProof final : public StarkProver::Prepared {
       throw InputError(
           fmt::format("prover: {} trace sets for a proof prepared for {} AIRs", airs.size(), heights.size()));
     for (size_t a = 0; a < airs.size(); ++a) {
+      if (airs[a] && !airs[a]->air)
+        throw InputError(fmt::format("prover: AIR {}: its AirWithTraces has no AIR (air is null)", a));
       const std::optional<uint32_t> h =
           airs[a] ? std::optional<uint32_t>(uint32_t(std::countr_zero(airs[a]->common.height))) : std::nullopt;
       if (h != heights[a])
