@@ -13,6 +13,7 @@
 // command line; 3 a file that cannot be read or is not a vkstark proof file (another format, another
 // version, a broken header or verifying key).
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <iostream>
@@ -118,10 +119,13 @@ int prove_command(int argc, char** argv) {
   options.output("--vk-out", vk_out, "also write the verifying key alone (a vk file, for verify --vk)");
   options.output("--trace", trace_file, "write a Chrome trace of the proof's run (open in Perfetto)");
   options.output("--json", json_file, "write the proof run's trace as JSON");
-  options.flag("--quiet", quiet, "no progress lines (there are none either when stderr is not a terminal)");
+  options.flag("--quiet", quiet,
+               "no progress lines (there are none either when stderr is not a terminal) and no info log lines");
   options.parse_or_exit(argc - 1, argv + 1);
   if (out.empty()) options.fail("--out FILE is required");
 
+  // --quiet: warnings and errors only, unless VKSTARK_LOG_LEVEL asks for more (runtime/log.hpp).
+  if (quiet) spdlog::set_level(spdlog::level::warn);
   cli::Progress progress(quiet);
   batch::Job job = computation.job(options, "prove");
   const std::string& air = job.air;

@@ -8,6 +8,7 @@
 #include "executors/cpu/cpu_executor.hpp"
 #include "executors/vulkan/vulkan_executor.hpp"
 #include "runtime/error.hpp"
+#include "runtime/log.hpp"
 
 namespace vkstark {
 
@@ -36,7 +37,7 @@ std::unique_ptr<Executor> make_executor(std::string_view kind) {
     gpu_only.allow_cpu_device = false;
     return make_vulkan_executor(gpu_only);
   } catch (const DeviceError& e) {
-    spdlog::info("executor auto: no Vulkan GPU ({}); using the CPU executor", e.what());
+    named_logger("vkstark.executors").info("executor auto: no Vulkan GPU ({}); using the CPU executor", e.what());
     return make_cpu_executor();
   }
 }
@@ -72,7 +73,7 @@ std::vector<NamedExecutor> make_executors(std::string_view kind, std::string_vie
       if (chosen == "vulkan") {
         indices = select_vulkan_devices(wanted, true);
       } else if (wanted == "all") {
-        spdlog::info("executor auto: no Vulkan GPU ({}); using the CPU executor", e.what());
+        named_logger("vkstark.executors").info("executor auto: no Vulkan GPU ({}); using the CPU executor", e.what());
         cpu_worker = true;
       } else {
         throw;  // devices named explicitly: no fallback to the CPU
