@@ -18,31 +18,29 @@ bool special(const std::filesystem::path& path) {
   return std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st);
 }
 
-void write_in_place(const std::filesystem::path& path, std::string_view bytes) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+// Writes `bytes` to `file` (created or truncated); errors name `path`, the file the caller means.
+void write_whole(const std::filesystem::path& file, const std::filesystem::path& path, std::string_view bytes) {
+  std::FILE* f = std::fopen(file.c_str(), "wb");
   if (f == nullptr) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
   const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const int write_errno = errno;
   if (std::fclose(f) != 0 || !written)
-    throw std::runtime_error(
-        fmt::format("cannot write {} bytes to '{}': {}", bytes.size(), path.string(), std::strerror(errno)));
+    throw std::runtime_error(fmt::format("cannot write {} bytes to '{}': {}", bytes.size(), path.string(),
+                                         std::strerror(written ? errno : write_errno)));
 }
 }  // namespace
 
 void replace_file(const std::filesystem::path& path, std::string_view bytes) {
-  if (special(path)) return write_in_place(path, bytes);
+  if (special(path)) return write_whole(path, path, bytes);
   static std::atomic<uint64_t> counter{0};
   std::filesystem::path tmp = path;
   tmp += fmt::format(".{}.{}.tmp", ::getpid(), counter.fetch_add(1));
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  const int write_errno = errno;
-  const bool closed = std::fclose(f) == 0;
   std::error_code ec;
-  if (!written || !closed) {
+  try {
+    write_whole(tmp, path, bytes);
+  } catch (...) {
     std::filesystem::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("cannot write {} bytes to '{}': {}", bytes.size(), path.string(),
-                                         std::strerror(written ? errno : write_errno)));
+    throw;
   }
   std::filesystem::rename(tmp, path, ec);
   if (ec) {

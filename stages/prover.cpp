@@ -426,7 +426,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     auto span = g.span("prover.openings");
     auto group = g.memory_group("openings (stacked reduction, WHIR)");
     if (!reduction) reduction.emplace(g, params, StackedReductionInput{c.pointers(), c.need_rot, r});
-    const View<Fp4> u = reduction->prove(g, t, stacking_proof_views(layout, *out->stacking, out->stacking->proto()));
+    const View<Fp4> u = reduction->prove(t, stacking_proof_views(layout, *out->stacking, out->stacking->proto()));
     View<Fp4> cube = g.transient<Fp4>("u_cube", params.log_stacked_height()).all();
     g.dispatch<UCube>("u_cube", {.u = u, .cube = cube, .l_skip = l});
     whir_prove(g, ntt, t, layout, *out->whir, s.whir, params, WhirOpening{c.pointers(), cube});

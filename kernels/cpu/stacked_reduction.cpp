@@ -131,13 +131,10 @@ void StackedRound0Sums::cpu(const Args& a, const CpuContext& ctx) {
         std::fill(v.begin(), v.end(), Fp4::zero());
         for (uint64_t p = 0; p < parts; ++p)
           for (uint64_t s = 0; s < n; ++s) v[s] += in[(3 * p + t) * n + s];
-        if (a.mobius == 0) {
+        if (a.mobius == 0)
           dft.inverse(v);
-          return;
-        }
-        for (uint64_t bit = 1; bit < n; bit <<= 1)  // subset-Möbius, one bit at a time
-          for (uint64_t s = 0; s < n; ++s)
-            if (s & bit) v[s] -= v[s ^ bit];
+        else
+          subset_mobius(v, 0, a.l_skip);
       },
       1);
 }

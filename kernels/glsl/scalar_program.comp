@@ -73,8 +73,7 @@ bool strided_range_inside(uint first, uint n, uint stride, uint size) {
 shared uint code_s[VKSTARK_PROGRAM_MAX_WORDS];
 // The register file in shared memory, one copy per invocation (every invocation computes the same
 // values). As a private array indexed at run time the pipeline took 1.0 to 1.2 s to create on an
-// H100 (NVIDIA 580), in shared memory 0.3 s; an instruction costs the same, about 0.6 us (an Fp4
-// add, 2026-11-27), which is the interpreter loop's own overhead.
+// H100 (NVIDIA 580), in shared memory 0.3 s, an instruction costing the same (2026-11-27).
 shared uvec4 regs_s[VKSTARK_PROGRAM_REGISTERS * 16];
 #define REG(i) regs_s[(i) * 16u + lane]
 shared uint op_shape_s[OP_COUNT];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "kernels/basic.hpp"
 #include "kernels/stacked_reduction.hpp"
@@ -55,6 +56,7 @@ class StackedReductionProver {
     sums_recorded_ = true;
   }
   View<Fp4> prove(DeviceTranscript& t, const StackingProofViews& proof) {
+    auto span = g_.span("stacked_reduction");
     check_proof(t, proof);
     record_slice_sums();
     sample_lambda();
@@ -83,7 +85,7 @@ class StackedReductionProver {
 
   Graph& g_;
   DeviceTranscript* t_ = nullptr;
-  const StackingProofViews* proof_ = nullptr;
+  std::optional<StackingProofViews> proof_;  // from prove()
   const StackedReductionInput in_;
   const uint32_t l_, n_stack_;
   const uint64_t n_;  // N = 2^l_skip
@@ -151,7 +153,7 @@ void StackedReductionProver::check_proof(DeviceTranscript& t, const StackingProo
       throw GraphError(
           fmt::format("stacked reduction: commitment {} still holds its traces (finish_message first)", c));
   t_ = &t;
-  proof_ = &proof;
+  proof_ = proof;
 }
 
 // Regions: maximal runs of one height whose message positions follow each other.
@@ -489,14 +491,13 @@ StackedOpeningReduction::StackedOpeningReduction(Graph& g, const SystemParams& p
 StackedOpeningReduction::~StackedOpeningReduction() = default;
 void StackedOpeningReduction::record_eq_tables() { impl_->record_eq_tables(); }
 void StackedOpeningReduction::record_slice_sums() { impl_->record_slice_sums(); }
-View<Fp4> StackedOpeningReduction::prove(Graph& g, DeviceTranscript& transcript, const StackingProofViews& proof) {
-  auto span = g.span("stacked_reduction");
+View<Fp4> StackedOpeningReduction::prove(DeviceTranscript& transcript, const StackingProofViews& proof) {
   return impl_->prove(transcript, proof);
 }
 
 View<Fp4> stacked_reduction_prove(Graph& g, DeviceTranscript& transcript, const StackingProofViews& proof,
                                   const SystemParams& params, const StackedReductionInput& in) {
-  return StackedOpeningReduction(g, params, in).prove(g, transcript, proof);
+  return StackedOpeningReduction(g, params, in).prove(transcript, proof);
 }
 
 }  // namespace vkstark

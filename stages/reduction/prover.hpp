@@ -75,7 +75,7 @@ class StackedOpeningReduction {
   void record_slice_sums();  // after the E tables (records them first if needed)
   // The rest, from the transcript state before lambda'. GraphError when a commitment still holds its
   // traces, or when called twice.
-  [[nodiscard]] View<Fp4> prove(Graph& g, DeviceTranscript& transcript, const StackingProofViews& proof);
+  [[nodiscard]] View<Fp4> prove(DeviceTranscript& transcript, const StackingProofViews& proof);
 
  private:
   std::unique_ptr<StackedReductionProver> impl_;
