@@ -38,8 +38,10 @@ inline constexpr uint64_t kObserveWordsPerDispatch = 1024;
 // observe kernel (TranscriptObserve: blocks loaded while the previous one is permuted, its own
 // permutation unrolled) in dispatches of at most kObserveKernelPiece words (lavapipe's loop budget
 // again: pieces of 16384 words came out wrong there, 4096 are right). H100, keccakf's column
-// openings (21064 words): 17.8 ms through the interpreter, docs/decisions.md 2026-11-27.
-inline constexpr uint64_t kObserveKernelWords = 256;
+// openings (21064 words): 17.8 ms through the interpreter, docs/decisions.md 2026-11-27. Its
+// permutation is the unrolled one, the interpreter's the compact one (sponge_coop.glsl): from a few
+// blocks on, the extra dispatch pays (round 0's s_0, 244 words: 216 us in the interpreter).
+inline constexpr uint64_t kObserveKernelWords = 64;
 inline constexpr uint64_t kObserveKernelPiece = 4096;
 
 class ProgramBuilder {

@@ -525,42 +525,48 @@ class BatchProver {
     const View<Fp4> prev = state(j - 1), row = state(j);
     // The terms of traces [h0, h1) of `heads` and [t0, t1) of `new_tail` in program q: head(X) for
     // X = 1..d and the new tail traces' terms (released by the caller).
+    // Absent values (no new tail trace, a functional the trace lacks) are no registers at all:
+    // nothing multiplies a zero (about half of keccakf's round program did, 2026-11-27).
     struct Terms {
       std::vector<Reg> head;  // d
-      Reg tail;
+      std::optional<Reg> tail;
     };
     auto emit_terms = [&](ProgramBuilder& q, size_t h0, size_t h1, size_t t0, size_t t1) {
       const Reg eq_prev = q.load_ext(prev, kEq), eqs_prev = q.load_ext(prev, kEqSharp);
-      auto add_to = [&](Reg& acc, Reg x) { consume_add(q, acc, x); };
+      auto add_to = [&](std::optional<Reg>& acc, Reg x) {
+        if (acc) {
+          consume_add(q, *acc, x);
+        } else {
+          acc = x;
+        }
+      };
       auto mul2 = [&](Reg x, Reg y) { return consume_mul(q, x, y); };
       auto mul_by = [&](Reg x, Reg y) { return consume_mul_by(q, x, y); };
-      // mu^(2P+T) eq C + eq# (mu^(2T) N' + mu^(2T+1) Q), the values from `load`.
+      // mu^(2P+T) eq C + eq# (mu^(2T) N' + mu^(2T+1) Q), the values from `load` (the trace's
+      // functionals only; present(T) != 0 for every trace here).
       auto term = [&](uint32_t T, auto&& load) {
-        Reg zc = mul_by(mul2(load(0), q.load_ext(mu_powers_, 2 * uint64_t(P_) + T)), eq_prev);
-        Reg lg = mul2(load(1), q.load_ext(mu_powers_, 2 * uint64_t(T)));
-        add_to(lg, mul2(load(2), q.load_ext(mu_powers_, 2 * uint64_t(T) + 1)));
-        add_to(zc, mul_by(lg, eqs_prev));
-        return zc;
+        std::optional<Reg> out, lg;
+        if (kernels(T).has(Functional(0)))
+          out = mul_by(mul2(load(0), q.load_ext(mu_powers_, 2 * uint64_t(P_) + T)), eq_prev);
+        for (uint32_t f = 1; f <= 2; ++f)
+          if (kernels(T).has(Functional(f))) add_to(lg, mul2(load(f), q.load_ext(mu_powers_, 2 * uint64_t(T) + f - 1)));
+        if (lg) add_to(out, mul_by(*lg, eqs_prev));
+        return *out;
       };
       Terms out;
-      out.tail = q.constant(Fp4());
       for (size_t i = t0; i < t1; ++i) {
         const uint32_t T = new_tail[i];
-        add_to(out.tail, term(T, [&](uint32_t f) {
-                 return kernels(T).has(Functional(f)) ? q.load_ext(at_r, kFunctionals * i + f) : q.constant(Fp4());
-               }));
+        add_to(out.tail, term(T, [&](uint32_t f) { return q.load_ext(at_r, kFunctionals * i + f); }));
       }
       for (uint32_t X = 1; X <= d_; ++X) {
-        Reg h = q.constant(Fp4());
+        std::optional<Reg> h;
         for (size_t k = h0; k < h1; ++k) {
           const Head& hd = heads[k];
           add_to(h, term(hd.T, [&](uint32_t f) {
-                   return kernels(hd.T).has(Functional(f)) ? q.sum_ext(partials, hd.at + uint64_t(f) * d_ + (X - 1),
-                                                                       hd.rows, uint64_t(kFunctionals) * d_)
-                                                           : q.constant(Fp4());
+                   return q.sum_ext(partials, hd.at + uint64_t(f) * d_ + (X - 1), hd.rows, uint64_t(kFunctionals) * d_);
                  }));
         }
-        out.head.push_back(h);
+        out.head.push_back(h ? *h : q.constant(Fp4()));
       }
       q.release(eq_prev);
       q.release(eqs_prev);
@@ -585,8 +591,9 @@ class BatchProver {
           q.store_ext(group_sums, terms.head[X - 1], gi * (d_ + 1) + (X - 1));
           q.release(terms.head[X - 1]);
         }
-        q.store_ext(group_sums, terms.tail, gi * (d_ + 1) + d_);
-        q.release(terms.tail);
+        const Reg tail = terms.tail ? *terms.tail : q.constant(Fp4());
+        q.store_ext(group_sums, tail, gi * (d_ + 1) + d_);
+        q.release(tail);
         q.emit();
       }
     }
@@ -594,13 +601,16 @@ class BatchProver {
     auto add_to = [&](Reg& acc, Reg x) { consume_add(p, acc, x); };
     auto mul2 = [&](Reg x, Reg y) { return consume_mul(p, x, y); };
     auto mul_by = [&](Reg x, Reg y) { return consume_mul_by(p, x, y); };
+    auto integer = [](uint64_t v) { return Fp::from_canonical_unchecked(static_cast<uint32_t>(v)); };
+    // Every instruction of this program is on the proof's critical path (about 0.4 us each on an
+    // H100), so it is written for few instructions (docs/decisions.md 2026-11-27).
     // tail_j = tail_(j-1) r_(j-1) (carried in the state) + the new tail traces' terms; head(X),
     // X = 1..d.
     Reg tail = p.load_ext(prev, kTail);
     std::vector<Reg> s(d_ + 2);
     if (groups == 0) {
       Terms terms = emit_terms(p, 0, heads.size(), 0, new_tail.size());
-      add_to(tail, terms.tail);
+      if (terms.tail) add_to(tail, *terms.tail);
       for (uint32_t X = 1; X <= d_; ++X) s[X] = terms.head[X - 1];
     } else {
       add_to(tail, p.sum_ext(group_sums, d_, groups, d_ + 1));
@@ -609,6 +619,7 @@ class BatchProver {
     const Reg xi = p.load_ext(in_.xi, l_ + j - 1);
     const Reg one = p.constant(Fp::one());
     const Reg one_minus_xi = p.sub(one, xi);
+    p.release(one);
     // head(0) = (c - xi head(1) - tail) / (1 - xi).
     {
       const Reg c = p.load_ext(prev, kClaim);
@@ -622,36 +633,44 @@ class BatchProver {
     }
     // head(d + 1) = sum_i head(i) w_i, w_i = prod_{k != i} (d + 1 - k) / (i - k).
     {
-      Reg acc = p.constant(Fp4());
+      std::optional<Reg> acc;
       for (uint32_t i = 0; i <= d_; ++i) {
         Fp w = Fp::one();
         for (uint32_t k = 0; k <= d_; ++k)
-          if (k != i)
-            w *= (Fp::from_canonical_unchecked(d_ + 1) - Fp::from_canonical_unchecked(k)) *
-                 (Fp::from_canonical_unchecked(i) - Fp::from_canonical_unchecked(k)).inverse();
-        add_to(acc, mul_by(p.constant(w), s[i]));
+          if (k != i) w *= (integer(d_ + 1) - integer(k)) * (integer(i) - integer(k)).inverse();
+        const Reg term = mul_by(p.constant(w), s[i]);
+        if (acc) {
+          add_to(*acc, term);
+        } else {
+          acc = term;
+        }
       }
-      s[d_ + 1] = acc;
+      s[d_ + 1] = *acc;
     }
     // s_j(X) = ((1 - xi) + (2 xi - 1) X) head(X) + tail X for X = 1..d+1, observed; then s_j(0) =
-    // c - s_j(1) in place of head(0).
+    // c - s_j(1) in place of head(0). The factor and X tail grow by a step per X.
+    const Reg slope = p.sub(xi, one_minus_xi);  // 2 xi - 1
     {
-      const Reg twice = p.add(xi, xi);
-      const Reg slope = p.sub(twice, one);  // 2 xi - 1
-      p.release(twice);
+      // The factor is xi at X = 1; `factor` and `xt` hold it and X tail from X = 2 on.
+      std::optional<Reg> factor, xt;
       for (uint32_t X = 1; X <= d_ + 1; ++X) {
-        const Reg xr = p.constant(Fp::from_canonical_unchecked(X));
-        const Reg m = p.mul(slope, xr);
-        const Reg factor = p.add(one_minus_xi, m);
+        if (X > 1) {
+          const Reg f = p.add(factor ? *factor : xi, slope);
+          if (factor) p.release(*factor);
+          factor = f;
+          const Reg t = p.add(xt ? *xt : tail, tail);
+          if (xt) p.release(*xt);
+          xt = t;
+        }
+        const Reg m = p.mul(factor ? *factor : xi, s[X]);
+        p.release(s[X]);
+        s[X] = p.add(m, xt ? *xt : tail);
         p.release(m);
-        Reg out = mul2(factor, s[X]);
-        add_to(out, p.mul(xr, tail));
-        p.release(xr);
-        s[X] = out;
-        p.store_ext(proof_.sumcheck_round_polys, out, uint64_t(j - 1) * (d_ + 1) + (X - 1));
-        p.observe_ext(out);
+        p.store_ext(proof_.sumcheck_round_polys, s[X], uint64_t(j - 1) * (d_ + 1) + (X - 1));
+        p.observe_ext(s[X]);
       }
-      p.release(slope);
+      if (factor) p.release(*factor);
+      if (xt) p.release(*xt);
     }
     p.release(s[0]);
     {
@@ -661,30 +680,48 @@ class BatchProver {
     }
     const Reg r = p.sample_ext();
     p.store_ext(r_, r, j);
-    // c_j = s_j(r_j), Lagrange on 0..d+1.
+    // c_j = s_j(r_j), Lagrange on 0..n-1 (n = d + 2): sum_i s_j(i) w_i P_i S_i with w_i =
+    // 1 / prod_{k != i} (i - k), P_i = prod_{k < i} (r - k), S_i = prod_{k > i} (r - k); in one
+    // upward pass with few registers: U_0 = s_j(0) w_0, U_i = U_(i-1) (r - i) + s_j(i) w_i P_i,
+    // c_j = U_(n-1).
     {
-      Reg acc = p.constant(Fp4());
-      for (uint32_t i = 0; i <= d_ + 1; ++i) {
+      const uint32_t n = d_ + 2;
+      auto weight = [&](uint32_t i) {
         Fp denom = Fp::one();
-        Reg prod = p.constant(Fp::one());
-        for (uint32_t k = 0; k <= d_ + 1; ++k) {
-          if (k == i) continue;
-          denom *= Fp::from_canonical_unchecked(i) - Fp::from_canonical_unchecked(k);
-          prod = mul2(prod, p.sub(r, p.constant(Fp::from_canonical_unchecked(k))));
+        for (uint32_t k = 0; k < n; ++k)
+          if (k != i) denom *= integer(i) - integer(k);
+        return p.constant(denom.inverse());
+      };
+      Reg u = mul2(s[0], weight(0));
+      std::optional<Reg> prefix;       // P_i for i >= 2 (P_1 = r)
+      std::optional<Reg> below;        // r - (i - 1) for i >= 2 (r at i = 1)
+      for (uint32_t i = 1; i < n; ++i) {
+        if (i >= 2) {
+          const Reg pi = p.mul(prefix ? *prefix : r, below ? *below : r);
+          if (prefix) p.release(*prefix);
+          prefix = pi;
         }
-        prod = mul2(prod, p.constant(denom.inverse()));
-        add_to(acc, mul2(prod, s[i]));
+        const Reg k = p.constant(integer(i));
+        const Reg di = p.sub(r, k);
+        p.release(k);
+        u = mul_by(u, di);
+        add_to(u, consume_mul_by(p, mul2(s[i], weight(i)), prefix ? *prefix : r));
+        if (below) p.release(*below);
+        below = di;
       }
-      p.store_ext(row, acc, kClaim);
-      p.release(acc);
+      if (below) p.release(*below);
+      if (prefix) p.release(*prefix);
+      p.store_ext(row, u, kClaim);
+      p.release(u);
     }
-    // eq_ns[j] = eq_ns[j-1] eq(xi, r_j), likewise eq#_ns; the tail carried: tail_j r_j.
+    // eq_ns[j] = eq_ns[j-1] eq(xi, r_j), eq(xi, r) = (2 xi - 1) r + (1 - xi); likewise eq#_ns; the
+    // tail carried: tail_j r_j.
     {
-      const Reg a = p.mul(xi, r);
-      const Reg b = mul2(p.sub(one, r), one_minus_xi);  // the last use of 1 - xi
-      const Reg e = p.add(a, b);
-      p.release(a);
-      p.release(b);
+      const Reg sr = p.mul(slope, r);
+      const Reg e = p.add(sr, one_minus_xi);
+      p.release(sr);
+      p.release(slope);
+      p.release(one_minus_xi);
       auto store = [&](Reg v, uint32_t at) {
         p.store_ext(row, v, at);
         p.release(v);
@@ -694,7 +731,6 @@ class BatchProver {
       p.release(e);
       store(mul2(tail, r), kTail);
       p.release(xi);
-      p.release(one);
     }
     p.emit();
 

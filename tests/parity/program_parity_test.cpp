@@ -212,7 +212,9 @@ TEST_P(ProgramParity, ALongObserveMatchesTheHostTranscript) {
 // The code is copied into shared memory of kProgramMaxWords words before it runs: a program of
 // nearly that length runs to its end (its last instructions are the ones checked).
 TEST_P(ProgramParity, AProgramOfNearlyTheMaximumLengthRunsToItsEnd) {
-  const std::vector<Fp> pool = field_values(64, 77);
+  // Below kObserveKernelWords: the whole pool goes through the interpreter too.
+  static_assert(kObserveKernelWords - 1 >= 50 + 5);
+  const std::vector<Fp> pool = field_values(kObserveKernelWords - 1, 77);
   Graph g;
   auto in = g.input<Fp>("pool", pool.size());
   auto out = g.output<Fp4>("out", 1);
