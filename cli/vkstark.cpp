@@ -26,6 +26,7 @@
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
 #include "runtime/trace.hpp"
+#include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/airs/test_airs.hpp"
 #include "stages/batch/batch.hpp"
@@ -108,7 +109,7 @@ int prove_command(int argc, char** argv) {
   Computation computation;
   std::string executor, params_name, out, vk_out, trace_file, json_file;
   uint32_t log_stacked = 0;
-  bool quiet = false;
+  bool quiet = false, debug_check = false;
   computation.declare(options);
   options.choice("--params", params_name, {"secure", "test"}, "secure",
                  "secure: app_params_with_100_bits_security(--log-stacked-height); test: small, fast, NOT secure");
@@ -121,6 +122,9 @@ int prove_command(int argc, char** argv) {
   options.output("--json", json_file, "write the proof run's trace as JSON");
   options.flag("--quiet", quiet,
                "no progress lines (there are none either when stderr is not a terminal) and no info log lines");
+  options.flag("--debug-check", debug_check,
+               "check every constraint on every row and every bus on the host before proving, naming what fails "
+               "(also VKSTARK_DEBUG_CONSTRAINTS=1)");
   options.parse_or_exit(argc - 1, argv + 1);
   if (out.empty()) options.fail("--out FILE is required");
 
@@ -142,7 +146,9 @@ int prove_command(int argc, char** argv) {
   std::vector<std::shared_ptr<const Air>> air_list;
   for (const auto& t : traces) air_list.push_back(t->air);
   const ProvingKey pk = progress.step("keygen", [&] { return keygen(air_list, params, *exec); });
-  StarkProver prover(pk, *exec);
+  if (debug_check || debug_constraints_enabled())
+    progress.step("debug check (constraints and buses)", [&] { debug_check_traces(pk, traces); });
+  StarkProver prover(pk, *exec, {.debug_check = false});  // (checked above when asked)
   auto prepared = progress.step("prepare (graph, kernels, pipelines)", [&] { return prover.prepare(traces); });
 
   Trace trace;

@@ -150,8 +150,9 @@ int main(int argc, char** argv) try {
 
   // The debug checker: every constraint on every row, on the host, in that order; the first that is
   // not zero, with the AIR's name, the constraint's number and text, the row and the value. Run it
-  // while writing an AIR: the prover does not check constraints, and a verifier's rejection does
-  // not say which row is wrong. (row_view_parts: the preprocessed trace, cached parts, common main.)
+  // while writing an AIR: a verifier's rejection does not say which row is wrong. (The prover runs
+  // the full checker, buses included, with ProverOptions::debug_check or VKSTARK_DEBUG_CONSTRAINTS=1:
+  // stages/air/debug_check.hpp. row_view_parts: the preprocessed trace, cached parts, common main.)
   const std::optional<ConstraintViolation> violation =
       find_violation(pk.per_air[0].symbolic, t.row_view_parts(), t.public_values);
   if (violation) fmt::print("custom_air: debug checker: {}\n", violation->message());

@@ -11,6 +11,8 @@
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
 #include "runtime/plan.hpp"
+#include "stages/air/debug_check.hpp"
+#include "stages/air/eval.hpp"
 #include "stages/gkr/prover.hpp"
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
@@ -161,6 +163,21 @@ uint32_t round0_chunk_nodes(const Executor& exec) {
 
 }  // namespace
 
+void debug_check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs) {
+  check_traces(pk, airs);
+  std::vector<DebugAirInput> inputs;
+  for (size_t a = 0; a < airs.size(); ++a) {
+    if (!airs[a]) continue;
+    const AirProvingKey& k = pk.per_air[a];
+    DebugAirInput in{.air = &k.symbolic, .parts = {}, .public_values = airs[a]->public_values};
+    if (k.preprocessed_trace) in.parts.push_back(&*k.preprocessed_trace);
+    for (const TraceMatrix& m : airs[a]->cached) in.parts.push_back(&m);
+    in.parts.push_back(&airs[a]->common);
+    inputs.push_back(std::move(in));
+  }
+  debug_check_or_throw(inputs);
+}
+
 StarkProver::StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions options)
     : pk_(pk), exec_(exec), options_(options) {}
 
@@ -201,6 +218,8 @@ class PreparedProof final : public StarkProver::Prepared {
   std::vector<Buffer<Digest>> roots;
   std::unique_ptr<PreparedPlan> prepared;
   const MultiStarkVerifyingKey* vk = nullptr;
+  const ProvingKey* pk = nullptr;
+  bool debug_check = false;  // the debug checker before every proof
 
   const Plan& plan() const override { return prepared->plan(); }
 
@@ -223,6 +242,7 @@ class PreparedProof final : public StarkProver::Prepared {
                                      h ? fmt::format("has 2^{} rows,", *h) : std::string("is absent,"),
                                      heights[a] ? fmt::format("2^{} rows", *heights[a]) : std::string("its absence")));
     }
+    if (debug_check) debug_check_traces(*pk, airs);
     upload_traces(*prepared, commits, airs, shape);
     std::vector<std::vector<Fp>> public_values;
     for (const auto& a : airs) public_values.push_back(a ? a->public_values : std::vector<Fp>{});
@@ -288,6 +308,8 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   auto out = std::make_unique<PreparedProof>();
   const MultiStarkVerifyingKey& vk = pk_.vk;
   out->vk = &vk;
+  out->pk = &pk_;
+  out->debug_check = options_.debug_check.value_or(debug_constraints_enabled());
   const SystemParams& params = vk.params;
   for (const auto& a : airs)
     out->heights.push_back(a ? std::optional<uint32_t>(uint32_t(std::countr_zero(a->common.height))) : std::nullopt);

@@ -79,7 +79,12 @@ std::vector<Fp4> powers(Fp4 lambda, size_t n) {
 }
 
 TraceRows::TraceRows(std::span<const TraceMatrix> parts, std::span<const Fp> public_values)
-    : parts_(parts), pvs_(public_values), height_(parts.empty() ? 0 : parts.front().height) {}
+    : pvs_(public_values), height_(parts.empty() ? 0 : parts.front().height) {
+  for (const TraceMatrix& m : parts) parts_.push_back(&m);
+}
+
+TraceRows::TraceRows(std::span<const TraceMatrix* const> parts, std::span<const Fp> public_values)
+    : parts_(parts.begin(), parts.end()), pvs_(public_values), height_(parts.empty() ? 0 : parts.front()->height) {}
 
 Fp TraceRows::selector(NodeKind kind) const {
   const bool v = kind == NodeKind::IsFirstRow  ? row_ == 0
@@ -90,10 +95,17 @@ Fp TraceRows::selector(NodeKind kind) const {
 
 Fp TraceRows::value(uint32_t part, uint32_t offset, uint32_t col) const {
   const uint32_t r = offset == 0 ? row_ : (row_ + 1) & (height_ - 1);
-  return parts_[part].at(r, col);
+  return parts_[part]->at(r, col);
 }
 
 void check_trace_shape(const std::string& air, const AirShape& shape, std::span<const TraceMatrix> parts,
+                       std::span<const Fp> public_values) {
+  std::vector<const TraceMatrix*> refs;
+  for (const TraceMatrix& m : parts) refs.push_back(&m);
+  check_trace_shape(air, shape, std::span<const TraceMatrix* const>(refs), public_values);
+}
+
+void check_trace_shape(const std::string& air, const AirShape& shape, std::span<const TraceMatrix* const> parts,
                        std::span<const Fp> public_values) {
   const std::vector<uint32_t> widths = shape.row_view_widths();
   if (parts.size() != widths.size())
@@ -107,19 +119,21 @@ void check_trace_shape(const std::string& air, const AirShape& shape, std::span<
     if (p + 1 == parts.size()) return std::string("common main part");
     return fmt::format("cached part {}", p - pre);
   };
-  const uint32_t h = parts.front().height;
+  for (size_t p = 0; p < parts.size(); ++p)
+    if (parts[p] == nullptr) throw InputError(fmt::format("AIR {}: its {} is missing", air, part_name(p)));
+  const uint32_t h = parts.front()->height;
   if (h == 0 || (h & (h - 1)) != 0)
     throw InputError(fmt::format("AIR {}: trace height {} is not a power of two", air, h));
   for (size_t p = 0; p < parts.size(); ++p) {
-    if (parts[p].width != widths[p])
+    if (parts[p]->width != widths[p])
       throw InputError(
-          fmt::format("AIR {}: {} has width {}, the AIR declares {}", air, part_name(p), parts[p].width, widths[p]));
-    if (parts[p].height != h)
+          fmt::format("AIR {}: {} has width {}, the AIR declares {}", air, part_name(p), parts[p]->width, widths[p]));
+    if (parts[p]->height != h)
       throw InputError(
-          fmt::format("AIR {}: {} has height {}, the {} has {}", air, part_name(p), parts[p].height, part_name(0), h));
-    if (parts[p].values.size() != size_t(parts[p].width) * h)
+          fmt::format("AIR {}: {} has height {}, the {} has {}", air, part_name(p), parts[p]->height, part_name(0), h));
+    if (parts[p]->values.size() != size_t(parts[p]->width) * h)
       throw InputError(fmt::format("AIR {}: {} holds {} values, not width x height = {}", air, part_name(p),
-                                   parts[p].values.size(), size_t(parts[p].width) * h));
+                                   parts[p]->values.size(), size_t(parts[p]->width) * h));
   }
 }
 

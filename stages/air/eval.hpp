@@ -51,6 +51,8 @@ std::vector<Fp4> powers(Fp4 lambda, size_t n);
 class TraceRows final : public RowSource<Fp> {
  public:
   TraceRows(std::span<const TraceMatrix> parts, std::span<const Fp> public_values);
+  // The same over parts held elsewhere (not copied; they must outlive the source).
+  TraceRows(std::span<const TraceMatrix* const> parts, std::span<const Fp> public_values);
   void set_row(uint32_t r) { row_ = r; }
   uint32_t height() const { return height_; }
   Fp selector(NodeKind kind) const override;
@@ -58,7 +60,7 @@ class TraceRows final : public RowSource<Fp> {
   Fp public_value(uint32_t i) const override { return pvs_[i]; }
 
  private:
-  std::span<const TraceMatrix> parts_;
+  std::vector<const TraceMatrix*> parts_;
   std::span<const Fp> pvs_;
   uint32_t height_ = 0;
   uint32_t row_ = 0;
@@ -74,6 +76,8 @@ std::vector<Fp4> eval_constraints_on_trace(const SymbolicDag& dag, const AirShap
 // not fit `shape`: part count, widths, equal heights, a power-of-two height.
 void check_trace_shape(const std::string& air, const AirShape& shape, std::span<const TraceMatrix> parts,
                        std::span<const Fp> public_values);
+void check_trace_shape(const std::string& air, const AirShape& shape, std::span<const TraceMatrix* const> parts,
+                       std::span<const Fp> public_values);
 
 // The first violated constraint of a host trace: rows in order, then constraints in emission order.
 struct ConstraintViolation {
@@ -87,8 +91,10 @@ struct ConstraintViolation {
 std::optional<ConstraintViolation> find_violation(const SymbolicAir& air, std::span<const TraceMatrix> parts,
                                                   std::span<const Fp> public_values);
 // Throws InputError with find_violation's message when a constraint is violated (or the shape is
-// wrong). The prover calls this when VKSTARK_DEBUG_CONSTRAINTS=1 (debug_constraints_enabled()).
+// wrong).
 void check_constraints(const SymbolicAir& air, std::span<const TraceMatrix> parts, std::span<const Fp> public_values);
+// VKSTARK_DEBUG_CONSTRAINTS is set and not "0": the prover runs the debug checker
+// (stages/air/debug_check.hpp) before every proof.
 bool debug_constraints_enabled();
 
 }  // namespace vkstark
