@@ -67,7 +67,8 @@ inline constexpr uint32_t kZerocheckMaxSlices = 256;
 // extension kernel, stages/air/ext_kernel.hpp; S = 1 in round 0),
 //   partials[(j 3 + f) N + k] = sum_{s < S} sum_{x in S_j} eq[x] values[(f S + s) M + k X + x]
 // S_j = the x < X in the blocks of 64 at 64 (j + t J), t = 0, 1, ... (workgroup (j 3 + f) N + k
-// of 64 invocations, lane = x mod 64: adjacent invocations read adjacent values). A functional
+// of 64 invocations, lane = x mod 64: adjacent invocations read adjacent values); with X < 64 and
+// J = 1, 64 / X invocations share each x's slices. A functional
 // whose bit in `present` is clear is never read and its partials are 0 (a trace without
 // constraints or without interactions). grid.x = 64 partials.count.
 struct ZerocheckWeightedSums {

@@ -4,9 +4,9 @@
 #include "abi/zerocheck_weighted_sums.glsl"
 #include "fp4.glsl"
 // ZerocheckWeightedSums (kernels/zerocheck.hpp): workgroup w = (j 3 + f) N + k of 64 invocations
-// writes partials[w] = sum eq[x] values[(f S + s) M + k X + x] over s < S = slices and x = 64 (j + t J) + lane < X (J =
-// partials.count / (3N)); the 64 lane sums are added by a tree in shared memory. A functional whose
-// bit of `present` is clear is not read (its partials are 0).
+// writes partials[w] = sum eq[x] values[(f S + s) M + k X + x] over s < S = slices and x in S_j
+// (kernels/zerocheck.hpp; J = partials.count / (3N)); the 64 lane sums are added by a tree in shared
+// memory. A functional whose bit of `present` is clear is not read (its partials are 0).
 
 const uint LANES = 64u;  // kZerocheckLanes
 shared uvec4 sh[LANES];
@@ -20,20 +20,30 @@ void main() {
   if (i < pc.grid_x) {
     const uint k = w % n, f = (w / n) % 3u, j = w / (3u * n);
     if (((pc.present >> f) & 1u) != 0u) {
-      if (groups == 1u) {
-        // One row of partials: the lanes take the (slice, x) pairs in turn, so that few x (the
-        // last MLE rounds: X = 1, 2, ...) still keep every lane busy over the slices.
-        for (uint q = lane; q < pc.slices * chunks; q += LANES) {
-          const uint sl = q / chunks, x = q - sl * chunks;
-          s = fp4_add(s, fp4_mul(eq_[pc.eq_off + x],
-                                 values_[pc.values_off + (f * pc.slices + sl) * (chunks * n) + k * chunks + x]));
-        }
-      } else {
-        for (uint sl = 0u; sl < pc.slices; ++sl) {
-          const uint base = pc.values_off + (f * pc.slices + sl) * (chunks * n) + k * chunks;
-          for (uint x = j * LANES + lane; x < chunks; x += LANES * groups) {
-            s = fp4_add(s, fp4_mul(eq_[pc.eq_off + x], values_[base + x]));
+      // sum_s eq[x] v_s = eq[x] sum_s v_s: each invocation adds up the slices of its x first (four
+      // independent loads and sums at a time), then makes one product. Wide (X >= 64 or several
+      // rows of partials): the invocations of row j take the x in blocks of 64 at 64 (j + t J), all
+      // slices each. Narrow (X < 64, one row): 64 / X invocations per x share its slices, so that
+      // the last MLE rounds (X = 1, 2, ...) keep the lanes busy. (H100, keccakf 2^15, MLE round 1,
+      // 82 slices: 173 us with a product per slice and one load at a time.)
+      const uint stride = chunks * n;  // from one slice to the next
+      const bool wide = chunks >= LANES || groups > 1u;
+      const uint per_x = wide ? 1u : LANES / chunks;
+      if (wide || lane < per_x * chunks) {
+        const uint x_step = wide ? LANES * groups : chunks, s_first = wide ? 0u : lane / chunks;
+        const uint step = per_x * stride;
+        for (uint x = wide ? j * LANES + lane : lane % chunks; x < chunks; x += x_step) {
+          uint at = pc.values_off + (f * pc.slices + s_first) * stride + k * chunks + x;
+          uvec4 a0 = FP4_ZERO, a1 = FP4_ZERO, a2 = FP4_ZERO, a3 = FP4_ZERO;
+          uint sl = s_first;
+          for (; sl + 3u * per_x < pc.slices; sl += 4u * per_x, at += 4u * step) {
+            a0 = fp4_add(a0, values_[at]);
+            a1 = fp4_add(a1, values_[at + step]);
+            a2 = fp4_add(a2, values_[at + 2u * step]);
+            a3 = fp4_add(a3, values_[at + 3u * step]);
           }
+          for (; sl < pc.slices; sl += per_x, at += step) a0 = fp4_add(a0, values_[at]);
+          s = fp4_add(s, fp4_mul(eq_[pc.eq_off + x], fp4_add(fp4_add(a0, a1), fp4_add(a2, a3))));
         }
       }
     }

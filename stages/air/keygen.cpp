@@ -1,7 +1,6 @@
 #include "stages/air/keygen.hpp"
 
 #include <fmt/format.h>
-#include <tbb/parallel_for.h>
 
 #include <bit>
 #include <map>
@@ -9,7 +8,6 @@
 
 #include "kernels/basic.hpp"
 #include "runtime/kernel_abi.hpp"
-#include "stages/air/constraint_kernel.hpp"
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
 
@@ -269,12 +267,6 @@ ProvingKey keygen(std::span<const std::shared_ptr<const Air>> airs, const System
     pk.vk.per_air.push_back(verifying_key_of(pk.per_air.back().symbolic, pk.per_air.back().dag));
   }
   pk.vk.trace_height_constraints = compute_trace_height_constraints(pk.vk.per_air, params);
-  // The constraint kernels (GLSL compiled in process, or loaded from the on-disk cache), in parallel:
-  // glslang compilations are independent. An AIR without constraints has none.
-  tbb::parallel_for(size_t(0), pk.per_air.size(), [&](size_t i) {
-    AirProvingKey& a = pk.per_air[i];
-    if (a.dag.num_constraints() > 0) a.constraint_kernel = make_constraint_kernel(a.name, a.dag, a.shape);
-  });
   commit_preprocessed(pk, params, executor);
   pk.vk.pre_hash = vk_pre_hash(encode_vk_postcard(pk.vk));
   return pk;

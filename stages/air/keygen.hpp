@@ -23,7 +23,6 @@
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
 #include "stages/air/air.hpp"
-#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/dag.hpp"
 #include "stages/air/verifying_key.hpp"
 
@@ -38,9 +37,6 @@ struct AirProvingKey {
   SymbolicDag dag;       // the same as vk.per_air[i].symbolic_constraints
   std::optional<TraceMatrix> preprocessed_trace;
   std::optional<Digest> preprocessed_root;  // its stacked_commit root (= the vk's preprocessed commit)
-  // The AIR's constraint-evaluation kernel (stages/air/constraint_kernel.hpp, make_constraint_kernel
-  // of `dag` and `shape`); null for an AIR without constraints.
-  std::shared_ptr<const ConstraintKernel> constraint_kernel;
 };
 
 struct ProvingKey {

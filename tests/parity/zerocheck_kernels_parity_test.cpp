@@ -238,12 +238,12 @@ TEST_P(ZerocheckKernels, CosetExtendWithTheCosetWeightsIsThePleAtTheCosetPoints)
         }
 }
 
-// Many slices over few x (the last MLE rounds: the lanes share the (slice, x) pairs): one row of
-// partial sums, the host's sum.
+// Many slices over few x (the last MLE rounds: 64 / X invocations share each x's slices; fewer
+// slices than invocations too): one row of partial sums, the host's sum.
 TEST_P(ZerocheckKernels, WeightedSumsOfManySlicesOverFewX) {
   uint64_t seed = 900;
-  for (uint32_t S : {65u, 200u, kZerocheckMaxSlices})
-    for (uint64_t X : {1u, 2u, 3u, 64u}) {
+  for (uint32_t S : {1u, 5u, 65u, 200u, kZerocheckMaxSlices})
+    for (uint64_t X : {1u, 2u, 3u, 63u, 64u}) {
       const uint32_t n = 3;  // d values per functional, as in an MLE round
       const uint64_t M = n * X;
       const std::vector<Fp4> values = ext_values(3 * S * M, seed++), eq = ext_values(X, seed++);

@@ -139,14 +139,12 @@ TEST(Keygen, FibonacciVerifyingKeyFields) {
   ASSERT_EQ(pk.vk.trace_height_constraints.size(), 1u);
   EXPECT_EQ(pk.vk.trace_height_constraints[0].coefficients, (std::vector<uint32_t>{0}));
   EXPECT_EQ(pk.vk.trace_height_constraints[0].threshold, params.logup.max_interaction_count);
-  // The proving key carries the same DAG, no preprocessed data, and the AIR's constraint kernel.
+  // The proving key carries the same DAG and no preprocessed data.
   EXPECT_EQ(pk.per_air[0].name, "fibonacci");
   EXPECT_EQ(pk.per_air[0].dag, vk.symbolic_constraints);
   EXPECT_EQ(pk.per_air[0].symbolic.constraints.size(), 5u);
   EXPECT_FALSE(pk.per_air[0].preprocessed_trace.has_value());
   EXPECT_FALSE(pk.per_air[0].preprocessed_root.has_value());
-  ASSERT_NE(pk.per_air[0].constraint_kernel, nullptr);
-  EXPECT_EQ(pk.per_air[0].constraint_kernel->name, "fibonacci_constraints");
   EXPECT_EQ(pk.vk.pre_hash, vk_pre_hash(encode_vk_postcard(pk.vk)));
 }
 
