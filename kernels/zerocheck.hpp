@@ -57,9 +57,11 @@ struct ZerocheckCosetExtend {
 
 // ZerocheckWeightedSums reduces inside workgroups of this many invocations.
 inline constexpr uint32_t kZerocheckLanes = 64;
-// ZerocheckWeightedSums adds up at most this many slices (one per chunk of the Keccak-f AIR's
-// extension kernel, 82 of them, runs side by side).
-inline constexpr uint32_t kZerocheckMaxSlices = 256;
+// ZerocheckWeightedSums adds up at most this many slices (one per chunk of an AIR's extension kernel
+// running side by side; the Keccak-f AIR's has 374 chunks of 64 operations). 512 against 256, H100,
+// one run (docs/decisions.md 2026-11-27): keccakf 2^15 MLE rounds 3.64-3.70 against 3.96-4.00 ms,
+// 2^12 1.34 against 1.61: every chunk its own slice halves the last rounds' chain.
+inline constexpr uint32_t kZerocheckMaxSlices = 512;
 
 // The weighted sums over the hypercube part of one coset's functional values, as J = partials.count
 // / (3N) partial sums per (functional, k): with X = eq.count (M = N X points; N any count) and the
