@@ -46,6 +46,12 @@ Options::Option* Options::find(std::string_view name) {
   return nullptr;
 }
 
+bool Options::given(std::string_view name) const {
+  for (const Option& o : options_)
+    if (o.name == name) return o.given;
+  throw std::logic_error(fmt::format("{}: no option {} declared", program_, name));
+}
+
 void Options::flag(std::string name, bool& dest, std::string help) {
   dest = false;
   add({.name = std::move(name),
@@ -63,8 +69,9 @@ void Options::add_number(std::string name, std::string metavar, uint64_t default
   std::string allowed = fmt::format("a whole number in [{}, {}]", min, max);
   auto set = [name, allowed, min, max, store = std::move(store)](std::string_view value) {
     uint64_t v = 0;
-    if (!parse_whole(value, v) || v < min || v > max)
-      throw UsageError(fmt::format("{}: '{}' is not {}", name, value, allowed));
+    if (!parse_whole(value, v)) throw UsageError(fmt::format("{}: '{}' is not {}", name, value, allowed));
+    if (v < min) throw UsageError(fmt::format("{}: {} is below the least allowed, {} ({})", name, v, min, allowed));
+    if (v > max) throw UsageError(fmt::format("{}: {} is above the largest allowed, {} ({})", name, v, max, allowed));
     store(v);
   };
   help += fmt::format(" ({} in [{}, {}], default {})", metavar, min, max, default_value);

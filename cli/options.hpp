@@ -89,6 +89,9 @@ class Options {
   // parse_or_exit does and exits 2.
   [[noreturn]] void fail(std::string_view message) const;
 
+  // Whether the last parse() saw option `name` (a default value is not "given").
+  [[nodiscard]] bool given(std::string_view name) const;
+
   [[nodiscard]] std::string usage() const;
   [[nodiscard]] const std::string& program() const { return program_; }
 

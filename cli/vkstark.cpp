@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,10 +88,36 @@ struct Computation {
     options.number<uint32_t>("--seed", "S", seed, 1, {0, UINT32_MAX}, "keccakf: seed of the random inputs");
     options.number<uint32_t>("--rows", "N", rows, 1u << 14, {4, 1u << 24}, "fibonacci: trace rows, a power of two");
   }
-  // After parsing: the job (a usage error for rows that are not a power of two).
-  batch::Job job(const cli::Options& options, std::string name) const {
+  // After parsing: the job. Usage errors for rows that are not a power of two and for the options
+  // of the other AIR. With `max_log_rows` (the stacked height of the chosen params), a size left at
+  // its default is the largest that fits when the default does not, and a size given that does not
+  // fit is a usage error naming the largest.
+  batch::Job job(const cli::Options& options, std::string name, std::optional<uint32_t> max_log_rows = {},
+                 std::string_view params_hint = {}) {
+    if (air == "keccakf" && options.given("--rows"))
+      options.fail("--rows applies to --air fibonacci (keccakf's size is --permutations)");
+    if (air == "fibonacci" && (options.given("--permutations") || options.given("--seed")))
+      options.fail(fmt::format("{} applies to --air keccakf (fibonacci's size is --rows)",
+                               options.given("--permutations") ? "--permutations" : "--seed"));
     if (air == "fibonacci" && !std::has_single_bit(rows))
       options.fail(fmt::format("--rows {}: not a power of two", rows));
+    if (max_log_rows) {
+      const uint64_t max_rows = uint64_t(1) << *max_log_rows;
+      const uint32_t max_permutations = static_cast<uint32_t>(max_rows / 24);
+      if (air == "keccakf" && uint64_t(permutations) * 24 > max_rows) {
+        if (options.given("--permutations"))
+          options.fail(fmt::format("--permutations {}: the params of {} take at most {} permutations (2^{} trace rows){}",
+                                   permutations, params_hint, max_permutations, *max_log_rows,
+                                   params_hint == "--params test" ? "; --params secure takes more" : ""));
+        permutations = max_permutations;
+      }
+      if (air == "fibonacci" && rows > max_rows) {
+        if (options.given("--rows"))
+          options.fail(fmt::format("--rows {}: the params of {} take at most 2^{} = {} rows{}", rows, params_hint, *max_log_rows,
+                                   max_rows, params_hint == "--params test" ? "; --params secure takes more" : ""));
+        rows = static_cast<uint32_t>(max_rows);
+      }
+    }
     batch::Job j;
     j.name = std::move(name);
     j.air = air;
@@ -131,11 +158,18 @@ int prove_command(int argc, char** argv) {
   // --quiet: warnings and errors only, unless VKSTARK_LOG_LEVEL asks for more (runtime/log.hpp).
   if (quiet) spdlog::set_level(spdlog::level::warn);
   cli::Progress progress(quiet);
-  batch::Job job = computation.job(options, "prove");
+  if (params_name == "test" && options.given("--log-stacked-height"))
+    options.fail("--log-stacked-height applies to --params secure (the test params' stacked height is fixed)");
+  batch::Job sizing;
+  sizing.params = params_name;
+  sizing.log_stacked = log_stacked;
+  const SystemParams params = batch::job_params(sizing);
+  batch::Job job = computation.job(options, "prove", params.log_stacked_height(),
+                                   params_name == "test" ? "--params test"
+                                                         : fmt::format("--log-stacked-height {}", log_stacked));
   const std::string& air = job.air;
   job.params = params_name;
   job.log_stacked = log_stacked;
-  const SystemParams params = batch::job_params(job);
   auto exec = make_executor(executor);
   if (progress.enabled()) fmt::print(stderr, "vkstark prove: {} on {} ({})\n", air, exec->name(), exec->device_name());
 

@@ -75,6 +75,13 @@ void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithT
     const uint32_t h = t.common.height;
     if (h == 0 || !std::has_single_bit(h))
       throw InputError(fmt::format("AIR {}: trace height {} is not a power of two", air.name, h));
+    const SystemParams& params = pk.params();
+    if (const uint32_t log_h = uint32_t(std::countr_zero(h)); log_h > params.log_stacked_height())
+      throw InputError(fmt::format(
+          "AIR {}: trace height 2^{} exceeds the stacked height 2^{} of the params (l_skip {} + n_stack {}): "
+          "use a smaller trace, or params of log stacked height {} or more (app_params_with_100_bits_security({}), "
+          "vkstark prove --log-stacked-height {})",
+          air.name, log_h, params.log_stacked_height(), params.l_skip, params.n_stack, log_h, log_h, log_h));
     if (t.common.width != air.shape.common_width)
       throw InputError(fmt::format("AIR {}: common main trace of width {}, the AIR has {}", air.name, t.common.width,
                                    air.shape.common_width));

@@ -76,7 +76,33 @@ void AirBuilder::push_interaction(uint16_t bus, std::vector<Expr> message, Expr 
 SymbolicAir symbolic_air(const Air& air) {
   AirBuilder b(air.name(), air.shape());
   air.eval(b);
-  return {b.air_name(), b.shape(), b.constraints(), b.interactions()};
+  SymbolicAir s{b.air_name(), b.shape(), b.constraints(), b.interactions(), air.column_names(), b.bus_names()};
+  if (!s.column_names.empty()) {
+    const std::vector<uint32_t> widths = s.shape.row_view_widths();
+    if (s.column_names.size() != widths.size())
+      throw InputError(fmt::format("AIR {}: column_names() names {} parts, the AIR has {} (preprocessed, cached, "
+                                   "common)",
+                                   s.name, s.column_names.size(), widths.size()));
+    for (size_t p = 0; p < widths.size(); ++p)
+      if (s.column_names[p].size() != widths[p])
+        throw InputError(fmt::format("AIR {}: column_names() gives {} names for part {} of width {}", s.name,
+                                     s.column_names[p].size(), p, widths[p]));
+  }
+  return s;
+}
+
+std::string variable_name(const SymbolicAir& air, const Variable& v) {
+  if (air.column_names.empty() || (v.entry != EntryKind::Preprocessed && v.entry != EntryKind::Main))
+    return to_string(v);
+  const uint32_t pre = air.shape.preprocessed_width > 0 ? 1 : 0;
+  const uint32_t part = v.entry == EntryKind::Preprocessed ? 0 : pre + v.part;
+  if (part >= air.column_names.size() || v.index >= air.column_names[part].size()) return to_string(v);
+  return air.column_names[part][v.index] + (v.offset == 0 ? "" : "'");
+}
+
+std::string expression_text(const SymbolicAir& air, const Expr& e, size_t max_chars) {
+  if (air.column_names.empty()) return to_string(e, max_chars);
+  return to_string(e, max_chars, [&](const Variable& v) { return variable_name(air, v); });
 }
 
 }  // namespace vkstark

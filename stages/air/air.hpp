@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -122,13 +123,20 @@ class AirBuilder {
   // when(a - b): holds where a != b
   FilteredBuilder when_ne(const Expr& a, const Expr& b) { return when(a - b); }
 
+  // An interaction: `message` on `bus` with multiplicity `count` (a send counts positively, a
+  // receive negatively). count_weight: a bound the AIR promises on |count| per row, for the
+  // verifier's trace-height check (protocol.md 4.1); 0 for a lookup table's multiplicities (see
+  // LookupBus in stages/air/bus.hpp).
   void push_interaction(uint16_t bus, std::vector<Expr> message, Expr count, uint32_t count_weight = 1);
-  void send(uint16_t bus, std::vector<Expr> message, Expr count) {
-    push_interaction(bus, std::move(message), std::move(count));
+  void send(uint16_t bus, std::vector<Expr> message, Expr count, uint32_t count_weight = 1) {
+    push_interaction(bus, std::move(message), std::move(count), count_weight);
   }
-  void receive(uint16_t bus, std::vector<Expr> message, const Expr& count) {
-    push_interaction(bus, std::move(message), -count);
+  void receive(uint16_t bus, std::vector<Expr> message, const Expr& count, uint32_t count_weight = 1) {
+    push_interaction(bus, std::move(message), -count, count_weight);
   }
+  // A name for `bus` in messages (the debug checker's "bus 3 (bytes)"); the Bus types set it.
+  void name_bus(uint16_t bus, std::string name) { bus_names_[bus] = std::move(name); }
+  const std::map<uint16_t, std::string>& bus_names() const { return bus_names_; }
 
   const std::string& air_name() const { return name_; }
   const AirShape& shape() const { return shape_; }
@@ -140,6 +148,7 @@ class AirBuilder {
   AirShape shape_;
   std::vector<Expr> constraints_;
   std::vector<InteractionExpr> interactions_;
+  std::map<uint16_t, std::string> bus_names_;
 };
 
 class Air {
@@ -151,6 +160,10 @@ class Air {
   // The preprocessed trace (fixed at keygen; its height fixes the AIR's height) when shape() has a
   // preprocessed part.
   virtual std::optional<TraceMatrix> preprocessed_trace() const { return std::nullopt; }
+  // The columns' names, per part in row-view order (preprocessed if any, cached.., common), each as
+  // wide as its part; {} (the default): unnamed, messages say "main[0][5]". With typed columns
+  // (stages/air/columns.hpp) column_names_of<Cols>() gives a part's names.
+  virtual std::vector<std::vector<std::string>> column_names() const { return {}; }
 };
 
 // The constraints and interactions of `air`, from running its eval() on a symbolic builder.
@@ -159,7 +172,16 @@ struct SymbolicAir {
   AirShape shape;
   std::vector<Expr> constraints;
   std::vector<InteractionExpr> interactions;
+  std::vector<std::vector<std::string>> column_names;  // Air::column_names(), checked against shape
+  std::map<uint16_t, std::string> bus_names;           // AirBuilder::name_bus
 };
+// InputError naming the AIR when its column_names() do not fit its shape.
 SymbolicAir symbolic_air(const Air& air);
+
+// How messages name a variable of `air`: its column name where the AIR gives one ("x", "x'" on the
+// next row), else to_string(v) ("main[0][5]", "main[0].next[5]").
+std::string variable_name(const SymbolicAir& air, const Variable& v);
+// An expression of `air` as text with its column names (to_string(e, max_chars) otherwise).
+std::string expression_text(const SymbolicAir& air, const Expr& e, size_t max_chars = 400);
 
 }  // namespace vkstark

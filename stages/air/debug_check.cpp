@@ -63,7 +63,7 @@ std::vector<Variable> variables_of(const SymbolicDag& dag, uint32_t root) {
 }
 
 // "main[0][2] = 5, main[0].next[2] = 7 (row 4)": the values of `vars` at `row`.
-std::string column_values(const std::vector<Variable>& vars, const AirShape& shape, TraceRows& rows, uint32_t row) {
+std::string column_values(const std::vector<Variable>& vars, const SymbolicAir& air, TraceRows& rows, uint32_t row) {
   rows.set_row(row);
   std::string out;
   size_t shown = 0;
@@ -73,8 +73,8 @@ std::string column_values(const std::vector<Variable>& vars, const AirShape& sha
       break;
     }
     const Fp x = v.entry == EntryKind::Public ? rows.public_value(v.index)
-                                              : rows.value(row_view_part(v, shape), v.offset, v.index);
-    out += fmt::format("{}{} = {}", shown == 0 ? "" : ", ", to_string(v), signed_text(x));
+                                              : rows.value(row_view_part(v, air.shape), v.offset, v.index);
+    out += fmt::format("{}{} = {}", shown == 0 ? "" : ", ", variable_name(air, v), signed_text(x));
     if (v.entry != EntryKind::Public && v.offset == 1) out += fmt::format(" (row {})", (row + 1) % rows.height());
     ++shown;
   }
@@ -196,10 +196,10 @@ std::string message_text(const std::vector<uint32_t>& message) {
   return s + "]";
 }
 
-std::string interaction_text(const InteractionExpr& it) {
+std::string interaction_text(const SymbolicAir& air, const InteractionExpr& it) {
   std::string s = "[";
-  for (size_t i = 0; i < it.message.size(); ++i) s += (i ? ", " : "") + to_string(it.message[i], 60);
-  return s + "] count " + to_string(it.count, 60);
+  for (size_t i = 0; i < it.message.size(); ++i) s += (i ? ", " : "") + expression_text(air, it.message[i], 60);
+  return s + "] count " + expression_text(air, it.count, 60);
 }
 
 }  // namespace
@@ -234,8 +234,8 @@ DebugReport debug_check(std::span<const DebugAirInput> airs, size_t max_problems
     constraint_problems.push_back(fmt::format(
         "AIR {}: constraint {} fails at row {} (value {}){}: {}\n    reads {}", in.air->name, v.constraint, v.row,
         signed_text(v.value), c.violated > 1 ? fmt::format("; {} failures in this AIR in all", c.violated) : "",
-        to_string(in.air->constraints[v.constraint], 300),
-        column_values(variables_of(dag, roots[v.constraint]), in.air->shape, rows, v.row)));
+        expression_text(*in.air, in.air->constraints[v.constraint], 300),
+        column_values(variables_of(dag, roots[v.constraint]), *in.air, rows, v.row)));
   }
   // The buses: every thread's map merged, then the unbalanced messages in order of bus and first
   // contribution.
@@ -270,12 +270,18 @@ DebugReport debug_check(std::span<const DebugAirInput> airs, size_t max_problems
   auto sample_text = [&](const Contribution& c) {
     const SymbolicAir& air = *airs[c.air].air;
     return fmt::format("AIR {} row {} interaction {} (message {}) with count {}", air.name, c.row, c.interaction,
-                       interaction_text(air.interactions[c.interaction]), signed_text(c.count));
+                       interaction_text(air, air.interactions[c.interaction]), signed_text(c.count));
   };
   std::vector<std::string> bus_problems;
   for (const Unbalanced& u : unbalanced) {
     const BusEntry& e = *u.entry;
-    std::string s = fmt::format("bus {}: message {} has net multiplicity {} ({} sends, {} receives)", u.key->bus,
+    std::string bus = fmt::format("bus {}", u.key->bus);
+    for (const DebugAirInput& in : airs)
+      if (auto it = in.air->bus_names.find(u.key->bus); it != in.air->bus_names.end()) {
+        bus += " (" + it->second + ")";
+        break;
+      }
+    std::string s = fmt::format("{}: message {} has net multiplicity {} ({} sends, {} receives)", bus,
                                 message_text(u.key->message), signed_text(e.net), e.sends, e.receives);
     if (e.sends == 0) s += "; nothing sends it";
     if (e.receives == 0) s += "; nothing receives it";

@@ -169,7 +169,7 @@ std::optional<ConstraintViolation> find_violation(const SymbolicAir& air, std::s
     eval_nodes(dag, air.shape, rows, values);
     for (uint32_t c = 0; c < roots.size(); ++c) {
       if (!values[roots[c]].is_zero())
-        return ConstraintViolation{air.name, c, r, values[roots[c]], to_string(air.constraints[c])};
+        return ConstraintViolation{air.name, c, r, values[roots[c]], expression_text(air, air.constraints[c])};
     }
   }
   return std::nullopt;

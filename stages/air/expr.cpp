@@ -108,10 +108,14 @@ std::string to_string(const Variable& v) {
 }
 
 std::string to_string(const Expr& e, size_t max_chars) {
+  return to_string(e, max_chars, [](const Variable& v) { return to_string(v); });
+}
+
+std::string to_string(const Expr& e, size_t max_chars, const std::function<std::string(const Variable&)>& name) {
   std::string out;
   detail::append_expr_text(
       e.id(), out, max_chars, [](const ExprNode* n) -> const ExprNode& { return *n; },
-      [](const ExprNode& n) { return n.left.get(); }, [](const ExprNode& n) { return n.right.get(); });
+      [](const ExprNode& n) { return n.left.get(); }, [](const ExprNode& n) { return n.right.get(); }, name);
   if (out.size() > max_chars) {
     out.resize(max_chars);
     out += "...";

@@ -19,6 +19,7 @@
 #include <concepts>
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,8 @@ struct ExprNode {
 // "is_transition * (main[0].next[1] - (main[0][0] + main[0][1]))". Long expressions are cut at
 // `max_chars` with "...".
 std::string to_string(const Expr& e, size_t max_chars = 400);
+// The same with each variable's text from `name` (column names: expression_text in air.hpp).
+std::string to_string(const Expr& e, size_t max_chars, const std::function<std::string(const Variable&)>& name);
 std::string to_string(const Variable& v);
 
 // Common constraint shapes (Plonky3's arithmetisation, protocol.md 15.1).

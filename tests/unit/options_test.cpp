@@ -98,16 +98,19 @@ TEST(Options, NumbersAreWholeTokens) {
 }
 
 TEST(Options, NumbersOutsideTheRangeAreRefused) {
-  EXPECT_EQ(Bench().error({"--width", "0"}), "--width: '0' is not a whole number in [1, 4096]");
-  EXPECT_EQ(Bench().error({"--width", "4097"}), "--width: '4097' is not a whole number in [1, 4096]");
-  EXPECT_EQ(Bench().error({"--log-height", "3"}), "--log-height: '3' is not a whole number in [4, 24]");
+  EXPECT_EQ(Bench().error({"--width", "0"}), "--width: 0 is below the least allowed, 1 (a whole number in [1, 4096])");
+  EXPECT_EQ(Bench().error({"--width", "4097"}),
+            "--width: 4097 is above the largest allowed, 4096 (a whole number in [1, 4096])");
+  EXPECT_EQ(Bench().error({"--log-height", "3"}),
+            "--log-height: 3 is below the least allowed, 4 (a whole number in [4, 24])");
 }
 
 TEST(Options, OverflowIsAnErrorNotAWrap) {
   // 2^32 + 1 and 2^32 + 12 would read as 1 and 12 through a 32-bit cast.
-  EXPECT_EQ(Bench().error({"--width", "4294967297"}), "--width: '4294967297' is not a whole number in [1, 4096]");
+  EXPECT_EQ(Bench().error({"--width", "4294967297"}),
+            "--width: 4294967297 is above the largest allowed, 4096 (a whole number in [1, 4096])");
   EXPECT_EQ(Bench().error({"--log-height", "4294967308"}),
-            "--log-height: '4294967308' is not a whole number in [4, 24]");
+            "--log-height: 4294967308 is above the largest allowed, 24 (a whole number in [4, 24])");
   EXPECT_EQ(Bench().error({"--big", "18446744073709551616"}),
             "--big: '18446744073709551616' is not a whole number in [0, 18446744073709551615]");
   EXPECT_EQ(Bench().error({"--big", "99999999999999999999999"}),
@@ -186,7 +189,7 @@ TEST(Options, OutputFilesAreCheckedOnceTheCommandLineIsValidAndNotTouched) {
     std::ofstream old(path);
     old << "old results";
   }
-  EXPECT_EQ(Bench().error({"--json", path, "--width", "0"}), "--width: '0' is not a whole number in [1, 4096]");
+  EXPECT_EQ(Bench().error({"--json", path, "--width", "0"}), "--width: 0 is below the least allowed, 1 (a whole number in [1, 4096])");
   EXPECT_EQ(contents(path), "old results");
   Bench b;
   EXPECT_EQ(b.parse({"--json", path}), Options::Outcome::run);

@@ -44,3 +44,20 @@ TEST(ProverInput, TracesWithoutTheirAirOrForAnotherAirAreRefusedNamingTheAir) {
   t.air = air;
   EXPECT_EQ(prove_error(pk, *exec, t), "");
 }
+
+TEST(ProverInput, ATraceTallerThanTheParamsTakeNamesTheAirAndWhatToChange) {
+  auto exec = make_executor("cpu");
+  auto air = std::make_shared<FibonacciAir>();
+  const std::vector<std::shared_ptr<const Air>> airs{air};
+  const ProvingKey pk = keygen(airs, test_system_params_small(2, 8, 3), *exec);  // stacked height 2^10
+  const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), 2048);
+  AirWithTraces t;
+  t.air = air;
+  t.common = fib.main;
+  t.public_values = fib.public_values;
+  const std::string e = prove_error(pk, *exec, t);
+  EXPECT_NE(e.find("AIR fibonacci: trace height 2^11 exceeds the stacked height 2^10 of the params (l_skip 2 + "
+                   "n_stack 8): use a smaller trace, or params of log stacked height 11 or more"),
+            std::string::npos)
+      << e;
+}

@@ -3,6 +3,7 @@
 // an explicit stack (a long left-folded sum is a deep tree); stops once out exceeds max_chars.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,8 +11,10 @@
 
 namespace vkstark::detail {
 
-template <class Id, class At, class Left, class Right>
-void append_expr_text(Id root, std::string& out, size_t max_chars, At at, Left left, Right right) {
+// `name(var)` gives a variable's text (to_string(var) when not given).
+template <class Id, class At, class Left, class Right, class Name = std::string (*)(const Variable&)>
+void append_expr_text(Id root, std::string& out, size_t max_chars, At at, Left left, Right right,
+                      Name name = [](const Variable& v) { return to_string(v); }) {
   struct Item {
     Id node;
     const char* text;  // literal text to emit instead of a node
@@ -27,7 +30,7 @@ void append_expr_text(Id root, std::string& out, size_t max_chars, At at, Left l
     const auto& n = at(it.node);
     switch (n.kind) {
       case NodeKind::Variable:
-        out += to_string(n.var);
+        out += name(n.var);
         break;
       case NodeKind::IsFirstRow:
         out += "is_first_row";
