@@ -38,6 +38,8 @@ grep -E "^\[.*\] " $R/cold-debug.log | head -2 | cut -c1-30; tail -1 $R/cold-deb
 fi
 if [ -z "$SECTIONS" ] || want sweep; then
 echo "== keccakf_bench cost curve 2^12 .. 2^15, medians of 5"
+# A short proof first: right after the cold section the first size once ran 2.9x slow (GPU clocks).
+timeout 60 $B/keccakf_bench --executor vulkan --permutations 170 --runs 3 > /dev/null 2>&1
 timeout 400 $B/keccakf_bench --executor vulkan --sweep-from 12 --sweep-to 15 --runs 5 --json $R/keccakf_bench-vulkan-h100-sweep-small.json > $R/sweep-small.txt 2>&1; echo "exit $?"
 grep -E "^  (rows|2\^)" $R/sweep-small.txt
 fi
