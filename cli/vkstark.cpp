@@ -106,15 +106,17 @@ struct Computation {
       const uint32_t max_permutations = static_cast<uint32_t>(max_rows / 24);
       if (air == "keccakf" && uint64_t(permutations) * 24 > max_rows) {
         if (options.given("--permutations"))
-          options.fail(fmt::format("--permutations {}: the params of {} take at most {} permutations (2^{} trace rows){}",
-                                   permutations, params_hint, max_permutations, *max_log_rows,
-                                   params_hint == "--params test" ? "; --params secure takes more" : ""));
+          options.fail(
+              fmt::format("--permutations {}: the params of {} take at most {} permutations (2^{} trace rows){}",
+                          permutations, params_hint, max_permutations, *max_log_rows,
+                          params_hint == "--params test" ? "; --params secure takes more" : ""));
         permutations = max_permutations;
       }
       if (air == "fibonacci" && rows > max_rows) {
         if (options.given("--rows"))
-          options.fail(fmt::format("--rows {}: the params of {} take at most 2^{} = {} rows{}", rows, params_hint, *max_log_rows,
-                                   max_rows, params_hint == "--params test" ? "; --params secure takes more" : ""));
+          options.fail(fmt::format("--rows {}: the params of {} take at most 2^{} = {} rows{}", rows, params_hint,
+                                   *max_log_rows, max_rows,
+                                   params_hint == "--params test" ? "; --params secure takes more" : ""));
         rows = static_cast<uint32_t>(max_rows);
       }
     }
@@ -164,9 +166,9 @@ int prove_command(int argc, char** argv) {
   sizing.params = params_name;
   sizing.log_stacked = log_stacked;
   const SystemParams params = batch::job_params(sizing);
-  batch::Job job = computation.job(options, "prove", params.log_stacked_height(),
-                                   params_name == "test" ? "--params test"
-                                                         : fmt::format("--log-stacked-height {}", log_stacked));
+  batch::Job job =
+      computation.job(options, "prove", params.log_stacked_height(),
+                      params_name == "test" ? "--params test" : fmt::format("--log-stacked-height {}", log_stacked));
   const std::string& air = job.air;
   job.params = params_name;
   job.log_stacked = log_stacked;

@@ -80,9 +80,10 @@ SymbolicAir symbolic_air(const Air& air) {
   if (!s.column_names.empty()) {
     const std::vector<uint32_t> widths = s.shape.row_view_widths();
     if (s.column_names.size() != widths.size())
-      throw InputError(fmt::format("AIR {}: column_names() names {} parts, the AIR has {} (preprocessed, cached, "
-                                   "common)",
-                                   s.name, s.column_names.size(), widths.size()));
+      throw InputError(
+          fmt::format("AIR {}: column_names() names {} parts, the AIR has {} (preprocessed, cached, "
+                      "common)",
+                      s.name, s.column_names.size(), widths.size()));
     for (size_t p = 0; p < widths.size(); ++p)
       if (s.column_names[p].size() != widths[p])
         throw InputError(fmt::format("AIR {}: column_names() gives {} names for part {} of width {}", s.name,

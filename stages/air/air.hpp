@@ -172,8 +172,8 @@ struct SymbolicAir {
   AirShape shape;
   std::vector<Expr> constraints;
   std::vector<InteractionExpr> interactions;
-  std::vector<std::vector<std::string>> column_names;  // Air::column_names(), checked against shape
-  std::map<uint16_t, std::string> bus_names;           // AirBuilder::name_bus
+  std::vector<std::vector<std::string>> column_names{};  // Air::column_names(), checked against shape
+  std::map<uint16_t, std::string> bus_names{};           // AirBuilder::name_bus
 };
 // InputError naming the AIR when its column_names() do not fit its shape.
 SymbolicAir symbolic_air(const Air& air);

@@ -70,7 +70,6 @@ class LookupCounts {
  public:
   LookupCounts(std::string table, uint32_t rows) : table_(std::move(table)), counts_(rows) {}
   void add(uint64_t row, uint32_t times = 1);
-  uint32_t count(uint32_t row) const { return counts_.at(row); }
   // The counts as field elements, one per table row.
   std::vector<Fp> column() const;
 

@@ -47,7 +47,9 @@ struct NoOp {
   void operator()(const char*, M&) const {}
 };
 template <class S>
-concept Visitable = requires(S& s) { s.visit(NoOp{}); };
+concept Visitable = requires(S& s) {
+  s.visit(NoOp{});
+};
 
 // f(name, slot) for every slot of `s` in column order.
 template <class Slot, class S, class F>

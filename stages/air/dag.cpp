@@ -177,12 +177,17 @@ std::vector<uint32_t> SymbolicDag::count_by_kind() const {
 }
 
 std::vector<bool> SymbolicDag::live_nodes() const {
-  std::vector<bool> live(nodes.size(), false);
-  for (uint32_t i : constraint_idx) live[i] = true;
+  std::vector<uint32_t> roots(constraint_idx.begin(), constraint_idx.end());
   for (const DagInteraction& in : interactions) {
-    for (uint32_t m : in.message) live[m] = true;
-    live[in.count] = true;
+    roots.insert(roots.end(), in.message.begin(), in.message.end());
+    roots.push_back(in.count);
   }
+  return reachable(roots);
+}
+
+std::vector<bool> SymbolicDag::reachable(std::span<const uint32_t> roots) const {
+  std::vector<bool> live(nodes.size(), false);
+  for (uint32_t i : roots) live[i] = true;
   for (size_t i = nodes.size(); i-- > 0;) {
     if (!live[i]) continue;
     const DagNode& n = nodes[i];

@@ -53,6 +53,8 @@ struct SymbolicDag {
   std::vector<uint32_t> count_by_kind() const;
   // Nodes reachable from a constraint or an interaction (unused folded children are not), as a mask.
   std::vector<bool> live_nodes() const;
+  // Nodes reachable from `roots` (node indices; children come before their parents), as a mask.
+  std::vector<bool> reachable(std::span<const uint32_t> roots) const;
 };
 
 // The DAG of an AIR's constraints and interactions. Variables and public values are not checked

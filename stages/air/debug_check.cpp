@@ -4,9 +4,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <map>
 #include <optional>
-#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -25,41 +23,20 @@ constexpr size_t kColumnsShown = 16;
 
 // A field element as the signed integer nearest zero (counts and multiplicities read as -1, not
 // p - 1).
-std::string signed_text(Fp v) {
-  const uint32_t u = v.value();
-  return u > Fp::P / 2 ? fmt::format("-{}", Fp::P - u) : fmt::format("{}", u);
-}
 bool negative(Fp v) { return v.value() > Fp::P / 2; }
+std::string signed_text(Fp v) {
+  return negative(v) ? fmt::format("-{}", Fp::P - v.value()) : fmt::format("{}", v.value());
+}
 
-// The variables the expression of node `root` reads, in node order.
+// The variables the expression of node `root` reads, in Variable order.
 std::vector<Variable> variables_of(const SymbolicDag& dag, uint32_t root) {
-  std::vector<bool> seen(root + 1, false);
-  std::vector<uint32_t> stack{root};
-  std::set<Variable> vars;
-  while (!stack.empty()) {
-    const uint32_t i = stack.back();
-    stack.pop_back();
-    if (seen[i]) continue;
-    seen[i] = true;
-    const DagNode& n = dag.nodes[i];
-    switch (n.kind) {
-      case NodeKind::Variable:
-        vars.insert(n.var);
-        break;
-      case NodeKind::Add:
-      case NodeKind::Sub:
-      case NodeKind::Mul:
-        stack.push_back(n.left);
-        stack.push_back(n.right);
-        break;
-      case NodeKind::Neg:
-        stack.push_back(n.left);
-        break;
-      default:
-        break;
-    }
-  }
-  return {vars.begin(), vars.end()};
+  const std::vector<bool> live = dag.reachable(std::span<const uint32_t>(&root, 1));
+  std::vector<Variable> vars;
+  for (uint32_t i = 0; i <= root; ++i)
+    if (live[i] && dag.nodes[i].kind == NodeKind::Variable) vars.push_back(dag.nodes[i].var);
+  std::sort(vars.begin(), vars.end());
+  vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+  return vars;
 }
 
 // "main[0][2] = 5, main[0].next[2] = 7 (row 4)": the values of `vars` at `row`.
@@ -161,6 +138,7 @@ AirCheck check_air(const DebugAirInput& in, uint32_t air_index, const SymbolicDa
     BusMap& bus = buses.local();
     TraceRows rows(std::span<const TraceMatrix* const>(in.parts), in.public_values);
     std::vector<Fp> values;
+    BusKey key;  // reused: a row's message is copied into the map only when it is new there
     const uint32_t end = std::min(h, (t + 1) * kRowsPerTask);
     for (uint32_t r = t * kRowsPerTask; r < end; ++r) {
       rows.set_row(r);
@@ -175,10 +153,12 @@ AirCheck check_air(const DebugAirInput& in, uint32_t air_index, const SymbolicDa
         const DagInteraction& it = dag.interactions[i];
         const Fp count = values[it.count];
         if (count.is_zero()) continue;
-        BusKey key{it.bus, {}};
-        key.message.reserve(it.message.size());
+        key.bus = it.bus;
+        key.message.clear();
         for (uint32_t m : it.message) key.message.push_back(values[m].value());
-        add(bus[std::move(key)], Contribution{air_index, r, i, count});
+        auto at = bus.find(key);
+        if (at == bus.end()) at = bus.emplace(key, BusEntry{}).first;
+        add(at->second, Contribution{air_index, r, i, count});
       }
     }
   });
@@ -257,10 +237,11 @@ DebugReport debug_check(std::span<const DebugAirInput> airs, size_t max_problems
   std::vector<Unbalanced> unbalanced;
   for (const auto& [key, entry] : all) {
     if (entry.net.is_zero()) continue;
-    const Contribution& c = !entry.send_samples.empty() && (entry.receive_samples.empty() ||
-                                                            entry.send_samples[0].order() < entry.receive_samples[0].order())
-                                ? entry.send_samples[0]
-                                : entry.receive_samples[0];
+    const Contribution& c =
+        !entry.send_samples.empty() &&
+                (entry.receive_samples.empty() || entry.send_samples[0].order() < entry.receive_samples[0].order())
+            ? entry.send_samples[0]
+            : entry.receive_samples[0];
     unbalanced.push_back({&key, &entry, std::tuple(key.bus, c.air, c.row, c.interaction)});
   }
   std::sort(unbalanced.begin(), unbalanced.end(), [](const Unbalanced& x, const Unbalanced& y) {

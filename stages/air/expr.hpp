@@ -18,8 +18,8 @@
 
 #include <concepts>
 #include <cstdint>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 

@@ -693,8 +693,8 @@ class BatchProver {
         return p.constant(denom.inverse());
       };
       Reg u = mul2(s[0], weight(0));
-      std::optional<Reg> prefix;       // P_i for i >= 2 (P_1 = r)
-      std::optional<Reg> below;        // r - (i - 1) for i >= 2 (r at i = 1)
+      std::optional<Reg> prefix;  // P_i for i >= 2 (P_1 = r)
+      std::optional<Reg> below;   // r - (i - 1) for i >= 2 (r at i = 1)
       for (uint32_t i = 1; i < n; ++i) {
         if (i >= 2) {
           const Reg pi = p.mul(prefix ? *prefix : r, below ? *below : r);

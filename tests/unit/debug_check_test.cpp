@@ -26,7 +26,8 @@ struct Inputs {
   explicit Inputs(const std::vector<AirWithTraces>& airs) : symbolic(airs.size()), preprocessed(airs.size()) {
     for (size_t a = 0; a < airs.size(); ++a) {
       symbolic[a] = symbolic_air(*airs[a].air);
-      in.push_back({.air = &symbolic[a], .parts = airs[a].row_view_part_refs(preprocessed[a]),
+      in.push_back({.air = &symbolic[a],
+                    .parts = airs[a].row_view_part_refs(preprocessed[a]),
                     .public_values = airs[a].public_values});
     }
   }

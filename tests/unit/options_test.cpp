@@ -189,7 +189,8 @@ TEST(Options, OutputFilesAreCheckedOnceTheCommandLineIsValidAndNotTouched) {
     std::ofstream old(path);
     old << "old results";
   }
-  EXPECT_EQ(Bench().error({"--json", path, "--width", "0"}), "--width: 0 is below the least allowed, 1 (a whole number in [1, 4096])");
+  EXPECT_EQ(Bench().error({"--json", path, "--width", "0"}),
+            "--width: 0 is below the least allowed, 1 (a whole number in [1, 4096])");
   EXPECT_EQ(contents(path), "old results");
   Bench b;
   EXPECT_EQ(b.parse({"--json", path}), Options::Outcome::run);

@@ -13,8 +13,9 @@ namespace vkstark::detail {
 
 // `name(var)` gives a variable's text (to_string(var) when not given).
 template <class Id, class At, class Left, class Right, class Name = std::string (*)(const Variable&)>
-void append_expr_text(Id root, std::string& out, size_t max_chars, At at, Left left, Right right,
-                      Name name = [](const Variable& v) { return to_string(v); }) {
+void append_expr_text(
+    Id root, std::string& out, size_t max_chars, At at, Left left, Right right,
+    Name name = [](const Variable& v) { return to_string(v); }) {
   struct Item {
     Id node;
     const char* text;  // literal text to emit instead of a node
