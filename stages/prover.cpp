@@ -72,33 +72,18 @@ void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithT
     if (t.air->name() != air.name)
       throw InputError(
           fmt::format("AIR {} of the proving key is {}, its traces are given for AIR {}", a, air.name, t.air->name()));
+    t.validate();  // the parts against the AIR's shape
     const uint32_t h = t.common.height;
-    if (h == 0 || !std::has_single_bit(h))
-      throw InputError(fmt::format("AIR {}: trace height {} is not a power of two", air.name, h));
     const SystemParams& params = pk.params();
-    if (const uint32_t log_h = uint32_t(std::countr_zero(h)); log_h > params.log_stacked_height())
+    if (const uint32_t log_h = t.log_height(); log_h > params.log_stacked_height())
       throw InputError(fmt::format(
           "AIR {}: trace height 2^{} exceeds the stacked height 2^{} of the params (l_skip {} + n_stack {}): "
           "use a smaller trace, or params of log stacked height {} or more (app_params_with_100_bits_security({}), "
           "vkstark prove --log-stacked-height {})",
           air.name, log_h, params.log_stacked_height(), params.l_skip, params.n_stack, log_h, log_h, log_h));
-    if (t.common.width != air.shape.common_width)
-      throw InputError(fmt::format("AIR {}: common main trace of width {}, the AIR has {}", air.name, t.common.width,
-                                   air.shape.common_width));
-    if (t.cached.size() != air.shape.cached_widths.size())
-      throw InputError(fmt::format("AIR {}: {} cached main traces, the AIR has {}", air.name, t.cached.size(),
-                                   air.shape.cached_widths.size()));
-    for (size_t i = 0; i < t.cached.size(); ++i) {
-      if (t.cached[i].width != air.shape.cached_widths[i] || t.cached[i].height != h)
-        throw InputError(fmt::format("AIR {}: cached main trace {} is {} x {}, {} x {} expected", air.name, i,
-                                     t.cached[i].width, t.cached[i].height, air.shape.cached_widths[i], h));
-    }
     if (air.preprocessed_trace && air.preprocessed_trace->height != h)
       throw InputError(fmt::format("AIR {}: trace height {}, its preprocessed trace has {}", air.name, h,
                                    air.preprocessed_trace->height));
-    if (t.public_values.size() != air.shape.num_public_values)
-      throw InputError(fmt::format("AIR {}: {} public values, the AIR has {}", air.name, t.public_values.size(),
-                                   air.shape.num_public_values));
   }
   if (!any) throw InputError("prover: no AIR has traces");
 }
@@ -241,11 +226,13 @@ class PreparedProof final : public StarkProver::Prepared {
           fmt::format("prover: {} trace sets for a proof prepared for {} AIRs", airs.size(), heights.size()));
     for (size_t a = 0; a < airs.size(); ++a) {
       if (airs[a] && !airs[a]->air)
-        throw InputError(fmt::format("prover: AIR {}: its AirWithTraces has no AIR (air is null)", a));
+        throw InputError(
+            fmt::format("prover: AIR {} (AIR {} of the proving key): its AirWithTraces has no AIR (air is null)",
+                        pk->per_air[a].name, a));
       const std::optional<uint32_t> h =
           airs[a] ? std::optional<uint32_t>(uint32_t(std::countr_zero(airs[a]->common.height))) : std::nullopt;
       if (h != heights[a])
-        throw InputError(fmt::format("prover: AIR {} {} a proof prepared for {}", a,
+        throw InputError(fmt::format("prover: AIR {} {} a proof prepared for {}", pk->per_air[a].name,
                                      h ? fmt::format("has 2^{} rows,", *h) : std::string("is absent,"),
                                      heights[a] ? fmt::format("2^{} rows", *heights[a]) : std::string("its absence")));
     }

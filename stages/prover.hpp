@@ -17,7 +17,7 @@
 #include "runtime/executor.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/test_airs.hpp"
+#include "stages/air/input.hpp"
 #include "stages/gkr/input.hpp"
 #include "stages/proof.hpp"
 #include "stages/zerocheck/functionals.hpp"

@@ -12,7 +12,7 @@
 #include "runtime/graph.hpp"
 #include "runtime/plan.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/test_airs.hpp"
+#include "stages/air/input.hpp"
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
 #include "stages/proof.hpp"

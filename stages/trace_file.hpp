@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "stages/air/air.hpp"
-#include "stages/airs/test_airs.hpp"
+#include "stages/air/input.hpp"
 
 namespace vkstark {
 

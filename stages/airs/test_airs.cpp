@@ -34,22 +34,6 @@ TraceMatrix selector_column(const std::vector<bool>& sels) {
 
 }  // namespace
 
-std::vector<const TraceMatrix*> AirWithTraces::row_view_part_refs(std::optional<TraceMatrix>& preprocessed) const {
-  preprocessed = air->preprocessed_trace();
-  std::vector<const TraceMatrix*> parts;
-  if (preprocessed) parts.push_back(&*preprocessed);
-  for (const TraceMatrix& m : cached) parts.push_back(&m);
-  parts.push_back(&common);
-  return parts;
-}
-
-std::vector<TraceMatrix> AirWithTraces::row_view_parts() const {
-  std::optional<TraceMatrix> pre;
-  std::vector<TraceMatrix> parts;
-  for (const TraceMatrix* m : row_view_part_refs(pre)) parts.push_back(*m);
-  return parts;
-}
-
 // ---------------------------------------------------------------------------------------------------
 // DummyInteractionAir
 
@@ -96,7 +80,8 @@ AirWithTraces dummy_interaction_trace(std::shared_ptr<const DummyInteractionAir>
     count_part.at(r, 0) = Fp::from_canonical(count[r]);
     for (uint32_t i = 0; i < w; ++i) field_part.at(r, i) = Fp::from_canonical(fields[r][i]);
   }
-  AirWithTraces out{air, {}, {}, {}};
+  AirWithTraces out;
+  out.air = air;
   if (air->cached()) {
     out.cached.push_back(std::move(field_part));
     out.common = std::move(count_part);
@@ -184,7 +169,9 @@ void PreprocessedCachedAir::eval(AirBuilder& b) const {
 AirWithTraces preprocessed_cached_trace(std::shared_ptr<const PreprocessedCachedAir> air) {
   const std::vector<bool>& sels = air->sels();
   const uint32_t h = static_cast<uint32_t>(sels.size());
-  AirWithTraces out{air, {}, TraceMatrix(1, h), {}};
+  AirWithTraces out;
+  out.air = air;
+  out.common = TraceMatrix(1, h);
   for (uint32_t r = 0; r < h; ++r) out.common.at(r, 0) = Fp::from_canonical(r);
   for (uint32_t j = 0; j < air->num_cached_parts(); ++j) {
     TraceMatrix part(1, h);
@@ -225,7 +212,9 @@ void SelfInteractionAir::eval(AirBuilder& b) const {
 AirWithTraces self_interaction_trace(std::shared_ptr<const SelfInteractionAir> air, uint32_t log_height) {
   if (log_height > 31) throw InputError(fmt::format("AIR {}: log height {} is past 31", air->name(), log_height));
   const uint32_t w = air->width(), h = uint32_t(1) << log_height;
-  AirWithTraces out{air, {}, TraceMatrix(w, h), {}};
+  AirWithTraces out;
+  out.air = air;
+  out.common = TraceMatrix(w, h);
   for (uint32_t r = 0; r < h; ++r)
     for (uint32_t i = 0; i < w; ++i) out.common.at(r, i) = Fp::from_canonical(uint32_t((uint64_t(r) + i) % w));
   return out;

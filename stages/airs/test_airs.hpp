@@ -21,22 +21,9 @@
 #include <vector>
 
 #include "stages/air/air.hpp"
+#include "stages/air/input.hpp"
 
 namespace vkstark {
-
-// An AIR with the trace parts a prover needs besides its preprocessed trace (which the AIR itself
-// gives, fixed at keygen).
-struct AirWithTraces {
-  std::shared_ptr<const Air> air;
-  std::vector<TraceMatrix> cached;  // cached main parts, part order
-  TraceMatrix common;
-  std::vector<Fp> public_values;
-  // Preprocessed (if any), cached..., common: the order the evaluators and the debug checker read.
-  std::vector<TraceMatrix> row_view_parts() const;
-  // The same parts without copying the traces: the preprocessed trace (made by the AIR) is kept in
-  // `preprocessed`, which must outlive the pointers.
-  std::vector<const TraceMatrix*> row_view_part_refs(std::optional<TraceMatrix>& preprocessed) const;
-};
 
 // Columns (count, fields...): sends `fields` with multiplicity count, or receives them (count
 // -1 * count), on one bus, with count_weight 0 as the reference's DummyInteractionAir. With

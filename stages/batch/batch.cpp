@@ -18,6 +18,7 @@
 #include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/airs/fibonacci.hpp"
+#include "stages/airs/test_airs.hpp"
 #include "stages/codec.hpp"
 #include "stages/proof.hpp"
 #include "stages/proof_file.hpp"

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "runtime/executor.hpp"
-#include "stages/airs/test_airs.hpp"
+#include "stages/air/input.hpp"
 #include "stages/batch/manifest.hpp"
 #include "stages/params.hpp"
 
