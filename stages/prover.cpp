@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <limits>
@@ -163,7 +164,7 @@ void debug_check_traces(const ProvingKey& pk, const std::vector<std::optional<Ai
     const AirProvingKey& k = pk.per_air[a];
     DebugAirInput in{.air = &k.symbolic, .parts = {}, .public_values = airs[a]->public_values};
     if (k.preprocessed_trace) in.parts.push_back(&*k.preprocessed_trace);
-    for (const TraceMatrix& m : airs[a]->cached) in.parts.push_back(&m);
+    for (size_t i = 0; i < airs[a]->cached.size(); ++i) in.parts.push_back(&airs[a]->cached_part(i));
     in.parts.push_back(&airs[a]->common);
     inputs.push_back(std::move(in));
   }
@@ -211,7 +212,8 @@ class PreparedProof final : public StarkProver::Prepared {
   std::unique_ptr<PreparedPlan> prepared;
   const MultiStarkVerifyingKey* vk = nullptr;
   const ProvingKey* pk = nullptr;
-  bool debug_check = false;  // the debug checker before every proof
+  std::vector<std::shared_ptr<const CommittedTrace>> preprocessed;  // the prover's, per AIR
+  bool debug_check = false;                                         // the debug checker before every proof
 
   const Plan& plan() const override { return prepared->plan(); }
 
@@ -237,7 +239,7 @@ class PreparedProof final : public StarkProver::Prepared {
                                      heights[a] ? fmt::format("2^{} rows", *heights[a]) : std::string("its absence")));
     }
     if (debug_check) debug_check_traces(*pk, airs);
-    upload_traces(*prepared, commits, airs, shape);
+    upload_traces(*prepared, commits, *pk, airs, shape, preprocessed);
     std::vector<std::vector<Fp>> public_values;
     for (const auto& a : airs) public_values.push_back(a ? a->public_values : std::vector<Fp>{});
     local = Trace{};
@@ -296,6 +298,88 @@ std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(std::unique_ptr<Plan
   return out;
 }
 
+MemoryLimits StarkProver::graph_limits() const {
+  MemoryLimits limits = memory_limits(exec_.limits());
+  limits.max_allocation_bytes = std::min(limits.max_allocation_bytes, options_.limits.max_allocation_bytes);
+  limits.max_binding_bytes = std::min(limits.max_binding_bytes, options_.limits.max_binding_bytes);
+  return limits;
+}
+
+std::shared_ptr<const CommittedTrace> StarkProver::commit_part(uint32_t air, uint32_t part, std::string what,
+                                                               std::shared_ptr<const TraceMatrix> values) {
+  static std::atomic<uint64_t> next_id{0};
+  const SystemParams& params = pk_.params();
+  auto out = std::make_shared<CommittedTrace>();
+  out->id = fmt::format("committed{}.{}", next_id++, what);
+  out->executor = &exec_;
+  out->air = pk_.per_air[air].name;
+  out->part = part;
+  out->matrix = std::move(values);
+  out->log_stacked_height = params.log_stacked_height();
+  out->l_skip = params.l_skip;
+  out->log_blowup = params.log_blowup;
+  out->k_whir = params.whir.k;
+  const TraceMatrix& m = *out->matrix;
+  const uint32_t log_n = params.log_stacked_height() + params.log_blowup;
+  prepare_ntt_twiddles(exec_, log_n);
+  Graph g;
+  g.set_memory_limits(graph_limits());
+  Buffer<Fp> trace, root;
+  Buffer<Digest> root_out;
+  {
+    auto span = g.span(fmt::format("commit_{}", what));
+    Ntt ntt(g, log_n);
+    trace = g.persistent<Fp>(out->id + ".trace", m.values.size());
+    const TraceView view{trace.all(), m.width, uint32_t(std::countr_zero(m.height))};
+    const StackedCommitment c = stacked_commit(g, ntt, out->id, std::span(&view, 1), params, {.persistent = true});
+    root_out = download_copy(g, out->id + ".root", c.root());
+  }
+  std::unique_ptr<PreparedPlan> plan = exec_.prepare(compile(std::move(g)));
+  plan->upload(trace, m.values);
+  Trace t;
+  plan->run(t);
+  out->root = plan->download(root_out)[0];
+  return out;
+}
+
+std::shared_ptr<const CommittedTrace> StarkProver::commit_cached(uint32_t air, uint32_t part, TraceMatrix values) {
+  if (air >= pk_.per_air.size())
+    throw InputError(fmt::format("prover: commit_cached of AIR {}: the key has {} AIRs", air, pk_.per_air.size()));
+  const AirProvingKey& k = pk_.per_air[air];
+  if (part >= k.shape.cached_widths.size())
+    throw InputError(fmt::format("AIR {}: commit_cached of cached part {}, the AIR has {} cached parts", k.name, part,
+                                 k.shape.cached_widths.size()));
+  const uint32_t h = values.height;
+  if (values.width != k.shape.cached_widths[part] || h == 0 || !std::has_single_bit(h) ||
+      values.values.size() != uint64_t(values.width) * h)
+    throw InputError(
+        fmt::format("AIR {}: cached part {} of {} x {} values (width x height), width {} and a power of "
+                    "two height expected",
+                    k.name, part, values.width, h, k.shape.cached_widths[part]));
+  const SystemParams& params = pk_.params();
+  if (uint32_t(std::countr_zero(h)) > params.log_stacked_height())
+    throw InputError(fmt::format("AIR {}: cached part {} of 2^{} rows exceeds the stacked height 2^{} of the params",
+                                 k.name, part, std::countr_zero(h), params.log_stacked_height()));
+  return commit_part(air, part, fmt::format("cached{}", part), std::make_shared<const TraceMatrix>(std::move(values)));
+}
+
+const std::vector<std::shared_ptr<const CommittedTrace>>& StarkProver::preprocessed_commitments() {
+  if (!preprocessed_.empty()) return preprocessed_;
+  std::vector<std::shared_ptr<const CommittedTrace>> made(pk_.per_air.size());
+  for (uint32_t a = 0; a < pk_.per_air.size(); ++a) {
+    const AirProvingKey& k = pk_.per_air[a];
+    if (!k.preprocessed_trace) continue;
+    // The key's matrix, not a copy: the key outlives the prover.
+    made[a] = commit_part(a, 0, "preprocessed",
+                          std::shared_ptr<const TraceMatrix>(std::shared_ptr<const void>(), &*k.preprocessed_trace));
+    if (k.preprocessed_root && made[a]->root != *k.preprocessed_root)
+      throw GraphError(fmt::format("AIR {}: the preprocessed trace committed on {} has another root than its key's",
+                                   k.name, exec_.name()));
+  }
+  preprocessed_ = std::move(made);
+  return preprocessed_;
+}
+
 std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::optional<AirWithTraces>>& airs,
                                                         const PlanOptions& options) {
   check_traces(pk_, airs);
@@ -313,13 +397,24 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   prepare_ntt_twiddles(exec_, log_n);
   const uint32_t l = params.l_skip, n_global = std::max(s.batch.n_max, s.logup.n_logup);
 
+  for (const auto& a : airs)
+    if (a)
+      for (size_t i = 0; i < a->committed.size(); ++i)
+        if (const CommittedTrace* ct = a->committed[i].get()) {
+          if (ct->executor != &exec_)
+            throw InputError(fmt::format(
+                "AIR {}: cached part {} was committed on another executor than this prover's (commit it with "
+                "this prover's commit_cached)",
+                ct->air, i));
+          if (ct->log_stacked_height != params.log_stacked_height() || ct->l_skip != params.l_skip ||
+              ct->log_blowup != params.log_blowup || ct->k_whir != params.whir.k)
+            throw InputError(fmt::format(
+                "AIR {}: cached part {} was committed for other params (commit it with this prover)", ct->air, i));
+        }
+  out->preprocessed = preprocessed_commitments();
+
   Graph g;
-  {
-    MemoryLimits limits = memory_limits(exec_.limits());
-    limits.max_allocation_bytes = std::min(limits.max_allocation_bytes, options_.limits.max_allocation_bytes);
-    limits.max_binding_bytes = std::min(limits.max_binding_bytes, options_.limits.max_binding_bytes);
-    g.set_memory_limits(limits);
-  }
+  g.set_memory_limits(graph_limits());
   std::optional<Graph::SpanScope> root_span;
   root_span.emplace(g.span("stark_prove_excluding_trace"));
   Ntt ntt(g, log_n);
@@ -327,7 +422,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   {
     auto span = g.span("prover.main_trace_commit");
     auto group = g.memory_group("commitment work");
-    c = commit_traces(g, ntt, pk_, airs, s);
+    c = commit_traces(g, ntt, pk_, airs, s, out->preprocessed);
   }
   ProofLayout& layout = out->layout;
   out->gkr = PartRegions<GkrProof>::reserve(layout, [x = s.gkr](auto& v, GkrProof& p) { gkr_fields(v, p, &x); });

@@ -16,8 +16,8 @@
 
 #include "runtime/executor.hpp"
 #include "runtime/trace.hpp"
-#include "stages/air/keygen.hpp"
 #include "stages/air/input.hpp"
+#include "stages/air/keygen.hpp"
 #include "stages/gkr/input.hpp"
 #include "stages/proof.hpp"
 #include "stages/zerocheck/functionals.hpp"
@@ -93,7 +93,19 @@ class StarkProver {
   [[nodiscard]] std::unique_ptr<Prepared> prepare(const std::vector<std::optional<AirWithTraces>>& airs,
                                                   const PlanOptions& options = {});
 
+  // Commits cached part `part` of AIR `air` (an index of the key) once, on this prover's executor:
+  // proofs that take it (AirWithTraces::use_committed) neither upload nor commit it again (the
+  // reference's cached main traces: a program's ROM committed once, proved against many times).
+  // The commitment is the one a proof would make of `values`, so the proofs are the same bytes.
+  // InputError naming the AIR when the AIR has no such part or `values` do not fit it. Every
+  // preprocessed trace is committed the same way, once per prover, at its first proof.
+  [[nodiscard]] std::shared_ptr<const CommittedTrace> commit_cached(uint32_t air, uint32_t part, TraceMatrix values);
+
  private:
+  std::shared_ptr<const CommittedTrace> commit_part(uint32_t air, uint32_t part, std::string what,
+                                                    std::shared_ptr<const TraceMatrix> values);
+  const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed_commitments();
+  MemoryLimits graph_limits() const;
   const AirFunctionalKernels& functional_kernels(uint32_t air);
   const InteractionKernels& interaction_kernels(uint32_t air);
 
@@ -102,6 +114,8 @@ class StarkProver {
   ProverOptions options_;
   std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> functionals_;
   std::map<uint32_t, std::shared_ptr<const InteractionKernels>> interactions_;
+  // Per AIR of the key: its preprocessed trace committed once (null: none; empty until the first proof).
+  std::vector<std::shared_ptr<const CommittedTrace>> preprocessed_;
 };
 
 }  // namespace vkstark

@@ -8,6 +8,23 @@ namespace vkstark {
 
 namespace {
 uint32_t log_height_of(const AirWithTraces& a) { return uint32_t(std::countr_zero(a.common.height)); }
+
+// An AIR's parts in row-view order, the preprocessed one from the key (not made again), with the
+// commitment each was made in once (or null).
+struct PartRef {
+  const TraceMatrix* matrix = nullptr;
+  const CommittedTrace* committed = nullptr;
+};
+std::vector<PartRef> part_refs(const ProvingKey& pk, uint32_t air, const AirWithTraces& a,
+                               const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed) {
+  std::vector<PartRef> out;
+  if (const auto& pre = pk.per_air[air].preprocessed_trace)
+    out.push_back({&*pre, air < preprocessed.size() ? preprocessed[air].get() : nullptr});
+  for (size_t i = 0; i < a.cached.size(); ++i)
+    out.push_back({&a.cached_part(i), a.is_committed(i) ? a.committed[i].get() : nullptr});
+  out.push_back({&a.common, nullptr});
+  return out;
+}
 }  // namespace
 
 std::vector<const StackedCommitment*> TraceCommitments::pointers() const {
@@ -17,7 +34,8 @@ std::vector<const StackedCommitment*> TraceCommitments::pointers() const {
 }
 
 TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
-                               const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s) {
+                               const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s,
+                               const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed) {
   TraceCommitments c;
   const SystemParams& params = pk.params();
   // A part below 2^l_skip rows is an Input of its own (stacked by a copy); the others live in place.
@@ -34,12 +52,20 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
   };
   std::vector<TraceView> common;
   std::vector<bool> common_rot;
+  c.committed.resize(s.order.size());
   for (size_t T = 0; T < s.order.size(); ++T) {
     const AirWithTraces& a = *airs[s.order[T]];
-    std::optional<TraceMatrix> pre;
     size_t p = 0;
-    for (const TraceMatrix* m : a.row_view_part_refs(pre)) {
-      views[T].push_back(view_of(T, p, *m, log_height_of(a)));
+    for (const PartRef& r : part_refs(pk, s.order[T], a, preprocessed)) {
+      if (r.committed) {
+        // Its values where the commitment left them (the evaluations; its message is the RS message).
+        own[T].push_back(g.persistent<Fp>(r.committed->id + ".trace", r.matrix->values.size()));
+        views[T].push_back({own[T].back().all(), r.matrix->width, log_height_of(a)});
+        c.committed[T].push_back(r.committed->id);
+      } else {
+        views[T].push_back(view_of(T, p, *r.matrix, log_height_of(a)));
+        c.committed[T].emplace_back();
+      }
       ++p;
     }
     {
@@ -73,7 +99,10 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
     c.first_cached.push_back(int(c.commits.size()) + (pre ? 1 : 0));
     for (size_t p = 0; p + 1 < views[T].size(); ++p) {
       const std::string name = fmt::format("trace{}.commit{}", T, p);
-      c.commits.push_back(stacked_commit(g, ntt, name, std::span(&views[T][p], 1), params, keep));
+      if (!c.committed[T][p].empty())
+        c.commits.push_back(stacked_commitment_of(g, c.committed[T][p], std::span(&views[T][p], 1), params));
+      else
+        c.commits.push_back(stacked_commit(g, ntt, name, std::span(&views[T][p], 1), params, keep));
       c.names.push_back(name);
       c.need_rot.push_back({rot});
       c.parts[T].push_back(part_of(T, p, c.commits.back(), 0));
@@ -87,18 +116,27 @@ void finish_messages(Graph& g, TraceCommitments& c) {
   for (size_t i = 0; i < c.commits.size(); ++i) finish_message(g, c.commits[i], c.names[i]);
 }
 
-void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const std::vector<std::optional<AirWithTraces>>& airs,
-                   const ProofShape& s) {
+void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const ProvingKey& pk,
+                   const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s,
+                   const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed) {
   for (size_t T = 0; T < s.order.size(); ++T) {
     const AirWithTraces& a = *airs[s.order[T]];
-    std::optional<TraceMatrix> pre;
-    const std::vector<const TraceMatrix*> parts = a.row_view_part_refs(pre);  // no copy of the traces
+    const std::vector<PartRef> parts = part_refs(pk, s.order[T], a, preprocessed);  // no copy of the traces
     if (parts.size() != c.parts[T].size())
       throw InputError(fmt::format("prover: AIR {} has {} trace parts, its proof was prepared for {}", a.air->name(),
                                    parts.size(), c.parts[T].size()));
     for (size_t p = 0; p < parts.size(); ++p) {
+      const std::string given = parts[p].committed ? parts[p].committed->id : std::string();
+      if (given != c.committed[T][p])
+        throw InputError(
+            fmt::format("prover: AIR {} trace part {} is {}, its proof was prepared with {}: prepare the proof again",
+                        a.air->name(), p,
+                        given.empty() ? std::string("given as values") : fmt::format("the committed trace {}", given),
+                        c.committed[T][p].empty() ? std::string("values")
+                                                  : fmt::format("the committed trace {}", c.committed[T][p])));
+      if (!given.empty()) continue;  // on the device since it was committed
       const TracePart& part = c.parts[T][p];
-      const std::vector<Fp>& values = parts[p]->values;
+      const std::vector<Fp>& values = parts[p].matrix->values;
       const uint64_t rows = uint64_t(1) << part.log_height;
       if (values.size() != uint64_t(part.width) * rows)
         throw InputError(fmt::format("prover: AIR {} part {} has {} values, its proof was prepared for {} x 2^{}",

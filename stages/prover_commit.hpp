@@ -11,8 +11,8 @@
 
 #include "runtime/graph.hpp"
 #include "runtime/plan.hpp"
-#include "stages/air/keygen.hpp"
 #include "stages/air/input.hpp"
+#include "stages/air/keygen.hpp"
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
 #include "stages/proof.hpp"
@@ -29,16 +29,24 @@ struct TraceCommitments {
 
   std::vector<const StackedCommitment*> pointers() const;
   std::vector<std::string> names;  // per commitment
+  // Per sorted trace, per part (row-view order): the CommittedTrace::id it was declared from, else
+  // empty (uploaded and committed by the proof).
+  std::vector<std::vector<std::string>> committed;
 };
 
-// Adds the Input buffers and the commitments (spans "stacked_commit").
-[[nodiscard]] TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
-                                             const std::vector<std::optional<AirWithTraces>>& airs,
-                                             const ProofShape& shape);
+// Adds the Input buffers and the commitments (spans "stacked_commit"). A part committed once (a
+// cached part of `airs` given as a CommittedTrace, or the AIR's preprocessed trace where
+// `preprocessed[air]` is set) is declared from its Persistent buffers instead: no upload, no
+// commitment task.
+[[nodiscard]] TraceCommitments commit_traces(
+    Graph& g, Ntt& ntt, const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs,
+    const ProofShape& shape, const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed = {});
 // Once no phase reads the traces any more: every commitment's stacked matrix becomes its RS message.
 void finish_messages(Graph& g, TraceCommitments& c);
-// Uploads the traces and public values into a prepared plan of that graph (every run).
-void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const std::vector<std::optional<AirWithTraces>>& airs,
-                   const ProofShape& shape);
+// Uploads the traces and public values into a prepared plan of that graph (every run), except the
+// parts committed once; InputError when a part is not committed as it was for the graph.
+void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const ProvingKey& pk,
+                   const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& shape,
+                   const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed = {});
 
 }  // namespace vkstark

@@ -46,15 +46,48 @@ void AirWithTraces::validate() const {
   if (cached.size() != shape.cached_widths.size())
     throw InputError(
         fmt::format("AIR {}: {} cached main traces, the AIR has {}", name, cached.size(), shape.cached_widths.size()));
+  if (!committed.empty() && committed.size() != cached.size())
+    throw InputError(fmt::format("AIR {}: {} committed cached parts listed, the AIR has {} cached parts", name,
+                                 committed.size(), cached.size()));
   for (size_t i = 0; i < cached.size(); ++i) {
-    if (cached[i].width != shape.cached_widths[i] || cached[i].height != h)
+    if (is_committed(i)) {
+      if (cached[i].width != 0 || !cached[i].values.empty())
+        throw InputError(fmt::format(
+            "AIR {}: cached main trace {} is given both as values and as a committed trace (use_committed() empties "
+            "the values)",
+            name, i));
+      if (committed[i]->air != name || committed[i]->part != i)
+        throw InputError(fmt::format("AIR {}: cached main trace {} is a trace committed for AIR {} part {}", name, i,
+                                     committed[i]->air, committed[i]->part));
+    }
+    const TraceMatrix& m = cached_part(i);
+    if (m.width != shape.cached_widths[i] || m.height != h)
       throw InputError(fmt::format("AIR {}: cached main trace {} is {} x {} (width x height), {} x {} expected", name,
-                                   i, cached[i].width, cached[i].height, shape.cached_widths[i], h));
-    check_matrix(name, fmt::format("cached main trace {}", i), cached[i]);
+                                   i, m.width, m.height, shape.cached_widths[i], h));
+    check_matrix(name, fmt::format("cached main trace {}", i), m);
   }
   if (public_values.size() != shape.num_public_values)
     throw InputError(
         fmt::format("AIR {}: {} public values, the AIR has {}", name, public_values.size(), shape.num_public_values));
+}
+
+void AirWithTraces::use_committed(uint32_t part, std::shared_ptr<const CommittedTrace> c) {
+  if (!air) throw InputError("AirWithTraces: the AIR is null; set it before use_committed()");
+  const std::string name = air->name();
+  if (!c) throw InputError(fmt::format("AIR {}: use_committed({}) of a null committed trace", name, part));
+  const uint32_t parts = air->shape().num_cached();
+  if (part >= parts) throw InputError(fmt::format("AIR {}: cached part {} of {}", name, part, parts));
+  if (c->air != name || c->part != part)
+    throw InputError(
+        fmt::format("AIR {}: cached part {} given a trace committed for AIR {} part {}", name, part, c->air, c->part));
+  if (cached.size() < parts) cached.resize(parts);
+  committed.resize(parts);
+  cached[part] = TraceMatrix{};
+  committed[part] = std::move(c);
+}
+
+const TraceMatrix& AirWithTraces::cached_part(size_t i) const {
+  return is_committed(i) ? *committed[i]->matrix : cached[i];
 }
 
 uint32_t AirWithTraces::log_height() const { return uint32_t(std::countr_zero(common.height)); }
@@ -64,7 +97,7 @@ std::vector<const TraceMatrix*> AirWithTraces::row_view_part_refs(std::optional<
   preprocessed = air->preprocessed_trace();
   std::vector<const TraceMatrix*> parts;
   if (preprocessed) parts.push_back(&*preprocessed);
-  for (const TraceMatrix& m : cached) parts.push_back(&m);
+  for (size_t i = 0; i < cached.size(); ++i) parts.push_back(&cached_part(i));
   parts.push_back(&common);
   return parts;
 }

@@ -167,7 +167,9 @@ ZkvmSegment zkvm_segment(const ZkvmSegmentShape& shape) {
       continue;
     }
     const uint32_t h = 1u << c.log_height(), w = c.width();
-    AirWithTraces t{chips[i], {}, TraceMatrix(c.shape().common_width, h), {}};
+    AirWithTraces t;  // filled below, checked by the prover
+    t.air = chips[i];
+    t.common = TraceMatrix(c.shape().common_width, h);
     if (w < 4) {
       for (uint32_t r = 0; r < h; ++r) {
         const Fp x = w == 1 ? Fp::from_canonical(rng() & 1) : random(), y = random();

@@ -44,7 +44,18 @@ void compress_layer(Graph& g, const std::string& task, View<Digest> in, View<Dig
 
 }  // namespace
 
-MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const MatrixView> tiles, uint32_t k) {
+MerkleTree merkle_tree_of(Graph& g, const std::string& name, uint32_t log_rows, uint32_t k) {
+  if (k > log_rows)
+    throw InputError(fmt::format("Merkle tree '{}': leaf groups of 2^{} rows but only 2^{} rows", name, k, log_rows));
+  MerkleTree t;
+  t.log_rows = log_rows;
+  t.k = k;
+  t.nodes = g.persistent<Digest>(name + ".nodes", 2 * t.leaves() - 1);
+  return t;
+}
+
+MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const MatrixView> tiles, uint32_t k,
+                             bool persistent) {
   if (tiles.empty()) throw GraphError(fmt::format("Merkle tree '{}': no matrix", name));
   const MatrixView& m = tiles[0];
   for (const MatrixView& tile : tiles)
@@ -57,7 +68,8 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const 
   t.log_rows = m.log_rows;
   t.k = k;
   const uint64_t rows = uint64_t(1) << m.log_rows, leaves = t.leaves();
-  t.nodes = g.transient<Digest>(name + ".nodes", 2 * leaves - 1);
+  t.nodes = persistent ? g.persistent<Digest>(name + ".nodes", 2 * leaves - 1)
+                       : g.transient<Digest>(name + ".nodes", 2 * leaves - 1);
   // Row r of a tile from entry r * row_stride: a dispatch of rows [r0, r0 + n) binds the tile from
   // there (the whole tile when column-major, which fits a binding).
   auto rows_of = [](const MatrixView& tile, uint64_t r0) {

@@ -39,8 +39,13 @@ struct MerkleTree {
 // The same for a matrix in column tiles (consecutive columns each, all of 2^log_rows rows): the
 // rows' sponges absorb tile after tile ("<name>.rows.<t>", HashRowsAbsorb), so that each
 // dispatch binds one tile. One tile is the call above.
+// With `persistent`, the nodes are a Persistent buffer "<name>.nodes" (kept by the executor across
+// plans; merkle_tree_of declares it again in another plan).
 [[nodiscard]] MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const MatrixView> tiles,
-                                           uint32_t k);
+                                           uint32_t k, bool persistent = false);
+// The tree a Persistent build_merkle_tree("<name>", ..., k, true) of rows of 2^log_rows made in an
+// earlier plan of the executor, declared in `g` (no task).
+[[nodiscard]] MerkleTree merkle_tree_of(Graph& g, const std::string& name, uint32_t log_rows, uint32_t k);
 
 // Adds the dispatches that gather, for every query index in `idx`, the 2^k rows of its leaf group
 // (rows_out: idx.count * 2^k * width values) and its authentication path (paths_out: idx.count *

@@ -66,6 +66,9 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
       throw InputError(fmt::format("commitment '{}': a trace of 2^{} rows is stored in place, below 2^l_skip = 2^{}",
                                    name, t.log_height, l));
   }
+  if (options.persistent && (options.keep_traces || any_in_place))
+    throw GraphError(
+        fmt::format("commitment '{}': a persistent commitment keeps no traces and has none in place", name));
   const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << log_cw;
   StackedCommitment c{std::move(layout), {}, {}, 0, {}, params.log_blowup, {}, options.keep_traces};
   // Tiles sized by the codeword's columns; the message's tiles hold the same columns.
@@ -88,14 +91,17 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
     auto group = g.memory_group(any_in_place ? "trace (stacked)" : "message");
     for (uint32_t t = 0; t < tiles; ++t) {
       const uint64_t count = uint64_t(c.tile_width(t)) * h;
-      c.message.push_back(uploads[t] ? g.writable_input<Fp>(tile_name("message", t), count)
-                                     : g.transient<Fp>(tile_name("message", t), count));
+      c.message.push_back(uploads[t]           ? g.writable_input<Fp>(tile_name("message", t), count)
+                          : options.persistent ? g.persistent<Fp>(tile_name("message", t), count)
+                                               : g.transient<Fp>(tile_name("message", t), count));
     }
   }
   {
     auto group = g.memory_group("codeword");
     for (uint32_t t = 0; t < tiles; ++t)
-      c.codeword.push_back(g.transient<Fp>(tile_name("codeword", t), uint64_t(c.tile_width(t)) * n));
+      c.codeword.push_back(options.persistent
+                               ? g.persistent<Fp>(tile_name("codeword", t), uint64_t(c.tile_width(t)) * n)
+                               : g.transient<Fp>(tile_name("codeword", t), uint64_t(c.tile_width(t)) * n));
   }
   // In-place traces: their segments, tile by tile (a trace column never spans stacked columns).
   std::vector<std::pair<uint64_t, uint64_t>> uploaded;  // global [begin, end) ranges
@@ -194,8 +200,32 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   {
     auto mt = g.span("merkle_tree");
     auto group = g.memory_group("Merkle tree");
-    c.tree = build_merkle_tree(g, name + ".tree", c.codeword_matrices(), params.whir.k);
+    c.tree = build_merkle_tree(g, name + ".tree", c.codeword_matrices(), params.whir.k, options.persistent);
   }
+  return c;
+}
+
+StackedCommitment stacked_commitment_of(Graph& g, const std::string& name, std::span<const TraceView> traces,
+                                        const SystemParams& params) {
+  std::vector<MatrixShape> shapes;
+  for (const TraceView& t : traces) shapes.push_back({t.width, t.log_height});
+  StackedCommitment c{
+      StackedLayout(std::move(shapes), params.l_skip, params.n_stack), {}, {}, 0, {}, params.log_blowup, {}, false};
+  const uint32_t width = c.layout.stacked_width(), m = c.layout.log_stacked_height(), log_cw = m + params.log_blowup;
+  if (width == 0) throw InputError(fmt::format("commitment '{}' has no columns", name));
+  c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
+  const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
+  auto tile_name = [&](const char* what, uint32_t t) {
+    return tiles == 1 ? fmt::format("{}.{}", name, what) : fmt::format("{}.{}.{}", name, what, t);
+  };
+  for (uint32_t t = 0; t < tiles; ++t) {
+    c.message.push_back(g.persistent<Fp>(tile_name("message", t), uint64_t(c.tile_width(t)) << m));
+    c.codeword.push_back(g.persistent<Fp>(tile_name("codeword", t), uint64_t(c.tile_width(t)) << log_cw));
+  }
+  c.in_place.resize(traces.size());
+  for (size_t i = 0; i < traces.size(); ++i)
+    c.in_place[i] = TracePart{.width = traces[i].width, .log_height = traces[i].log_height};
+  c.tree = merkle_tree_of(g, name + ".tree", log_cw, params.whir.k);
   return c;
 }
 

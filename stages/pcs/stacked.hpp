@@ -31,6 +31,11 @@ struct StackedCommitOptions {
   // codeword is made from a copy, column batch by column batch, and the message exists only after
   // finish_message(). Without it the stacked matrix becomes the message at once.
   bool keep_traces = false;
+  // The message, codeword and tree are Persistent buffers (kept by the executor by name across
+  // plans): a commitment made once, which later plans declare again (stacked_commitment_of) and
+  // read without committing. The name must be unique on the executor. Not with keep_traces or
+  // in-place traces (GraphError).
+  bool persistent = false;
 };
 
 // What later phases need of a commitment (StackedPcsData): the layout, the RS messages (the
@@ -83,6 +88,11 @@ inline constexpr uint64_t kMaxTileBytes = uint64_t(1) << 30;
 [[nodiscard]] StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name,
                                                std::span<const TraceView> traces, const SystemParams& params,
                                                StackedCommitOptions options = {});
+// A commitment that stacked_commit(g', ntt, name, traces', params, {.persistent = true}) made in an
+// earlier plan of the same executor, for traces' of the shapes of `traces` (their views are not
+// read), declared in `g` without any task: its message (the RS message already), codeword and tree.
+[[nodiscard]] StackedCommitment stacked_commitment_of(Graph& g, const std::string& name,
+                                                      std::span<const TraceView> traces, const SystemParams& params);
 // With keep_traces, once nothing reads the traces any more: the stacked matrix becomes the RS
 // message, in place ("<name>.rs_message"). No effect otherwise. Phases that read the message
 // (stacked reduction, WHIR) refuse a commitment whose traces are kept (GraphError).

@@ -110,7 +110,7 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
     Buffer<SpongeState> state_out = download_copy(g, "transcript.out", t.state().all());
 
     auto plan = exec.prepare(compile(g));
-    upload_traces(*plan, c, airs, s);
+    upload_traces(*plan, c, pk, airs, s);
     Trace trace;
     plan->run(trace);
     proof.gkr_proof = regions.decode(plan->download(layout.buffer()));
@@ -166,7 +166,7 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
     WhirOpening opening{c.pointers(), cube};
     whir_prove(g, ntt, t, layout, whir, s.whir, params, opening);
     auto plan = exec.prepare(compile(g));
-    upload_traces(*plan, c, airs, s);
+    upload_traces(*plan, c, pk, airs, s);
     SpongeState st{host_transcript.state(), host_transcript.absorb_idx(), host_transcript.sample_idx()};
     plan->upload(state, std::vector<SpongeState>{st});
     plan->upload(r, batch.r);
