@@ -305,12 +305,11 @@ MemoryLimits StarkProver::graph_limits() const {
   return limits;
 }
 
-std::shared_ptr<const CommittedTrace> StarkProver::commit_part(uint32_t air, uint32_t part, std::string what,
+std::shared_ptr<const CommittedTrace> StarkProver::commit_part(uint32_t air, uint32_t part, std::string id,
                                                                std::shared_ptr<const TraceMatrix> values) {
-  static std::atomic<uint64_t> next_id{0};
   const SystemParams& params = pk_.params();
   auto out = std::make_shared<CommittedTrace>();
-  out->id = fmt::format("committed{}.{}", next_id++, what);
+  out->id = std::move(id);
   out->executor = &exec_;
   out->air = pk_.per_air[air].name;
   out->part = part;
@@ -327,7 +326,7 @@ std::shared_ptr<const CommittedTrace> StarkProver::commit_part(uint32_t air, uin
   Buffer<Fp> trace, root;
   Buffer<Digest> root_out;
   {
-    auto span = g.span(fmt::format("commit_{}", what));
+    auto span = g.span("commit_once");
     Ntt ntt(g, log_n);
     trace = g.persistent<Fp>(out->id + ".trace", m.values.size());
     const TraceView view{trace.all(), m.width, uint32_t(std::countr_zero(m.height))};
@@ -360,7 +359,9 @@ std::shared_ptr<const CommittedTrace> StarkProver::commit_cached(uint32_t air, u
   if (uint32_t(std::countr_zero(h)) > params.log_stacked_height())
     throw InputError(fmt::format("AIR {}: cached part {} of 2^{} rows exceeds the stacked height 2^{} of the params",
                                  k.name, part, std::countr_zero(h), params.log_stacked_height()));
-  return commit_part(air, part, fmt::format("cached{}", part), std::make_shared<const TraceMatrix>(std::move(values)));
+  static std::atomic<uint64_t> next_id{0};
+  return commit_part(air, part, fmt::format("committed{}.cached{}", next_id++, part),
+                     std::make_shared<const TraceMatrix>(std::move(values)));
 }
 
 const std::vector<std::shared_ptr<const CommittedTrace>>& StarkProver::preprocessed_commitments() {
@@ -369,10 +370,17 @@ const std::vector<std::shared_ptr<const CommittedTrace>>& StarkProver::preproces
   for (uint32_t a = 0; a < pk_.per_air.size(); ++a) {
     const AirProvingKey& k = pk_.per_air[a];
     if (!k.preprocessed_trace) continue;
-    // The key's matrix, not a copy: the key outlives the prover.
-    made[a] = commit_part(a, 0, "preprocessed",
+    // The key's matrix, not a copy: the key outlives the prover. Named by its root and the params: provers of one key
+    // on one executor share the buffers.
+    if (!k.preprocessed_root)
+      throw InputError(fmt::format("AIR {}: the proving key has a preprocessed trace but no root for it", k.name));
+    std::string id = "preprocessed";
+    for (const Fp& x : *k.preprocessed_root) id += fmt::format(".{:08x}", x.value());
+    const SystemParams& p = pk_.params();
+    id += fmt::format(".l{}.n{}.b{}.k{}", p.l_skip, p.n_stack, p.log_blowup, p.whir.k);
+    made[a] = commit_part(a, 0, std::move(id),
                           std::shared_ptr<const TraceMatrix>(std::shared_ptr<const void>(), &*k.preprocessed_trace));
-    if (k.preprocessed_root && made[a]->root != *k.preprocessed_root)
+    if (made[a]->root != *k.preprocessed_root)
       throw GraphError(fmt::format("AIR {}: the preprocessed trace committed on {} has another root than its key's",
                                    k.name, exec_.name()));
   }

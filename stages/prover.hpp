@@ -102,7 +102,7 @@ class StarkProver {
   [[nodiscard]] std::shared_ptr<const CommittedTrace> commit_cached(uint32_t air, uint32_t part, TraceMatrix values);
 
  private:
-  std::shared_ptr<const CommittedTrace> commit_part(uint32_t air, uint32_t part, std::string what,
+  std::shared_ptr<const CommittedTrace> commit_part(uint32_t air, uint32_t part, std::string id,
                                                     std::shared_ptr<const TraceMatrix> values);
   const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed_commitments();
   MemoryLimits graph_limits() const;
