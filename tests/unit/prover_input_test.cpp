@@ -2,6 +2,8 @@
 // AIR, or with another AIR than the key's, is an InputError naming the AIR, not a crash.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/keygen.hpp"
@@ -60,4 +62,56 @@ TEST(ProverInput, ATraceTallerThanTheParamsTakeNamesTheAirAndWhatToChange) {
                    "n_stack 8): use a smaller trace, or params of log stacked height 11 or more"),
             std::string::npos)
       << e;
+}
+
+namespace {
+std::string build_error(const std::function<void()>& build) {
+  try {
+    build();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// The proving input (stages/air/input.hpp) is checked when it is built: each mistake an InputError
+// naming the AIR and what to fix, never a crash later.
+TEST(ProverInput, TheInputIsCheckedWhenBuiltNamingTheAir) {
+  auto fib = std::make_shared<FibonacciAir>();
+  const FibonacciTrace t = fibonacci_trace(Fp(), Fp::one(), 64);
+  EXPECT_NO_THROW(AirWithTraces(fib, t.main, t.public_values));
+  EXPECT_NE(
+      build_error([&] { AirWithTraces(nullptr, t.main, t.public_values); }).find("AirWithTraces: the AIR is null"),
+      std::string::npos);
+  EXPECT_NE(build_error([&] {
+              AirWithTraces(fib, TraceMatrix(3, 64), t.public_values);
+            }).find("AIR fibonacci: common main trace of width 3, the AIR has 2 columns"),
+            std::string::npos);
+  EXPECT_NE(build_error([&] {
+              AirWithTraces(fib, TraceMatrix(2, 48), t.public_values);
+            }).find("AIR fibonacci: trace height 48 is not a power of two (pad the trace)"),
+            std::string::npos);
+  EXPECT_NE(build_error([&] {
+              AirWithTraces(fib, t.main, {Fp::one()});
+            }).find("AIR fibonacci: 1 public values, the AIR has 3"),
+            std::string::npos);
+  TraceMatrix short_values = t.main;
+  short_values.values.pop_back();
+  EXPECT_NE(build_error([&] {
+              AirWithTraces(fib, short_values, t.public_values);
+            }).find("AIR fibonacci: the common main trace holds 127 values, not width 2 x height 64"),
+            std::string::npos);
+  // Cached parts: their number and each one's width and height.
+  auto cached = std::make_shared<PreprocessedCachedAir>(std::vector<bool>{true, false, true, true}, 2);
+  const AirWithTraces good = preprocessed_cached_trace(cached);
+  EXPECT_NO_THROW(good.validate());
+  EXPECT_NE(build_error([&] {
+              AirWithTraces(cached, {good.cached[0]}, good.common, {});
+            }).find("AIR preprocessed_cached: 1 cached main traces, the AIR has 2"),
+            std::string::npos);
+  EXPECT_NE(build_error([&] {
+              AirWithTraces(cached, {good.cached[0], TraceMatrix(1, 8)}, good.common, {});
+            }).find("AIR preprocessed_cached: cached main trace 1 is 1 x 8 (width x height), 1 x 4 expected"),
+            std::string::npos);
 }
