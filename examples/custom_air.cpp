@@ -3,7 +3,8 @@
 //   preprocessed columns   Air::preprocessed_trace(): fixed at keygen, committed in the verifying key
 //   several public values  AirBuilder::public_value(i)
 //   row filters            when_first_row(), when_transition(), when_last_row()
-//   next-row reads         Window::next(c)
+//   next-row reads         read_columns(window, 1)
+//   named columns          column structs (stages/air/columns.hpp) for both parts
 //   boolean columns        assert_bool(x): x * (x - 1) = 0
 //   degree 3               a product of two columns under a row filter; params.max_constraint_degree
 //   the debug checker      find_violation (stages/air/eval.hpp): the AIR, constraint and row that fail
@@ -27,6 +28,7 @@
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/air.hpp"
+#include "stages/air/columns.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/prover.hpp"
@@ -42,22 +44,55 @@ constexpr uint32_t kNoBadRow = 1u << 22;  // --bad-row's default: no bad row (ro
 uint32_t item_weight(uint32_t r) { return 1 + (r * 37 + 11) % 97; }
 uint32_t item_value(uint32_t r) { return 1 + (r * 53 + 7) % 89; }
 
-// Preprocessed columns (weight, value); main columns (take, w, v, k): row r holds the choice of item
-// r and the sums over the items 0..r. Public values [W, V, K].
+// The preprocessed columns: row r holds item r's weight and value.
+template <class T>
+struct ItemCols {
+  T weight, value;
+  template <class F>
+  void visit(F&& f) {
+    f("weight", weight);
+    f("value", value);
+  }
+};
+
+// The main columns: row r holds the choice of item r (take, 0 or 1) and the sums over the items 0..r
+// of the weights (w), values (v) and choices (k) taken.
+template <class T>
+struct KnapsackCols {
+  T take, w, v, k;
+  template <class F>
+  void visit(F&& f) {
+    f("take", take);
+    f("w", w);
+    f("v", v);
+    f("k", k);
+  }
+};
+
+// Preprocessed columns ItemCols, main columns KnapsackCols. Public values [W, V, K].
 class Knapsack final : public Air {
  public:
   explicit Knapsack(uint32_t rows) : rows_(rows) {}
   std::string name() const override { return "example_knapsack"; }
-  AirShape shape() const override { return {.preprocessed_width = 2, .common_width = 4, .num_public_values = 3}; }
+  AirShape shape() const override {
+    return {.preprocessed_width = column_count<ItemCols>(),
+            .common_width = column_count<KnapsackCols>(),
+            .num_public_values = 3};
+  }
+  // The names in messages, per part in row-view order: preprocessed, then the common main part.
+  std::vector<std::vector<std::string>> column_names() const override {
+    return {column_names_of<ItemCols>(), column_names_of<KnapsackCols>()};
+  }
 
   // The preprocessed trace: fixed columns, the same in every proof. keygen commits it (the verifying
   // key holds the commitment), so the prover cannot change it. Its height fixes the AIR's: this key
   // proves `rows`-row traces only; another height needs another key.
   std::optional<TraceMatrix> preprocessed_trace() const override {
-    TraceMatrix t(2, rows_);
+    static const ItemCols<uint32_t> col = column_indices<ItemCols>();
+    TraceMatrix t(column_count<ItemCols>(), rows_);
     for (uint32_t r = 0; r < rows_; ++r) {
-      t.at(r, 0) = Fp::from_canonical(item_weight(r));
-      t.at(r, 1) = Fp::from_canonical(item_value(r));
+      t.at(r, col.weight) = Fp::from_canonical(item_weight(r));
+      t.at(r, col.value) = Fp::from_canonical(item_value(r));
     }
     return t;
   }
@@ -74,23 +109,25 @@ class Knapsack final : public Air {
   // so raising d lengthens every proof. The commitments do not depend on it. A product that would
   // make degree 4 stays at 3 with a column holding part of it (one more column and constraint).
   void eval(AirBuilder& b) const override {
-    const Window pre = b.preprocessed(), m = b.main();
-    const Expr take = m.local(0), w = m.local(1), v = m.local(2), k = m.local(3);
-    b.assert_bool(take);  // 0: on every row, take * (take - 1) = 0
+    // Each part's columns on this row (offset 0) and the next (offset 1).
+    const ItemCols<Expr> item = read_columns<ItemCols>(b.preprocessed(), 0);
+    const ItemCols<Expr> item_next = read_columns<ItemCols>(b.preprocessed(), 1);
+    const KnapsackCols<Expr> local = read_columns<KnapsackCols>(b.main(), 0);
+    const KnapsackCols<Expr> next = read_columns<KnapsackCols>(b.main(), 1);
+    b.assert_bool(local.take);  // 0: on every row, take * (take - 1) = 0
     // The first row starts the sums with item 0.
-    b.when_first_row().assert_eq(w, take * pre.local(0));  // 1: degree 3 too
-    b.when_first_row().assert_eq(v, take * pre.local(1));  // 2: degree 3 too
-    b.when_first_row().assert_eq(k, take);                 // 3
-    // m.next(c) reads row r + 1; on the last row it wraps to row 0, so a constraint that reads the
-    // next row holds only under when_transition() (every row but the last).
-    const Expr take_next = m.next(0);
-    b.when_transition().assert_eq(m.next(1), w + take_next * pre.next(0));  // 4: degree 3
-    b.when_transition().assert_eq(m.next(2), v + take_next * pre.next(1));  // 5: degree 3
-    b.when_transition().assert_eq(m.next(3), k + take_next);                // 6
+    b.when_first_row().assert_eq(local.w, local.take * item.weight);  // 1: degree 3 too
+    b.when_first_row().assert_eq(local.v, local.take * item.value);   // 2: degree 3 too
+    b.when_first_row().assert_eq(local.k, local.take);                // 3
+    // `next` reads row r + 1; on the last row it wraps to row 0, so a constraint that reads the next
+    // row holds only under when_transition() (every row but the last).
+    b.when_transition().assert_eq(next.w, local.w + next.take * item_next.weight);  // 4: degree 3
+    b.when_transition().assert_eq(next.v, local.v + next.take * item_next.value);   // 5: degree 3
+    b.when_transition().assert_eq(next.k, local.k + next.take);                     // 6
     // The last row's sums are the public values.
-    b.when_last_row().assert_eq(w, b.public_value(0));  // 7
-    b.when_last_row().assert_eq(v, b.public_value(1));  // 8
-    b.when_last_row().assert_eq(k, b.public_value(2));  // 9
+    b.when_last_row().assert_eq(local.w, b.public_value(0));  // 7
+    b.when_last_row().assert_eq(local.v, b.public_value(1));  // 8
+    b.when_last_row().assert_eq(local.k, b.public_value(2));  // 9
   }
 
  private:
@@ -100,9 +137,10 @@ class Knapsack final : public Air {
 // The trace: the prover's choice of items (take), the running sums, the public values. Row bad_row
 // (if below rows) takes its item twice.
 AirWithTraces knapsack_trace(std::shared_ptr<const Air> air, uint32_t rows, uint32_t bad_row) {
+  static const KnapsackCols<uint32_t> col = column_indices<KnapsackCols>();
   AirWithTraces t;
   t.air = std::move(air);
-  t.common = TraceMatrix(4, rows);
+  t.common = TraceMatrix(column_count<KnapsackCols>(), rows);
   uint32_t w = 0, v = 0, k = 0;
   for (uint32_t r = 0; r < rows; ++r) {
     uint32_t take = (r * 2654435761u) >> 31;  // any choice of items
@@ -110,10 +148,10 @@ AirWithTraces knapsack_trace(std::shared_ptr<const Air> air, uint32_t rows, uint
     w += take * item_weight(r);
     v += take * item_value(r);
     k += take;
-    t.common.at(r, 0) = Fp::from_canonical(take);
-    t.common.at(r, 1) = Fp::from_canonical(w);
-    t.common.at(r, 2) = Fp::from_canonical(v);
-    t.common.at(r, 3) = Fp::from_canonical(k);
+    t.common.at(r, col.take) = Fp::from_canonical(take);
+    t.common.at(r, col.w) = Fp::from_canonical(w);
+    t.common.at(r, col.v) = Fp::from_canonical(v);
+    t.common.at(r, col.k) = Fp::from_canonical(k);
   }
   t.public_values = {Fp::from_canonical(w), Fp::from_canonical(v), Fp::from_canonical(k)};
   return t;

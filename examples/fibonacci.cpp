@@ -1,6 +1,6 @@
 // fibonacci: how a user proves a computation with vkstark, in four steps.
 //
-//   1. Declare an AIR: its trace columns, public values and constraints (the class below).
+//   1. Declare an AIR: its trace columns (a struct), public values and constraints (the class below).
 //   2. Generate its trace: a matrix of field elements, one row per step.
 //   3. Make the proving key (keygen) and prove (StarkProver) on an executor.
 //   4. Verify the proof (host code, no executor).
@@ -16,6 +16,7 @@
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/air.hpp"
+#include "stages/air/columns.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
@@ -24,36 +25,52 @@ using namespace vkstark;
 
 namespace {
 
-// Step 1: the AIR. Two columns (left, right); public values [a, b, x]. Row i holds (F_i, F_(i+1)).
+// Step 1: the AIR. Its columns are a struct template over the slot type (stages/air/columns.hpp):
+// eval() reads them as expressions (FibCols<Expr>), the trace is filled through their column numbers
+// (FibCols<uint32_t>), and error messages name them ("right", "left'" on the next row). visit() lists
+// the members in column order: here left is column 0, right column 1.
+template <class T>
+struct FibCols {
+  T left, right;  // row i holds (F_i, F_(i+1))
+  template <class F>
+  void visit(F&& f) {
+    f("left", left);
+    f("right", right);
+  }
+};
+
+// Two columns FibCols; public values [a, b, x].
 class Fibonacci final : public Air {
  public:
   std::string name() const override { return "example_fibonacci"; }
-  AirShape shape() const override { return {.common_width = 2, .num_public_values = 3}; }
+  AirShape shape() const override { return {.common_width = column_count<FibCols>(), .num_public_values = 3}; }
+  std::vector<std::vector<std::string>> column_names() const override { return {column_names_of<FibCols>()}; }
   void eval(AirBuilder& b) const override {
-    const Window m = b.main();  // m.local(c): column c of this row; m.next(c): of the next row
-    const Expr left = m.local(0), right = m.local(1);
-    b.when_first_row().assert_eq(left, b.public_value(0));   // starts at a
-    b.when_first_row().assert_eq(right, b.public_value(1));  // and b
-    b.when_transition().assert_eq(m.next(0), right);         // shifts
-    b.when_transition().assert_eq(m.next(1), left + right);  // and adds
-    b.when_last_row().assert_eq(right, b.public_value(2));   // ends at x
+    // The columns of this row (offset 0) and of the next (offset 1).
+    const FibCols<Expr> local = read_columns<FibCols>(b.main(), 0), next = read_columns<FibCols>(b.main(), 1);
+    b.when_first_row().assert_eq(local.left, b.public_value(0));          // starts at a
+    b.when_first_row().assert_eq(local.right, b.public_value(1));         // and b
+    b.when_transition().assert_eq(next.left, local.right);                // shifts
+    b.when_transition().assert_eq(next.right, local.left + local.right);  // and adds
+    b.when_last_row().assert_eq(local.right, b.public_value(2));          // ends at x
   }
 };
 
 // Step 2: the trace (column-major: TraceMatrix::at(row, col)) and its public values.
 AirWithTraces fibonacci_trace(std::shared_ptr<const Air> air, uint32_t rows) {
+  static const FibCols<uint32_t> col = column_indices<FibCols>();  // each column's number
   AirWithTraces t;
   t.air = std::move(air);
-  t.common = TraceMatrix(2, rows);
+  t.common = TraceMatrix(column_count<FibCols>(), rows);
   Fp left = Fp(), right = Fp::one();
   for (uint32_t r = 0; r < rows; ++r) {
-    t.common.at(r, 0) = left;
-    t.common.at(r, 1) = right;
+    t.common.at(r, col.left) = left;
+    t.common.at(r, col.right) = right;
     const Fp next = left + right;
     left = right;
     right = next;
   }
-  t.public_values = {Fp(), Fp::one(), t.common.at(rows - 1, 1)};
+  t.public_values = {Fp(), Fp::one(), t.common.at(rows - 1, col.right)};
   return t;
 }
 
