@@ -1,8 +1,9 @@
 // zkvm_bench: whole proofs of a synthetic zkVM-shaped segment (stages/airs/zkvm_segment.hpp): a
 // hundred and more AIRs of widths 1 .. 300 and heights 2^0 .. 2^max over nine buses, preprocessed
-// and cached parts, absent AIRs. Builds and prepares the proof once, times R proofs after a warm-up,
-// then R proofs with the cached parts committed once (StarkProver::commit_cached), verifies; prints the span medians,
-// the memory the plan takes and where it goes; JSON (default bench/results/zkvm_bench-<executor>.json).
+// and cached parts, absent AIRs. Builds and prepares the proof once, times R proofs after a
+// warm-up, then R proofs with the cached parts committed once (StarkProver::commit_cached),
+// verifies; prints the span medians, the memory the plan takes and where it goes; JSON (default
+// bench/results/zkvm_bench-<executor>.json).
 //
 //   zkvm_bench [--executor cpu|vulkan|auto] [--chips 100] [--max-log-height 20] [--log-stacked-height 21]
 //              [--runs 3] [--json F]
