@@ -192,7 +192,6 @@ int prove_command(int argc, char** argv) {
   const auto t0 = Clock::now();
   const Proof proof = prepared->run(traces, &trace);
   const double prove_ms = ms_since(t0);
-  trace.on_span_end = nullptr;
   progress.report_remaining_spans(trace);
 
   ProofFile file;

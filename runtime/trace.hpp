@@ -68,6 +68,12 @@ class Trace {
   // learns span times only at the run's host sync, so it does not call it). The span's times in
   // `spans` are filled at the end of the run. Called on the thread that called run().
   std::function<void(uint32_t span, double elapsed_ms)> on_span_end;
+  // Live progress: called as each group of tasks that run together starts, with the innermost span
+  // of the group's first task, the run's tasks finished before the group and the run's tasks in all
+  // (a host task is a group of its own), by executors that run the plan group by group on the host
+  // (the CPU executor; the Vulkan executor records the whole run as one submission and does not
+  // call it). Called on the thread that called run(), after begin_run: `spans` names the span.
+  std::function<void(uint32_t span, uint64_t tasks_done, uint64_t tasks_total)> on_tasks_start;
 
   // Prepares the span list for `plan` (keeps counters: several runs accumulate).
   void begin_run(const Plan& plan, std::string executor_name, std::string device_name);

@@ -72,6 +72,8 @@ class CpuPrepared final : public PreparedPlan {
   void record_task_time(Trace& trace, uint32_t task, Clock::time_point t0, Clock::time_point a, Clock::time_point b);
   // Trace::on_span_end for the spans whose last task (in run order) is `task`, innermost first.
   void report_span_ends(const Trace& trace, uint32_t task) const;
+  // Trace::on_tasks_start before a group of `count` tasks starting with `task`; counts them done.
+  void report_tasks_start(const Trace& trace, uint32_t task, size_t count);
 
   CpuExecutor& exec_;
   std::vector<Block> arena_;       // per chunk of the transient arena
@@ -82,7 +84,8 @@ class CpuPrepared final : public PreparedPlan {
   uint64_t allocated_ = 0;
   std::mutex time_mutex_;
   std::vector<std::pair<double, double>> span_window_;  // per span: [first start, last end] in ms, this run
-  std::vector<int64_t> span_last_task_;  // per span: its last task in run order (-1: none); with on_span_end
+  std::vector<int64_t> span_last_task_;        // per span: its last task in run order (-1: none); with on_span_end
+  uint64_t tasks_done_ = 0, tasks_total_ = 0;  // this run's, with on_tasks_start
 };
 
 class CpuExecutor final : public Executor {
@@ -242,6 +245,12 @@ void CpuPrepared::report_span_ends(const Trace& trace, uint32_t task) const {
     if (span_last_task_[s] == int64_t(task)) trace.on_span_end(s, span_window_[s].second - span_window_[s].first);
 }
 
+void CpuPrepared::report_tasks_start(const Trace& trace, uint32_t task, size_t count) {
+  if (!trace.on_tasks_start) return;
+  trace.on_tasks_start(plan_.tasks[task].span, tasks_done_, tasks_total_);
+  tasks_done_ += count;
+}
+
 void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_point t0) {
   const auto submission_start = Clock::now();
   ++trace.counters.submissions;
@@ -256,6 +265,7 @@ void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_p
       run_dispatch(seg.steps[k].task);
       record_task_time(trace, seg.steps[k].task, t0, a, Clock::now());
     };
+    report_tasks_start(trace, seg.steps[i].task, j - i);
     if (j - i == 1) {
       run_one(i);
     } else {
@@ -287,6 +297,7 @@ void CpuPrepared::run_host(const Segment& seg, Trace& trace, Clock::time_point t
   uint32_t task = seg.steps[0].task;
   const Task& t = plan_.tasks[task];
   HostTaskContext ctx(*this, t);
+  report_tasks_start(trace, task, 1);
   auto a = Clock::now();
   try {
     t.host(ctx);
@@ -324,6 +335,9 @@ void CpuPrepared::run(Trace& trace) {
     for (const Segment& seg : plan_.segments)
       for (const Step& st : seg.steps)
         for (uint32_t s : trace.span_chain(plan_, st.task)) span_last_task_[s] = st.task;
+  tasks_done_ = tasks_total_ = 0;
+  if (trace.on_tasks_start)
+    for (const Segment& seg : plan_.segments) tasks_total_ += seg.steps.size();
   auto t0 = Clock::now();
   for (const Segment& seg : plan_.segments) {
     if (seg.kind == Segment::Kind::Submission)

@@ -7,6 +7,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
 #include "runtime/file.hpp"
+#include "runtime/progress.hpp"
 
 namespace vkstark::vulkan {
 
@@ -163,12 +165,17 @@ void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> d
   // pipelines are independent, and the pipeline cache is internally synchronized.
   std::vector<Pipeline> made(missing.size());
   std::vector<std::exception_ptr> failed(missing.size());
+  // Counted for a front end's progress line (runtime/progress.hpp).
+  constexpr std::string_view kWhat = "compiling kernels";
+  std::atomic<uint64_t> compiled{0};
+  if (!missing.empty()) report_progress(kWhat, 0, missing.size());
   tbb::parallel_for(size_t{0}, missing.size(), [&](size_t i) {
     try {
       made[i] = create(missing[i]);
     } catch (...) {
       failed[i] = std::current_exception();
     }
+    report_progress(kWhat, compiled.fetch_add(1, std::memory_order_relaxed) + 1, missing.size());
   });
   for (size_t i = 0; i < missing.size(); ++i)
     if (!failed[i]) pipelines_.emplace(missing[i].key, made[i]);
