@@ -16,8 +16,10 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@
 #include "cli/progress.hpp"
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
+#include "runtime/file.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
@@ -203,11 +206,22 @@ int prove_command(int argc, char** argv) {
     fmt::print(stderr, "vkstark prove: the proof does not verify ({}): a bug, please report it\n", check.reason);
     return 1;
   }
+  // Every output file replaced together, only now that the proof verifies: a failure writing any
+  // of them leaves all of them as they were (runtime/file.hpp).
   const std::vector<uint8_t> bytes = encode_proof_file(file);
-  cli::write_binary_file(out, bytes);
-  if (!vk_out.empty()) cli::write_binary_file(vk_out, encode_vk_file(pk.vk));
-  if (!trace_file.empty()) write_chrome_trace_file(trace, trace_file);
-  if (!json_file.empty()) write_json_file(trace, json_file);
+  const std::vector<uint8_t> vk_bytes = vk_out.empty() ? std::vector<uint8_t>() : encode_vk_file(pk.vk);
+  std::ostringstream chrome, json;
+  if (!trace_file.empty()) write_chrome_trace(trace, chrome);
+  if (!json_file.empty()) write_json(trace, json);
+  auto text = [](const std::vector<uint8_t>& b) {
+    return std::string_view(reinterpret_cast<const char*>(b.data()), b.size());
+  };
+  std::vector<std::pair<std::filesystem::path, std::string_view>> outputs{{out, text(bytes)}};
+  if (!vk_out.empty()) outputs.emplace_back(vk_out, text(vk_bytes));
+  const std::string chrome_text = chrome.str(), json_text = json.str();
+  if (!trace_file.empty()) outputs.emplace_back(trace_file, chrome_text);
+  if (!json_file.empty()) outputs.emplace_back(json_file, json_text);
+  replace_files(outputs);
 
   fmt::print("proved {} on {} ({}) in {:.1f} ms: {} submission(s), {} host sync(s)\n", statement, exec->name(),
              exec->device_name(), prove_ms, trace.counters.submissions, trace.counters.host_syncs);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace vkstark {
 
@@ -47,6 +48,47 @@ void replace_file(const std::filesystem::path& path, std::string_view bytes) {
     std::error_code ignored;
     std::filesystem::remove(tmp, ignored);
     throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
+  }
+}
+
+void replace_files(std::span<const std::pair<std::filesystem::path, std::string_view>> files) {
+  static std::atomic<uint64_t> counter{0};
+  std::vector<std::filesystem::path> tmps(files.size());
+  auto remove_tmps = [&] {
+    std::error_code ignored;
+    for (const auto& t : tmps)
+      if (!t.empty()) std::filesystem::remove(t, ignored);
+  };
+  try {
+    for (size_t i = 0; i < files.size(); ++i) {
+      const auto& [path, bytes] = files[i];
+      if (special(path)) continue;
+      std::filesystem::path tmp = path;
+      tmp += fmt::format(".{}.{}.tmp", ::getpid(), counter.fetch_add(1));
+      tmps[i] = tmp;
+      write_whole(tmp, path, bytes);
+    }
+  } catch (...) {
+    remove_tmps();
+    throw;
+  }
+  try {
+    for (size_t i = 0; i < files.size(); ++i)
+      if (tmps[i].empty()) write_whole(files[i].first, files[i].first, files[i].second);
+  } catch (...) {
+    remove_tmps();
+    throw;
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto& path = files[i].first;
+    if (tmps[i].empty()) continue;
+    std::error_code ec;
+    std::filesystem::rename(tmps[i], path, ec);
+    if (ec) {
+      remove_tmps();
+      throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
+    }
+    tmps[i].clear();
   }
 }
 

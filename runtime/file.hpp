@@ -4,8 +4,10 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace vkstark {
 
@@ -14,6 +16,12 @@ namespace vkstark {
 // std::runtime_error naming the path and the system's reason when that fails; the temporary file is
 // removed and `path` is untouched. The folder must exist.
 void replace_file(const std::filesystem::path& path, std::string_view bytes);
+
+// Several files replaced as one: every temporary file written first (a failure removes them all
+// and leaves every path as it was), then the special files (a pipe, /dev/null) written in place,
+// then each temporary file renamed over its path. Only a rename failing after an
+// earlier one succeeded (same folder: rare) leaves some replaced; std::runtime_error names the path.
+void replace_files(std::span<const std::pair<std::filesystem::path, std::string_view>> files);
 
 // Why `path` could not be written by replace_file, without writing anything: "" when it could, else
 // the system's reason ("No such file or directory" for a missing folder, "Is a directory", "Permission

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <map>
 
 namespace vkstark {
 
@@ -53,13 +54,18 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
   std::vector<TraceView> common;
   std::vector<bool> common_rot;
   c.committed.resize(s.order.size());
+  std::map<std::string, Buffer<Fp>> traces_of;              // committed id -> its values
+  std::map<std::string, StackedCommitment> commitments_of;  // committed id -> its commitment
   for (size_t T = 0; T < s.order.size(); ++T) {
     const AirWithTraces& a = *airs[s.order[T]];
     size_t p = 0;
     for (const PartRef& r : part_refs(pk, s.order[T], a, preprocessed)) {
       if (r.committed) {
         // Its values where the commitment left them (the evaluations; its message is the RS message).
-        own[T].push_back(g.persistent<Fp>(r.committed->id + ".trace", r.matrix->values.size()));
+        // (Declared once per graph: AIRs with equal preprocessed traces share one commitment.)
+        auto [it, fresh] = traces_of.try_emplace(r.committed->id);
+        if (fresh) it->second = g.persistent<Fp>(r.committed->id + ".trace", r.matrix->values.size());
+        own[T].push_back(it->second);
         views[T].push_back({own[T].back().all(), r.matrix->width, log_height_of(a)});
         c.committed[T].push_back(r.committed->id);
       } else {
@@ -99,9 +105,15 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
     c.first_cached.push_back(int(c.commits.size()) + (pre ? 1 : 0));
     for (size_t p = 0; p + 1 < views[T].size(); ++p) {
       const std::string name = fmt::format("trace{}.commit{}", T, p);
-      if (!c.committed[T][p].empty())
-        c.commits.push_back(stacked_commitment_of(g, c.committed[T][p], std::span(&views[T][p], 1), params));
-      else
+      if (!c.committed[T][p].empty()) {
+        auto it = commitments_of.find(c.committed[T][p]);
+        if (it == commitments_of.end())
+          it = commitments_of
+                   .emplace(c.committed[T][p],
+                            stacked_commitment_of(g, c.committed[T][p], std::span(&views[T][p], 1), params))
+                   .first;
+        c.commits.push_back(it->second);
+      } else
         c.commits.push_back(stacked_commit(g, ntt, name, std::span(&views[T][p], 1), params, keep));
       c.names.push_back(name);
       c.need_rot.push_back({rot});

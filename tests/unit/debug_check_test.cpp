@@ -58,7 +58,7 @@ TEST(DebugCheck, AViolatedConstraintNamesTheAirConstraintRowAndColumns) {
   ASSERT_FALSE(r.problems.empty());
   const std::string& p = r.problems[0];
   EXPECT_TRUE(has(p, "AIR fibonacci: constraint 3 fails at row 4 (value -1); 3 failures in this AIR in all")) << p;
-  EXPECT_TRUE(has(p, "main[0][0] = 5, main[0][1] = 8, main[0].next[1] = 14 (row 5)")) << p;
+  EXPECT_TRUE(has(p, "left = 5, right = 8, right' = 14 (row 5)")) << p;
   EXPECT_TRUE(has(r.message(), "debug checker: 3 constraint failures")) << r.message();
 }
 
