@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
-# Usage: bash bench/gpu/run.sh [cold] [sweep] [benches] [air] [prove] [examples] [tests]   (no argument: all)
+# Usage: bash bench/gpu/run.sh [cold] [sweep] [benches] [air] [prove] [zkvm] [examples] [tests]   (no argument: all)
 cd "$(dirname "$0")/../.."
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
@@ -12,7 +12,8 @@ export XDG_CACHE_HOME=/tmp/vkstark-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | tail -1
 # Sections (default all): cold (the first proof on empty caches, then a second process), sweep
 # (keccakf_bench 2^12 .. 2^15), benches (kernel, runtime, pcs, selfcheck), air (air_bench), prove
-# (keccakf_bench: the keccakf proof, fused and unfused), examples (every example and the vkstark
+# (keccakf_bench: the keccakf proof, fused and unfused), zkvm (zkvm_bench, cached parts by value and
+# committed once), examples (every example and the vkstark
 # command on Vulkan with validation), tests.
 want() { [ $# -eq 0 ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 SECTIONS="$*"
@@ -69,6 +70,11 @@ VKSTARK_LOG_LEVEL=info timeout 400 $B/keccakf_bench --executor vulkan --runs 5 -
 grep -vE "^\[" $R/keccakf_bench.txt | tail -25
 timeout 300 $B/keccakf_bench --executor vulkan --runs 5 --fuse off --json $R/keccakf_bench-vulkan-h100-unfused.json > $R/keccakf_bench-unfused.txt 2>&1; echo "exit $?"
 grep -vE "^\[" $R/keccakf_bench-unfused.txt | grep -E "^  (run |stark_prove_excluding_trace  |run\(\)|counters)"
+fi
+if [ -z "$SECTIONS" ] || want zkvm; then
+echo "== zkvm_bench: a segment of 100 chips up to 2^20 rows, proofs by values, then with the cached parts committed once"
+timeout 500 $B/zkvm_bench --executor vulkan --runs 5 --json $R/zkvm_bench-vulkan-h100.json > $R/zkvm_bench.txt 2>&1; echo "exit $?"
+grep -vE "^\[" $R/zkvm_bench.txt | grep -vE "^results"
 fi
 if [ -z "$SECTIONS" ] || want examples; then
 echo "== examples and the vkstark command on Vulkan, validation on (exit statuses)"
