@@ -19,7 +19,7 @@ want() { [ $# -eq 0 ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 SECTIONS="$*"
 if [ -z "$SECTIONS" ] || want cold; then
 echo "== first vkstark prove --air keccakf with every cache empty (SPIR-V, pipelines, driver), then a second process"
-mkdir -p /tmp/cold-cache/nv
+rm -rf /tmp/cold-cache /tmp/cold-cache2 && mkdir -p /tmp/cold-cache/nv  # empty again when the section runs twice
 for k in first second; do
   s=$(date +%s%N)
   XDG_CACHE_HOME=/tmp/cold-cache __GL_SHADER_DISK_CACHE_PATH=/tmp/cold-cache/nv VKSTARK_LOG_LEVEL=info timeout 300 \

@@ -5,16 +5,20 @@
 #include <unistd.h>
 
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <set>
 #include <vector>
 
@@ -154,6 +158,15 @@ const Pipeline& Pipelines::get(const KernelInfo& kernel, Grid grid) {
   return it->second;
 }
 
+namespace {
+bool pipeline_order_is_plan() {
+  const char* v = std::getenv("VKSTARK_PIPELINE_ORDER");
+  if (v == nullptr || std::string_view(v) == "largest") return false;
+  if (std::string_view(v) == "plan") return true;
+  throw InputError(fmt::format("VKSTARK_PIPELINE_ORDER='{}': expected 'largest' or 'plan' (or unset)", v));
+}
+}  // namespace
+
 void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> dispatches) {
   std::vector<Request> missing;
   std::set<Key> seen;
@@ -169,14 +182,32 @@ void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> d
   constexpr std::string_view kWhat = "compiling kernels";
   std::atomic<uint64_t> compiled{0};
   if (!missing.empty()) report_progress(kWhat, 0, missing.size());
-  tbb::parallel_for(size_t{0}, missing.size(), [&](size_t i) {
-    try {
-      made[i] = create(missing[i]);
-    } catch (...) {
-      failed[i] = std::current_exception();
+  // Largest SPIR-V first, each worker taking the next one as it is free (longest processing time
+  // first): a plan's compile time is its slowest worker's, and the largest pipelines are the
+  // slowest to compile (H100, keccakf's cold prepare: docs/decisions.md). VKSTARK_PIPELINE_ORDER=plan
+  // compiles in the plan's order instead, for the comparison.
+  std::vector<size_t> order(missing.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (!pipeline_order_is_plan())
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return missing[a].spirv.size() > missing[b].spirv.size(); });
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < order.size();) {
+      const size_t i = order[k];
+      try {
+        made[i] = create(missing[i]);
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+      report_progress(kWhat, compiled.fetch_add(1, std::memory_order_relaxed) + 1, missing.size());
     }
-    report_progress(kWhat, compiled.fetch_add(1, std::memory_order_relaxed) + 1, missing.size());
-  });
+  };
+  const size_t workers = std::min<size_t>(missing.size(), size_t(std::max(1, tbb::this_task_arena::max_concurrency())));
+  tbb::task_group group;
+  for (size_t w = 1; w < workers; ++w) group.run(work);
+  work();
+  group.wait();
   for (size_t i = 0; i < missing.size(); ++i)
     if (!failed[i]) pipelines_.emplace(missing[i].key, made[i]);
   for (const std::exception_ptr& e : failed)
