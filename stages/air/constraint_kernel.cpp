@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "kernels/cpu/parallel.hpp"
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
+#include "runtime/progress.hpp"
 #include "stages/air/ext_kernel.hpp"
 #include "stages/air/ext_program.hpp"
 
@@ -192,6 +194,11 @@ std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name,
   auto k = std::make_shared<K>();
   init_chunked(*k, air, name, dag, shape, chunk_nodes);
   const size_t nchunks = k->chunks.size();
+  // Counted for a front end's progress line (runtime/progress.hpp): compiled to SPIR-V, or read
+  // from the SPIR-V cache.
+  constexpr std::string_view kWhat = "generating kernels";
+  std::atomic<uint64_t> generated{0};
+  report_progress(kWhat, 0, nchunks);
   for_each_chunk_dag(*k, air, dag, [&](size_t c, const SymbolicDag& sub) {
     std::string body = glsl(sub, shape);
     std::function<void(const CpuContext&)> cpu_body = cpu(sub, shape);
@@ -200,6 +207,7 @@ std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name,
                                             .body = std::move(body),
                                             .workgroup_size = kWorkgroupSize,
                                             .cpu = std::move(cpu_body)});
+    report_progress(kWhat, generated.fetch_add(1, std::memory_order_relaxed) + 1, nchunks);
   });
   return k;
 }
