@@ -31,26 +31,6 @@ void write_whole(const std::filesystem::path& file, const std::filesystem::path&
 }
 }  // namespace
 
-void replace_file(const std::filesystem::path& path, std::string_view bytes) {
-  if (special(path)) return write_whole(path, path, bytes);
-  static std::atomic<uint64_t> counter{0};
-  std::filesystem::path tmp = path;
-  tmp += fmt::format(".{}.{}.tmp", ::getpid(), counter.fetch_add(1));
-  std::error_code ec;
-  try {
-    write_whole(tmp, path, bytes);
-  } catch (...) {
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
-  }
-}
-
 void replace_files(std::span<const std::pair<std::filesystem::path, std::string_view>> files) {
   static std::atomic<uint64_t> counter{0};
   std::vector<std::filesystem::path> tmps(files.size());
@@ -90,6 +70,11 @@ void replace_files(std::span<const std::pair<std::filesystem::path, std::string_
     }
     tmps[i].clear();
   }
+}
+
+void replace_file(const std::filesystem::path& path, std::string_view bytes) {
+  const std::pair<std::filesystem::path, std::string_view> one[] = {{path, bytes}};
+  replace_files(one);
 }
 
 std::string unwritable_reason(const std::filesystem::path& path) {

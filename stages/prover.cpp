@@ -323,7 +323,7 @@ std::shared_ptr<const CommittedTrace> StarkProver::commit_part(uint32_t air, uin
   prepare_ntt_twiddles(exec_, log_n);
   Graph g;
   g.set_memory_limits(graph_limits());
-  Buffer<Fp> trace, root;
+  Buffer<Fp> trace;
   Buffer<Digest> root_out;
   {
     auto span = g.span("commit_once");

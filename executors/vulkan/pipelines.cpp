@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
@@ -18,7 +17,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <numeric>
 #include <set>
 #include <vector>
 
@@ -186,15 +184,12 @@ void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> d
   // first): a plan's compile time is its slowest worker's, and the largest pipelines are the
   // slowest to compile (H100, keccakf's cold prepare: docs/decisions.md). VKSTARK_PIPELINE_ORDER=plan
   // compiles in the plan's order instead, for the comparison.
-  std::vector<size_t> order(missing.size());
-  std::iota(order.begin(), order.end(), size_t{0});
   if (!pipeline_order_is_plan())
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return missing[a].spirv.size() > missing[b].spirv.size(); });
+    std::stable_sort(missing.begin(), missing.end(),
+                     [](const Request& a, const Request& b) { return a.spirv.size() > b.spirv.size(); });
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < order.size();) {
-      const size_t i = order[k];
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < missing.size();) {
       try {
         made[i] = create(missing[i]);
       } catch (...) {

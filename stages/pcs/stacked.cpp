@@ -36,6 +36,12 @@ uint32_t column_tile_width(const Graph& g, uint32_t width, uint32_t log_rows, co
 }
 
 namespace {
+// A commitment's buffer names, which a persistent commitment's later plans must declare again:
+// "<name>.<what>" for one tile, "<name>.<what>.<t>" for several.
+std::string tile_buffer_name(const std::string& name, uint32_t tiles, const char* what, uint32_t t) {
+  return tiles == 1 ? fmt::format("{}.{}", name, what) : fmt::format("{}.{}.{}", name, what, t);
+}
+
 StackedLayout layout_of(std::span<const TraceView> traces, const SystemParams& params) {
   std::vector<MatrixShape> shapes;
   for (const TraceView& t : traces) {
@@ -74,9 +80,7 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   // Tiles sized by the codeword's columns; the message's tiles hold the same columns.
   c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
   const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
-  auto tile_name = [&](const char* what, uint32_t t) {
-    return tiles == 1 ? fmt::format("{}.{}", name, what) : fmt::format("{}.{}.{}", name, what, t);
-  };
+  auto tile_name = [&](const char* what, uint32_t t) { return tile_buffer_name(name, tiles, what, t); };
   {
     // A tile that some in-place trace lands in is a writable Input (uploaded every run); the others
     // are transients the graph fills.
@@ -215,16 +219,16 @@ StackedCommitment stacked_commitment_of(Graph& g, const std::string& name, std::
   if (width == 0) throw InputError(fmt::format("commitment '{}' has no columns", name));
   c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
   const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
-  auto tile_name = [&](const char* what, uint32_t t) {
-    return tiles == 1 ? fmt::format("{}.{}", name, what) : fmt::format("{}.{}.{}", name, what, t);
-  };
+  auto tile_name = [&](const char* what, uint32_t t) { return tile_buffer_name(name, tiles, what, t); };
   for (uint32_t t = 0; t < tiles; ++t) {
     c.message.push_back(g.persistent<Fp>(tile_name("message", t), uint64_t(c.tile_width(t)) << m));
     c.codeword.push_back(g.persistent<Fp>(tile_name("codeword", t), uint64_t(c.tile_width(t)) << log_cw));
   }
   c.in_place.resize(traces.size());
-  for (size_t i = 0; i < traces.size(); ++i)
-    c.in_place[i] = TracePart{.width = traces[i].width, .log_height = traces[i].log_height};
+  for (size_t i = 0; i < traces.size(); ++i) {
+    c.in_place[i].width = traces[i].width;
+    c.in_place[i].log_height = traces[i].log_height;
+  }
   c.tree = merkle_tree_of(g, name + ".tree", log_cw, params.whir.k);
   return c;
 }
