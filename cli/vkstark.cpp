@@ -187,7 +187,10 @@ int prove_command(int argc, char** argv) {
   const ProvingKey pk = progress.step("keygen", [&] { return keygen(air_list, params, *exec); });
   if (debug_check || debug_constraints_enabled())
     progress.step("debug check (constraints and buses)", [&] { debug_check_traces(pk, traces); });
-  StarkProver prover(pk, *exec, {.debug_check = false});  // (checked above when asked)
+  // One proof: round 0 on generated kernels where they are in the caches, else on the interpreter
+  // with nothing compiled in the background, which this process would only wait for at exit
+  // (ProverOptions::round0_kernels). The debug check ran above when asked.
+  StarkProver prover(pk, *exec, {.debug_check = false, .background_kernels = false});
   auto prepared = progress.step("prepare (graph, kernels, pipelines)", [&] { return prover.prepare(traces); });
 
   Trace trace;

@@ -149,6 +149,21 @@ class Executor {
     return prepare(std::make_shared<const Plan>(plan));
   }
 
+  // Compiles ahead what prepare() of a plan dispatching `kernels` would compile (Vulkan: their
+  // pipelines, as dispatched with grids wider than a subgroup, kept and added to the pipeline
+  // cache), so that such a prepare() finds them made. Thread-safe with prepare() and runs on other
+  // threads: a prover compiles in the background while it proves. Returns early, leaving the rest,
+  // when the TBB task group it runs in is cancelled. Executors that compile nothing (the CPU's) do
+  // nothing. DeviceError as prepare().
+  virtual void compile_kernels(std::span<const KernelInfo* const> kernels) { (void)kernels; }
+  // Whether prepare() of a plan dispatching `kernels` would compile none of them: made already, or
+  // held by the caches (Vulkan: then made now from the pipeline cache; false where the device
+  // cannot make a pipeline from the cache alone). Thread-safe as compile_kernels.
+  [[nodiscard]] virtual bool kernels_ready(std::span<const KernelInfo* const> kernels) {
+    (void)kernels;
+    return true;
+  }
+
  protected:
   // `plan` is not null.
   virtual std::unique_ptr<PreparedPlan> do_prepare(std::shared_ptr<const Plan> plan) = 0;

@@ -2,15 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <tbb/task_group.h>
+
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <string_view>
 
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
+#include "runtime/log.hpp"
 #include "runtime/plan.hpp"
 #include "stages/air/debug_check.hpp"
 #include "stages/air/eval.hpp"
@@ -27,6 +32,11 @@
 namespace vkstark {
 
 namespace {
+
+spdlog::logger& logger() {
+  static spdlog::logger& log = named_logger("vkstark.prover");
+  return log;
+}
 
 template <class T>
 Buffer<T> download_copy(Graph& g, const std::string& name, View<T> v) {
@@ -125,19 +135,19 @@ uint32_t ext_chunk_nodes(ExtKernelMode mode) {
                                       mode == ExtKernelMode::Fused ? kFusedChunkNodes : kConstraintChunkNodes);
 }
 
-// Round 0's base-field kernels: VKSTARK_ROUND0_KERNELS=generated|fused when set (InputError
-// naming the variable for another value), else generated; VKSTARK_ROUND0_CHUNK_NODES (16 ..
-// 2^20) their operations per chunk, else kRound0ChunkNodes, and one chunk on an executor with
-// unbounded kernels (the CPU's: keccakf 2^15 round 0 in 0.92 s against 1.6 s in 82 chunks).
-// docs/decisions.md 2026-11-27 "CPU constraint sumcheck" has the measurements behind both.
-bool round0_interpreted() {
-  if (const char* v = std::getenv("VKSTARK_ROUND0_KERNELS"); v != nullptr) {
-    const std::string_view s(v);
-    if (s == "generated") return false;
-    if (s == "fused") return true;
-    throw InputError(fmt::format("VKSTARK_ROUND0_KERNELS='{}': expected 'generated' or 'fused' (or unset)", s));
-  }
-  return false;
+// Round 0's base-field kernels from VKSTARK_ROUND0_KERNELS=auto|generated|fused (InputError naming
+// the variable for another value); VKSTARK_ROUND0_CHUNK_NODES (16 .. 2^20) their operations per
+// chunk, else kRound0ChunkNodes, and one chunk on an executor with unbounded kernels (the CPU's:
+// keccakf 2^15 round 0 in 0.92 s against 1.6 s in 82 chunks). docs/decisions.md 2026-11-27 "CPU
+// constraint sumcheck" has the measurements behind both.
+std::optional<Round0Kernels> round0_kernels_from_environment() {
+  const char* v = std::getenv("VKSTARK_ROUND0_KERNELS");
+  if (v == nullptr) return std::nullopt;
+  const std::string_view s(v);
+  if (s == "auto") return Round0Kernels::Auto;
+  if (s == "generated") return Round0Kernels::Generated;
+  if (s == "fused") return Round0Kernels::Interpreted;
+  throw InputError(fmt::format("VKSTARK_ROUND0_KERNELS='{}': expected 'auto', 'generated' or 'fused' (or unset)", s));
 }
 
 // On the H100, 256 operations a chunk prove keccakf 2^12 .. 2^18 within 0.4 ms of 512 (either
@@ -171,23 +181,129 @@ void debug_check_traces(const ProvingKey& pk, const std::vector<std::optional<Ai
   debug_check_or_throw(inputs);
 }
 
+// The background compilation: one TBB task per start_background(), all in one group; what they
+// made, by AIR, for the next functional_kernels() to take.
+struct StarkProver::Background {
+  tbb::task_group group;
+  std::mutex mutex;
+  std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> ready;  // guarded by mutex
+};
+
 StarkProver::StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions options)
-    : pk_(pk), exec_(exec), options_(options) {}
+    : pk_(pk),
+      exec_(exec),
+      options_(options),
+      round0_(Round0Kernels::Auto),
+      background_(std::make_unique<Background>()) {
+  if (options.round0_kernels) {
+    round0_ = *options.round0_kernels;
+  } else if (std::optional<Round0Kernels> env = round0_kernels_from_environment()) {
+    round0_ = *env;
+  } else {
+    // By default, generated kernels where they run from their C++ bodies (the CPU executor) or
+    // where the rows are few and the tests many (a CPU implementation of Vulkan: they keep their
+    // kernels from one test to the next, and no background work runs beside theirs).
+    const ExecutorLimits l = exec_.limits();
+    if (l.unbounded_kernels || l.slow_shader_compiler) round0_ = Round0Kernels::Generated;
+  }
+}
+
+StarkProver::~StarkProver() {
+  background_->group.cancel();
+  try {
+    background_->group.wait();
+  } catch (...) {  // the tasks catch their own failures; nothing may escape a destructor
+  }
+}
+
+void StarkProver::wait_for_kernels() { background_->group.wait(); }
+
+bool StarkProver::round0_generated(uint32_t air) {
+  functional_kernels(air);
+  return generated_[air];
+}
 
 const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
+  const AirProvingKey& a = pk_.per_air[air];
   auto [it, fresh] = functionals_.try_emplace(air);
-  if (fresh) {
-    const AirProvingKey& a = pk_.per_air[air];
-    try {
-      it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot,
-                                               ext_kernel_mode(exec_), ext_chunk_nodes(ext_kernel_mode(exec_)),
-                                               round0_interpreted(), round0_chunk_nodes(exec_));
-    } catch (...) {
-      functionals_.erase(it);
-      throw;
+  if (!fresh) {
+    if (!generated_[air]) {  // compiled in the background since?
+      std::lock_guard lock(background_->mutex);
+      if (auto r = background_->ready.find(air); r != background_->ready.end()) {
+        it->second = r->second;
+        generated_[air] = true;
+        logger().debug("AIR {}: round 0 on its generated kernels from now on (compiled in the background)", a.name);
+      }
     }
+    return *it->second;
+  }
+  try {
+    const bool interpreted = round0_ != Round0Kernels::Generated;
+    it->second =
+        make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot, ext_kernel_mode(exec_),
+                                    ext_chunk_nodes(ext_kernel_mode(exec_)), interpreted, round0_chunk_nodes(exec_));
+    generated_[air] = !interpreted;
+    if (round0_ == Round0Kernels::Auto) {
+      // Generated kernels that would compile nothing (SPIR-V and pipelines in the caches) are used now.
+      std::shared_ptr<const AirFunctionalKernels> cached =
+          with_generated_points(a.name, *it->second, round0_chunk_nodes(exec_), {.cached_only = true, .quiet = true});
+      std::vector<const KernelInfo*> kernels;
+      if (cached)
+        for (const auto& k : cached->points)
+          if (k)
+            for (const auto& c : k->chunks) kernels.push_back(c.kernel.get());
+      if (cached && exec_.kernels_ready(kernels)) {
+        it->second = std::move(cached);
+        generated_[air] = true;
+      } else if (options_.background_kernels) {
+        pending_.push_back(air);
+      }
+      logger().debug("AIR {}: round 0 on {}", a.name,
+                     generated_[air]               ? "its generated kernels (ready in the caches)"
+                     : options_.background_kernels ? "the interpreter while its generated kernels compile"
+                                                   : "the interpreter");
+    }
+  } catch (...) {
+    functionals_.erase(it);
+    generated_.erase(air);
+    throw;
   }
   return *it->second;
+}
+
+void StarkProver::start_background() {
+  if (pending_.empty()) return;
+  std::vector<std::pair<uint32_t, std::shared_ptr<const AirFunctionalKernels>>> airs;
+  for (uint32_t a : pending_) airs.emplace_back(a, functionals_.at(a));
+  pending_.clear();
+  const uint32_t chunk_nodes = round0_chunk_nodes(exec_);
+  background_->group.run([this, airs = std::move(airs), chunk_nodes] {
+    for (const auto& [air, interpreted] : airs) {
+      const std::string& name = pk_.per_air[air].name;
+      try {
+        const auto start = std::chrono::steady_clock::now();
+        std::shared_ptr<const AirFunctionalKernels> k =
+            with_generated_points(name, *interpreted, chunk_nodes, {.quiet = true});
+        if (tbb::is_current_task_group_canceling() || !k) return;
+        std::vector<const KernelInfo*> kernels;
+        for (const auto& p : k->points)
+          if (p)
+            for (const auto& c : p->chunks) kernels.push_back(c.kernel.get());
+        exec_.compile_kernels(kernels);
+        if (tbb::is_current_task_group_canceling()) return;
+        logger().debug("AIR {}: {} generated round-0 kernels compiled in the background in {:.0f} ms", name,
+                       kernels.size(),
+                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        std::lock_guard lock(background_->mutex);
+        background_->ready[air] = std::move(k);
+      } catch (const std::exception& e) {
+        logger().warn(
+            "AIR {}: compiling its generated round-0 kernels in the background failed ({}); its proofs "
+            "stay on the interpreter",
+            name, e.what());
+      }
+    }
+  });
 }
 
 const InteractionKernels& StarkProver::interaction_kernels(uint32_t air) {
@@ -295,6 +411,7 @@ std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(std::unique_ptr<Plan
   if (!p || p->prover != this) throw InputError("prover: prepare() of a proof planned by another prover");
   std::unique_ptr<PreparedProof> out = std::move(p->proof);
   out->prepared = exec_.prepare(std::move(p->compiled));
+  start_background();
   return out;
 }
 

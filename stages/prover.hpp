@@ -24,6 +24,14 @@
 
 namespace vkstark {
 
+// Round 0's constraint kernels (the batch sumcheck's base-field evaluation of every AIR's
+// constraints over the coset points). Every choice gives the same proof bytes.
+enum class Round0Kernels {
+  Auto,         // the executor's choice (ProverOptions::round0_kernels)
+  Generated,    // per-AIR kernels, compiled before the first proof that needs them
+  Interpreted,  // the base-field fused interpreter: nothing compiled per AIR
+};
+
 // How a prover builds its proofs; the defaults suit the executor.
 struct ProverOptions {
   // Tighter limits than the executor's (memory_limits(exec.limits())) to build the proof for, as
@@ -35,6 +43,18 @@ struct ProverOptions {
   // Costs host time of the order of a CPU proof's constraint evaluation. Unset: on when
   // VKSTARK_DEBUG_CONSTRAINTS=1 (debug_constraints_enabled()).
   std::optional<bool> debug_check{};
+  // Unset: VKSTARK_ROUND0_KERNELS=auto|generated|fused (fused: Interpreted) when set, else Auto on
+  // a GPU and Generated on the CPU executor and on a CPU implementation of Vulkan. With Auto, an
+  // AIR's proofs use generated kernels when they are ready without compiling (SPIR-V and pipelines
+  // in the caches); else the interpreter, while the generated kernels compile in the background
+  // (with `background_kernels`), and the proofs planned once they are ready use them. Generated kernels
+  // are faster where the rows are many (H100, keccakf 2^15: round 0 4.4 against 12.4 ms) and take
+  // seconds to compile on a cold machine: docs/decisions.md, "Round 0 starts on the interpreter".
+  std::optional<Round0Kernels> round0_kernels{};
+  // Auto's background compilation. Off for a process that proves once (vkstark prove without
+  // --runs): it would only wait for it at exit, and the next process starts cold again all the same
+  // unless its caches were kept.
+  bool background_kernels = true;
 };
 
 // The debug checker (stages/air/debug_check.hpp) over a proof's traces, the preprocessed ones from
@@ -45,8 +65,21 @@ void debug_check_traces(const ProvingKey& pk, const std::vector<std::optional<Ai
 
 class StarkProver {
  public:
-  // pk and exec must outlive the prover.
+  // pk and exec must outlive the prover. InputError for a bad VKSTARK_ROUND0_KERNELS.
   StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions options = {});
+  // Stops the background compilation (ProverOptions::round0_kernels): waits for the pipelines
+  // being compiled, starts no other.
+  ~StarkProver();
+  StarkProver(const StarkProver&) = delete;
+  StarkProver& operator=(const StarkProver&) = delete;
+
+  // Waits until the background compilation started so far has finished: the proofs planned next use
+  // what it made. For benchmarks and tests; a failure there was logged and left those AIRs on the
+  // interpreter.
+  void wait_for_kernels();
+  // Whether proofs planned now evaluate AIR `air`'s round 0 with generated kernels (false before
+  // its first proof when they are not ready, or with Round0Kernels::Interpreted).
+  [[nodiscard]] bool round0_generated(uint32_t air);
 
   // airs: AIR-index order, one entry per AIR of the key (nullopt: absent). InputError naming the
   // AIR for traces that do not fit it (part count, widths, heights, public values). `trace`, when
@@ -108,11 +141,21 @@ class StarkProver {
   MemoryLimits graph_limits() const;
   const AirFunctionalKernels& functional_kernels(uint32_t air);
   const InteractionKernels& interaction_kernels(uint32_t air);
+  // Compiles the generated round-0 kernels of the AIRs that prove on the interpreter (Auto), in
+  // the background; after a prepare, so that they do not slow its own compilation.
+  void start_background();
 
   const ProvingKey& pk_;
   Executor& exec_;
   ProverOptions options_;
+  Round0Kernels round0_;  // the options' or the environment's; Auto only on a GPU
+  // Per AIR, the kernels its proofs use now; generated_[air]: whether they are the generated ones.
   std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> functionals_;
+  std::map<uint32_t, bool> generated_;
+  // Auto: AIRs on the interpreter whose generated kernels are not compiling yet.
+  std::vector<uint32_t> pending_;
+  struct Background;  // the background compilation (a TBB task group) and what it made
+  std::unique_ptr<Background> background_;
   std::map<uint32_t, std::shared_ptr<const InteractionKernels>> interactions_;
   // Per AIR of the key: its preprocessed trace committed once (null: none; empty until the first proof).
   std::vector<std::shared_ptr<const CommittedTrace>> preprocessed_;

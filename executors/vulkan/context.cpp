@@ -261,6 +261,24 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
   host_query_reset = reset.hostQueryReset;
   features.pNext = &enable_reset;
   std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  // Pipelines made from the pipeline cache only, or not at all (Pipelines::create_cached: a prover
+  // asks whether generated kernels would compile before it uses them).
+  auto cache_control_info = vk_struct<VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES_EXT);
+  if (has_device_extension(fn, physical, VK_EXT_PIPELINE_CREATION_CACHE_CONTROL_EXTENSION_NAME)) {
+    auto query = vk_struct<VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES_EXT);
+    auto features2 = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+    features2.pNext = &query;
+    fn.vkGetPhysicalDeviceFeatures2(physical, &features2);
+    if (query.pipelineCreationCacheControl) {
+      cache_control_info.pipelineCreationCacheControl = VK_TRUE;
+      cache_control_info.pNext = features.pNext;
+      features.pNext = &cache_control_info;
+      extensions.push_back(VK_EXT_PIPELINE_CREATION_CACHE_CONTROL_EXTENSION_NAME);
+      cache_control = true;
+    }
+  }
   // Registers and spills per pipeline for VKSTARK_LOG_LEVEL=debug, where the driver reports them.
   auto executable_info = vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);

@@ -150,10 +150,31 @@ Pipelines::Request Pipelines::request(const KernelInfo& kernel, Grid grid) {
 }
 
 const Pipeline& Pipelines::get(const KernelInfo& kernel, Grid grid) {
+  std::unique_lock lock(mutex_);
   Request r = request(kernel, grid);
-  auto it = pipelines_.find(r.key);
-  if (it == pipelines_.end()) it = pipelines_.emplace(r.key, create(r)).first;
-  return it->second;
+  if (auto it = pipelines_.find(r.key); it != pipelines_.end()) return it->second;
+  lock.unlock();
+  keep(r, *create(r));
+  lock.lock();
+  return pipelines_.find(r.key)->second;  // map nodes stay where they are
+}
+
+std::vector<Pipelines::Request> Pipelines::missing(std::span<const std::pair<const KernelInfo*, Grid>> dispatches) {
+  std::lock_guard lock(mutex_);
+  std::vector<Request> out;
+  std::set<Key> seen;
+  for (const auto& [k, grid] : dispatches) {
+    Request r = request(*k, grid);
+    if (pipelines_.count(r.key) == 0 && seen.insert(r.key).second) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void Pipelines::keep(const Request& r, Pipeline p) {
+  std::unique_lock lock(mutex_);
+  if (pipelines_.emplace(r.key, p).second) return;
+  lock.unlock();
+  destroy(p);
 }
 
 namespace {
@@ -165,13 +186,16 @@ bool pipeline_order_is_plan() {
 }
 }  // namespace
 
-void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> dispatches) {
-  std::vector<Request> missing;
-  std::set<Key> seen;
-  for (const auto& [k, grid] : dispatches) {
-    Request r = request(*k, grid);
-    if (pipelines_.count(r.key) == 0 && seen.insert(r.key).second) missing.push_back(std::move(r));
-  }
+void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> dispatches, bool background) {
+  make_all(missing(dispatches), background, false);
+}
+
+bool Pipelines::create_cached(std::span<const std::pair<const KernelInfo*, Grid>> dispatches) {
+  std::vector<Request> requests = missing(dispatches);
+  return requests.empty() || (ctx_.cache_control && make_all(std::move(requests), true, true));
+}
+
+bool Pipelines::make_all(std::vector<Request> missing, bool background, bool cached_only) {
   // Drivers compile in vkCreateComputePipelines (seconds for a large plan on a cold cache): the
   // pipelines are independent, and the pipeline cache is internally synchronized.
   std::vector<Pipeline> made(missing.size());
@@ -179,7 +203,8 @@ void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> d
   // Counted for a front end's progress line (runtime/progress.hpp).
   constexpr std::string_view kWhat = "compiling kernels";
   std::atomic<uint64_t> compiled{0};
-  if (!missing.empty()) report_progress(kWhat, 0, missing.size());
+  std::atomic<bool> uncached{false};
+  if (!missing.empty() && !background) report_progress(kWhat, 0, missing.size());
   // Largest SPIR-V first, each worker taking the next one as it is free (longest processing time
   // first): a plan's compile time is its slowest worker's, and the largest pipelines are the
   // slowest to compile (H100, keccakf's cold prepare: docs/decisions.md). VKSTARK_PIPELINE_ORDER=plan
@@ -190,12 +215,17 @@ void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> d
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < missing.size();) {
+      if (uncached.load(std::memory_order_relaxed)) return;
+      if (background && tbb::is_current_task_group_canceling()) return;
       try {
-        made[i] = create(missing[i]);
+        if (std::optional<Pipeline> p = create(missing[i], cached_only))
+          made[i] = *p;
+        else
+          uncached = true;
       } catch (...) {
         failed[i] = std::current_exception();
       }
-      report_progress(kWhat, compiled.fetch_add(1, std::memory_order_relaxed) + 1, missing.size());
+      if (!background) report_progress(kWhat, compiled.fetch_add(1, std::memory_order_relaxed) + 1, missing.size());
     }
   };
   const size_t workers = std::min<size_t>(missing.size(), size_t(std::max(1, tbb::this_task_arena::max_concurrency())));
@@ -204,13 +234,14 @@ void Pipelines::create_all(std::span<const std::pair<const KernelInfo*, Grid>> d
   work();
   group.wait();
   for (size_t i = 0; i < missing.size(); ++i)
-    if (!failed[i]) pipelines_.emplace(missing[i].key, made[i]);
+    if (!failed[i] && made[i].pipeline) keep(missing[i], made[i]);
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
   if (!missing.empty()) arm_exit_guard();  // compiling may have loaded more of the driver
+  return !uncached;
 }
 
-Pipeline Pipelines::create(const Request& r) {
+std::optional<Pipeline> Pipelines::create(const Request& r, bool cached_only) {
   const KernelInfo& kernel = *r.kernel;
   if (kernel.abi.slots() > ctx_.max_push_descriptors)
     throw DeviceError(fmt::format("kernel {}: {} descriptors, the device pushes at most {}", kernel.name,
@@ -227,8 +258,12 @@ Pipeline Pipelines::create(const Request& r) {
   try {
     const auto start = std::chrono::steady_clock::now();
     create_layouts(p, kernel.abi, r.push_bytes);
-    create_pipeline(p, kernel, r.spirv);
-    logger().debug("pipeline {} (workgroup {}): {:.1f} ms", kernel.name, r.workgroup_size,
+    if (!create_pipeline(p, kernel, r.spirv, cached_only)) {
+      destroy(p);
+      return std::nullopt;
+    }
+    logger().debug("pipeline {} (workgroup {}){}: {:.1f} ms", kernel.name, r.workgroup_size,
+                   cached_only ? " from the cache" : "",
                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     return p;
   } catch (...) {
@@ -259,7 +294,8 @@ void Pipelines::create_layouts(Pipeline& p, const KernelAbi& abi, uint32_t push_
   vk_check(fn.vkCreatePipelineLayout(ctx_.device, &layout_info, nullptr, &p.layout), "vkCreatePipelineLayout");
 }
 
-void Pipelines::create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span<const uint32_t> spirv) {
+bool Pipelines::create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span<const uint32_t> spirv,
+                                bool cached_only) {
   const VkFunctions& fn = ctx_.fn;
   auto module_info = vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   module_info.codeSize = spirv.size_bytes();
@@ -280,12 +316,18 @@ void Pipelines::create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span
   info.stage.pSpecializationInfo = &spec;
   info.layout = p.layout;
   if (ctx_.pipeline_statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  if (cached_only) info.flags |= VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT_EXT;
   VkResult r = fn.vkCreateComputePipelines(ctx_.device, cache_.handle(), 1, &info, nullptr, &p.pipeline);
   fn.vkDestroyShaderModule(ctx_.device, module, nullptr);
+  if (cached_only && r == VK_PIPELINE_COMPILE_REQUIRED_EXT) {
+    p.pipeline = VK_NULL_HANDLE;
+    return false;
+  }
   vk_check(r, fmt::format("vkCreateComputePipelines ({})", kernel.name));
   if (ctx_.pipeline_statistics) log_statistics(p, kernel);
   cache_.mark_dirty();
   ctx_.set_name(VK_OBJECT_TYPE_PIPELINE, reinterpret_cast<uint64_t>(p.pipeline), std::string(kernel.name));
+  return true;
 }
 
 // One debug line per shader executable: its name and every statistic the driver reports (NVIDIA:

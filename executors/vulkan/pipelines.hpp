@@ -6,13 +6,16 @@
 // disables it; file errors are not errors).
 //
 // Lifetime: owned by the executor, destroyed before its Context; Pipeline handles stay valid until
-// then. Thread-compatible.
+// then. Thread-safe: a prover's background compilation (create_all from another thread) runs beside
+// prepares.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -63,7 +66,13 @@ class Pipelines {
   const Pipeline& get(const KernelInfo& kernel, Grid grid);
   // Creates the pipelines the dispatches (kernel, grid) need and do not exist yet, in parallel
   // (prepare passes every dispatch of a plan, so a plan compiles only what it uses, once).
-  void create_all(std::span<const std::pair<const KernelInfo*, Grid>> dispatches);
+  // `background`: no progress reports, and no new pipeline is started once the TBB task group it
+  // runs in is cancelled (those made are kept).
+  void create_all(std::span<const std::pair<const KernelInfo*, Grid>> dispatches, bool background = false);
+  // Whether every pipeline of the dispatches exists or the pipeline cache holds it; those it holds
+  // are made (VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT), nothing is compiled. False
+  // without VK_EXT_pipeline_creation_cache_control.
+  bool create_cached(std::span<const std::pair<const KernelInfo*, Grid>> dispatches);
 
  private:
   struct Key {
@@ -81,16 +90,26 @@ class Pipelines {
     uint32_t push_bytes = 0;
     Key key;
   };
-  std::span<const uint32_t> spirv_of(const KernelInfo& kernel);
-  Request request(const KernelInfo& kernel, Grid grid);
-  Pipeline create(const Request& r);  // thread-safe
+  // The requests of the dispatches whose pipelines do not exist, one per pipeline. Takes mutex_.
+  std::vector<Request> missing(std::span<const std::pair<const KernelInfo*, Grid>> dispatches);
+  // Makes the requests' pipelines in parallel (create_all, create_cached); false when `cached_only`
+  // and the cache lacks one (those made are kept). `background`: as create_all's.
+  bool make_all(std::vector<Request> missing, bool background, bool cached_only);
+  // Adds `p` under r's key; destroys it when another thread made that pipeline first. Takes mutex_.
+  void keep(const Request& r, Pipeline p);
+  std::span<const uint32_t> spirv_of(const KernelInfo& kernel);  // mutex_ held
+  Request request(const KernelInfo& kernel, Grid grid);          // mutex_ held
+  // Thread-safe. `cached_only`: a pipeline the cache does not hold is not compiled (nullopt).
+  std::optional<Pipeline> create(const Request& r, bool cached_only = false);
   void create_layouts(Pipeline& p, const KernelAbi& abi, uint32_t push_bytes) const;
-  void create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span<const uint32_t> spirv);
+  // False when `cached_only` and the pipeline cache does not hold it.
+  bool create_pipeline(Pipeline& p, const KernelInfo& kernel, std::span<const uint32_t> spirv, bool cached_only);
   void log_statistics(const Pipeline& p, const KernelInfo& kernel) const;
   void destroy(Pipeline& p) const noexcept;
 
   const Context& ctx_;
   PipelineCache cache_;
+  std::mutex mutex_;  // guards pipelines_ and embedded_ (not held while compiling)
   std::map<Key, Pipeline> pipelines_;
   std::map<std::string, std::pair<std::span<const uint32_t>, uint64_t>, std::less<>> embedded_;  // name -> words, hash
 };

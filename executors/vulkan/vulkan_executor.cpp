@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
+#include <utility>
 
 #include "executors/vulkan/context.hpp"
 #include "executors/vulkan/persistents.hpp"
@@ -13,6 +15,14 @@
 namespace vkstark {
 
 namespace {
+
+// Each kernel as dispatched with a grid wider than a subgroup (a kernel without a workgroup
+// preference takes the default workgroup then: Pipelines::get).
+std::vector<std::pair<const KernelInfo*, Grid>> dispatches_of(std::span<const KernelInfo* const> kernels) {
+  std::vector<std::pair<const KernelInfo*, Grid>> out;
+  for (const KernelInfo* k : kernels) out.emplace_back(k, Grid{std::numeric_limits<uint32_t>::max()});
+  return out;
+}
 
 class VulkanExecutorImpl final : public VulkanExecutor {
  public:
@@ -57,6 +67,14 @@ class VulkanExecutorImpl final : public VulkanExecutor {
         std::make_unique<vulkan::VulkanPreparedPlan>(std::move(plan), *ctx_, *pipelines_, *persistents_, queue);
     ctx_->messages.throw_if_new(mark, "prepare");
     return prepared;
+  }
+
+  void compile_kernels(std::span<const KernelInfo* const> kernels) override {
+    pipelines_->create_all(dispatches_of(kernels), true);
+  }
+
+  bool kernels_ready(std::span<const KernelInfo* const> kernels) override {
+    return pipelines_->create_cached(dispatches_of(kernels));
   }
 
   std::vector<std::string> validation_messages() const override { return ctx_->messages.all(); }

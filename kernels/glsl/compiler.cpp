@@ -180,25 +180,45 @@ void write_entry(const std::filesystem::path& file, const Digest& key, std::span
 
 }  // namespace
 
-std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view name, GlslCompileInfo* info) {
+namespace {
+
+// The cache's entry for `source` when it has a good one; `result` gets the entry's path and `key`
+// its key (both unset with the cache off).
+std::optional<std::vector<uint32_t>> lookup(std::string_view source, std::string_view name, GlslCompileInfo& result,
+                                            std::optional<Digest>& key) {
   const auto start = std::chrono::steady_clock::now();
+  const std::filesystem::path dir = disk_cache_dir();
+  if (dir.empty()) return std::nullopt;
+  key = cache_key(source, name);
+  result.cache_file = dir / "spirv" / (detail::Sha256::hex(*key) + ".spv");
+  std::string problem;
+  std::optional<std::vector<uint32_t>> spirv = read_entry(result.cache_file, *key, problem);
+  if (spirv) {
+    logger().debug("kernel {}: SPIR-V loaded from {} ({} words) in {:.1f} ms", name, result.cache_file.string(),
+                   spirv->size(), ms_since(start));
+    result.from_cache = true;
+  } else if (!problem.empty()) {
+    logger().debug("kernel {}: cached SPIR-V {} not used ({})", name, result.cache_file.string(), problem);
+  }
+  return spirv;
+}
+
+}  // namespace
+
+std::optional<std::vector<uint32_t>> cached_glsl(std::string_view source, std::string_view name) {
   GlslCompileInfo result;
   std::optional<Digest> key;
-  if (const std::filesystem::path dir = disk_cache_dir(); !dir.empty()) {
-    key = cache_key(source, name);
-    result.cache_file = dir / "spirv" / (detail::Sha256::hex(*key) + ".spv");
-    std::string problem;
-    if (std::optional<std::vector<uint32_t>> spirv = read_entry(result.cache_file, *key, problem)) {
-      logger().debug("kernel {}: SPIR-V loaded from {} ({} words) in {:.1f} ms", name, result.cache_file.string(),
-                     spirv->size(), ms_since(start));
-      result.from_cache = true;
-      if (info) *info = std::move(result);
-      return std::move(*spirv);
-    }
-    if (!problem.empty())
-      logger().debug("kernel {}: cached SPIR-V {} not used ({}): compiling again", name, result.cache_file.string(),
-                     problem);
+  return lookup(source, name, result, key);
+}
+
+std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view name, GlslCompileInfo* info) {
+  GlslCompileInfo result;
+  std::optional<Digest> key;
+  if (std::optional<std::vector<uint32_t>> spirv = lookup(source, name, result, key)) {
+    if (info) *info = std::move(result);
+    return std::move(*spirv);
   }
+  const auto start = std::chrono::steady_clock::now();
   std::vector<uint32_t> spirv = compile(source, name);
   const double compile_ms = ms_since(start);
   std::string stored;
@@ -228,7 +248,13 @@ std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc) {
       "#extension GL_KHR_shader_subgroup_arithmetic : enable\n" +
       glsl_declarations(desc.abi, desc.name) + desc.body;
   RuntimeKernelDesc k;
-  k.spirv = compile_glsl(source, desc.name);
+  if (desc.cached_only) {
+    std::optional<std::vector<uint32_t>> spirv = cached_glsl(source, desc.name);
+    if (!spirv) return nullptr;
+    k.spirv = std::move(*spirv);
+  } else {
+    k.spirv = compile_glsl(source, desc.name);
+  }
   k.name = std::move(desc.name);
   k.abi = std::move(desc.abi);
   k.workgroup_size = desc.workgroup_size;

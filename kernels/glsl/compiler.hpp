@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,10 @@ struct GlslCompileInfo {
 [[nodiscard]] std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view name,
                                                  GlslCompileInfo* info = nullptr);
 
+// The cached SPIR-V of `source` (as compile_glsl would load it), or nothing when the on-disk cache
+// does not hold a good entry for it or is off: never compiles.
+[[nodiscard]] std::optional<std::vector<uint32_t>> cached_glsl(std::string_view source, std::string_view name);
+
 // A run-time kernel whose GLSL is its generated interface (glsl_declarations(abi)) followed by
 // `body` (extra includes, helpers and main()). The source starts with #version 460 and enables
 // GL_GOOGLE_include_directive, GL_EXT_control_flow_attributes and the KHR subgroup basic, shuffle
@@ -49,6 +54,7 @@ struct GlslKernelDesc {
   std::string body;
   uint32_t workgroup_size = 0;
   std::function<void(const CpuContext& ctx)> cpu;
+  bool cached_only = false;  // make_glsl_kernel returns null when the SPIR-V cache lacks it (cached_glsl)
 };
 [[nodiscard]] std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc);
 

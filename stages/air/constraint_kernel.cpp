@@ -188,9 +188,11 @@ void for_each_chunk_dag(const ConstraintKernel& k, const std::string& air, const
 }
 
 // Generated chunks: one run-time kernel each, compiled in parallel.
+// Null when `gen.cached_only` and some chunk's SPIR-V is not cached.
 template <class K, class Glsl, class Cpu>
 std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name, const SymbolicDag& dag,
-                                const AirShape& shape, uint32_t chunk_nodes, const KernelAbi& abi, Glsl glsl, Cpu cpu) {
+                                const AirShape& shape, uint32_t chunk_nodes, const KernelAbi& abi, Glsl glsl, Cpu cpu,
+                                KernelGeneration gen = {}) {
   auto k = std::make_shared<K>();
   init_chunked(*k, air, name, dag, shape, chunk_nodes);
   const size_t nchunks = k->chunks.size();
@@ -198,17 +200,24 @@ std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name,
   // from the SPIR-V cache.
   constexpr std::string_view kWhat = "generating kernels";
   std::atomic<uint64_t> generated{0};
-  report_progress(kWhat, 0, nchunks);
+  std::atomic<bool> missing{false};
+  if (!gen.quiet) report_progress(kWhat, 0, nchunks);
   for_each_chunk_dag(*k, air, dag, [&](size_t c, const SymbolicDag& sub) {
+    if (missing.load(std::memory_order_relaxed)) return;
     std::string body = glsl(sub, shape);
     std::function<void(const CpuContext&)> cpu_body = cpu(sub, shape);
     k->chunks[c].kernel = make_glsl_kernel({.name = nchunks == 1 ? k->name : fmt::format("{}_{}", k->name, c),
                                             .abi = abi,
                                             .body = std::move(body),
                                             .workgroup_size = kWorkgroupSize,
-                                            .cpu = std::move(cpu_body)});
-    report_progress(kWhat, generated.fetch_add(1, std::memory_order_relaxed) + 1, nchunks);
+                                            .cpu = std::move(cpu_body),
+                                            .cached_only = gen.cached_only});
+    if (!k->chunks[c].kernel) missing = true;
+    if (!gen.quiet) report_progress(kWhat, generated.fetch_add(1, std::memory_order_relaxed) + 1, nchunks);
   });
+  // A chunk without a kernel: not cached (gen.cached_only), or skipped by a cancelled task group.
+  for (const auto& chunk : k->chunks)
+    if (!chunk.kernel) return nullptr;
   return k;
 }
 
@@ -328,11 +337,11 @@ void eval_fused(Graph& g, const std::string& name, const ExtConstraintKernel& ke
 
 std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
                                                                const AirShape& shape, uint32_t chunk_nodes,
-                                                               bool interpreted) {
+                                                               bool interpreted, KernelGeneration gen) {
   if (!interpreted)
     return make_chunked<ConstraintKernel>(air, kernel_name(air), dag, shape, chunk_nodes,
-                                          kernel_abi<ConstraintKernelArgs>(), constraint_glsl_body,
-                                          constraint_cpu_body);
+                                          kernel_abi<ConstraintKernelArgs>(), constraint_glsl_body, constraint_cpu_body,
+                                          gen);
   auto k = std::make_shared<ConstraintKernel>();
   init_chunked(*k, air, kernel_name(air), dag, shape, chunk_nodes);
   std::vector<std::vector<uint32_t>> programs(k->chunks.size());

@@ -106,10 +106,16 @@ struct ConstraintKernel {
 // base_fused_kernel(), nothing compiled per AIR. Bit-identical results; the DAG must then read
 // local rows only and have no selector node (the batch sumcheck's functionals, which map next rows
 // and selectors to columns).
+// `gen`: how generated chunks get their SPIR-V; with gen.cached_only, null when the SPIR-V cache
+// lacks a chunk (an interpreted kernel compiles nothing and is always made).
+struct KernelGeneration {
+  bool cached_only = false;  // from the SPIR-V cache only (cached_glsl), never compiled
+  bool quiet = false;        // no progress reports (runtime/progress.hpp): work in the background
+};
 std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
                                                                const AirShape& shape,
                                                                uint32_t chunk_nodes = kConstraintChunkNodes,
-                                                               bool interpreted = false);
+                                                               bool interpreted = false, KernelGeneration gen = {});
 
 // The base-field fused interpreter's ABI: grid (H rows, S slices); invocation (r, s) runs chunks
 // s, s + S, ... at row r and writes out[s H + r] (sum_k lambda_powers[first_k + k] C_k(row r)).

@@ -177,6 +177,26 @@ AirFunctionals make_air_functionals(const SymbolicDag& dag, const AirShape& shap
   return f;
 }
 
+namespace {
+std::string functional_kernel_name(const std::string& air, uint32_t f) {
+  static constexpr const char* kSuffix[kFunctionals] = {"zc", "num", "den"};
+  return fmt::format("{}_{}", air, kSuffix[f]);
+}
+}  // namespace
+
+std::shared_ptr<const AirFunctionalKernels> with_generated_points(const std::string& air,
+                                                                  const AirFunctionalKernels& kernels,
+                                                                  uint32_t points_chunk_nodes, KernelGeneration gen) {
+  auto k = std::make_shared<AirFunctionalKernels>(kernels);
+  for (uint32_t f = 0; f < kFunctionals; ++f) {
+    if (!k->points[f]) continue;
+    k->points[f] = make_constraint_kernel(functional_kernel_name(air, f), k->f.points_dags[f], k->f.points_shape,
+                                          points_chunk_nodes, false, gen);
+    if (!k->points[f]) return nullptr;
+  }
+  return k;
+}
+
 std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
     const std::string& air, const SymbolicDag& dag, const AirShape& shape, bool need_rot, ExtKernelMode ext_mode,
     uint32_t ext_chunk_nodes, bool points_interpreted, uint32_t points_chunk_nodes) {
@@ -186,10 +206,9 @@ std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
   } catch (const InputError& e) {
     throw InputError(fmt::format("AIR {}: {}", air, e.what()));
   }
-  static constexpr const char* kSuffix[kFunctionals] = {"zc", "num", "den"};
   for (uint32_t f = 0; f < kFunctionals; ++f) {
     if (k->f.dags[f].constraint_idx.empty()) continue;
-    const std::string name = fmt::format("{}_{}", air, kSuffix[f]);
+    const std::string name = functional_kernel_name(air, f);
     k->points[f] =
         make_constraint_kernel(name, k->f.points_dags[f], k->f.points_shape, points_chunk_nodes, points_interpreted);
     k->folded[f] = make_ext_constraint_kernel(name, k->f.dags[f], k->f.shape, ext_chunk_nodes, ext_mode);

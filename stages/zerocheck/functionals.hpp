@@ -98,4 +98,13 @@ struct AirFunctionalKernels {
     ExtKernelMode ext_mode = ExtKernelMode::Generated, uint32_t ext_chunk_nodes = kConstraintChunkNodes,
     bool points_interpreted = false, uint32_t points_chunk_nodes = kConstraintChunkNodes);
 
+// `kernels` (of AIR `air`, made by make_air_functional_kernels) with generated round-0 kernels of
+// `points_chunk_nodes` operations a chunk in place of its points kernels; the rest shared. Null
+// when gen.cached_only and the SPIR-V cache lacks a chunk, or when the calling TBB task group is
+// cancelled while they are made (a prover's background compilation).
+[[nodiscard]] std::shared_ptr<const AirFunctionalKernels> with_generated_points(const std::string& air,
+                                                                                const AirFunctionalKernels& kernels,
+                                                                                uint32_t points_chunk_nodes,
+                                                                                KernelGeneration gen);
+
 }  // namespace vkstark
