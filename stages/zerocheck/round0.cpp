@@ -214,11 +214,13 @@ void Round0Prover::check_traces() {
             fmt::format("round 0: trace {} part {} has {} columns of 2^{} rows, {} columns of 2^{} rows "
                         "expected",
                         T, p, in.parts[p].width, in.parts[p].log_height, widths[p], in.log_height));
+    const SymbolicDag& dag = vk.symbolic_constraints;
     s.degree = vk.max_constraint_degree;
-    s.cosets = std::max<uint32_t>(s.degree, 1);
+    // The quotient q needs (d_T - 1) N points, s'_p and s'_q d_T (N - 1) + 1: without interactions
+    // (s'_p = s'_q = 0) one coset fewer gives the same polynomials (keccakf: 2 cosets, not 3).
+    s.cosets = std::max<uint32_t>(dag.interactions.empty() ? s.degree - std::min<uint32_t>(s.degree, 1) : s.degree, 1);
     s.n_tilde = in.log_height > l_ ? in.log_height - l_ : 0;
     s.chunks = uint64_t(1) << s.n_tilde;
-    const SymbolicDag& dag = vk.symbolic_constraints;
     s.present = (dag.constraint_idx.empty() ? 0u : 1u) | (dag.interactions.empty() ? 0u : 6u);
     // Blocks of 2^log_block chunks: the largest whose extension fits the budget (a quarter of the
     // trace, at least kRound0MinBlockBytes, at most one binding).

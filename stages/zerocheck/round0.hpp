@@ -7,8 +7,9 @@
 // must outlive the builder.
 //
 // Method (exact; any exact method gives the same polynomials). Trace T of H = 2^h rows, N = 2^l,
-// X = max(H / N, 1), d_T its AIR's degree, C_T = max(d_T, 1) cosets g^c D (c = 1..C_T, g = 31) of
-// M = N X points (z_k = g^c omega^k, x), point index p = k X + x:
+// X = max(H / N, 1), d_T its AIR's degree, C_T = max(d_T, 1) cosets g^c D (c = 1..C_T, g = 31;
+// max(d_T - 1, 1) for an AIR without interactions, whose s'_p and s'_q are zero) of M = N X
+// points (z_k = g^c omega^k, x), point index p = k X + x:
 //   1. extend(T, c): every column's PLE at the coset's points (ZerocheckCosetExtend with the host's
 //      Lagrange weights W_c[k][i] = L_i(z_k), local and, with need_rot, next rows), the selectors'
 //      extension a host constant. C_T N points determine the three polynomials below exactly: the
@@ -132,7 +133,7 @@ class Round0Prover {
   // lambda (one element), for the constraint coefficients.
   View<Fp4> lambda() const { return lambda_; }
   uint32_t traces() const { return uint32_t(traces_.size()); }
-  uint32_t cosets(uint32_t T) const;  // C_T = max(d_T, 1)
+  uint32_t cosets(uint32_t T) const;  // C_T = max(d_T, 1), max(d_T - 1, 1) without interactions
   uint32_t blocks(uint32_t T) const;  // blocks of chunks per coset
   uint64_t points(uint32_t T) const;  // M = N B per block
 
