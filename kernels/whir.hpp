@@ -30,6 +30,7 @@ struct BatchColumnsExt {
 // (protocol.md 5.6).
 struct MobiusEqTable {
   static constexpr std::string_view name = "mobius_eq_table";
+  static constexpr uint32_t workgroup_size = 256;  // a workgroup shares b's high factor
   struct Args {
     In<Fp4> u;
     Out<Fp4> out;
@@ -181,6 +182,7 @@ struct QueryPoints {
 // (WHIR: points[0] = z0 with weight gamma, points[q+1] = z_q with weight gamma^(q+2).)
 struct EqPowAccumulate {
   static constexpr std::string_view name = "eq_pow_accumulate";
+  static constexpr uint32_t workgroup_size = 256;  // a workgroup shares each point's high factor
   struct Args {
     InOut<Fp4> w;
     In<Fp4> points;
