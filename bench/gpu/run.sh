@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
-# Usage: bash bench/gpu/run.sh [cold] [sweep] [benches] [air] [prove] [zkvm] [examples] [tests]   (no argument: all)
+# Usage: bash bench/gpu/run.sh [cold] [switch] [sweep] [benches] [air] [prove] [zkvm] [examples] [tests]   (no argument: all)
 cd "$(dirname "$0")/../.."
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
@@ -10,7 +10,8 @@ mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
 R=$OUT/r; mkdir -p $R
 export XDG_CACHE_HOME=/tmp/vkstark-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | tail -1
-# Sections (default all): cold (the first proof on empty caches, then a second process), sweep
+# Sections (default all): cold (the first proof on empty caches, then a second process), switch
+# (keccakf_bench on empty caches: round 0's kernels compiled in the background), sweep
 # (keccakf_bench 2^12 .. 2^15), benches (kernel, runtime, pcs, selfcheck), air (air_bench), prove
 # (keccakf_bench: the keccakf proof, fused and unfused), zkvm (zkvm_bench, cached parts by value and
 # committed once), examples (every example and the vkstark
@@ -36,6 +37,13 @@ grep -E "pipeline [^ ]+ \(workgroup [0-9]+\): " $R/cold-debug.log | sed 's/.*pip
 grep -c "pipeline .*(workgroup [0-9]*): " $R/cold-debug.log | sed 's/^/pipelines created: /'
 grep -iE "compiled|glsl" $R/cold-debug.log | tail -3
 grep -E "^\[.*\] " $R/cold-debug.log | head -2 | cut -c1-30; tail -1 $R/cold-debug.log | cut -c1-30
+fi
+if [ -z "$SECTIONS" ] || want switch; then
+echo "== keccakf_bench 2^15 on empty caches: round 0 on the interpreter, then on its generated kernels once compiled in the background"
+rm -rf /tmp/switch-cache && mkdir -p /tmp/switch-cache/nv
+XDG_CACHE_HOME=/tmp/switch-cache __GL_SHADER_DISK_CACHE_PATH=/tmp/switch-cache/nv VKSTARK_LOG_LEVEL=debug timeout 200 \
+  $B/keccakf_bench --executor vulkan --permutations 1365 --runs 5 --json $R/keccakf_bench-vulkan-h100-switch.json > $R/switch.txt 2>&1; echo "exit $?"
+grep -E "round 0|vkstark.prover|stark_prove_excluding_trace  |keygen" $R/switch.txt | tail -6
 fi
 if [ -z "$SECTIONS" ] || want sweep; then
 echo "== keccakf_bench cost curve 2^12 .. 2^15, medians of 5"
