@@ -26,6 +26,7 @@
 #include <map>
 
 #include "bench/bench_util.hpp"
+#include "bench/prepare_steady.hpp"
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "stages/air/keygen.hpp"
@@ -109,42 +110,6 @@ struct SweepPoint {
   bool verified = false;
 };
 
-// The proof prepared for the steady state: where round 0 started on the interpreter while its
-// generated kernels compile in the background (Round0Kernels::Auto on a GPU with cold caches), the
-// bench waits for them and prepares again, so that the timed proofs are what a long-running prover
-// makes. `prepare_ms` is the first prepare's (what a process pays before its first proof);
-// `round0` says which kernels the timed proofs use.
-std::unique_ptr<StarkProver::Prepared> prepare_steady(StarkProver& prover,
-                                                      const std::vector<std::optional<AirWithTraces>>& airs,
-                                                      const PlanOptions& options, double& prepare_ms,
-                                                      std::string& round0) {
-  const auto t0 = Clock::now();
-  auto prepared = prover.prepare(airs, options);
-  prepare_ms = ms_since(t0);
-  auto all_generated = [&] {
-    for (uint32_t a = 0; a < airs.size(); ++a)
-      if (airs[a] && !prover.round0_generated(a)) return false;
-    return true;
-  };
-  if (all_generated()) {
-    round0 = "generated";
-    return prepared;
-  }
-  const auto t1 = Clock::now();
-  prover.wait_for_kernels();
-  if (!all_generated()) {
-    round0 = "interpreted";
-    return prepared;
-  }
-  prepared = prover.prepare(airs, options);
-  round0 = "generated";
-  fmt::print(
-      "  round 0 started on the interpreter; its generated kernels compiled in the background, ready {:.0f} ms "
-      "after the first prepare\n",
-      ms_since(t1));
-  return prepared;
-}
-
 SweepPoint sweep_point(Executor& exec, uint32_t log_rows, const SystemParams& params, uint32_t runs) {
   SweepPoint pt;
   pt.log_rows = log_rows;
@@ -157,7 +122,7 @@ SweepPoint sweep_point(Executor& exec, uint32_t log_rows, const SystemParams& pa
     const std::vector<std::shared_ptr<const Air>> list{fixture[0].air};
     const ProvingKey pk = keygen(list, params, exec);
     StarkProver prover(pk, exec);
-    auto prepared = prepare_steady(prover, airs, {}, pt.prepare_ms, pt.round0);
+    auto prepared = bench::prepare_steady(prover, airs, {}, pt.prepare_ms, pt.round0);
     pt.memory = memory_breakdown(prepared->plan());
     std::map<std::string, std::vector<double>> ms;
     std::vector<double> wall;
@@ -337,7 +302,7 @@ int main(int argc, char** argv) try {
   }
   double prepare_ms = 0;
   std::string round0;
-  auto prepared = prepare_steady(prover, airs, {.fuse = fused}, prepare_ms, round0);
+  auto prepared = bench::prepare_steady(prover, airs, {.fuse = fused}, prepare_ms, round0);
 
   std::map<std::string, std::vector<double>> host_ms, device_ms;
   std::vector<double> wall;

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "bench/bench_util.hpp"
+#include "bench/prepare_steady.hpp"
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "stages/air/keygen.hpp"
@@ -62,15 +63,15 @@ int main(int argc, char** argv) try {
   const ProvingKey pk = keygen(seg.airs, params, *exec);
   const double keygen_ms = ms_since(t0);
   StarkProver prover(pk, *exec);
-  t0 = Clock::now();
-  auto prepared = prover.prepare(seg.traces);
-  const double prepare_ms = ms_since(t0);
+  double prepare_ms = 0;
+  std::string round0;
+  auto prepared = bench::prepare_steady(prover, seg.traces, {}, prepare_ms, round0);
   const uint64_t trace_bytes = seg.cells() * sizeof(Fp);
   fmt::print(
       "zkvm_bench: executor {}, device {}\n  {} AIRs ({} present), {} trace cells ({:.3f} GB), heights up to 2^{}, "
-      "params({}); traces {:.0f} ms, keygen {:.0f} ms, prepare {:.0f} ms\n",
+      "params({}); traces {:.0f} ms, keygen {:.0f} ms, prepare {:.0f} ms; round 0 on {} kernels\n",
       exec->name(), exec->device_name(), seg.airs.size(), seg.present(), seg.cells(), trace_bytes / 1e9, max_log,
-      log_stacked, trace_ms, keygen_ms, prepare_ms);
+      log_stacked, trace_ms, keygen_ms, prepare_ms, round0);
   std::map<std::string, std::vector<double>> ms;
   Trace last;
   Proof proof;
@@ -127,15 +128,16 @@ int main(int argc, char** argv) try {
   const std::string file = bench::result_path(json_file, "zkvm_bench", std::string(exec->name()));
   bench::write_result(
       file, "zkvm_bench", std::string(exec->name()), exec->device_name(),
-      fmt::format("{{\"chips\": {}, \"airs\": {}, \"present\": {}, \"max_log_height\": {}, \"log_stacked_height\": {}, "
-                  "\"cells\": {}, \"runs\": {}, \"spans\": [{}], \"dispatches\": {}, \"peak_device_bytes\": {}, "
-                  "\"keygen_ms\": {}, \"prepare_ms\": {}, \"proof_bytes\": {}, \"verified\": {}, "
-                  "\"committed_cached\": {{\"parts\": {}, \"commit_once_ms\": {}, \"prove_ms\": {}, "
-                  "\"main_trace_commit_ms\": {}, \"same_bytes\": {}}}}}",
-                  chips, seg.airs.size(), seg.present(), max_log, log_stacked, seg.cells(), runs, spans, c.dispatches,
-                  c.peak_device_bytes, json_number(keygen_ms), json_number(prepare_ms), bytes.size(), v.ok,
-                  committed_parts, json_number(commit_once_ms), json_number(bench::median(committed_ms[kProve])),
-                  json_number(bench::median(committed_ms[kCommit])), same_bytes));
+      fmt::format(
+          "{{\"chips\": {}, \"airs\": {}, \"present\": {}, \"max_log_height\": {}, \"log_stacked_height\": {}, "
+          "\"cells\": {}, \"runs\": {}, \"spans\": [{}], \"dispatches\": {}, \"peak_device_bytes\": {}, "
+          "\"keygen_ms\": {}, \"prepare_ms\": {}, \"round0_kernels\": {}, \"proof_bytes\": {}, \"verified\": {}, "
+          "\"committed_cached\": {{\"parts\": {}, \"commit_once_ms\": {}, \"prove_ms\": {}, "
+          "\"main_trace_commit_ms\": {}, \"same_bytes\": {}}}}}",
+          chips, seg.airs.size(), seg.present(), max_log, log_stacked, seg.cells(), runs, spans, c.dispatches,
+          c.peak_device_bytes, json_number(keygen_ms), json_number(prepare_ms), json_string(round0), bytes.size(), v.ok,
+          committed_parts, json_number(commit_once_ms), json_number(bench::median(committed_ms[kProve])),
+          json_number(bench::median(committed_ms[kCommit])), same_bytes));
   fmt::print("results: {}\n", file);
   return v.ok && same_bytes ? 0 : 1;
 } catch (const std::exception& e) {

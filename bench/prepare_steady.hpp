@@ -1,0 +1,58 @@
+// The benches' prepared proofs in the steady state (round 0's generated kernels compiled in the
+// background are waited for): header-only, for the benches that prove (keccakf_bench, zkvm_bench).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/bench_util.hpp"
+#include "stages/prover.hpp"
+
+namespace vkstark::bench {
+
+inline double steady_ms_since(std::chrono::steady_clock::time_point a) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+}
+
+// The proof prepared for the steady state: where round 0 started on the interpreter while its
+// generated kernels compile in the background (Round0Kernels::Auto on a GPU with cold caches), the
+// bench waits for them and prepares again, so that the timed proofs are what a long-running prover
+// makes. `prepare_ms` is the first prepare's (what a process pays before its first proof);
+// `round0` says which kernels the timed proofs use.
+inline std::unique_ptr<StarkProver::Prepared> prepare_steady(StarkProver& prover,
+                                                             const std::vector<std::optional<AirWithTraces>>& airs,
+                                                             const PlanOptions& options, double& prepare_ms,
+                                                             std::string& round0) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto prepared = prover.prepare(airs, options);
+  prepare_ms = steady_ms_since(t0);
+  auto all_generated = [&] {
+    for (uint32_t a = 0; a < airs.size(); ++a)
+      if (airs[a] && !prover.round0_generated(a)) return false;
+    return true;
+  };
+  if (all_generated()) {
+    round0 = "generated";
+    return prepared;
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  prover.wait_for_kernels();
+  if (!all_generated()) {
+    round0 = "interpreted";
+    return prepared;
+  }
+  prepared = prover.prepare(airs, options);
+  round0 = "generated";
+  fmt::print(
+      "  round 0 started on the interpreter; its generated kernels compiled in the background, ready {:.0f} ms "
+      "after the first prepare\n",
+      steady_ms_since(t1));
+  return prepared;
+}
+
+}  // namespace vkstark::bench
