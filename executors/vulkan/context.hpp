@@ -107,7 +107,7 @@ class Context {
   // Pipelines are made with their statistics captured and logged (registers, spills, per shader
   // executable): VK_KHR_pipeline_executable_properties is there and the log level is debug.
   bool pipeline_statistics = false;
-  bool cache_control = false;  // VK_EXT_pipeline_creation_cache_control enabled
+  bool cache_control = false;      // VK_EXT_pipeline_creation_cache_control enabled
   mutable bool submitted = false;  // a run has submitted work (arms the exit guard once more)
   bool debug_utils = false;
   bool validation = false;
