@@ -40,7 +40,10 @@ inline std::unique_ptr<StarkProver::Prepared> prepare_steady(StarkProver& prover
     round0 = "generated";
     return prepared;
   }
+  // A proof on the interpreter while the generated kernels compile: it does not wait for them.
   const auto t1 = std::chrono::steady_clock::now();
+  (void)prepared->run(airs);
+  const double beside_ms = steady_ms_since(t1);
   prover.wait_for_kernels();
   if (!all_generated()) {
     round0 = "interpreted";
@@ -49,9 +52,9 @@ inline std::unique_ptr<StarkProver::Prepared> prepare_steady(StarkProver& prover
   prepared = prover.prepare(airs, options);
   round0 = "generated";
   fmt::print(
-      "  round 0 started on the interpreter; its generated kernels compiled in the background, ready {:.0f} ms "
-      "after the first prepare\n",
-      steady_ms_since(t1));
+      "  round 0 started on the interpreter (a proof meanwhile: {:.1f} ms wall); its generated kernels compiled in "
+      "the background, ready {:.0f} ms after the first prepare\n",
+      beside_ms, steady_ms_since(t1));
   return prepared;
 }
 

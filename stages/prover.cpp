@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
 #include <atomic>
@@ -181,10 +182,14 @@ void debug_check_traces(const ProvingKey& pk, const std::vector<std::optional<Ai
   debug_check_or_throw(inputs);
 }
 
-// The background compilation: one TBB task per start_background(), all in one group; what they
-// made, by AIR, for the next functional_kernels() to take.
+// The background compilation: one TBB task per start_background(), all in one group, in an arena
+// of their own at low priority; what they made, by AIR, for the next functional_kernels() to take.
+// Their own arena: a thread that waits on TBB work of the default arena (a prepare's pipelines, a
+// CPU executor's dispatch) takes only tasks of that arena, never a background compilation of
+// seconds; at low priority, the proofs' own parallel work gets the workers first.
 struct StarkProver::Background {
-  tbb::task_group group;
+  tbb::task_arena arena{tbb::task_arena::automatic, 1, tbb::task_arena::priority::low};
+  tbb::task_group group;  // used inside `arena` only
   std::mutex mutex;
   std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> ready;  // guarded by mutex
 };
@@ -211,12 +216,15 @@ StarkProver::StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions opt
 StarkProver::~StarkProver() {
   background_->group.cancel();
   try {
-    background_->group.wait();
+    wait_for_kernels();
   } catch (...) {  // the tasks catch their own failures; nothing may escape a destructor
   }
 }
 
-void StarkProver::wait_for_kernels() { background_->group.wait(); }
+void StarkProver::wait_for_kernels() {
+  Background& b = *background_;
+  b.arena.execute([&] { b.group.wait(); });
+}
 
 bool StarkProver::round0_generated(uint32_t air) {
   functional_kernels(air);
@@ -277,7 +285,7 @@ void StarkProver::start_background() {
   for (uint32_t a : pending_) airs.emplace_back(a, functionals_.at(a));
   pending_.clear();
   const uint32_t chunk_nodes = round0_chunk_nodes(exec_);
-  background_->group.run([this, airs = std::move(airs), chunk_nodes] {
+  auto job = [this, airs = std::move(airs), chunk_nodes] {
     for (const auto& [air, interpreted] : airs) {
       const std::string& name = pk_.per_air[air].name;
       try {
@@ -303,7 +311,9 @@ void StarkProver::start_background() {
             name, e.what());
       }
     }
-  });
+  };
+  Background& b = *background_;
+  b.arena.execute([&] { b.group.run(std::move(job)); });
 }
 
 const InteractionKernels& StarkProver::interaction_kernels(uint32_t air) {
