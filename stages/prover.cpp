@@ -5,6 +5,7 @@
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
@@ -226,54 +227,62 @@ void StarkProver::wait_for_kernels() {
   b.arena.execute([&] { b.group.wait(); });
 }
 
-bool StarkProver::round0_generated(uint32_t air) {
-  functional_kernels(air);
-  return generated_[air];
+namespace {
+
+// The generated round-0 kernels' chunks (none for interpreted points kernels, whose programs one
+// fixed interpreter runs).
+std::vector<const KernelInfo*> generated_points(const AirFunctionalKernels& k) {
+  std::vector<const KernelInfo*> out;
+  for (const auto& p : k.points)
+    if (p && p->base_fused.empty())
+      for (const auto& c : p->chunks) out.push_back(c.kernel.get());
+  return out;
 }
+
+// Whether round 0 runs on generated kernels (an AIR without constraints or interactions has no
+// round-0 kernel of either kind: true).
+bool points_generated(const AirFunctionalKernels& k) {
+  return std::none_of(std::begin(k.points), std::end(k.points),
+                      [](const auto& p) { return p && !p->base_fused.empty(); });
+}
+
+}  // namespace
+
+bool StarkProver::round0_generated(uint32_t air) { return points_generated(functional_kernels(air)); }
 
 const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
   const AirProvingKey& a = pk_.per_air[air];
   auto [it, fresh] = functionals_.try_emplace(air);
   if (!fresh) {
-    if (!generated_[air]) {  // compiled in the background since?
+    if (!points_generated(*it->second)) {  // compiled in the background since?
       std::lock_guard lock(background_->mutex);
       if (auto r = background_->ready.find(air); r != background_->ready.end()) {
         it->second = r->second;
-        generated_[air] = true;
         logger().debug("AIR {}: round 0 on its generated kernels from now on (compiled in the background)", a.name);
       }
     }
     return *it->second;
   }
   try {
-    const bool interpreted = round0_ != Round0Kernels::Generated;
-    it->second =
-        make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot, ext_kernel_mode(exec_),
-                                    ext_chunk_nodes(ext_kernel_mode(exec_)), interpreted, round0_chunk_nodes(exec_));
-    generated_[air] = !interpreted;
+    it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot,
+                                             ext_kernel_mode(exec_), ext_chunk_nodes(ext_kernel_mode(exec_)),
+                                             round0_ != Round0Kernels::Generated, round0_chunk_nodes(exec_));
     if (round0_ == Round0Kernels::Auto) {
       // Generated kernels that would compile nothing (SPIR-V and pipelines in the caches) are used now.
       std::shared_ptr<const AirFunctionalKernels> cached =
           with_generated_points(a.name, *it->second, round0_chunk_nodes(exec_), {.cached_only = true, .quiet = true});
-      std::vector<const KernelInfo*> kernels;
-      if (cached)
-        for (const auto& k : cached->points)
-          if (k)
-            for (const auto& c : k->chunks) kernels.push_back(c.kernel.get());
-      if (cached && exec_.kernels_ready(kernels)) {
+      const bool ready = cached && exec_.kernels_ready(generated_points(*cached));
+      if (ready)
         it->second = std::move(cached);
-        generated_[air] = true;
-      } else if (options_.background_kernels) {
+      else if (options_.background_kernels)
         pending_.push_back(air);
-      }
       logger().debug("AIR {}: round 0 on {}", a.name,
-                     generated_[air]               ? "its generated kernels (ready in the caches)"
+                     ready                         ? "its generated kernels (ready in the caches)"
                      : options_.background_kernels ? "the interpreter while its generated kernels compile"
                                                    : "the interpreter");
     }
   } catch (...) {
     functionals_.erase(it);
-    generated_.erase(air);
     throw;
   }
   return *it->second;
@@ -293,10 +302,7 @@ void StarkProver::start_background() {
         std::shared_ptr<const AirFunctionalKernels> k =
             with_generated_points(name, *interpreted, chunk_nodes, {.quiet = true});
         if (tbb::is_current_task_group_canceling() || !k) return;
-        std::vector<const KernelInfo*> kernels;
-        for (const auto& p : k->points)
-          if (p)
-            for (const auto& c : p->chunks) kernels.push_back(c.kernel.get());
+        const std::vector<const KernelInfo*> kernels = generated_points(*k);
         exec_.compile_kernels(kernels);
         if (tbb::is_current_task_group_canceling()) return;
         logger().debug("AIR {}: {} generated round-0 kernels compiled in the background in {:.0f} ms", name,

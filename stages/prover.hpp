@@ -149,9 +149,8 @@ class StarkProver {
   Executor& exec_;
   ProverOptions options_;
   Round0Kernels round0_;  // the options' or the environment's; Auto only on a GPU
-  // Per AIR, the kernels its proofs use now; generated_[air]: whether they are the generated ones.
+  // Per AIR, the kernels its proofs use now.
   std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> functionals_;
-  std::map<uint32_t, bool> generated_;
   // Auto: AIRs on the interpreter whose generated kernels are not compiling yet.
   std::vector<uint32_t> pending_;
   struct Background;  // the background compilation (a TBB task group) and what it made

@@ -261,41 +261,34 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
   host_query_reset = reset.hostQueryReset;
   features.pNext = &enable_reset;
   std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  // An extension's feature struct, enabled (chained into `features`, the extension listed) when the
+  // device has the extension and its feature: then true. `info` must outlive vkCreateDevice.
+  auto enable = [&]<class T>(T& info, VkStructureType type, const char* extension, VkBool32 T::*feature) {
+    if (!has_device_extension(fn, physical, extension)) return false;
+    info = vk_struct<T>(type);
+    auto query = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+    query.pNext = &info;
+    fn.vkGetPhysicalDeviceFeatures2(physical, &query);  // sets exactly the features the device has
+    if (!(info.*feature)) return false;
+    info.pNext = features.pNext;
+    features.pNext = &info;
+    extensions.push_back(extension);
+    return true;
+  };
   // Pipelines made from the pipeline cache only, or not at all (Pipelines::create_cached: a prover
   // asks whether generated kernels would compile before it uses them).
-  auto cache_control_info = vk_struct<VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT>(
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES_EXT);
-  if (has_device_extension(fn, physical, VK_EXT_PIPELINE_CREATION_CACHE_CONTROL_EXTENSION_NAME)) {
-    auto query = vk_struct<VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT>(
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES_EXT);
-    auto features2 = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-    features2.pNext = &query;
-    fn.vkGetPhysicalDeviceFeatures2(physical, &features2);
-    if (query.pipelineCreationCacheControl) {
-      cache_control_info.pipelineCreationCacheControl = VK_TRUE;
-      cache_control_info.pNext = features.pNext;
-      features.pNext = &cache_control_info;
-      extensions.push_back(VK_EXT_PIPELINE_CREATION_CACHE_CONTROL_EXTENSION_NAME);
-      cache_control = true;
-    }
-  }
+  VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT cache_control_info{};
+  cache_control =
+      enable(cache_control_info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_CREATION_CACHE_CONTROL_FEATURES_EXT,
+             VK_EXT_PIPELINE_CREATION_CACHE_CONTROL_EXTENSION_NAME,
+             &VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT::pipelineCreationCacheControl);
   // Registers and spills per pipeline for VKSTARK_LOG_LEVEL=debug, where the driver reports them.
-  auto executable_info = vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
-  if (logger().should_log(spdlog::level::debug) &&
-      has_device_extension(fn, physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
-    auto query = vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
-    auto features2 = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-    features2.pNext = &query;
-    fn.vkGetPhysicalDeviceFeatures2(physical, &features2);
-    if (query.pipelineExecutableInfo) {
-      executable_info.pipelineExecutableInfo = VK_TRUE;
-      enable_reset.pNext = &executable_info;
-      extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-      pipeline_statistics = true;
-    }
-  }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{};
+  pipeline_statistics =
+      logger().should_log(spdlog::level::debug) &&
+      enable(executable_info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+             VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME,
+             &VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR::pipelineExecutableInfo);
   auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.pNext = &features;
   info.queueCreateInfoCount = 1;

@@ -218,7 +218,7 @@ void Round0Prover::check_traces() {
     s.degree = vk.max_constraint_degree;
     // The quotient q needs (d_T - 1) N points, s'_p and s'_q d_T (N - 1) + 1: without interactions
     // (s'_p = s'_q = 0) one coset fewer gives the same polynomials (keccakf: 2 cosets, not 3).
-    s.cosets = std::max<uint32_t>(dag.interactions.empty() ? s.degree - std::min<uint32_t>(s.degree, 1) : s.degree, 1);
+    s.cosets = std::max<uint32_t>(dag.interactions.empty() && s.degree > 1 ? s.degree - 1 : s.degree, 1);
     s.n_tilde = in.log_height > l_ ? in.log_height - l_ : 0;
     s.chunks = uint64_t(1) << s.n_tilde;
     s.present = (dag.constraint_idx.empty() ? 0u : 1u) | (dag.interactions.empty() ? 0u : 6u);
