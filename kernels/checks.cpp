@@ -151,6 +151,16 @@ std::string MerkleCompressLayer::check(const Args& a) {
   return first_of(grid_fits(a.out.view.count, "out.count"), count_is(a.in, "in", 2 * a.out.view.count));
 }
 
+std::string MerkleCompressLevels::check(const Args& a) {
+  if (a.levels == 0 || a.levels > max_levels)
+    return fmt::format("levels {}: between 1 and {} layers in one dispatch", a.levels, max_levels);
+  const uint64_t n = a.in.view.count, block = uint64_t(1) << a.levels;
+  if (n == 0 || n % block != 0)
+    return fmt::format("in has {} digests, not a positive multiple of 2^levels = {}", n, block);
+  const uint64_t m = n / 2;  // the first layer's digests; the others halve it
+  return first_of(grid_fits(8 * n, "8 * in.count"), count_is(a.out, "out", 2 * m - (m >> (a.levels - 1))));
+}
+
 std::string GatherRows::check(const Args& a) {
   if (a.rows_per_query == 0) return "rows_per_query 0: a query opens at least one row";
   const uint64_t rows = a.idx.view.count * a.rows_per_query;

@@ -82,4 +82,27 @@ struct MerkleCompressLayer {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
+// The top of a Merkle tree, `levels` layers in one dispatch (1 <= levels <= 4): in is a layer of
+// 2m digests, out the next `levels` layers one after the other (m, m / 2, ..., m / 2^(levels-1)
+// digests; m a multiple of 2^(levels-1)), each out[i] of a layer = compress(in[2i], in[2i+1]) of
+// the layer before, as MerkleCompressLayer with stride 1. For the narrow top layers, where one
+// invocation's permutation latency (about 10 us on an H100) and a barrier per layer were the cost:
+// 16 invocations share each compression (kernels/glsl/sponge_coop.glsl, about 2.6 us), and a
+// workgroup of 8 such groups takes a block of 2^levels digests down `levels` layers through shared
+// memory. grid.x = 16 m (an invocation per state lane of the first layer's compressions).
+struct MerkleCompressLevels {
+  static constexpr std::string_view name = "merkle_compress_levels";
+  // 8 groups of 16 lanes, so 4 levels: 128 invocations is what Vulkan guarantees on every device.
+  static constexpr uint32_t workgroup_size = 128;
+  static constexpr uint32_t max_levels = 4;
+  struct Args {
+    In<Digest> in;
+    Out<Digest> out;
+    uint32_t levels = 1;
+  };
+  static Grid grid(const Args& a) { return {detail::grid_dim(8 * a.in.view.count)}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
 }  // namespace vkstark

@@ -23,7 +23,7 @@
   X(FillU32) X(CopyU32)                                                                            \
   X(FpAdd) X(FpMul) X(FpScale) X(Fp4Add) X(Fp4Mul) X(Fp4Scale) X(Fp4Repeat)                        \
   X(Poseidon2Permute) X(HashRows) X(HashRowsAbsorb) X(MerkleCompressLayer) X(GatherRows)            \
-  X(GatherPaths)                                                                                   \
+  X(GatherPaths) X(MerkleCompressLevels)                                                          \
   X(MleEvalColumnsPartials) X(EqUniWeights) X(PleFoldColumns)                                     \
   X(GkrFractionLayers) X(EqSuffixTables) X(GkrSumcheckPartials) X(GkrFoldSumcheckPartials)         \
   X(NttTwiddles) X(NttStageFp) X(NttStageFp4) X(NttStageSharedFp) X(NttStageSharedFp4)             \

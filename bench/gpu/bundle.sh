@@ -2,7 +2,7 @@
 # Packs what bench/gpu/run.sh needs into .gpu/ (../shared/docs/gpu-machine.md): every bench and
 # every test executable of build/ (stripped, in one archive to stay under the 64 MiB a device call
 # carries), their shared libraries, the Vulkan loader and the validation layer.
-# Usage (project root, after a Release build in build/): bench/gpu/bundle.sh [test names]
+# Usage (project root, after a Release build in build/): [VKSTARK_GPU_EXTRA=...] bench/gpu/bundle.sh [test names]
 # (test names: only those test executables, e.g. prove_verify_test, to stay under the 64 MiB;
 # VKSTARK_GPU_PART=i/n: every n-th test executable from the i-th, i in 1..n: all of them do not fit
 # one call; three parts do, the benches with the first, VKSTARK_GPU_TESTS_ONLY=1 for the others:
@@ -16,6 +16,9 @@ bins=("$B"/tests/static_executor_exit "$B"/cli/vkstark)
 # VKSTARK_GPU_TESTS_ONLY=1: test executables and the command alone (no benches or examples).
 [ "${VKSTARK_GPU_TESTS_ONLY:-0}" = 1 ] ||
   bins+=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,batch_bench,zkvm_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air})
+# VKSTARK_GPU_EXTRA="a b": more executables (say, a baseline build's benches renamed *_base, for
+# before/after in one device call).
+[ -n "${VKSTARK_GPU_EXTRA:-}" ] && for e in $VKSTARK_GPU_EXTRA; do bins+=("$e"); done
 if [ $# -gt 0 ]; then
   for n in "$@"; do bins+=("$B/tests/$n"); done
 else

@@ -107,4 +107,32 @@ void MerkleCompressLayer::cpu(const Args& a, const CpuContext& ctx) {
       256);
 }
 
+void MerkleCompressLevels::cpu(const Args& a, const CpuContext& ctx) {
+  auto in = ctx.span(a.in);
+  auto out = ctx.span(a.out);
+  uint64_t from = 0, to = 0, n = in.size() / 2;  // the layer read (in, then out from `from`), written
+  for (uint32_t j = 0; j < a.levels; ++j, n /= 2) {
+    const std::span<const Digest> src = j == 0 ? std::span<const Digest>(in) : std::span<const Digest>(out).subspan(from);
+    cpu::for_each_chunk(
+        n,
+        [&](uint64_t b, uint64_t e) {
+          for (uint64_t i0 = b; i0 < e; i0 += kBatch) {
+            const uint64_t k = std::min(kBatch, e - i0);
+            Poseidon2State states[kBatch];
+            for (uint64_t q = 0; q < k; ++q)
+              for (int w = 0; w < DIGEST_SIZE; ++w) {
+                states[q][w] = src[2 * (i0 + q)][w];
+                states[q][DIGEST_SIZE + w] = src[2 * (i0 + q) + 1][w];
+              }
+            poseidon2_permute_batch(std::span<Poseidon2State>(states, k));
+            for (uint64_t q = 0; q < k; ++q)
+              for (int w = 0; w < DIGEST_SIZE; ++w) out[to + i0 + q][w] = states[q][w];
+          }
+        },
+        256);
+    from = to;
+    to += n;
+  }
+}
+
 }  // namespace vkstark

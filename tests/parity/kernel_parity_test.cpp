@@ -202,6 +202,25 @@ TEST_P(KernelParity, HashRowsAbsorbOverColumnTilesIsHashRows) {
     }
 }
 
+TEST_P(KernelParity, MerkleCompressLevelsRejectsBadShapes) {
+  Graph g;
+  auto in = g.input<Digest>("in", 8);
+  auto out3 = g.output<Digest>("out3", 7), out2 = g.output<Digest>("out2", 5);
+  auto rejects = [&](uint32_t levels, View<Digest> out, std::string_view what) {
+    try {
+      g.dispatch<MerkleCompressLevels>("levels", {.in = in, .out = out, .levels = levels});
+      ADD_FAILURE() << "no GraphError for levels " << levels;
+    } catch (const GraphError& e) {
+      EXPECT_NE(std::string_view(e.what()).find(what), std::string_view::npos) << e.what();
+    }
+  };
+  rejects(0, out3, "levels 0");
+  rejects(5, out3, "levels 5");
+  rejects(4, out3, "not a positive multiple of 2^levels = 16");
+  rejects(3, out2, "out");
+  EXPECT_NO_THROW(g.dispatch<MerkleCompressLevels>("ok", {.in = in, .out = out3, .levels = 3}));
+}
+
 TEST_P(KernelParity, MerkleCompressLayerAdjacentAndStrided) {
   for (uint32_t out_n : {1u, 4u, 64u}) {
     for (uint32_t stride : {1u, 2u, 4u}) {

@@ -509,3 +509,33 @@ TEST(DeviceTranscript, RejectsMoreBitsThanASampleHolds) {
   EXPECT_THROW(dev.sample_bits(out, 31), InputError);
   EXPECT_THROW(dev.grind(31, w), InputError);
 }
+
+// MerkleCompressLevels shares its permutation with the transcript kernels (sponge_coop.glsl), so it
+// is held here, on both exchange paths. The top layers of a tree in one dispatch: every layer's digests equal the host's compressions,
+// for blocks that fill a workgroup's 8 groups, blocks smaller than that, several workgroups (256
+// inputs) and a last workgroup with idle groups (2 and 4 inputs).
+TEST_P(TranscriptParity, MerkleCompressLevelsAreTheLayersOneByOne) {
+  for (uint32_t n : {2u, 4u, 16u, 64u, 256u}) {
+    for (uint32_t levels = 1; levels <= MerkleCompressLevels::max_levels && (1u << levels) <= n; ++levels) {
+      const uint32_t m = n / 2, out_n = 2 * m - (m >> (levels - 1));
+      Graph g;
+      auto leaves = g.input<Digest>("leaves", n);
+      auto out = g.output<Digest>("out", out_n);
+      g.dispatch<MerkleCompressLevels>("levels", {.in = leaves, .out = out, .levels = levels});
+      auto flat = field_values(8 * n, n + levels);
+      std::vector<Digest> v(n);
+      for (size_t i = 0; i < v.size(); ++i) std::copy(flat.begin() + 8 * i, flat.begin() + 8 * i + 8, v[i].begin());
+      auto p = run(g, [&](PreparedPlan& pp) { pp.upload(leaves, v); });
+      auto got = p->download(out);
+      std::vector<Digest> want, layer = v;
+      for (uint32_t j = 0; j < levels; ++j) {
+        std::vector<Digest> next(layer.size() / 2);
+        for (size_t i = 0; i < next.size(); ++i) next[i] = compress(layer[2 * i], layer[2 * i + 1]);
+        want.insert(want.end(), next.begin(), next.end());
+        layer = std::move(next);
+      }
+      ASSERT_EQ(want.size(), got.size());
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "n " << n << " levels " << levels << " digest " << i;
+    }
+  }
+}

@@ -17,14 +17,15 @@ using namespace vkstark;
 // 284 dispatches / 247 barriers (242 memory, 5 execution) before the WHIR sumcheck rounds became
 // partials + scalar program + fold (245 / 216), the WHIR commitments' observe + z0 and ood sums
 // scalar programs too (239 / 207), and the PCS opening's last root observed and u sampled by one
-// fused dispatch (238 / 206; 2026-11-23, docs/decisions.md).
-TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf238DispatchesWith206Barriers) {
+// fused dispatch (238 / 206; 2026-11-23, docs/decisions.md), and the Merkle trees' layers of 2^12
+// compressions and fewer made 4 at a time by MerkleCompressLevels (211 / 179; 2026-11-27).
+TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf211DispatchesWith179Barriers) {
   PcsMatrixProof m = build_pcs_matrix_proof(42, 21, app_params_with_100_bits_security(21));
   Plan p = compile(std::move(m.graph));
   PlanCounts expected;
-  expected.dispatches = 238;
-  expected.barriers = 206;
-  expected.memory_barriers = 205;
+  expected.dispatches = 211;
+  expected.barriers = 179;
+  expected.memory_barriers = 178;
   expected.execution_barriers = 1;
   expected.submissions = 1;
   expected.host_syncs = 1;
