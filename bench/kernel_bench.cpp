@@ -3,11 +3,12 @@
 //   Poseidon2 permutations/s (poseidon2_permute), copy bandwidth (copy_u32, read + write bytes),
 //   BabyBear multiplications/s (fp_mul), one NTT of 2^log_n x batch (ntt forward), and the latency
 //   of the device transcript (stages/transcript.hpp): a chained permutation inside one observe, and
-//   a chain of dependent observe + sample dispatches, separate and fused.
+//   a chain of dependent observe + sample dispatches, separate and fused; and where a chained
+//   permutation's latency goes (--only latency: its pieces chained in one workgroup).
 //
 // --trace FILE writes one Chrome trace holding the last timed run of each plan, one after another.
 //
-//   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--only transcript]
+//   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--only transcript|latency]
 //                [--transcript-perms 1024] [--transcript-chain 256] [--trace F] [--json F]
 #include <fmt/format.h>
 
@@ -16,9 +17,12 @@
 #include "executors/executors.hpp"
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/glsl/compiler.hpp"
+#include "kernels/hash/poseidon2.hpp"
 #include "kernels/hashing.hpp"
 #include "runtime/trace.hpp"
 #include "stages/ntt.hpp"
+#include "stages/program.hpp"
 #include "stages/transcript.hpp"
 
 using namespace vkstark;
@@ -93,6 +97,142 @@ std::string transcript_latency(Executor& exec, uint32_t perms, uint32_t chain, s
   return json;
 }
 
+// Where a chained permutation's latency goes (docs/decisions.md, the openings' sponge): one
+// workgroup of 16 invocations, a state lane each (kernels/glsl/sponge_coop.glsl), runs one piece of
+// the permutation `iters` times on its own output; device time / iters is that piece's latency.
+// Pieces: the whole permutation, the external layer (with its round constant), the 13 partial
+// rounds, the S-box, a field multiplication and an addition. Each CPU body computes the same chain
+// on the host (so the outputs are comparable; their time means nothing).
+struct ProbeArgs {
+  InOut<Fp> x;  // 16 lanes
+  uint32_t iters = 0;
+};
+struct Probe {
+  const char* name;
+  const char* step;  // GLSL: one step on `x` (lane value), with `k` (P2cLaneConsts) and `lane`
+  std::function<void(std::array<Fp, 16>&)> host;
+};
+
+std::string permutation_latency(Executor& exec, uint32_t iters, std::vector<Trace>& traces) {
+  using namespace poseidon2_detail;
+  const std::vector<Probe> probes = {
+      {"permutation", "p2c_permute(x, k);", [](std::array<Fp, 16>& x) { poseidon2_permute(x); }},
+      {"external_layer", "x = p2c_external_add(x, k.ext_init[0]);",
+       [](std::array<Fp, 16>& x) {
+         external_layer(x);
+         for (int i = 0; i < 16; ++i) x[i] = x[i] + Fp::from_mont(RC_EXT_INIT[i]);
+       }},
+      {"partial_rounds", "x = p2c_partial_rounds(x, k, 0u);",
+       [](std::array<Fp, 16>& x) {
+         for (int r = 0; r < POSEIDON2_PARTIAL_ROUNDS; ++r) {
+           x[0] = sbox(x[0] + Fp::from_mont(RC_INT[r]));
+           internal_layer(x);
+         }
+       }},
+      {"sbox", "x = p2_sbox(x);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = sbox(v); }},
+      {"sbox_premul", "x = p2_sbox_premul(x);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = sbox(v); }},
+      {"lane_exchange", "x = fp_add(p2c_xor3(x, 1u, 2u, 3u).x, 0x12345u);",
+       [](std::array<Fp, 16>& x) {
+         std::array<Fp, 16> y;
+         for (int i = 0; i < 16; ++i) y[i] = x[i ^ 1] + Fp::from_mont(0x12345u);
+         x = y;
+       }},
+      {"fp_mul", "x = fp_mul(x, 0x12345u);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = v * Fp::from_mont(0x12345u); }},
+      {"fp_add", "x = fp_add(x, 0x12345u);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = v + Fp::from_mont(0x12345u); }},
+  };
+  std::string json;
+  for (const Probe& probe : probes) {
+    const std::string body = fmt::format(R"glsl(
+#include "sponge_coop.glsl"
+// A candidate S-box for the chain's latency: each product's u = lo(a b) p^-1 mod 2^32 made as
+// a (b p^-1) from an operand premultiplied beside it (for r = h - q (+ p): r p^-1 = h p^-1 - q p^-1
+// (+ 1)), so u does not wait for the product's low word. Same values as p2_sbox.
+uint p2_sbox_premul(uint x) {{
+  uint h2, l2, q2, t, h3, l3, q3, h4, l4, q4, h7, l7, q7;
+  const uint xmu = x * FP_MU;
+  umulExtended(x, x, h2, l2);
+  umulExtended(x * xmu, FP_P, q2, t);
+  const uint x2 = h2 < q2 ? h2 - q2 + FP_P : h2 - q2, x2mu = h2 * FP_MU - q2 * FP_MU + (h2 < q2 ? 1u : 0u);
+  umulExtended(x2, x, h3, l3);
+  umulExtended(x2 * xmu, FP_P, q3, t);
+  umulExtended(x2, x2, h4, l4);
+  umulExtended(x2 * x2mu, FP_P, q4, t);
+  const uint x3 = h3 < q3 ? h3 - q3 + FP_P : h3 - q3, x3mu = h3 * FP_MU - q3 * FP_MU + (h3 < q3 ? 1u : 0u);
+  const uint x4 = h4 < q4 ? h4 - q4 + FP_P : h4 - q4;
+  umulExtended(x4, x3, h7, l7);
+  umulExtended(x4 * x3mu, FP_P, q7, t);
+  return h7 < q7 ? h7 - q7 + FP_P : h7 - q7;
+}}
+void main() {{
+  if (gl_WorkGroupSize.x != 16u) return;
+  const uint lane = p2c_lane();
+  const P2cLaneConsts k = p2c_lane_consts();
+  uint x = x_[pc.x_off + lane];
+  for (uint i = 0u; i < pc.iters; ++i) {{ {} }}
+  x_[pc.x_off + lane] = x;
+}}
+)glsl",
+                                         probe.step);
+    auto host = probe.host;
+    auto kernel = make_glsl_kernel({.name = std::string("latency_") + probe.name,
+                                    .abi = kernel_abi<ProbeArgs>(),
+                                    .body = body,
+                                    .workgroup_size = 16,
+                                    .cpu = [host](const CpuContext& ctx) {
+                                      auto x = ctx.view<Fp>(0);
+                                      std::array<Fp, 16> s;
+                                      std::copy(x.begin(), x.begin() + 16, s.begin());
+                                      for (uint32_t i = 0; i < ctx.scalars()[0]; ++i) host(s);
+                                      std::copy(s.begin(), s.end(), x.begin());
+                                    }});
+    Graph g;
+    auto x0 = g.input<Fp>("x0", 16);
+    auto x = g.output<Fp>("x", 16);
+    g.dispatch<CopyU32>("init", {.src = x0.all().bitcast<uint32_t>(), .dst = x.all().bitcast<uint32_t>()});
+    {
+      auto span = g.span("work");
+      DynamicArgs args;
+      args.view(x.all()).scalar(iters);
+      g.dispatch(std::string("latency.") + probe.name, kernel, args, Grid{16});
+    }
+    std::vector<Fp> start(16);
+    for (uint32_t i = 0; i < 16; ++i) start[i] = Fp::from_canonical(1000 + 17 * i);
+    const double ms = time_span(
+        exec, g, [&](PreparedPlan& p) { p.upload(x0, start); }, std::string("latency_") + probe.name, traces);
+    const double ns = ms * 1e6 / iters;
+    fmt::print("  latency of {:<15} {:9.1f} ns per step ({} chained steps, one workgroup of 16)\n", probe.name, ns,
+               iters);
+    json += fmt::format(", \"latency_{}_ns\": {}", probe.name, json_number(ns));
+  }
+  // The scalar-program interpreter (stages/program.hpp): a program of n dependent Fp4 additions,
+  // then of n multiplications; device time / n is one interpreted instruction.
+  for (const char* kind : {"add", "mul"}) {
+    const uint32_t n = 200;
+    Graph g;
+    auto out = g.output<Fp4>("out", 1);
+    DeviceTranscript t(g, "t");
+    {
+      auto span = g.span("work");
+      ProgramBuilder prog(g, t, std::string("latency.program_") + kind);
+      ProgramBuilder::Reg x = prog.constant(Fp4(Fp::from_canonical(3), Fp::from_canonical(5), Fp::one(), Fp::one()));
+      const ProgramBuilder::Reg c = prog.constant(Fp4(Fp::from_canonical(7), Fp::zero(), Fp::one(), Fp::zero()));
+      for (uint32_t i = 0; i < n; ++i) {
+        const ProgramBuilder::Reg y = kind[0] == 'a' ? prog.add(x, c) : prog.mul(x, c);
+        prog.release(x);
+        x = y;
+      }
+      prog.store_ext(out.all(), x);
+      prog.emit();
+    }
+    const double ms = time_span(
+        exec, g, [](PreparedPlan&) {}, std::string("latency_program_") + kind, traces);
+    const double ns = ms * 1e6 / n;
+    fmt::print("  latency of program {:<7} {:9.1f} ns per interpreted instruction ({} chained)\n", kind, ns, n);
+    json += fmt::format(", \"latency_program_{}_ns\": {}", kind, json_number(ns));
+  }
+  return json;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -104,7 +244,8 @@ int main(int argc, char** argv) try {
   cli::executor_option(options, executor);
   // The copy bandwidth case moves 2^(N+6) words: 4 GiB at the top of the range.
   options.number<uint32_t>("--log-states", "N", log_states, 22, {4, 24}, "log2 of the Poseidon2 states");
-  options.choice("--only", only, {"transcript"}, "", "run only the transcript latency cases (default: every case)");
+  options.choice("--only", only, {"transcript", "latency"}, "",
+                 "run only the transcript latency cases, or only the permutation's latency probes (default: every case)");
   options.number<uint32_t>("--transcript-perms", "P", transcript_perms, 1024, {1, 1u << 20},
                            "permutations chained inside one observe");
   options.number<uint32_t>("--transcript-chain", "K", transcript_chain, 256, {1, 1u << 16},
@@ -188,7 +329,8 @@ int main(int argc, char** argv) try {
     fmt::print("  ntt forward 42 x (2^21 zero-padded to 2^22): {:.3f} ms\n", ms);
     json += fmt::format(", \"ntt_42x2e22_ms\": {}", json_number(ms));
   }
-  json += transcript_latency(*exec, transcript_perms, transcript_chain, traces);
+  if (only != "latency") json += transcript_latency(*exec, transcript_perms, transcript_chain, traces);
+  if (all || only == "latency") json += permutation_latency(*exec, 4096, traces);
   json += "}";
   bench::write_result(result_file, "kernel_bench", std::string(exec->name()), exec->device_name(), json);
   fmt::print("results: {}\n", result_file);

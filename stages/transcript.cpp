@@ -11,13 +11,15 @@ namespace vkstark {
 
 DeviceTranscript::DeviceTranscript(Graph& g, std::string name) : g_(g) {
   state_ = g.transient<SpongeState>(name, 1);
-  best_ = g.transient<uint32_t>(name + ".grind_best", 1);
+  best_ = g.transient<uint32_t>(name + ".grind_best", kGrindWords);
+  g.dispatch<FillU32>(name + ".grind_best.reset", {.out = best_, .value = 0xFFFFFFFFu});
   g.dispatch<FillU32>(name + ".init", {.out = state_.all().bitcast<uint32_t>(), .value = 0});
 }
 
 DeviceTranscript::DeviceTranscript(Graph& g, std::string name, View<SpongeState> initial) : g_(g) {
   state_ = g.transient<SpongeState>(name, 1);
-  best_ = g.transient<uint32_t>(name + ".grind_best", 1);
+  best_ = g.transient<uint32_t>(name + ".grind_best", kGrindWords);
+  g.dispatch<FillU32>(name + ".grind_best.reset", {.out = best_, .value = 0xFFFFFFFFu});
   g.dispatch<CopyU32>(name + ".init", {.src = initial.bitcast<uint32_t>(), .dst = state_.all().bitcast<uint32_t>()});
 }
 
@@ -50,11 +52,14 @@ void DeviceTranscript::grind(uint32_t bits, View<Fp> witness) {
   // Search width: enough invocations to cover the expected 2^bits candidates in a few rounds each.
   // The result does not depend on it (the search finds the smallest witness).
   const uint32_t width = std::clamp<uint32_t>(1u << std::min(bits, 16u), 64, 1u << 16);
-  g_.dispatch<FillU32>("transcript.grind.reset", {.out = best_, .value = 0xFFFFFFFFu});
-  g_.dispatch<TranscriptGrindSearch>("transcript.grind.search", {.t = state_, .best = best_, .bits = bits},
+  // A scratch word of this grind's own, reset when the transcript was made (one word reset before
+  // every grind was a dependent step more per grind); past kGrindWords grinds, words are reset again.
+  const View<uint32_t> best = best_.slice(grinds_ % kGrindWords, 1);
+  if (grinds_++ >= kGrindWords) g_.dispatch<FillU32>("transcript.grind.reset", {.out = best, .value = 0xFFFFFFFFu});
+  g_.dispatch<TranscriptGrindSearch>("transcript.grind.search", {.t = state_, .best = best, .bits = bits},
                                      Grid{width});
   g_.dispatch<TranscriptGrindFinish>("transcript.grind.finish",
-                                     {.t = state_, .best = best_, .witness = witness, .bits = bits});
+                                     {.t = state_, .best = best, .witness = witness, .bits = bits});
 }
 
 }  // namespace vkstark

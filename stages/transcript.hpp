@@ -43,7 +43,11 @@ class DeviceTranscript {
  private:
   Graph& g_;
   Buffer<SpongeState> state_;
-  Buffer<uint32_t> best_;  // grind scratch: smallest witness found so far
+  // Grind scratch: the smallest witness found so far, a word per grind (kGrindWords, reset
+  // together at construction), so that a grind needs no reset of its own on the transcript's chain.
+  static constexpr uint32_t kGrindWords = 64;
+  Buffer<uint32_t> best_;
+  uint32_t grinds_ = 0;
 };
 
 }  // namespace vkstark
