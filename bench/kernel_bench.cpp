@@ -101,7 +101,8 @@ std::string transcript_latency(Executor& exec, uint32_t perms, uint32_t chain, s
 // workgroup of 16 invocations, a state lane each (kernels/glsl/sponge_coop.glsl), runs one piece of
 // the permutation `iters` times on its own output; device time / iters is that piece's latency.
 // Pieces: the whole permutation, the external layer (with its round constant), the 13 partial
-// rounds, the S-box, a field multiplication and an addition. Each CPU body computes the same chain
+// rounds, the S-box (p2_sbox, and the cooperative permutation's p2c_sbox), an exchange of lanes,
+// a field multiplication and an addition. Each CPU body computes the same chain
 // on the host (so the outputs are comparable; their time means nothing).
 struct ProbeArgs {
   InOut<Fp> x;  // 16 lanes
@@ -130,7 +131,7 @@ std::string permutation_latency(Executor& exec, uint32_t iters, std::vector<Trac
          }
        }},
       {"sbox", "x = p2_sbox(x);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = sbox(v); }},
-      {"sbox_premul", "x = p2_sbox_premul(x);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = sbox(v); }},
+      {"p2c_sbox", "x = p2c_sbox(x);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = sbox(v); }},
       {"lane_exchange", "x = fp_add(p2c_xor3(x, 1u, 2u, 3u).x, 0x12345u);",
        [](std::array<Fp, 16>& x) {
          std::array<Fp, 16> y;
@@ -144,25 +145,6 @@ std::string permutation_latency(Executor& exec, uint32_t iters, std::vector<Trac
   for (const Probe& probe : probes) {
     const std::string body = fmt::format(R"glsl(
 #include "sponge_coop.glsl"
-// A candidate S-box for the chain's latency: each product's u = lo(a b) p^-1 mod 2^32 made as
-// a (b p^-1) from an operand premultiplied beside it (for r = h - q (+ p): r p^-1 = h p^-1 - q p^-1
-// (+ 1)), so u does not wait for the product's low word. Same values as p2_sbox.
-uint p2_sbox_premul(uint x) {{
-  uint h2, l2, q2, t, h3, l3, q3, h4, l4, q4, h7, l7, q7;
-  const uint xmu = x * FP_MU;
-  umulExtended(x, x, h2, l2);
-  umulExtended(x * xmu, FP_P, q2, t);
-  const uint x2 = h2 < q2 ? h2 - q2 + FP_P : h2 - q2, x2mu = h2 * FP_MU - q2 * FP_MU + (h2 < q2 ? 1u : 0u);
-  umulExtended(x2, x, h3, l3);
-  umulExtended(x2 * xmu, FP_P, q3, t);
-  umulExtended(x2, x2, h4, l4);
-  umulExtended(x2 * x2mu, FP_P, q4, t);
-  const uint x3 = h3 < q3 ? h3 - q3 + FP_P : h3 - q3, x3mu = h3 * FP_MU - q3 * FP_MU + (h3 < q3 ? 1u : 0u);
-  const uint x4 = h4 < q4 ? h4 - q4 + FP_P : h4 - q4;
-  umulExtended(x4, x3, h7, l7);
-  umulExtended(x4 * x3mu, FP_P, q7, t);
-  return h7 < q7 ? h7 - q7 + FP_P : h7 - q7;
-}}
 void main() {{
   if (gl_WorkGroupSize.x != 16u) return;
   const uint lane = p2c_lane();

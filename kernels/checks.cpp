@@ -321,6 +321,10 @@ std::string TranscriptGrindFinish::check(const Args& a) {
   return first_of(one_state(a.t), count_is(a.best, "best", 1), count_is(a.witness, "witness", 1), bits_problem(a.bits));
 }
 
+std::string TranscriptGrindCoop::check(const Args& a) {
+  return first_of(one_state(a.t), count_is(a.witness, "witness", 1), bits_problem(a.bits));
+}
+
 // ---------------------------------------------------------------------------------------------
 // program.hpp
 

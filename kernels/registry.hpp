@@ -33,7 +33,7 @@
   X(StackedRound0Poly) X(StackedFoldWeights) X(StackedFoldChunks) X(StackedSliceCoeffs)            \
   X(StackedKernelTable) X(StackedFoldPartials)                                                     \
   X(TranscriptObserve) X(TranscriptSample) X(TranscriptSampleBits) X(TranscriptGrindSearch)        \
-  X(TranscriptGrindFinish) X(TranscriptObserveSample) X(ScalarProgram)                            \
+  X(TranscriptGrindFinish) X(TranscriptObserveSample) X(ScalarProgram) X(TranscriptGrindCoop)    \
   X(BatchColumnsExt) X(MobiusEqTable) X(EqTable) X(UCube) X(SumcheckProductPartials) X(ReduceFp4) \
   X(FoldPairsFp4) X(FoldPairs2Fp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)           \
   X(ZerocheckCosetExtend) X(ZerocheckWeightedSums) X(ZerocheckInterpolate) X(ZerocheckRound0Polys) \

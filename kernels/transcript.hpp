@@ -105,4 +105,24 @@ struct TranscriptGrindFinish {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
+// The whole grind for few bits in one dispatch: TranscriptGrindSearch and TranscriptGrindFinish
+// without the grid-wide search. One workgroup of 8 or 16 groups of 16 invocations (its
+// workgroup_size, or what the device allows) tests candidates 0, 1, 2, ... a group each, a round at
+// a time, until a round holds a valid one; the smallest of that round is the smallest valid witness.
+// Then observe(w), one sample, witness[0] = w, as TranscriptGrindFinish. bits == 0: witness 0, t
+// untouched. For folding_pow_bits-sized grinds (about 2^bits / 16 rounds of one cooperative
+// permutation each) where the search and finish kernels cost more in dispatches than in candidates.
+struct TranscriptGrindCoop {
+  static constexpr std::string_view name = "transcript_grind_coop";
+  static constexpr uint32_t workgroup_size = 256;  // 16 candidates a round (128 on a device with less)
+  struct Args {
+    InOut<SpongeState> t;
+    Out<Fp> witness;
+    uint32_t bits = 0;
+  };
+  static Grid grid(const Args&) { return {workgroup_size}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
 }  // namespace vkstark

@@ -49,6 +49,12 @@ void DeviceTranscript::grind(uint32_t bits, View<Fp> witness) {
     g_.dispatch<FillU32>("transcript.grind.none", {.out = witness.bitcast<uint32_t>(), .value = 0});
     return;
   }
+  // Few bits: search and finish in one workgroup (about 2^bits / 16 rounds of one cooperative
+  // permutation); the grid-wide search pays from a few rounds more on (docs/decisions.md).
+  if (bits <= kCoopGrindBits) {
+    g_.dispatch<TranscriptGrindCoop>("transcript.grind", {.t = state_, .witness = witness, .bits = bits});
+    return;
+  }
   // Search width: enough invocations to cover the expected 2^bits candidates in a few rounds each.
   // The result does not depend on it (the search finds the smallest witness).
   const uint32_t width = std::clamp<uint32_t>(1u << std::min(bits, 16u), 64, 1u << 16);

@@ -46,6 +46,8 @@ class DeviceTranscript {
   // Grind scratch: the smallest witness found so far, a word per grind (kGrindWords, reset
   // together at construction), so that a grind needs no reset of its own on the transcript's chain.
   static constexpr uint32_t kGrindWords = 64;
+  // Grinds of at most this many bits run as one TranscriptGrindCoop dispatch.
+  static constexpr uint32_t kCoopGrindBits = 5;
   Buffer<uint32_t> best_;
   uint32_t grinds_ = 0;
 };

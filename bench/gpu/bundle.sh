@@ -34,7 +34,7 @@ GPU_BUNDLE_VALIDATION=1 ../shared/tools/gpu-bundle .gpu "${bins[@]}"
 cp ../shared/tools/gpu-prelude.sh .gpu/
 cp "${bins[@]}" /tmp/vkstark-gpu-bin/bin/
 strip --strip-unneeded /tmp/vkstark-gpu-bin/bin/*
-rm -f .gpu/*_test .gpu/*_bench .gpu/{selfcheck,keccakf,fibonacci,interactions,custom_air,vkstark} .gpu/static_executor_exit
+for b in "${bins[@]}"; do rm -f ".gpu/$(basename "$b")"; done  # they travel in the archive
 # The validation layer (22 MB) travels compressed too; run.sh puts it back into .gpu/lib.
 mv .gpu/lib/libVkLayer_khronos_validation.so /tmp/vkstark-gpu-bin/bin/
 tar cJf .gpu/bin.tar.xz -C /tmp/vkstark-gpu-bin bin

@@ -61,4 +61,16 @@ void TranscriptGrindFinish::cpu(const Args& a, const CpuContext& ctx) {
   witness = w;
 }
 
+void TranscriptGrindCoop::cpu(const Args& a, const CpuContext& ctx) {
+  Fp& witness = ctx.span(a.witness)[0];
+  if (a.bits == 0) {
+    witness = Fp::zero();
+    return;
+  }
+  auto& s = ctx.span(a.t)[0];
+  DuplexSponge t = load(s);
+  witness = t.grind(a.bits);  // the smallest witness, then its check on t
+  store(t, s);
+}
+
 }  // namespace vkstark

@@ -20,6 +20,7 @@
 #include "kernels/hash/transcript.hpp"
 #include "kernels/hashing.hpp"
 #include "kernels/known_answers.hpp"
+#include "kernels/transcript.hpp"
 #include "stages/transcript.hpp"
 
 using namespace vkstark;
@@ -298,7 +299,7 @@ TEST_P(TranscriptParity, RandomSequencesMatchTheNaiveAndTheHostSponge) {
 
 TEST_P(TranscriptParity, GrindFindsTheSmallestWitnessFromAnyAbsorbState) {
   for (uint32_t absorbed : {0u, 3u, 7u, 8u}) {
-    for (uint32_t bits : {1u, 6u, 11u}) {
+    for (uint32_t bits : {1u, 5u, 6u, 11u}) {  // up to kCoopGrindBits one TranscriptGrindCoop dispatch
       Graph g;
       auto state_in = g.input<SpongeState>("state", 1);
       auto witness = g.output<Fp>("witness", 1);
@@ -317,6 +318,29 @@ TEST_P(TranscriptParity, GrindFindsTheSmallestWitnessFromAnyAbsorbState) {
       const Fp w = naive.grind(bits), next = naive.sample();
       EXPECT_EQ(host.grind(bits), w) << "host sponge";
       EXPECT_EQ(host.sample(), next) << "host sponge";
+      EXPECT_EQ(p->download(witness)[0], w) << "absorbed " << absorbed << " bits " << bits;
+      EXPECT_EQ(p->download(after)[0], next) << "absorbed " << absorbed << " bits " << bits;
+    }
+  }
+}
+
+// TranscriptGrindCoop alone, for more bits than DeviceTranscript gives it (several rounds of
+// candidates, found in a later round), and for none (witness 0, the transcript untouched).
+TEST_P(TranscriptParity, CoopGrindIsTheSearchAndTheFinishInOneDispatch) {
+  for (uint32_t absorbed : {0u, 5u, 7u}) {
+    for (uint32_t bits : {0u, 2u, 8u, 9u}) {
+      Graph g;
+      auto state_in = g.input<SpongeState>("state", 1);
+      auto witness = g.output<Fp>("witness", 1);
+      auto after = g.output<Fp>("after", 1);
+      DeviceTranscript dev(g, "t", state_in);
+      g.dispatch<TranscriptGrindCoop>("grind", {.t = dev.state(), .witness = witness.all(), .bits = bits});
+      dev.sample(after);
+      NaiveSponge naive;
+      for (uint32_t i = 0; i < absorbed; ++i) naive.observe(Fp::from_canonical(2000 + 3 * i));
+      SpongeState s{naive.state, naive.absorb_idx, naive.sample_idx};
+      auto p = run(g, [&](PreparedPlan& pp) { pp.upload(state_in, std::vector<SpongeState>{s}); });
+      const Fp w = bits == 0 ? Fp::zero() : naive.grind(bits), next = naive.sample();
       EXPECT_EQ(p->download(witness)[0], w) << "absorbed " << absorbed << " bits " << bits;
       EXPECT_EQ(p->download(after)[0], next) << "absorbed " << absorbed << " bits " << bits;
     }

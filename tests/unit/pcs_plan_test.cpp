@@ -19,14 +19,15 @@ using namespace vkstark;
 // scalar programs too (239 / 207), and the PCS opening's last root observed and u sampled by one
 // fused dispatch (238 / 206; 2026-11-23, docs/decisions.md), and the Merkle trees' layers of 2^12
 // compressions and fewer made 4 at a time by MerkleCompressLevels (211 / 179; 2026-11-27), and the
-// grinds' scratch words reset together when the transcript is made (196 / 178).
-TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf196DispatchesWith178Barriers) {
+// grinds' scratch words reset together when the transcript is made (196 / 178), and grinds of
+// folding_pow_bits one TranscriptGrindCoop dispatch each (184 / 166).
+TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf184DispatchesWith166Barriers) {
   PcsMatrixProof m = build_pcs_matrix_proof(42, 21, app_params_with_100_bits_security(21));
   Plan p = compile(std::move(m.graph));
   PlanCounts expected;
-  expected.dispatches = 196;
-  expected.barriers = 178;
-  expected.memory_barriers = 178;
+  expected.dispatches = 184;
+  expected.barriers = 166;
+  expected.memory_barriers = 166;
   expected.execution_barriers = 0;
   expected.submissions = 1;
   expected.host_syncs = 1;
@@ -91,17 +92,17 @@ TEST(PcsPlan, AWhirSumcheckRoundWithoutGrindingIsAtMostFourDependentDispatches) 
   }
 }
 
-// folding_pow_bits > 0 (the keccakf params: 5) splits the program around the grind kernels:
-// search, finish, then the second part samples alpha (the grind's scratch word was reset with the
-// transcript). 6 dispatches, all dependent.
-TEST(PcsPlan, AWhirSumcheckRoundWithFoldingGrindingIsSixDependentDispatches) {
+// folding_pow_bits > 0 (the keccakf params: 5) splits the program around the grind, one
+// TranscriptGrindCoop dispatch at 5 bits; the second part samples alpha. 5 dispatches, all
+// dependent.
+TEST(PcsPlan, AWhirSumcheckRoundWithFoldingGrindingIsFiveDependentDispatches) {
   SystemParams params = app_params_with_100_bits_security(21);
   ASSERT_GT(params.whir.folding_pow_bits, 0u);
   PcsMatrixProof m = build_pcs_matrix_proof(42, 21, params);
   Plan p = compile(std::move(m.graph));
   for (uint32_t idx = 0; idx < params.num_whir_sumcheck_rounds(); ++idx) {
     RoundSteps r = sumcheck_round_steps(p, idx);
-    EXPECT_EQ(r.dispatches, 6u) << "round " << idx << ": " << joined(r.names);
-    EXPECT_EQ(r.barriers, 5u) << "round " << idx << ": " << joined(r.names);
+    EXPECT_EQ(r.dispatches, 5u) << "round " << idx << ": " << joined(r.names);
+    EXPECT_EQ(r.barriers, 4u) << "round " << idx << ": " << joined(r.names);
   }
 }
