@@ -8,23 +8,40 @@
 //
 // In workgroups of WG = 256 (EqPowAccumulate::workgroup_size) the invocations share b's high bits
 // (k >= 8). Per batch of PB points, the first invocations make each point's squares z^(2^k),
-// k < 8, and its weighted high factor gamma^(i+1) prod_{k >= 8} into shared memory; every
-// invocation then multiplies its eight low factors per point (a base-field point: 8 base products
-// and an Fp x Fp4 one, against 2m before). Other workgroup sizes run the whole product per entry.
-// The field is commutative, so either order gives the same values.
+// k < 8, and its weighted high factor gamma^(i+1) prod_{k >= 8} into shared memory; then 16
+// invocations per point make two tables of it: lo[t], the product over bits 0..3 for t = b mod 16,
+// and hi[t], the high factor times the product over bits 4..7 for t = (b >> 4) mod 16. Each entry
+// adds lo[b mod 16] hi[(b >> 4) mod 16] per point: for a base-field point (the query points) an
+// Fp x Fp4 product, 4 base products (it was 8 factors and an Fp x Fp4 product, 12; before that 2m).
+// Other workgroup sizes run the whole product per entry. The field is commutative, so any order
+// gives the same values.
 
-const uint WG = 256u, LB = 8u, PB = 32u;  // LB = log2(WG); PB points per shared batch
-shared uvec4 squares_[PB * LB];           // point j of the batch: z^(2^k) at j LB + k
-shared uvec4 high_[PB];                   // gamma^(i+1) prod_{LB <= k < m} (b_k ? z^(2^k) : 1 - z^(2^k))
-shared uint base_[PB];                    // 1: the point is in the base field
+const uint WG = 256u, LB = 8u, HB = 4u, PB = 16u;  // LB = log2(WG); PB points per shared batch
+shared uvec4 squares_[PB * LB];                     // point j of the batch: z^(2^k) at j LB + k
+shared uvec4 high_[PB];                             // gamma^(i+1) prod_{LB <= k < m} (b_k ? z^(2^k) : 1 - z^(2^k))
+shared uint base_[PB];                              // 1: the point is in the base field
+shared uvec4 lo_[PB * 16u];                         // point j: lo[t] at 16 j + t
+shared uvec4 hi_[PB * 16u];                         // point j: hi[t] at 16 j + t
 
 bool is_base(uvec4 z) { return z.y == 0u && z.z == 0u && z.w == 0u; }
 
+// prod over bits k in [from, from + 4) below m of (t_(k - from) ? x_k : 1 - x_k), x_k = z^(2^k) of
+// batch point j.
+uvec4 quarter_product(uint j, uint t, uint from) {
+  uvec4 e = FP4_ONE;
+  for (uint k = from; k < from + HB && k < pc.m; ++k) {
+    const uvec4 x = squares_[j * LB + k];
+    e = fp4_mul(e, ((t >> (k - from)) & 1u) != 0u ? x : fp4_sub(FP4_ONE, x));
+  }
+  return e;
+}
+
 void shared_batches(uint b) {
-  const uint lid = gl_LocalInvocationID.x, low = min(pc.m, LB);
+  const uint lid = gl_LocalInvocationID.x;
   const uvec4 g = gamma_[pc.gamma_off];
   const bool mine = b < pc.grid_x;
   uvec4 acc = mine ? w_[pc.w_off + b] : FP4_ZERO;
+  const uint lo = b & 15u, hi = (b >> HB) & 15u;
   for (uint first = 0u; first < pc.points_len; first += PB) {
     const uint count = min(PB, pc.points_len - first);
     barrier();  // the previous batch is read
@@ -44,23 +61,18 @@ void shared_batches(uint b) {
       base_[lid] = is_base(z) ? 1u : 0u;
     }
     barrier();
+    {
+      const uint j = lid >> 4, t = lid & 15u;
+      if (j < count) {
+        lo_[lid] = quarter_product(j, t, 0u);
+        hi_[lid] = fp4_mul(high_[j], quarter_product(j, t, HB));
+      }
+    }
+    barrier();
     if (!mine) continue;
     for (uint j = 0u; j < count; ++j) {
-      if (base_[j] != 0u) {
-        uint e = FP_ONE;
-        for (uint k = 0u; k < low; ++k) {
-          const uint x = squares_[j * LB + k].x;
-          e = fp_mul(e, ((b >> k) & 1u) != 0u ? x : fp_sub(FP_ONE, x));
-        }
-        acc = fp4_add(acc, fp4_scale(high_[j], e));
-      } else {
-        uvec4 e = FP4_ONE;
-        for (uint k = 0u; k < low; ++k) {
-          const uvec4 x = squares_[j * LB + k];
-          e = fp4_mul(e, ((b >> k) & 1u) != 0u ? x : fp4_sub(FP4_ONE, x));
-        }
-        acc = fp4_add(acc, fp4_mul(high_[j], e));
-      }
+      const uvec4 h = hi_[16u * j + hi], l = lo_[16u * j + lo];
+      acc = fp4_add(acc, base_[j] != 0u ? fp4_scale(h, l.x) : fp4_mul(h, l));
     }
   }
   if (mine) w_[pc.w_off + b] = acc;

@@ -5,13 +5,16 @@
 // MobiusEqTable (kernels/whir.hpp, protocol.md 5.6): out[b] = prod_{k < m} (b_k ? u_k : 1 - 2 u_k).
 //
 // In workgroups of WG = 256 (MobiusEqTable::workgroup_size) the invocations of a workgroup share b's
-// high bits (k >= 8): their factor is made once, by invocation 0, and each invocation multiplies
-// its eight low factors into it (9 products an entry instead of m; keccakf's WHIR, m = 21:
-// docs/decisions.md). Other workgroup sizes run the m products per entry. The field is
-// commutative, so either order gives the same values.
+// bits from the eighth up. Sixteen invocations first make two tables in shared memory: lo[t], the
+// product over bits 0..3 for t = b mod 16, and hi[t], the product over bits 4 and up for bits 4..7
+// equal to t and the workgroup's own bits above; each entry is then one product lo[b mod 16]
+// hi[(b >> 4) mod 16] (it was m products, then nine with the high factor shared; keccakf's WHIR,
+// m = 21: docs/decisions.md). Other workgroup sizes run the m products per entry. The field is
+// commutative, so any order gives the same values.
 
-const uint WG = 256u, LB = 8u;  // LB = log2(WG): the bits that vary inside a workgroup
-shared uvec4 high_;
+const uint WG = 256u, LB = 8u, HB = 4u;  // LB = log2(WG): the bits that vary inside a workgroup
+shared uvec4 lo_[16];
+shared uvec4 hi_[16];
 
 uvec4 factor(uint b, uint k) {
   const uvec4 uk = u_[pc.u_off + k];
@@ -22,15 +25,18 @@ void main() {
   const uint b = vks_index_x();
   uvec4 acc = FP4_ONE;
   if (gl_WorkGroupSize.x == WG && pc.m > LB) {  // uniform: every invocation reaches the barrier
-    if (gl_LocalInvocationID.x == 0u) {
-      uvec4 h = FP4_ONE;
-      for (uint k = LB; k < pc.m; ++k) h = fp4_mul(h, factor(b, k));
-      high_ = h;
+    const uint t = gl_LocalInvocationID.x;
+    if (t < 16u) {
+      uvec4 l = FP4_ONE, h = FP4_ONE;
+      for (uint k = 0u; k < HB; ++k) l = fp4_mul(l, factor(t, k));
+      const uint bt = (b & ~(WG - 1u)) | (t << HB);  // this workgroup's bits, bits 4..7 = t
+      for (uint k = HB; k < pc.m; ++k) h = fp4_mul(h, factor(bt, k));
+      lo_[t] = l;
+      hi_[t] = h;
     }
     barrier();
     if (b >= pc.grid_x) return;
-    for (uint k = 0u; k < LB; ++k) acc = fp4_mul(acc, factor(b, k));
-    acc = fp4_mul(acc, high_);
+    acc = fp4_mul(lo_[b & 15u], hi_[(b >> HB) & 15u]);
   } else {
     if (b >= pc.grid_x) return;
     for (uint k = 0u; k < pc.m; ++k) acc = fp4_mul(acc, factor(b, k));

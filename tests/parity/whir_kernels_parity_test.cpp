@@ -514,7 +514,7 @@ TEST_P(WhirKernelsParity, QueryPointsArePowersOfTheDomainGenerator) {
 
 TEST_P(WhirKernelsParity, EqPowAccumulateAddsGammaWeightedEqOfPowPoints) {
   // Up to 2^10 entries (a workgroup of 256 shares the bits from the eighth up) and 40 points (the
-  // Vulkan kernel stages them 32 at a time).
+  // Vulkan kernel stages them 16 at a time).
   for (uint32_t m = 0; m <= 10; ++m)
     for (uint32_t num_points : {1u, 2u, 5u, 17u, 40u}) {
       const uint32_t n = 1u << m;
