@@ -390,8 +390,7 @@ std::string ReduceFp4::check(const Args& a) {
   if (a.width == 0) return "width 0: at least one value per group";
   if (a.out.view.count % a.width != 0)
     return fmt::format("out has {} elements, not whole groups of width {}", a.out.view.count, a.width);
-  return first_of(grid_fits(a.out.view.count / a.width, "out.count / width"),
-                  count_at_least(a.in, "in", uint64_t(a.n) * a.width));
+  return first_of(grid_fits(a.out.view.count, "out.count"), count_at_least(a.in, "in", uint64_t(a.n) * a.width));
 }
 
 std::string FoldPairsFp4::check(const Args& a) {

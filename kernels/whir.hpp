@@ -100,8 +100,10 @@ struct SumcheckProductPartials {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
-// out[i * width + c] = sum_{j = i mod grid.x, j < n} in[j * width + c], c < width, i < grid.x =
-// out.count / width.
+// out[i * width + c] = sum_{j = i mod G, j < n} in[j * width + c], c < width, i < G =
+// out.count / width; an invocation per output element (grid.x = out.count), so that wide groups
+// (the stacked reduction's round 0: 63 values a group) do not leave a few invocations looping
+// over every value.
 // Chains of these reduce partial sums to one value per c.
 struct ReduceFp4 {
   static constexpr std::string_view name = "reduce_fp4";
@@ -111,7 +113,7 @@ struct ReduceFp4 {
     uint32_t n = 0;
     uint32_t width = 1;
   };
-  static Grid grid(const Args& a) { return {a.width == 0 ? 0 : detail::grid_dim(a.out.view.count / a.width)}; }
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };

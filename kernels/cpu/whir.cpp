@@ -176,7 +176,7 @@ void SumcheckProductPartials::cpu(const Args& a, const CpuContext& ctx) {
 void ReduceFp4::cpu(const Args& a, const CpuContext& ctx) {
   auto in = ctx.span(a.in);
   const uint64_t width = a.width;
-  strided_partials(a.n, ctx.grid().x, width, ctx.span(a.out).data(), [&](uint64_t j, Fp4* acc) {
+  strided_partials(a.n, ctx.span(a.out).size() / width, width, ctx.span(a.out).data(), [&](uint64_t j, Fp4* acc) {
     for (uint64_t c = 0; c < width; ++c) acc[c] += in[j * width + c];
   });
 }

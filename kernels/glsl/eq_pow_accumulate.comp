@@ -8,7 +8,8 @@
 //
 // In workgroups of WG = 256 (EqPowAccumulate::workgroup_size) the invocations share b's high bits
 // (k >= 8). Per batch of PB points, the first invocations make each point's squares z^(2^k),
-// k < 8, and its weighted high factor gamma^(i+1) prod_{k >= 8} into shared memory; then 16
+// k < 8, and its weighted high factor gamma^(i+1) prod_{k >= 8} into shared memory (in the base
+// field for a base-field point, then scaled by its weight); then 16
 // invocations per point make two tables of it: lo[t], the product over bits 0..3 for t = b mod 16,
 // and hi[t], the high factor times the product over bits 4..7 for t = (b >> 4) mod 16. Each entry
 // adds lo[b mod 16] hi[(b >> 4) mod 16] per point: for a base-field point (the query points) an
@@ -26,12 +27,20 @@ shared uvec4 hi_[PB * 16u];                         // point j: hi[t] at 16 j + 
 bool is_base(uvec4 z) { return z.y == 0u && z.z == 0u && z.w == 0u; }
 
 // prod over bits k in [from, from + 4) below m of (t_(k - from) ? x_k : 1 - x_k), x_k = z^(2^k) of
-// batch point j.
+// batch point j; quarter_base for a base-field point.
 uvec4 quarter_product(uint j, uint t, uint from) {
   uvec4 e = FP4_ONE;
   for (uint k = from; k < from + HB && k < pc.m; ++k) {
     const uvec4 x = squares_[j * LB + k];
     e = fp4_mul(e, ((t >> (k - from)) & 1u) != 0u ? x : fp4_sub(FP4_ONE, x));
+  }
+  return e;
+}
+uint quarter_base(uint j, uint t, uint from) {
+  uint e = FP_ONE;
+  for (uint k = from; k < from + HB && k < pc.m; ++k) {
+    const uint x = squares_[j * LB + k].x;
+    e = fp_mul(e, ((t >> (k - from)) & 1u) != 0u ? x : fp_sub(FP_ONE, x));
   }
   return e;
 }
@@ -42,30 +51,53 @@ void shared_batches(uint b) {
   const bool mine = b < pc.grid_x;
   uvec4 acc = mine ? w_[pc.w_off + b] : FP4_ZERO;
   const uint lo = b & 15u, hi = (b >> HB) & 15u;
+  // Point first + lid weighs gamma^(first + lid + 1) = gamma^first gamma^(lid + 1): the second
+  // factor made once, the first advanced by gamma^PB a batch (invocations below PB).
+  const uvec4 g_lid = lid < PB ? fp4_pow(g, lid + 1u) : FP4_ONE, g_pb = lid < PB ? fp4_pow(g, PB) : FP4_ONE;
+  uvec4 g_first = FP4_ONE;
   for (uint first = 0u; first < pc.points_len; first += PB) {
     const uint count = min(PB, pc.points_len - first);
     barrier();  // the previous batch is read
     if (lid < count) {
-      const uvec4 z = points_[pc.points_off + first + lid];
-      uvec4 x = z;
-      for (uint k = 0u; k < LB; ++k) {
-        squares_[lid * LB + k] = x;
-        x = fp4_square(x);
+      const uvec4 z = points_[pc.points_off + first + lid], weight = fp4_mul(g_first, g_lid);
+      if (is_base(z)) {  // the query points: squares and high factor in the base field
+        uint x = z.x, h = FP_ONE;
+        for (uint k = 0u; k < LB; ++k) {
+          squares_[lid * LB + k] = uvec4(x, 0u, 0u, 0u);
+          x = fp_square(x);
+        }
+        for (uint k = LB; k < pc.m; ++k) {
+          h = fp_mul(h, ((b >> k) & 1u) != 0u ? x : fp_sub(FP_ONE, x));
+          x = fp_square(x);
+        }
+        high_[lid] = fp4_scale(weight, h);
+        base_[lid] = 1u;
+      } else {
+        uvec4 x = z, h = weight;
+        for (uint k = 0u; k < LB; ++k) {
+          squares_[lid * LB + k] = x;
+          x = fp4_square(x);
+        }
+        for (uint k = LB; k < pc.m; ++k) {
+          h = fp4_mul(h, ((b >> k) & 1u) != 0u ? x : fp4_sub(FP4_ONE, x));
+          x = fp4_square(x);
+        }
+        high_[lid] = h;
+        base_[lid] = 0u;
       }
-      uvec4 h = fp4_pow(g, first + lid + 1u);
-      for (uint k = LB; k < pc.m; ++k) {
-        h = fp4_mul(h, ((b >> k) & 1u) != 0u ? x : fp4_sub(FP4_ONE, x));
-        x = fp4_square(x);
-      }
-      high_[lid] = h;
-      base_[lid] = is_base(z) ? 1u : 0u;
     }
+    if (lid < PB) g_first = fp4_mul(g_first, g_pb);
     barrier();
     {
       const uint j = lid >> 4, t = lid & 15u;
       if (j < count) {
-        lo_[lid] = quarter_product(j, t, 0u);
-        hi_[lid] = fp4_mul(high_[j], quarter_product(j, t, HB));
+        if (base_[j] != 0u) {
+          lo_[lid] = uvec4(quarter_base(j, t, 0u), 0u, 0u, 0u);
+          hi_[lid] = fp4_scale(high_[j], quarter_base(j, t, HB));
+        } else {
+          lo_[lid] = quarter_product(j, t, 0u);
+          hi_[lid] = fp4_mul(high_[j], quarter_product(j, t, HB));
+        }
       }
     }
     barrier();
