@@ -146,6 +146,10 @@ void ProgramBuilder::store_ext(View<Fp4> dst, Reg x, uint64_t i) {
 
 void ProgramBuilder::release(Reg x) { live_ &= ~(1u << live(x, "release")); }
 
+void ProgramBuilder::release_of_generation(Reg x, uint32_t generation) noexcept {
+  if (generation == generation_ && !done_ && x.index < kProgramRegisters) live_ &= ~(1u << x.index);
+}
+
 void ProgramBuilder::observe(Reg x) { op(ProgramOp::Observe, live(x, "observe")); }
 
 void ProgramBuilder::observe_ext(Reg x) { op(ProgramOp::ObserveExt, live(x, "observe_ext")); }
@@ -194,6 +198,7 @@ void ProgramBuilder::grind(uint32_t bits, View<Fp> witness) {
   if (!code_.empty()) flush();
   t_.grind(bits, witness);
   live_ = 0;
+  ++generation_;
 }
 
 void ProgramBuilder::flush() {
@@ -223,6 +228,7 @@ void ProgramBuilder::emit() {
     flush();
   }
   done_ = true;
+  ++generation_;
 }
 
 }  // namespace vkstark

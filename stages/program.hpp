@@ -96,6 +96,13 @@ class ProgramBuilder {
   // The words of the part being written (tests, listings).
   const std::vector<uint32_t>& code() const { return code_; }
 
+  // For values that release their register when the last copy goes (stages/device_value.hpp):
+  // the registers' generation, which a grind that splits the program or emit() ends, and a
+  // release that does nothing for a register of an ended generation or one no longer live.
+  uint32_t generation() const { return generation_; }
+  const std::string& name() const { return name_; }
+  void release_of_generation(Reg x, uint32_t generation) noexcept;
+
  private:
   [[noreturn]] void fail(const std::string& what) const;
   Reg alloc();
@@ -118,6 +125,7 @@ class ProgramBuilder {
   uint32_t part_ = 0;
   bool done_ = false;
   uint32_t live_ = 0;  // bit r: register r holds a value
+  uint32_t generation_ = 0;
   std::vector<uint32_t> code_;
   std::vector<View<uint32_t>> in_, out_;
 };

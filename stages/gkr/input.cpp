@@ -7,6 +7,7 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
+#include "stages/device_value.hpp"
 #include "stages/program.hpp"
 
 namespace vkstark {
@@ -59,14 +60,11 @@ void add_logup_input_layer(Graph& g, DeviceTranscript& t, std::span<const LogupI
   View<Fp4> beta_powers = g.transient<Fp4>("logup.beta_powers", max_len + 1).all();
   {
     ProgramBuilder p(g, t, "logup.beta_powers");
-    const ProgramBuilder::Reg b = p.load_ext(beta);
-    ProgramBuilder::Reg power = p.constant(Fp::one());
+    const DeviceFp4 b = load_ext(p, beta);
+    DeviceFp4 power = constant(p, Fp4::one());
     for (uint32_t j = 0; j <= max_len; ++j) {
-      p.store_ext(beta_powers, power, j);
-      if (j == max_len) break;
-      const ProgramBuilder::Reg next = p.mul(power, b);
-      p.release(power);
-      power = next;
+      store_ext(beta_powers, power, j);
+      if (j < max_len) power *= b;
     }
     p.emit();
   }
@@ -89,20 +87,12 @@ void add_logup_input_layer(Graph& g, DeviceTranscript& t, std::span<const LogupI
       {
         ProgramBuilder p(g, t, name + ".coefficients");
         for (size_t r = 0; r < in.positions.size(); ++r) {
-          ProgramBuilder::Reg acc = p.load_ext(beta_powers, in.positions[r][0]);
-          for (size_t i = 1; i < in.positions[r].size(); ++i) {
-            const ProgramBuilder::Reg x = p.load_ext(beta_powers, in.positions[r][i]);
-            const ProgramBuilder::Reg sum = p.add(acc, x);
-            p.release(acc);
-            p.release(x);
-            acc = sum;
-          }
-          p.store_ext(coeffs, acc, r);
-          p.release(acc);
+          DeviceFp4 acc = load_ext(p, beta_powers, in.positions[r][0]);
+          for (size_t i = 1; i < in.positions[r].size(); ++i) acc += load_ext(p, beta_powers, in.positions[r][i]);
+          store_ext(coeffs, acc, r);
         }
-        const ProgramBuilder::Reg bus = p.constant(Fp::from_canonical_unchecked(uint32_t(in.bus) + 1));
-        const ProgramBuilder::Reg top = p.mul(p.load_ext(beta_powers, in.length), bus);
-        p.store_ext(coeffs, p.add(top, p.load_ext(alpha)), in.positions.size());
+        const Fp bus = Fp::from_canonical_unchecked(uint32_t(in.bus) + 1);
+        store_ext(coeffs, load_ext(p, beta_powers, in.length) * bus + load_ext(p, alpha), in.positions.size());
         p.emit();
       }
       View<Fp4> p_slot = p_leaves.slice(start, slot), q_slot = q_leaves.slice(start, slot);

@@ -7,22 +7,15 @@
 
 #include "kernels/gkr.hpp"
 #include "kernels/whir.hpp"
+#include "stages/device_value.hpp"
 #include "stages/program.hpp"
 
 namespace vkstark {
 
 namespace {
 
-using Reg = ProgramBuilder::Reg;
-
 // t(0) + r (t(1) - t(0)): a table of two entries folded at r.
-Reg fold(ProgramBuilder& p, Reg t0, Reg t1, Reg r) {
-  const Reg d = p.sub(t1, t0), rd = p.mul(r, d);
-  const Reg v = p.add(t0, rd);
-  p.release(d);
-  p.release(rd);
-  return v;
-}
+DeviceFp4 fold(const DeviceFp4& t0, const DeviceFp4& t1, const DeviceFp4& r) { return t0 + r * (t1 - t0); }
 
 // The state of one GKR run while the graph is built.
 class GkrBuilder {
@@ -53,7 +46,8 @@ class GkrBuilder {
   void prove_layer(uint32_t j);
   void prove_sub_round(uint32_t j, uint32_t s);
   void round_program(uint32_t j, uint32_t s, View<Fp4> partials, uint32_t parts);
-  void end_layer(ProgramBuilder& p, uint32_t j, Reg p0, Reg q0, Reg p1, Reg q1);
+  void end_layer(ProgramBuilder& p, uint32_t j, const DeviceFp4& p0, const DeviceFp4& q0, const DeviceFp4& p1,
+                 const DeviceFp4& q1);
   void begin_layer(ProgramBuilder& p, uint32_t j);
 
   Graph& g_;
@@ -91,14 +85,14 @@ void GkrBuilder::build_tree() {
 void GkrBuilder::prove_layer1() {
   ProgramBuilder p(g_, t_, "gkr.layer1.program");
   const View<Fp4> lp = layer_p(1), lq = layer_q(1);
-  const Reg q0 = p.load_ext(lq, 0), q1 = p.load_ext(lq, 1);
-  const Reg root_q = p.mul(q0, q1);
-  p.store_ext(proof_.q0_claim, root_q);
-  p.observe_ext(root_q);  // p_0 is never observed
-  p.release(root_q);
+  const DeviceFp4 q0 = load_ext(p, lq, 0), q1 = load_ext(p, lq, 1);
+  {
+    const DeviceFp4 root_q = q0 * q1;
+    store_ext(proof_.q0_claim, root_q);
+    observe_ext(root_q);  // p_0 is never observed
+  }
   xi_[1] = g_.transient<Fp4>("gkr.layer1.xi", 1).all();
-  const Reg p0 = p.load_ext(lp, 0), p1 = p.load_ext(lp, 1);
-  end_layer(p, 1, p0, q0, p1, q1);
+  end_layer(p, 1, load_ext(p, lp, 0), q0, load_ext(p, lp, 1), q1);
   p.emit();
 }
 
@@ -155,69 +149,58 @@ void GkrBuilder::prove_sub_round(uint32_t j, uint32_t s) {
 // the layer.
 void GkrBuilder::round_program(uint32_t j, uint32_t s, View<Fp4> partials, uint32_t parts) {
   ProgramBuilder p(g_, t_, fmt::format("gkr.layer{}.round{}.program", j, s));
-  const Reg xi = p.load_ext(xi_[j - 1], s), one = p.constant(Fp4::one());
-  const Reg c = s == 0 ? p.constant(Fp4::one()) : p.load_ext(eq_acc_.slice(s, 1));
-  // l_s(1) = xi, l_s(2) = 3 xi - 1 and l_s(3) = l_s(2) + 2 xi - 1.
-  const Reg xi2 = p.add(xi, xi), xi3 = p.add(xi2, xi), step = p.sub(xi2, one);
-  const Reg l2 = p.sub(xi3, one), l3 = p.add(l2, step);
-  for (Reg r : {xi2, xi3, step}) p.release(r);
-  const Reg l[3] = {xi, l2, l3};
-  const View<Fp4> evals = proof_.sumcheck_polys.slice(3 * ((uint64_t(j) - 1) * (j - 2) / 2 + s), 3);
-  for (uint32_t x = 0; x < 3; ++x) {
-    const Reg gx = p.sum_ext(partials, x, parts, 3), lg = p.mul(l[x], gx);
-    const Reg v = p.mul(c, lg);
-    p.store_ext(evals, v, x);
-    p.observe_ext(v);
-    for (Reg r : {gx, lg, v}) p.release(r);
+  DeviceFp4 rho;
+  {
+    const DeviceFp4 xi = load_ext(p, xi_[j - 1], s), one = constant(p, Fp4::one());
+    const DeviceFp4 c = s == 0 ? one : load_ext(p, eq_acc_.slice(s, 1));
+    // l_s(1) = xi, l_s(2) = 3 xi - 1 and l_s(3) = l_s(2) + 2 xi - 1.
+    const DeviceFp4 xi2 = xi + xi, l2 = xi2 + xi - one;
+    const DeviceFp4 l[3] = {xi, l2, l2 + (xi2 - one)};
+    const View<Fp4> evals = proof_.sumcheck_polys.slice(3 * ((uint64_t(j) - 1) * (j - 2) / 2 + s), 3);
+    for (uint32_t x = 0; x < 3; ++x) {
+      const DeviceFp4 v = c * (l[x] * sum_ext(p, partials, x, parts, 3));
+      store_ext(evals, v, x);
+      observe_ext(v);
+    }
+    rho = sample_ext(p);
+    store_ext(xi_[j], rho, 1 + s);
+    if (s + 2 < j) {
+      // c_(s+1) = c_s eq(xi_s, rho_s) = c_s (1 - xi_s - rho_s + 2 xi_s rho_s).
+      const DeviceFp4 xr = xi * rho;
+      store_ext(eq_acc_.slice(s + 1, 1), c * (one - xi - rho + (xr + xr)));
+      p.emit();
+      return;
+    }
   }
-  p.release(l2);
-  p.release(l3);
-  const Reg rho = p.sample_ext();
-  p.store_ext(xi_[j], rho, 1 + s);
-  if (s + 2 < j) {
-    // c_(s+1) = c_s eq(xi_s, rho_s) = c_s (1 - xi_s - rho_s + 2 xi_s rho_s).
-    const Reg xr = p.mul(xi, rho), a = p.sub(one, xi);
-    const Reg b = p.sub(a, rho), xr2 = p.add(xr, xr);
-    const Reg e = p.add(b, xr2);
-    p.store_ext(eq_acc_.slice(s + 1, 1), p.mul(c, e));
-    p.emit();
-    return;
-  }
-  for (Reg r : {xi, one, c}) p.release(r);
   // The last pair of each table, (A(0), C(0), A(1), C(1)) and (B(0), E(0), B(1), E(1)), at rho.
-  Reg tp[4], tq[4];
+  DeviceFp4 tp[4], tq[4];
   for (uint32_t k = 0; k < 4; ++k) {
-    tp[k] = p.load_ext(table_p_, k);
-    tq[k] = p.load_ext(table_q_, k);
+    tp[k] = load_ext(p, table_p_, k);
+    tq[k] = load_ext(p, table_q_, k);
   }
-  const Reg p0 = fold(p, tp[0], tp[2], rho), q0 = fold(p, tq[0], tq[2], rho);
-  const Reg p1 = fold(p, tp[1], tp[3], rho), q1 = fold(p, tq[1], tq[3], rho);
-  end_layer(p, j, p0, q0, p1, q1);
+  end_layer(p, j, fold(tp[0], tp[2], rho), fold(tq[0], tq[2], rho), fold(tp[1], tp[3], rho), fold(tq[1], tq[3], rho));
   p.emit();
 }
 
 // The end of layer j's part of the transcript: its claims P0 = p_j(0, .), Q0, P1, Q1 at the
 // layer's point written (encoding order p0, p1, q0, q1) and observed (p0, q0, p1, q1), mu_j
 // sampled into xi^(j)[0]; then the start of layer j + 1.
-void GkrBuilder::end_layer(ProgramBuilder& p, uint32_t j, Reg p0, Reg q0, Reg p1, Reg q1) {
+void GkrBuilder::end_layer(ProgramBuilder& p, uint32_t j, const DeviceFp4& p0, const DeviceFp4& q0,
+                           const DeviceFp4& p1, const DeviceFp4& q1) {
   const View<Fp4> claims = proof_.claims_per_layer.slice(4 * (uint64_t(j) - 1), 4);
-  p.store_ext(claims, p0, 0);
-  p.store_ext(claims, p1, 1);
-  p.store_ext(claims, q0, 2);
-  p.store_ext(claims, q1, 3);
-  for (Reg r : {p0, q0, p1, q1}) p.observe_ext(r);
-  const Reg mu = p.sample_ext();
-  p.store_ext(xi_[j], mu, 0);
-  p.release(mu);
+  store_ext(claims, p0, 0);
+  store_ext(claims, p1, 1);
+  store_ext(claims, q0, 2);
+  store_ext(claims, q1, 3);
+  for (const DeviceFp4* r : {&p0, &q0, &p1, &q1}) observe_ext(*r);
+  store_ext(xi_[j], sample_ext(p), 0);
   if (j < n_) begin_layer(p, j + 1);
 }
 
 // The start of layer j: lambda_j = sample_ext(), before its sumcheck.
 void GkrBuilder::begin_layer(ProgramBuilder& p, uint32_t j) {
   lambda_[j] = g_.transient<Fp4>(fmt::format("gkr.layer{}.lambda", j), 1).all();
-  const Reg lambda = p.sample_ext();
-  p.store_ext(lambda_[j], lambda);
-  p.release(lambda);
+  store_ext(lambda_[j], sample_ext(p));
 }
 
 }  // namespace

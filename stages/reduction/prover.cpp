@@ -10,6 +10,7 @@
 #include "kernels/stacked_reduction.hpp"
 #include "kernels/whir.hpp"
 #include "stages/pcs/stacked.hpp"
+#include "stages/device_value.hpp"
 #include "stages/program.hpp"
 #include "stages/reduce.hpp"
 
@@ -458,12 +459,11 @@ void StackedReductionProver::mle_round(uint32_t j) {
   View<Fp4> evals = proof_->sumcheck_round_polys.slice(2ull * (j - 1), 2);
   ProgramBuilder program(g_, *t_, name(step + ".program"));
   for (uint32_t x = 0; x < 2; ++x) {  // s'_j(1), then s'_j(2)
-    const ProgramBuilder::Reg v = program.sum_ext(partials, x, parts, 2);
-    program.store_ext(evals, v, x);
-    program.observe_ext(v);
-    program.release(v);
+    const DeviceFp4 v = sum_ext(program, partials, x, parts, 2);
+    store_ext(evals, v, x);
+    observe_ext(v);
   }
-  program.store_ext(u_.slice(j, 1), program.sample_ext());
+  store_ext(u_.slice(j, 1), sample_ext(program));
   program.emit();
 }
 

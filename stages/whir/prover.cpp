@@ -4,6 +4,7 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
+#include "stages/device_value.hpp"
 #include "stages/program.hpp"
 #include "stages/reduce.hpp"
 
@@ -92,13 +93,12 @@ void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
   View<Fp4> alpha = g_.transient<Fp4>(fmt::format("whir.alpha{}", idx), 1).all();
   ProgramBuilder program(g_, t_, name + ".program");
   for (uint32_t x = 0; x < 2; ++x) {  // s(1), then s(2)
-    const ProgramBuilder::Reg v = program.sum_ext(partials, x, parts, 2);
-    program.store_ext(evals, v, x);
-    program.observe_ext(v);
-    program.release(v);
+    const DeviceFp4 v = sum_ext(program, partials, x, parts, 2);
+    store_ext(evals, v, x);
+    observe_ext(v);
   }
   program.grind(p_.whir.folding_pow_bits, proof(fields().folding_pow_witnesses).slice(idx, 1));
-  program.store_ext(alpha, program.sample_ext());
+  store_ext(alpha, sample_ext(program));
   program.emit();
   View<Fp4> f = g_.transient<Fp4>(name + ".f", half).all(), w = g_.transient<Fp4>(name + ".w", half).all();
   g_.dispatch<FoldPairs2Fp4>(name + ".fold", {.f = f_, .w = w_, .alpha = alpha, .f_dst = f, .w_dst = w});
@@ -134,7 +134,7 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
   {
     ProgramBuilder z0(g_, t_, name + ".z0");
     z0.observe_commit(tree_.root());
-    z0.store_ext(z0_, z0.sample_ext());
+    store_ext(z0_, sample_ext(z0));
     z0.emit();
   }
   // y0 = g(z0): partial sums of chunks, reduced to at most kProgramSumTerms, summed, written and
@@ -145,9 +145,11 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
       name + ".ood", {.coeffs = g_coeffs_, .z = z0_, .partials = partials, .n = uint32_t(n), .chunk = chunk});
   const ReducedPartials rest = add_partial_reduce(g_, name + ".ood", partials, parts, 1, kProgramSumTerms);
   ProgramBuilder ood(g_, t_, name + ".ood.program");
-  const ProgramBuilder::Reg y0 = ood.sum_ext(rest.values, 0, rest.count);
-  ood.store_ext(proof(fields().ood_values).slice(round, 1), y0);
-  ood.observe_ext(y0);
+  {
+    const DeviceFp4 y0 = sum_ext(ood, rest.values, 0, rest.count);
+    store_ext(proof(fields().ood_values).slice(round, 1), y0);
+    observe_ext(y0);
+  }
   ood.emit();
 }
 

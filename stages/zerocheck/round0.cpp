@@ -8,6 +8,7 @@
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
 #include "kernels/zerocheck.hpp"
+#include "stages/device_value.hpp"
 #include "stages/program.hpp"
 
 namespace vkstark {
@@ -452,17 +453,14 @@ void Round0Prover::sums_and_mu(const Round0ProofViews& proof, View<Fp4> polys) {
     ProgramBuilder p(
         g_, t_,
         first == 0 ? "round0.sums.program" : fmt::format("round0.sums.program.part{}", first / kSumsPerProgram));
-    const ProgramBuilder::Reg n = p.constant(Fp::from_canonical_unchecked(uint32_t(n_)));
+    const DeviceFp4 n = constant(p, Fp4(Fp::from_canonical_unchecked(uint32_t(n_))));
     for (uint32_t T = first; T < std::min(P, first + kSumsPerProgram); ++T)
       for (uint32_t f = 0; f < 2; ++f) {  // sum_p[T], then sum_q[T]
-        const ProgramBuilder::Reg sum = p.sum_ext(polys, (3 * uint64_t(T) + f) * len, terms, n_);
-        const ProgramBuilder::Reg v = p.mul(sum, n);
-        p.release(sum);
-        p.store_ext(f == 0 ? proof.numerator_term_per_air : proof.denominator_term_per_air, v, T);
-        p.observe_ext(v);
-        p.release(v);
+        const DeviceFp4 v = sum_ext(p, polys, (3 * uint64_t(T) + f) * len, terms, n_) * n;
+        store_ext(f == 0 ? proof.numerator_term_per_air : proof.denominator_term_per_air, v, T);
+        observe_ext(v);
       }
-    if (first + kSumsPerProgram >= P) p.store_ext(mu_, p.sample_ext());
+    if (first + kSumsPerProgram >= P) store_ext(mu_, sample_ext(p));
     p.emit();
   }
 }

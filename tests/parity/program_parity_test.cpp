@@ -7,9 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "kernels/basic.hpp"
 #include "kernels/hash/transcript.hpp"
 #include "kernels/program.hpp"
+#include "stages/device_value.hpp"
 #include "stages/program.hpp"
 
 using namespace vkstark;
@@ -72,6 +75,41 @@ TEST_P(ProgramParity, EveryArithmeticOpMatchesTheHostField) {
   const std::vector<Fp> got_base = run_->download(out_base);
   EXPECT_EQ(got_base[0], base[6] + base[6]);
   EXPECT_EQ(got_base[1], ha.c[0]);
+}
+
+namespace {
+// One formula for both sides (stages/device_value.hpp): host Fp4 values compute it, DeviceFp4 values
+// record it as a program. (b c - a)^-1 never meets zero for the values below.
+template <class F>
+F shared_formula(const F& a, const F& b, const F& c) {
+  const F d = b * c - a;
+  return d.inverse() * (a + Fp::from_canonical(2) * b) + c * c - Fp4::from_canonical(3, 0, 0, 1) + (Fp::one() - a) * c;
+}
+}  // namespace
+
+TEST_P(ProgramParity, DeviceValuesComputeWhatTheSameFormulaComputesOnTheHost) {
+  const std::vector<Fp4> ext = ext_values(3, 11);
+  Graph g;
+  auto x = g.input<Fp4>("x", 3);
+  auto out = g.output<Fp4>("out", 2);
+  DeviceTranscript t(g, "t");
+  {
+    ProgramBuilder p(g, t, "formula");
+    const DeviceFp4 a = load_ext(p, x, 0), b = load_ext(p, x, 1), c = load_ext(p, x, 2);
+    store_ext(out, shared_formula(a, b, c), 0);
+    // 300 dependent operations with no register released by hand: each intermediate value goes
+    // when it is replaced (more than the 32 registers would otherwise be live).
+    DeviceFp4 acc = a;
+    for (int i = 0; i < 100; ++i) acc = acc * b + c - a;
+    store_ext(out, acc, 1);
+    p.emit();
+  }
+  auto r = run(g, [&](PreparedPlan& pp) { pp.upload(x, ext); });
+  const std::vector<Fp4> got = r->download(out);
+  EXPECT_EQ(got[0], shared_formula(ext[0], ext[1], ext[2]));
+  Fp4 acc = ext[0];
+  for (int i = 0; i < 100; ++i) acc = acc * ext[1] + ext[2] - ext[0];
+  EXPECT_EQ(got[1], acc);
 }
 
 TEST_P(ProgramParity, SumsOfZeroToTwoHundredFiftySixEntriesMatchTheHost) {
@@ -387,6 +425,34 @@ TEST(ProgramBuilder, MisuseIsAGraphErrorNamingTheProgram) {
     EXPECT_NE(std::string(e.what()).find("whir.sumcheck7.program"), std::string::npos) << e.what();
   }
 }
+
+TEST(DeviceFp4, MisuseIsAGraphErrorNamingTheProgram) {
+  Graph g;
+  auto x = g.input<Fp4>("x", 1);
+  auto w = g.output<Fp>("w", 1);
+  DeviceTranscript t(g, "t");
+  auto expect_error = [](const std::function<void()>& f, const std::string& what) {
+    try {
+      f();
+      ADD_FAILURE() << "no GraphError, expected one saying " << what;
+    } catch (const GraphError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  ProgramBuilder p(g, t, "first"), q(g, t, "second");
+  const DeviceFp4 a = load_ext(p, x), b = load_ext(q, x);
+  expect_error([&] { (void)(a + b); }, "scalar programs 'first' and 'second'");
+  expect_error([&] { (void)(DeviceFp4() * a); }, "an empty DeviceFp4");
+  // A grind with bits > 0 splits the program: values made before it are gone.
+  p.grind(3, w.all());
+  expect_error([&] { store_ext(g.output<Fp4>("o", 1).all(), a); }, "scalar program 'first': a value used after a grind");
+  const DeviceFp4 c = load_ext(p, x);  // a fresh value in the new part works
+  observe_ext(c);
+  p.emit();
+  expect_error([&] { observe_ext(c); }, "after a grind split the program or after emit");
+  store_ext(g.output<Fp4>("o2", 1).all(), b * b);
+  q.emit();
+}  // every value's release here does nothing: its program part has ended
 
 TEST(ProgramBuilder, WritesTheEncodingOfProgramHpp) {
   Graph g;
