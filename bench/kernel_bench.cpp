@@ -130,16 +130,28 @@ std::string permutation_latency(Executor& exec, uint32_t iters, std::vector<Trac
            internal_layer(x);
          }
        }},
-      {"sbox", "x = p2_sbox(x);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = sbox(v); }},
-      {"p2c_sbox", "x = p2c_sbox(x);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = sbox(v); }},
+      {"sbox", "x = p2_sbox(x);",
+       [](std::array<Fp, 16>& x) {
+         for (Fp& v : x) v = sbox(v);
+       }},
+      {"p2c_sbox", "x = p2c_sbox(x);",
+       [](std::array<Fp, 16>& x) {
+         for (Fp& v : x) v = sbox(v);
+       }},
       {"lane_exchange", "x = fp_add(p2c_xor3(x, 1u, 2u, 3u).x, 0x12345u);",
        [](std::array<Fp, 16>& x) {
          std::array<Fp, 16> y;
          for (int i = 0; i < 16; ++i) y[i] = x[i ^ 1] + Fp::from_mont(0x12345u);
          x = y;
        }},
-      {"fp_mul", "x = fp_mul(x, 0x12345u);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = v * Fp::from_mont(0x12345u); }},
-      {"fp_add", "x = fp_add(x, 0x12345u);", [](std::array<Fp, 16>& x) { for (Fp& v : x) v = v + Fp::from_mont(0x12345u); }},
+      {"fp_mul", "x = fp_mul(x, 0x12345u);",
+       [](std::array<Fp, 16>& x) {
+         for (Fp& v : x) v = v * Fp::from_mont(0x12345u);
+       }},
+      {"fp_add", "x = fp_add(x, 0x12345u);",
+       [](std::array<Fp, 16>& x) {
+         for (Fp& v : x) v = v + Fp::from_mont(0x12345u);
+       }},
   };
   std::string json;
   for (const Probe& probe : probes) {
@@ -226,8 +238,9 @@ int main(int argc, char** argv) try {
   cli::executor_option(options, executor);
   // The copy bandwidth case moves 2^(N+6) words: 4 GiB at the top of the range.
   options.number<uint32_t>("--log-states", "N", log_states, 22, {4, 24}, "log2 of the Poseidon2 states");
-  options.choice("--only", only, {"transcript", "latency"}, "",
-                 "run only the transcript latency cases, or only the permutation's latency probes (default: every case)");
+  options.choice(
+      "--only", only, {"transcript", "latency"}, "",
+      "run only the transcript latency cases, or only the permutation's latency probes (default: every case)");
   options.number<uint32_t>("--transcript-perms", "P", transcript_perms, 1024, {1, 1u << 20},
                            "permutations chained inside one observe");
   options.number<uint32_t>("--transcript-chain", "K", transcript_chain, 256, {1, 1u << 16},

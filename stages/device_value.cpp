@@ -20,17 +20,18 @@ ProgramBuilder& DeviceFp4::builder() const {
 ProgramBuilder::Reg DeviceFp4::reg() const {
   ProgramBuilder& b = builder();
   if (s_->generation != b.generation())
-    throw GraphError(fmt::format("scalar program '{}': a value used after a grind split the program or after emit "
-                                 "(registers do not survive either)",
-                                 b.name()));
+    throw GraphError(
+        fmt::format("scalar program '{}': a value used after a grind split the program or after emit "
+                    "(registers do not survive either)",
+                    b.name()));
   return s_->r;
 }
 
 ProgramBuilder& DeviceFp4::same_builder(const DeviceFp4& a, const DeviceFp4& b, const char* op) {
   ProgramBuilder& x = a.builder();
   if (&x != &b.builder())
-    throw GraphError(fmt::format("scalar programs '{}' and '{}': {} of values of two programs", x.name(),
-                                 b.builder().name(), op));
+    throw GraphError(
+        fmt::format("scalar programs '{}' and '{}': {} of values of two programs", x.name(), b.builder().name(), op));
   return x;
 }
 

@@ -62,8 +62,7 @@ void DeviceTranscript::grind(uint32_t bits, View<Fp> witness) {
   // every grind was a dependent step more per grind); past kGrindWords grinds, words are reset again.
   const View<uint32_t> best = best_.slice(grinds_ % kGrindWords, 1);
   if (grinds_++ >= kGrindWords) g_.dispatch<FillU32>("transcript.grind.reset", {.out = best, .value = 0xFFFFFFFFu});
-  g_.dispatch<TranscriptGrindSearch>("transcript.grind.search", {.t = state_, .best = best, .bits = bits},
-                                     Grid{width});
+  g_.dispatch<TranscriptGrindSearch>("transcript.grind.search", {.t = state_, .best = best, .bits = bits}, Grid{width});
   g_.dispatch<TranscriptGrindFinish>("transcript.grind.finish",
                                      {.t = state_, .best = best, .witness = witness, .bits = bits});
 }

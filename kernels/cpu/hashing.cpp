@@ -112,7 +112,8 @@ void MerkleCompressLevels::cpu(const Args& a, const CpuContext& ctx) {
   auto out = ctx.span(a.out);
   uint64_t from = 0, to = 0, n = in.size() / 2;  // the layer read (in, then out from `from`), written
   for (uint32_t j = 0; j < a.levels; ++j, n /= 2) {
-    const std::span<const Digest> src = j == 0 ? std::span<const Digest>(in) : std::span<const Digest>(out).subspan(from);
+    const std::span<const Digest> src =
+        j == 0 ? std::span<const Digest>(in) : std::span<const Digest>(out).subspan(from);
     cpu::for_each_chunk(
         n,
         [&](uint64_t b, uint64_t e) {

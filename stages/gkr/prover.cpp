@@ -185,8 +185,8 @@ void GkrBuilder::round_program(uint32_t j, uint32_t s, View<Fp4> partials, uint3
 // The end of layer j's part of the transcript: its claims P0 = p_j(0, .), Q0, P1, Q1 at the
 // layer's point written (encoding order p0, p1, q0, q1) and observed (p0, q0, p1, q1), mu_j
 // sampled into xi^(j)[0]; then the start of layer j + 1.
-void GkrBuilder::end_layer(ProgramBuilder& p, uint32_t j, const DeviceFp4& p0, const DeviceFp4& q0,
-                           const DeviceFp4& p1, const DeviceFp4& q1) {
+void GkrBuilder::end_layer(ProgramBuilder& p, uint32_t j, const DeviceFp4& p0, const DeviceFp4& q0, const DeviceFp4& p1,
+                           const DeviceFp4& q1) {
   const View<Fp4> claims = proof_.claims_per_layer.slice(4 * (uint64_t(j) - 1), 4);
   store_ext(claims, p0, 0);
   store_ext(claims, p1, 1);

@@ -138,7 +138,8 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const 
   for (uint32_t d = 0; (leaves >> d) > 1;) {
     const uint64_t n = leaves >> d, half = n / 2;
     if (half > kMerkleLevelsFrom) {
-      compress_layer(g, fmt::format("{}.layer{}", name, d), t.nodes.slice(offset, n), t.nodes.slice(offset + n, half), 1);
+      compress_layer(g, fmt::format("{}.layer{}", name, d), t.nodes.slice(offset, n), t.nodes.slice(offset + n, half),
+                     1);
       offset += n;
       ++d;
       continue;

@@ -9,8 +9,8 @@
 #include "kernels/basic.hpp"
 #include "kernels/stacked_reduction.hpp"
 #include "kernels/whir.hpp"
-#include "stages/pcs/stacked.hpp"
 #include "stages/device_value.hpp"
+#include "stages/pcs/stacked.hpp"
 #include "stages/program.hpp"
 #include "stages/reduce.hpp"
 

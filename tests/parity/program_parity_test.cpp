@@ -445,7 +445,8 @@ TEST(DeviceFp4, MisuseIsAGraphErrorNamingTheProgram) {
   expect_error([&] { (void)(DeviceFp4() * a); }, "an empty DeviceFp4");
   // A grind with bits > 0 splits the program: values made before it are gone.
   p.grind(3, w.all());
-  expect_error([&] { store_ext(g.output<Fp4>("o", 1).all(), a); }, "scalar program 'first': a value used after a grind");
+  expect_error([&] { store_ext(g.output<Fp4>("o", 1).all(), a); },
+               "scalar program 'first': a value used after a grind");
   const DeviceFp4 c = load_ext(p, x);  // a fresh value in the new part works
   observe_ext(c);
   p.emit();

@@ -535,8 +535,8 @@ TEST(DeviceTranscript, RejectsMoreBitsThanASampleHolds) {
 }
 
 // MerkleCompressLevels shares its permutation with the transcript kernels (sponge_coop.glsl), so it
-// is held here, on both exchange paths. The top layers of a tree in one dispatch: every layer's digests equal the host's compressions,
-// for blocks that fill a workgroup's 8 groups, blocks smaller than that, several workgroups (256
+// is held here, on both exchange paths. The top layers of a tree in one dispatch: every layer's digests equal the
+// host's compressions, for blocks that fill a workgroup's 8 groups, blocks smaller than that, several workgroups (256
 // inputs) and a last workgroup with idle groups (2 and 4 inputs).
 TEST_P(TranscriptParity, MerkleCompressLevelsAreTheLayersOneByOne) {
   for (uint32_t n : {2u, 4u, 16u, 64u, 256u}) {
@@ -559,7 +559,8 @@ TEST_P(TranscriptParity, MerkleCompressLevelsAreTheLayersOneByOne) {
         layer = std::move(next);
       }
       ASSERT_EQ(want.size(), got.size());
-      for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "n " << n << " levels " << levels << " digest " << i;
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_EQ(got[i], want[i]) << "n " << n << " levels " << levels << " digest " << i;
     }
   }
 }
