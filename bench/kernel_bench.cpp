@@ -116,6 +116,9 @@ struct Probe {
 
 std::string permutation_latency(Executor& exec, uint32_t iters, std::vector<Trace>& traces) {
   using namespace poseidon2_detail;
+  const auto sbox_lanes = [](std::array<Fp, 16>& x) {
+    for (Fp& v : x) v = sbox(v);
+  };
   const std::vector<Probe> probes = {
       {"permutation", "p2c_permute(x, k);", [](std::array<Fp, 16>& x) { poseidon2_permute(x); }},
       {"external_layer", "x = p2c_external_add(x, k.ext_init[0]);",
@@ -130,14 +133,8 @@ std::string permutation_latency(Executor& exec, uint32_t iters, std::vector<Trac
            internal_layer(x);
          }
        }},
-      {"sbox", "x = p2_sbox(x);",
-       [](std::array<Fp, 16>& x) {
-         for (Fp& v : x) v = sbox(v);
-       }},
-      {"p2c_sbox", "x = p2c_sbox(x);",
-       [](std::array<Fp, 16>& x) {
-         for (Fp& v : x) v = sbox(v);
-       }},
+      {"sbox", "x = p2_sbox(x);", sbox_lanes},
+      {"p2c_sbox", "x = p2c_sbox(x);", sbox_lanes},
       {"lane_exchange", "x = fp_add(p2c_xor3(x, 1u, 2u, 3u).x, 0x12345u);",
        [](std::array<Fp, 16>& x) {
          std::array<Fp, 16> y;

@@ -31,7 +31,6 @@ class DeviceFp4 {
   // Takes over a register the builder allocated (it is released with the last copy).
   static DeviceFp4 adopt(ProgramBuilder& b, ProgramBuilder::Reg r);
 
-  bool empty() const { return s_ == nullptr; }
   ProgramBuilder& builder() const;
   ProgramBuilder::Reg reg() const;  // GraphError when empty
 

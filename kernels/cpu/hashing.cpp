@@ -82,55 +82,44 @@ void HashRowsAbsorb::cpu(const Args& a, const CpuContext& ctx) {
       256);
 }
 
-void MerkleCompressLayer::cpu(const Args& a, const CpuContext& ctx) {
-  auto in = ctx.span(a.in);
-  auto out = ctx.span(a.out);
-  const uint64_t s = a.stride;
+namespace {
+// out[i] = compress(in[2(i/s)s + i%s], in[(2(i/s)+1)s + i%s]) for i < n, s = stride: one Merkle
+// layer, in SIMD batches of kBatch permutations.
+void compress_layer(std::span<const Digest> in, std::span<Digest> out, uint64_t n, uint64_t s) {
   cpu::for_each_chunk(
-      ctx.grid().x,
+      n,
       [&](uint64_t b, uint64_t e) {
         for (uint64_t i0 = b; i0 < e; i0 += kBatch) {
-          const uint64_t n = std::min(kBatch, e - i0);
+          const uint64_t k = std::min(kBatch, e - i0);
           Poseidon2State states[kBatch];
-          for (uint64_t k = 0; k < n; ++k) {
-            const uint64_t i = i0 + k, left = 2 * (i / s) * s + i % s, right = left + s;
-            for (int j = 0; j < DIGEST_SIZE; ++j) {
-              states[k][j] = in[left][j];
-              states[k][DIGEST_SIZE + j] = in[right][j];
+          for (uint64_t q = 0; q < k; ++q) {
+            const uint64_t i = i0 + q, left = 2 * (i / s) * s + i % s, right = left + s;
+            for (int w = 0; w < DIGEST_SIZE; ++w) {
+              states[q][w] = in[left][w];
+              states[q][DIGEST_SIZE + w] = in[right][w];
             }
           }
-          poseidon2_permute_batch(std::span<Poseidon2State>(states, n));
-          for (uint64_t k = 0; k < n; ++k)
-            for (int j = 0; j < DIGEST_SIZE; ++j) out[i0 + k][j] = states[k][j];
+          poseidon2_permute_batch(std::span<Poseidon2State>(states, k));
+          for (uint64_t q = 0; q < k; ++q)
+            for (int w = 0; w < DIGEST_SIZE; ++w) out[i0 + q][w] = states[q][w];
         }
       },
       256);
 }
+}  // namespace
 
+void MerkleCompressLayer::cpu(const Args& a, const CpuContext& ctx) {
+  compress_layer(ctx.span(a.in), ctx.span(a.out), ctx.grid().x, a.stride);
+}
+
+// Layer after layer: the first reads in, each later one the layer written before it in out.
 void MerkleCompressLevels::cpu(const Args& a, const CpuContext& ctx) {
   auto in = ctx.span(a.in);
   auto out = ctx.span(a.out);
-  uint64_t from = 0, to = 0, n = in.size() / 2;  // the layer read (in, then out from `from`), written
+  uint64_t from = 0, to = 0, n = in.size() / 2;
   for (uint32_t j = 0; j < a.levels; ++j, n /= 2) {
-    const std::span<const Digest> src =
-        j == 0 ? std::span<const Digest>(in) : std::span<const Digest>(out).subspan(from);
-    cpu::for_each_chunk(
-        n,
-        [&](uint64_t b, uint64_t e) {
-          for (uint64_t i0 = b; i0 < e; i0 += kBatch) {
-            const uint64_t k = std::min(kBatch, e - i0);
-            Poseidon2State states[kBatch];
-            for (uint64_t q = 0; q < k; ++q)
-              for (int w = 0; w < DIGEST_SIZE; ++w) {
-                states[q][w] = src[2 * (i0 + q)][w];
-                states[q][DIGEST_SIZE + w] = src[2 * (i0 + q) + 1][w];
-              }
-            poseidon2_permute_batch(std::span<Poseidon2State>(states, k));
-            for (uint64_t q = 0; q < k; ++q)
-              for (int w = 0; w < DIGEST_SIZE; ++w) out[to + i0 + q][w] = states[q][w];
-          }
-        },
-        256);
+    compress_layer(j == 0 ? std::span<const Digest>(in) : std::span<const Digest>(out).subspan(from), out.subspan(to),
+                   n, 1);
     from = to;
     to += n;
   }

@@ -9,9 +9,9 @@
 // In workgroups of WG = 256 (EqPowAccumulate::workgroup_size) the invocations share b's high bits
 // (k >= 8). Per batch of PB points, the first invocations make each point's squares z^(2^k),
 // k < 8, and its weighted high factor gamma^(i+1) prod_{k >= 8} into shared memory (in the base
-// field for a base-field point, then scaled by its weight); then 16
-// invocations per point make two tables of it: lo[t], the product over bits 0..3 for t = b mod 16,
-// and hi[t], the high factor times the product over bits 4..7 for t = (b >> 4) mod 16. Each entry
+// field for a base-field point, then scaled by its weight); then 16 invocations per point make two
+// tables of it: lo[t], the product over bits 0..3 for t = b mod 16, and hi[t], the high factor
+// times the product over bits 4..7 for t = (b >> 4) mod 16. Each entry
 // adds lo[b mod 16] hi[(b >> 4) mod 16] per point: for a base-field point (the query points) an
 // Fp x Fp4 product, 4 base products (it was 8 factors and an Fp x Fp4 product, 12; before that 2m).
 // Other workgroup sizes run the whole product per entry. The field is commutative, so any order
