@@ -22,6 +22,7 @@
 #include "kernels/hashing.hpp"
 #include "runtime/trace.hpp"
 #include "stages/ntt.hpp"
+#include "stages/device_value.hpp"
 #include "stages/program.hpp"
 #include "stages/transcript.hpp"
 
@@ -205,14 +206,10 @@ void main() {{
     {
       auto span = g.span("work");
       ProgramBuilder prog(g, t, std::string("latency.program_") + kind);
-      ProgramBuilder::Reg x = prog.constant(Fp4(Fp::from_canonical(3), Fp::from_canonical(5), Fp::one(), Fp::one()));
-      const ProgramBuilder::Reg c = prog.constant(Fp4(Fp::from_canonical(7), Fp::zero(), Fp::one(), Fp::zero()));
-      for (uint32_t i = 0; i < n; ++i) {
-        const ProgramBuilder::Reg y = kind[0] == 'a' ? prog.add(x, c) : prog.mul(x, c);
-        prog.release(x);
-        x = y;
-      }
-      prog.store_ext(out.all(), x);
+      DeviceFp4 x = constant(prog, Fp4(Fp::from_canonical(3), Fp::from_canonical(5), Fp::one(), Fp::one()));
+      const DeviceFp4 c = constant(prog, Fp4(Fp::from_canonical(7), Fp::zero(), Fp::one(), Fp::zero()));
+      for (uint32_t i = 0; i < n; ++i) x = kind[0] == 'a' ? x + c : x * c;
+      store_ext(out.all(), x);
       prog.emit();
     }
     const double ms = time_span(

@@ -39,18 +39,15 @@ DeviceFp4 DeviceFp4::constant(const Fp4& v) const { return vkstark::constant(bui
 
 DeviceFp4 DeviceFp4::inverse() const { return adopt(builder(), builder().inv(reg())); }
 
-DeviceFp4 operator+(const DeviceFp4& a, const DeviceFp4& b) {
-  ProgramBuilder& p = DeviceFp4::same_builder(a, b, "a sum");
-  return DeviceFp4::adopt(p, p.add(a.reg(), b.reg()));
+DeviceFp4 DeviceFp4::binary(const DeviceFp4& a, const DeviceFp4& b, char op) {
+  ProgramBuilder& p = same_builder(a, b, op == '+' ? "a sum" : op == '-' ? "a difference" : "a product");
+  const ProgramBuilder::Reg x = a.reg(), y = b.reg();
+  return adopt(p, op == '+' ? p.add(x, y) : op == '-' ? p.sub(x, y) : p.mul(x, y));
 }
-DeviceFp4 operator-(const DeviceFp4& a, const DeviceFp4& b) {
-  ProgramBuilder& p = DeviceFp4::same_builder(a, b, "a difference");
-  return DeviceFp4::adopt(p, p.sub(a.reg(), b.reg()));
-}
-DeviceFp4 operator*(const DeviceFp4& a, const DeviceFp4& b) {
-  ProgramBuilder& p = DeviceFp4::same_builder(a, b, "a product");
-  return DeviceFp4::adopt(p, p.mul(a.reg(), b.reg()));
-}
+
+DeviceFp4 operator+(const DeviceFp4& a, const DeviceFp4& b) { return DeviceFp4::binary(a, b, '+'); }
+DeviceFp4 operator-(const DeviceFp4& a, const DeviceFp4& b) { return DeviceFp4::binary(a, b, '-'); }
+DeviceFp4 operator*(const DeviceFp4& a, const DeviceFp4& b) { return DeviceFp4::binary(a, b, '*'); }
 
 DeviceFp4 constant(ProgramBuilder& b, const Fp4& v) { return DeviceFp4::adopt(b, b.constant(v)); }
 DeviceFp4 load(ProgramBuilder& b, View<Fp> v, uint64_t i) { return DeviceFp4::adopt(b, b.load(v, i)); }

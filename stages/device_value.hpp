@@ -28,11 +28,8 @@ namespace vkstark {
 class DeviceFp4 {
  public:
   DeviceFp4() = default;  // empty: any use is a GraphError
-  // Takes over a register the builder allocated (it is released with the last copy).
-  static DeviceFp4 adopt(ProgramBuilder& b, ProgramBuilder::Reg r);
 
-  ProgramBuilder& builder() const;
-  ProgramBuilder::Reg reg() const;  // GraphError when empty
+  ProgramBuilder& builder() const;  // GraphError when empty
 
   DeviceFp4 inverse() const;  // 0 for 0 (kernels/program.hpp)
 
@@ -56,6 +53,20 @@ class DeviceFp4 {
   DeviceFp4& operator*=(const DeviceFp4& b) { return *this = *this * b; }
 
  private:
+  friend DeviceFp4 constant(ProgramBuilder& b, const Fp4& v);
+  friend DeviceFp4 load(ProgramBuilder& b, View<Fp> v, uint64_t i);
+  friend DeviceFp4 load_ext(ProgramBuilder& b, View<Fp4> v, uint64_t i);
+  friend DeviceFp4 sum_ext(ProgramBuilder& b, View<Fp4> v, uint64_t first, uint64_t count, uint64_t stride);
+  friend DeviceFp4 sample(ProgramBuilder& b);
+  friend DeviceFp4 sample_ext(ProgramBuilder& b);
+  friend void store(View<Fp> dst, const DeviceFp4& x, uint64_t i);
+  friend void store_ext(View<Fp4> dst, const DeviceFp4& x, uint64_t i);
+  friend void observe(const DeviceFp4& x);
+  friend void observe_ext(const DeviceFp4& x);
+  // Takes over a register the builder allocated (it is released with the last copy).
+  static DeviceFp4 adopt(ProgramBuilder& b, ProgramBuilder::Reg r);
+  ProgramBuilder::Reg reg() const;  // GraphError when empty or spent
+
   struct Held {
     ProgramBuilder* b;
     ProgramBuilder::Reg r;
@@ -66,6 +77,7 @@ class DeviceFp4 {
     ~Held() { b->release_of_generation(r, generation); }
   };
   DeviceFp4 constant(const Fp4& v) const;
+  static DeviceFp4 binary(const DeviceFp4& a, const DeviceFp4& b, char op);  // op: '+', '-', '*'
   static ProgramBuilder& same_builder(const DeviceFp4& a, const DeviceFp4& b, const char* op);
   std::shared_ptr<const Held> s_;
 };

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -81,6 +82,50 @@ struct LiftedPoint {
 [[nodiscard]] Fp4 interpolate_quadratic(const Fp4& v0, const Fp4& v1, const Fp4& v2, const Fp4& r);
 // Through (0, v0) .. (3, v3) at r (GKR rounds).
 [[nodiscard]] Fp4 interpolate_cubic(const Fp4& v0, const Fp4& v1, const Fp4& v2, const Fp4& v3, const Fp4& r);
+
+// Written once for the verifier (F = Fp4) and the prover's round programs (F = DeviceFp4,
+// stages/device_value.hpp), with few operations, every one of them the prover's instruction on the
+// proof's critical path. `values` are p(0..n-1) of a polynomial p of degree < n, n >= 1.
+
+// p(r) by Lagrange on 0..n-1 in one upward pass: U_0 = p(0) w_0, U_i = U_(i-1) (r - i) + p(i) w_i
+// P_i with w_i = 1 / prod_(k != i) (i - k), P_i = prod_(k < i) (r - k); p(r) = U_(n-1).
+template <class F>
+[[nodiscard]] F eval_uniform(std::span<const F> values, const F& r) {
+  const uint32_t n = uint32_t(values.size());
+  auto integer = [](uint32_t v) { return Fp::from_canonical_unchecked(v); };
+  auto weight = [&](uint32_t i) {
+    Fp denom = Fp::one();
+    for (uint32_t k = 0; k < n; ++k)
+      if (k != i) denom *= integer(i) - integer(k);
+    return denom.inverse();
+  };
+  F u = values[0] * weight(0);
+  std::optional<F> prefix, below;  // P_i for i >= 2 (P_1 = r); r - (i - 1) for i >= 2
+  for (uint32_t i = 1; i < n; ++i) {
+    if (i >= 2) prefix = (prefix ? *prefix : r) * (below ? *below : r);
+    F step = r - integer(i);
+    const F part = values[i] * weight(i) * (prefix ? *prefix : r);
+    u = u * step + part;
+    below = std::move(step);
+  }
+  return u;
+}
+
+// p(n): sum_i p(i) w_i with w_i = prod_(k != i) (n - k) / (i - k).
+template <class F>
+[[nodiscard]] F extrapolate_next(std::span<const F> values) {
+  const uint32_t n = uint32_t(values.size());
+  auto integer = [](uint32_t v) { return Fp::from_canonical_unchecked(v); };
+  std::optional<F> acc;
+  for (uint32_t i = 0; i < n; ++i) {
+    Fp w = Fp::one();
+    for (uint32_t k = 0; k < n; ++k)
+      if (k != i) w *= (integer(n) - integer(k)) * (integer(i) - integer(k)).inverse();
+    const F term = values[i] * w;
+    acc = acc ? *acc + term : term;
+  }
+  return *acc;
+}
 
 // ---------------------------------------------------------------------------------------------
 // 9.7 Selectors at a point, in closed form

@@ -3,16 +3,16 @@
 // around it become one dependent dispatch instead of a chain of tiny kernels:
 //
 //   ProgramBuilder p(g, transcript, "whir.sumcheck3.program");
-//   auto s1 = p.sum_ext(partials, 0, parts, 2);      // fused final reduction stage
-//   p.store_ext(evals, s1, 0);
-//   p.observe_ext(s1);
+//   DeviceFp4 s1 = sum_ext(p, partials, 0, parts, 2);  // fused final reduction stage
+//   store_ext(evals, s1, 0);
+//   observe_ext(s1);
 //   p.grind(bits, witness);                           // bits > 0: ends this dispatch, grinds, starts the next
-//   p.store_ext(alpha, p.sample_ext());
+//   store_ext(alpha, sample_ext(p));
 //   p.emit();
 //
-// Registers (Reg) are allocated as values are made and come back with release(); at most 32 are
+// Values (DeviceFp4, stages/device_value.hpp) hold registers, released with their last copy; at most 32 are
 // live at once. A grind with bits > 0 splits the program into two dispatches around the grind
-// kernels (stages/transcript.hpp): registers do not survive it. Views are bound to the dispatch's
+// kernels (stages/transcript.hpp): values do not survive it. Views are bound to the dispatch's
 // in/out slots as they are first used (identical views share a slot; at most 6 in, 4 out per
 // dispatch); a program may not read a range it writes. Misuse is a GraphError naming the program.
 // Thread-compatible; the Graph and the DeviceTranscript must outlive the builder.
@@ -44,16 +44,46 @@ inline constexpr uint64_t kObserveWordsPerDispatch = 1024;
 inline constexpr uint64_t kObserveKernelWords = 64;
 inline constexpr uint64_t kObserveKernelPiece = 4096;
 
+class DeviceFp4;
+
 class ProgramBuilder {
  public:
-  struct Reg {
-    uint32_t index = ~0u;
-  };
-
   ProgramBuilder(Graph& g, DeviceTranscript& t, std::string name);
   ProgramBuilder(const ProgramBuilder&) = delete;
   ProgramBuilder& operator=(const ProgramBuilder&) = delete;
 
+  // The program's values are DeviceFp4 (stages/device_value.hpp): constant(p, v), load_ext(p, v, i),
+  // sum_ext(...), sample_ext(p), arithmetic, store_ext(view, x, i), observe_ext(x).
+
+  // The transcript, in program order with everything else in the program. With no register live,
+  // a view of kObserveKernelWords or more is observed by the transcript's observe kernel (the
+  // program split around it); a shorter one, or any with a register live, by the interpreter, in
+  // pieces of kObserveWordsPerDispatch words (a dispatch each) where no register is live.
+  void observe(View<Fp> v);
+  void observe_ext(View<Fp4> v) { observe(v.bitcast<Fp>()); }
+  void observe_commit(View<Digest> v) { observe(v.bitcast<Fp>()); }
+  // Proof of work (protocol.md 2.6) into witness[0]. bits == 0: witness[0] = 0 inside the program,
+  // transcript untouched. bits > 0: the program so far becomes one dispatch, the grind kernels
+  // follow (DeviceTranscript::grind), and the rest of the program is a new dispatch; every
+  // value made before is spent (using one is a GraphError).
+  void grind(uint32_t bits, View<Fp> witness);
+
+  // Adds the last dispatch (named as the builder; earlier parts, split by grinds, are named
+  // "<name>", then "<name>.part1", ...). GraphError for an empty program. The builder is spent.
+  void emit();
+
+  // The words of the part being written (tests, listings).
+  const std::vector<uint32_t>& code() const { return code_; }
+  const std::string& name() const { return name_; }
+
+  // The register level under the values: registers (at most kProgramRegisters live) are allocated
+  // as values are made and come back with release(). Protocol code does not see it: DeviceFp4
+  // holds a register and releases it with its last copy; the builder's own tests reach it by
+  // deriving (tests/parity/program_parity_test.cpp).
+ protected:
+  struct Reg {
+    uint32_t index = ~0u;
+  };
   [[nodiscard]] Reg constant(const Fp4& v);
   [[nodiscard]] Reg constant(Fp v) { return constant(Fp4(v)); }
   // v[i] (an Fp as an Fp4 with zero c1..c3) / v[i].
@@ -70,40 +100,29 @@ class ProgramBuilder {
   void store(View<Fp> dst, Reg x, uint64_t i = 0);
   void store_ext(View<Fp4> dst, Reg x, uint64_t i = 0);
   void release(Reg x);
-
-  // The transcript, in program order with everything else in the program.
   void observe(Reg x);      // x.c0
   void observe_ext(Reg x);  // the 4 coefficients
-  // With no register live, a view of kObserveKernelWords or more is observed by the transcript's
-  // observe kernel (the program split around it); a shorter one, or any with a register live, by
-  // the interpreter, in pieces of kObserveWordsPerDispatch words (a dispatch each) where no
-  // register is live.
-  void observe(View<Fp> v);
-  void observe_ext(View<Fp4> v) { observe(v.bitcast<Fp>()); }
-  void observe_commit(View<Digest> v) { observe(v.bitcast<Fp>()); }
   [[nodiscard]] Reg sample();
   [[nodiscard]] Reg sample_ext();
-  // Proof of work (protocol.md 2.6) into witness[0]. bits == 0: witness[0] = 0 inside the program,
-  // transcript untouched. bits > 0: the program so far becomes one dispatch, the grind kernels
-  // follow (DeviceTranscript::grind), and the rest of the program is a new dispatch; every
-  // register is lost.
-  void grind(uint32_t bits, View<Fp> witness);
 
-  // Adds the last dispatch (named as the builder; earlier parts, split by grinds, are named
-  // "<name>", then "<name>.part1", ...). GraphError for an empty program. The builder is spent.
-  void emit();
-
-  // The words of the part being written (tests, listings).
-  const std::vector<uint32_t>& code() const { return code_; }
-
-  // For values that release their register when the last copy goes (stages/device_value.hpp):
-  // the registers' generation, which a grind that splits the program or emit() ends, and a
-  // release that does nothing for a register of an ended generation or one no longer live.
+  // For values: the registers' generation, which a grind that splits the program or emit() ends,
+  // and a release that does nothing for a register of an ended generation or one no longer live.
   uint32_t generation() const { return generation_; }
-  const std::string& name() const { return name_; }
   void release_of_generation(Reg x, uint32_t generation) noexcept;
 
  private:
+  friend class DeviceFp4;
+  friend DeviceFp4 constant(ProgramBuilder& b, const Fp4& v);
+  friend DeviceFp4 load(ProgramBuilder& b, View<Fp> v, uint64_t i);
+  friend DeviceFp4 load_ext(ProgramBuilder& b, View<Fp4> v, uint64_t i);
+  friend DeviceFp4 sum_ext(ProgramBuilder& b, View<Fp4> v, uint64_t first, uint64_t count, uint64_t stride);
+  friend DeviceFp4 sample(ProgramBuilder& b);
+  friend DeviceFp4 sample_ext(ProgramBuilder& b);
+  friend void store(View<Fp> dst, const DeviceFp4& x, uint64_t i);
+  friend void store_ext(View<Fp4> dst, const DeviceFp4& x, uint64_t i);
+  friend void observe(const DeviceFp4& x);
+  friend void observe_ext(const DeviceFp4& x);
+
   [[noreturn]] void fail(const std::string& what) const;
   Reg alloc();
   uint32_t live(Reg x, const char* op) const;

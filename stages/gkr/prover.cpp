@@ -214,8 +214,8 @@ GkrChallenges gkr_grind_and_challenges(Graph& g, DeviceTranscript& transcript, c
   GkrChallenges c{g.transient<Fp4>("gkr.alpha", 1).all(), g.transient<Fp4>("gkr.beta", 1).all()};
   ProgramBuilder p(g, transcript, "gkr.logup_pow");
   p.grind(params.logup.pow_bits, proof.logup_pow_witness);
-  p.store_ext(c.alpha, p.sample_ext());
-  p.store_ext(c.beta, p.sample_ext());
+  store_ext(c.alpha, sample_ext(p));
+  store_ext(c.beta, sample_ext(p));
   p.emit();
   return c;
 }

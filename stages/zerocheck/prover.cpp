@@ -16,14 +16,14 @@
 #include "stages/air/constraint_kernel.hpp"
 #include "stages/air/ext_kernel.hpp"
 #include "stages/pcs/stacked.hpp"
+#include "stages/device_value.hpp"
+#include "stages/poly.hpp"
 #include "stages/program.hpp"
 #include "stages/zerocheck/round0.hpp"
 
 namespace vkstark {
 
 namespace {
-
-using Reg = ProgramBuilder::Reg;
 
 // Code words after which a coefficient program is cut (kProgramMaxWords is 2048; one term takes
 // well under 48).
@@ -33,25 +33,8 @@ constexpr uint32_t kEvalChunk = 64;
 
 uint32_t n_tilde(uint32_t log_height, uint32_t l) { return log_height > l ? log_height - l : 0; }
 
-// Register arithmetic of the round programs that releases what it consumes: acc += x (both);
-// x y (both); x y (x only).
-void consume_add(ProgramBuilder& q, Reg& acc, Reg x) {
-  const Reg sum = q.add(acc, x);
-  q.release(acc);
-  q.release(x);
-  acc = sum;
-}
-Reg consume_mul(ProgramBuilder& q, Reg x, Reg y) {
-  const Reg m = q.mul(x, y);
-  q.release(x);
-  q.release(y);
-  return m;
-}
-Reg consume_mul_by(ProgramBuilder& q, Reg x, Reg y) {
-  const Reg m = q.mul(x, y);
-  q.release(x);
-  return m;
-}
+// acc += x, where an absent acc is zero (absent values are no registers at all).
+void add_to(std::optional<DeviceFp4>& acc, const DeviceFp4& x) { acc = acc ? *acc + x : x; }
 
 // Writes a sequence of independent pieces as programs cut where they grow long: a piece must not
 // keep a register across next() (the program may end there).
@@ -200,23 +183,12 @@ class BatchProver {
         for (uint32_t s = 0; s < sigmas; ++s) {
           ProgramBuilder& p = seq.next();
           const uint64_t b = trace(T).row_start[s] >> (l_ + nt(T));
-          Reg acc = p.constant(Fp::one());
+          DeviceFp4 acc = constant(p, Fp4(Fp::one()));
           for (uint32_t k = 0; k < free; ++k) {
-            const Reg x = p.load_ext(in_.xi, l_ + nt(T) + k);
-            Reg factor = x;
-            if (((b >> k) & 1) == 0) {
-              const Reg one = p.constant(Fp::one());
-              factor = p.sub(one, x);
-              p.release(one);
-              p.release(x);
-            }
-            const Reg next = p.mul(acc, factor);
-            p.release(acc);
-            p.release(factor);
-            acc = next;
+            const DeviceFp4 x = load_ext(p, in_.xi, l_ + nt(T) + k);
+            acc *= ((b >> k) & 1) != 0 ? x : Fp::one() - x;
           }
-          p.store_ext(eq3b, acc, s);
-          p.release(acc);
+          store_ext(eq3b, acc, s);
         }
         seq.emit();
       }
@@ -230,38 +202,25 @@ class BatchProver {
       // sum over terms of eq3b[sigma] * weight(term), stored at dst[i].
       auto combination = [&](View<Fp4> dst, uint64_t i, auto&& terms, auto&& weight) {
         ProgramBuilder& p = seq.next();
-        Reg acc = p.constant(Fp4());
+        DeviceFp4 acc = constant(p, Fp4());
         for (const auto& term : terms) {
-          const Reg e = p.load_ext(eq3b, term.first);
-          const Reg w = weight(p, term);
-          const Reg prod = p.mul(e, w);
-          p.release(e);
-          p.release(w);
-          const Reg sum = p.add(acc, prod);
-          p.release(acc);
-          p.release(prod);
-          acc = sum;
+          const DeviceFp4 e = load_ext(p, eq3b, term.first);
+          acc += e * weight(p, term);
         }
-        p.store_ext(dst, acc, i);
-        p.release(acc);
+        store_ext(dst, acc, i);
       };
       for (size_t r = 0; r < f.numerator_terms.size(); ++r) {
         std::vector<std::pair<uint32_t, uint32_t>> terms;
         for (uint32_t s : f.numerator_terms[r]) terms.emplace_back(s, 0);
-        combination(num, r, terms, [&](ProgramBuilder& p, const auto&) { return p.constant(norm); });
+        combination(num, r, terms, [&](ProgramBuilder& p, const auto&) { return constant(p, Fp4(norm)); });
       }
       for (size_t r = 0; r < f.denominator_terms.size(); ++r)
         combination(den, r, f.denominator_terms[r],
-                    [&](ProgramBuilder& p, const auto& term) { return p.load_ext(beta_powers, term.second); });
+                    [&](ProgramBuilder& p, const auto& term) { return load_ext(p, beta_powers, term.second); });
       std::vector<std::pair<uint32_t, uint32_t>> all;
       for (uint32_t s = 0; s < sigmas; ++s) all.emplace_back(s, f.lengths[s]);
       combination(den, f.denominator_terms.size(), all, [&](ProgramBuilder& p, const auto& term) {
-        const Reg bp = p.load_ext(beta_powers, term.second);
-        const Reg bus = p.constant(Fp::from_canonical_unchecked(uint32_t(f.buses[term.first]) + 1));
-        const Reg w = p.mul(bp, bus);
-        p.release(bp);
-        p.release(bus);
-        return w;
+        return load_ext(p, beta_powers, term.second) * Fp::from_canonical_unchecked(uint32_t(f.buses[term.first]) + 1);
       });
       seq.emit();
       coeffs_[T][1] = num;
@@ -354,19 +313,12 @@ class BatchProver {
     const View<Fp4> eqd = eval("batch.eq_d_at_r0", res.eq_polys.slice(n_, n_));
     ProgramBuilder p(g_, t_, "batch.after_round0.program");
     const View<Fp4> row = state(0);
-    auto sum_to = [&](View<Fp4> partials, uint32_t at) {
-      const Reg v = p.sum_ext(partials, 0, partials.count);
-      p.store_ext(row, v, at);
-      p.release(v);
-    };
+    auto sum_to = [&](View<Fp4> partials, uint32_t at) { store_ext(row, sum_ext(p, partials, 0, partials.count), at); };
     sum_to(s0, kClaim);
     sum_to(eqs, kEqSharp);
     sum_to(eqd, kEq);
-    const Reg r0 = p.load_ext(res.r0);
-    p.store_ext(r_, r0, 0);
-    p.release(r0);
-    const Reg zero = p.constant(Fp4());
-    p.store_ext(row, zero, kTail);
+    store_ext(r_, load_ext(p, res.r0), 0);
+    store_ext(row, constant(p, Fp4()), kTail);
     p.emit();
   }
 
@@ -524,52 +476,44 @@ class BatchProver {
 
     const View<Fp4> prev = state(j - 1), row = state(j);
     // The terms of traces [h0, h1) of `heads` and [t0, t1) of `new_tail` in program q: head(X) for
-    // X = 1..d and the new tail traces' terms (released by the caller).
+    // X = 1..d and the new tail traces' terms.
     // Absent values (no new tail trace, a functional the trace lacks) are no registers at all:
     // nothing multiplies a zero (about half of keccakf's round program did, 2026-11-27).
     struct Terms {
-      std::vector<Reg> head;  // d
-      std::optional<Reg> tail;
+      std::vector<DeviceFp4> head;  // d
+      std::optional<DeviceFp4> tail;
     };
     auto emit_terms = [&](ProgramBuilder& q, size_t h0, size_t h1, size_t t0, size_t t1) {
-      const Reg eq_prev = q.load_ext(prev, kEq), eqs_prev = q.load_ext(prev, kEqSharp);
-      auto add_to = [&](std::optional<Reg>& acc, Reg x) {
-        if (acc) {
-          consume_add(q, *acc, x);
-        } else {
-          acc = x;
-        }
-      };
-      auto mul2 = [&](Reg x, Reg y) { return consume_mul(q, x, y); };
-      auto mul_by = [&](Reg x, Reg y) { return consume_mul_by(q, x, y); };
+      const DeviceFp4 eq_prev = load_ext(q, prev, kEq), eqs_prev = load_ext(q, prev, kEqSharp);
       // mu^(2P+T) eq C + eq# (mu^(2T) N' + mu^(2T+1) Q), the values from `load` (the trace's
       // functionals only; present(T) != 0 for every trace here).
       auto term = [&](uint32_t T, auto&& load) {
-        std::optional<Reg> out, lg;
-        if (kernels(T).has(Functional(0)))
-          out = mul_by(mul2(load(0), q.load_ext(mu_powers_, 2 * uint64_t(P_) + T)), eq_prev);
+        std::optional<DeviceFp4> out, lg;
+        if (kernels(T).has(Functional(0))) {
+          const DeviceFp4 c = load(0);
+          out = c * load_ext(q, mu_powers_, 2 * uint64_t(P_) + T) * eq_prev;
+        }
         for (uint32_t f = 1; f <= 2; ++f)
-          if (kernels(T).has(Functional(f))) add_to(lg, mul2(load(f), q.load_ext(mu_powers_, 2 * uint64_t(T) + f - 1)));
-        if (lg) add_to(out, mul_by(*lg, eqs_prev));
+          if (kernels(T).has(Functional(f))) {
+            const DeviceFp4 v = load(f);
+            add_to(lg, v * load_ext(q, mu_powers_, 2 * uint64_t(T) + f - 1));
+          }
+        if (lg) add_to(out, *lg * eqs_prev);
         return *out;
       };
       Terms out;
-      for (size_t i = t0; i < t1; ++i) {
-        const uint32_t T = new_tail[i];
-        add_to(out.tail, term(T, [&](uint32_t f) { return q.load_ext(at_r, kFunctionals * i + f); }));
-      }
+      for (size_t i = t0; i < t1; ++i)
+        add_to(out.tail, term(new_tail[i], [&](uint32_t f) { return load_ext(q, at_r, kFunctionals * i + f); }));
       for (uint32_t X = 1; X <= d_; ++X) {
-        std::optional<Reg> h;
+        std::optional<DeviceFp4> h;
         for (size_t k = h0; k < h1; ++k) {
           const Head& hd = heads[k];
           add_to(h, term(hd.T, [&](uint32_t f) {
-                   return q.sum_ext(partials, hd.at + uint64_t(f) * d_ + (X - 1), hd.rows, uint64_t(kFunctionals) * d_);
+                   return sum_ext(q, partials, hd.at + uint64_t(f) * d_ + (X - 1), hd.rows, uint64_t(kFunctionals) * d_);
                  }));
         }
-        out.head.push_back(h ? *h : q.constant(Fp4()));
+        out.head.push_back(h ? *h : constant(q, Fp4()));
       }
-      q.release(eq_prev);
-      q.release(eqs_prev);
       return out;
     };
     // Many traces: their terms summed by groups of programs first (one program's code is
@@ -586,152 +530,58 @@ class BatchProver {
         const size_t h0 = std::min(a, heads.size()), h1 = std::min(b, heads.size());
         const size_t t0 = a > heads.size() ? a - heads.size() : 0, t1 = b > heads.size() ? b - heads.size() : 0;
         ProgramBuilder q(g_, t_, fmt::format("batch.round{}.terms.{}", j, gi));
-        Terms terms = emit_terms(q, h0, h1, t0, t1);
-        for (uint32_t X = 1; X <= d_; ++X) {
-          q.store_ext(group_sums, terms.head[X - 1], gi * (d_ + 1) + (X - 1));
-          q.release(terms.head[X - 1]);
+        {
+          const Terms terms = emit_terms(q, h0, h1, t0, t1);
+          for (uint32_t X = 1; X <= d_; ++X) store_ext(group_sums, terms.head[X - 1], gi * (d_ + 1) + (X - 1));
+          store_ext(group_sums, terms.tail ? *terms.tail : constant(q, Fp4()), gi * (d_ + 1) + d_);
         }
-        const Reg tail = terms.tail ? *terms.tail : q.constant(Fp4());
-        q.store_ext(group_sums, tail, gi * (d_ + 1) + d_);
-        q.release(tail);
         q.emit();
       }
     }
     ProgramBuilder p(g_, t_, fmt::format("batch.round{}.program", j));
-    auto add_to = [&](Reg& acc, Reg x) { consume_add(p, acc, x); };
-    auto mul2 = [&](Reg x, Reg y) { return consume_mul(p, x, y); };
-    auto mul_by = [&](Reg x, Reg y) { return consume_mul_by(p, x, y); };
-    auto integer = [](uint64_t v) { return Fp::from_canonical_unchecked(static_cast<uint32_t>(v)); };
     // Every instruction of this program is on the proof's critical path (about 0.4 us each on an
     // H100), so it is written for few instructions (docs/decisions.md 2026-11-27).
     // tail_j = tail_(j-1) r_(j-1) (carried in the state) + the new tail traces' terms; head(X),
     // X = 1..d.
-    Reg tail = p.load_ext(prev, kTail);
-    std::vector<Reg> s(d_ + 2);
+    DeviceFp4 tail = load_ext(p, prev, kTail);
+    std::vector<DeviceFp4> s(d_ + 2);
     if (groups == 0) {
       Terms terms = emit_terms(p, 0, heads.size(), 0, new_tail.size());
-      if (terms.tail) add_to(tail, *terms.tail);
-      for (uint32_t X = 1; X <= d_; ++X) s[X] = terms.head[X - 1];
+      if (terms.tail) tail += *terms.tail;
+      for (uint32_t X = 1; X <= d_; ++X) s[X] = std::move(terms.head[X - 1]);
     } else {
-      add_to(tail, p.sum_ext(group_sums, d_, groups, d_ + 1));
-      for (uint32_t X = 1; X <= d_; ++X) s[X] = p.sum_ext(group_sums, X - 1, groups, d_ + 1);
+      tail += sum_ext(p, group_sums, d_, groups, d_ + 1);
+      for (uint32_t X = 1; X <= d_; ++X) s[X] = sum_ext(p, group_sums, X - 1, groups, d_ + 1);
     }
-    const Reg xi = p.load_ext(in_.xi, l_ + j - 1);
-    const Reg one = p.constant(Fp::one());
-    const Reg one_minus_xi = p.sub(one, xi);
-    p.release(one);
-    // head(0) = (c - xi head(1) - tail) / (1 - xi).
-    {
-      const Reg c = p.load_ext(prev, kClaim);
-      const Reg xh = p.mul(xi, s[1]);
-      const Reg num = p.sub(c, xh);
-      p.release(c);
-      p.release(xh);
-      const Reg t2 = p.sub(num, tail);
-      p.release(num);
-      s[0] = mul2(t2, p.inv(one_minus_xi));
-    }
-    // head(d + 1) = sum_i head(i) w_i, w_i = prod_{k != i} (d + 1 - k) / (i - k).
-    {
-      std::optional<Reg> acc;
-      for (uint32_t i = 0; i <= d_; ++i) {
-        Fp w = Fp::one();
-        for (uint32_t k = 0; k <= d_; ++k)
-          if (k != i) w *= (integer(d_ + 1) - integer(k)) * (integer(i) - integer(k)).inverse();
-        const Reg term = mul_by(p.constant(w), s[i]);
-        if (acc) {
-          add_to(*acc, term);
-        } else {
-          acc = term;
-        }
-      }
-      s[d_ + 1] = *acc;
-    }
+    const DeviceFp4 xi = load_ext(p, in_.xi, l_ + j - 1);
+    const DeviceFp4 one_minus_xi = Fp::one() - xi;
+    s[0] = (load_ext(p, prev, kClaim) - xi * s[1] - tail) * one_minus_xi.inverse();
+    s[d_ + 1] = extrapolate_next<DeviceFp4>(std::span(s).first(d_ + 1));
     // s_j(X) = ((1 - xi) + (2 xi - 1) X) head(X) + tail X for X = 1..d+1, observed; then s_j(0) =
-    // c - s_j(1) in place of head(0). The factor and X tail grow by a step per X.
-    const Reg slope = p.sub(xi, one_minus_xi);  // 2 xi - 1
+    // c - s_j(1) in place of head(0). The factor (xi at X = 1) and X tail grow by a step per X.
+    const DeviceFp4 slope = xi - one_minus_xi;  // 2 xi - 1
     {
-      // The factor is xi at X = 1; `factor` and `xt` hold it and X tail from X = 2 on.
-      std::optional<Reg> factor, xt;
+      std::optional<DeviceFp4> factor, xt;
       for (uint32_t X = 1; X <= d_ + 1; ++X) {
         if (X > 1) {
-          const Reg f = p.add(factor ? *factor : xi, slope);
-          if (factor) p.release(*factor);
-          factor = f;
-          const Reg t = p.add(xt ? *xt : tail, tail);
-          if (xt) p.release(*xt);
-          xt = t;
+          factor = (factor ? *factor : xi) + slope;
+          xt = (xt ? *xt : tail) + tail;
         }
-        const Reg m = p.mul(factor ? *factor : xi, s[X]);
-        p.release(s[X]);
-        s[X] = p.add(m, xt ? *xt : tail);
-        p.release(m);
-        p.store_ext(proof_.sumcheck_round_polys, s[X], uint64_t(j - 1) * (d_ + 1) + (X - 1));
-        p.observe_ext(s[X]);
+        s[X] = (factor ? *factor : xi) * s[X] + (xt ? *xt : tail);
+        store_ext(proof_.sumcheck_round_polys, s[X], uint64_t(j - 1) * (d_ + 1) + (X - 1));
+        observe_ext(s[X]);
       }
-      if (factor) p.release(*factor);
-      if (xt) p.release(*xt);
     }
-    p.release(s[0]);
-    {
-      const Reg c = p.load_ext(prev, kClaim);
-      s[0] = p.sub(c, s[1]);
-      p.release(c);
-    }
-    const Reg r = p.sample_ext();
-    p.store_ext(r_, r, j);
-    // c_j = s_j(r_j), Lagrange on 0..n-1 (n = d + 2): sum_i s_j(i) w_i P_i S_i with w_i =
-    // 1 / prod_{k != i} (i - k), P_i = prod_{k < i} (r - k), S_i = prod_{k > i} (r - k); in one
-    // upward pass with few registers: U_0 = s_j(0) w_0, U_i = U_(i-1) (r - i) + s_j(i) w_i P_i,
-    // c_j = U_(n-1).
-    {
-      const uint32_t n = d_ + 2;
-      auto weight = [&](uint32_t i) {
-        Fp denom = Fp::one();
-        for (uint32_t k = 0; k < n; ++k)
-          if (k != i) denom *= integer(i) - integer(k);
-        return p.constant(denom.inverse());
-      };
-      Reg u = mul2(s[0], weight(0));
-      std::optional<Reg> prefix;  // P_i for i >= 2 (P_1 = r)
-      std::optional<Reg> below;   // r - (i - 1) for i >= 2 (r at i = 1)
-      for (uint32_t i = 1; i < n; ++i) {
-        if (i >= 2) {
-          const Reg pi = p.mul(prefix ? *prefix : r, below ? *below : r);
-          if (prefix) p.release(*prefix);
-          prefix = pi;
-        }
-        const Reg k = p.constant(integer(i));
-        const Reg di = p.sub(r, k);
-        p.release(k);
-        u = mul_by(u, di);
-        add_to(u, consume_mul_by(p, mul2(s[i], weight(i)), prefix ? *prefix : r));
-        if (below) p.release(*below);
-        below = di;
-      }
-      if (below) p.release(*below);
-      if (prefix) p.release(*prefix);
-      p.store_ext(row, u, kClaim);
-      p.release(u);
-    }
+    s[0] = load_ext(p, prev, kClaim) - s[1];
+    const DeviceFp4 r = sample_ext(p);
+    store_ext(r_, r, j);
+    store_ext(row, eval_uniform<DeviceFp4>(s, r), kClaim);  // c_j = s_j(r_j)
     // eq_ns[j] = eq_ns[j-1] eq(xi, r_j), eq(xi, r) = (2 xi - 1) r + (1 - xi); likewise eq#_ns; the
     // tail carried: tail_j r_j.
-    {
-      const Reg sr = p.mul(slope, r);
-      const Reg e = p.add(sr, one_minus_xi);
-      p.release(sr);
-      p.release(slope);
-      p.release(one_minus_xi);
-      auto store = [&](Reg v, uint32_t at) {
-        p.store_ext(row, v, at);
-        p.release(v);
-      };
-      store(mul_by(p.load_ext(prev, kEq), e), kEq);
-      store(mul_by(p.load_ext(prev, kEqSharp), e), kEqSharp);
-      p.release(e);
-      store(mul2(tail, r), kTail);
-      p.release(xi);
-    }
+    const DeviceFp4 e = slope * r + one_minus_xi;
+    store_ext(row, load_ext(p, prev, kEq) * e, kEq);
+    store_ext(row, load_ext(p, prev, kEqSharp) * e, kEqSharp);
+    store_ext(row, tail * r, kTail);
     p.emit();
 
     // Fold the head traces' tables at r_j, tile by tile; tiles whose folds fit one tile together

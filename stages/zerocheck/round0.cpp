@@ -258,7 +258,7 @@ void Round0Prover::check_traces() {
 void Round0Prover::sample_lambda() {
   lambda_ = g_.transient<Fp4>("round0.lambda", 1).all();
   ProgramBuilder p(g_, t_, "round0.lambda");
-  p.store_ext(lambda_, p.sample_ext());
+  store_ext(lambda_, sample_ext(p));
   p.emit();
 }
 
@@ -472,7 +472,7 @@ void Round0Prover::round0(const Round0ProofViews& proof, View<Fp4> polys) {
   r0_ = g_.transient<Fp4>("round0.r0", 1).all();
   ProgramBuilder p(g_, t_, "round0.s0.program");
   p.observe_ext(proof.univariate_round_coeffs);
-  p.store_ext(r0_, p.sample_ext());
+  store_ext(r0_, sample_ext(p));
   p.emit();
 }
 

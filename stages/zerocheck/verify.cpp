@@ -127,7 +127,7 @@ class Verifier {
     r_.push_back(t_.sample_ext());
     std::vector<Fp4> values{claim_ - evals[0]};
     values.insert(values.end(), evals.begin(), evals.end());
-    claim_ = interpolate_uniform(values, r_[j]);
+    claim_ = eval_uniform<Fp4>(values, r_[j]);  // the prover's formula (stages/poly.hpp)
   }
 
   // Common-main openings of every trace first, then each trace's other parts (16.1 item 13); a
