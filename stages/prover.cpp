@@ -24,6 +24,7 @@
 #include "stages/gkr/prover.hpp"
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
+#include "stages/phases.hpp"
 #include "stages/preamble.hpp"
 #include "stages/program.hpp"
 #include "stages/prover_commit.hpp"
@@ -45,26 +46,6 @@ Buffer<T> download_copy(Graph& g, const std::string& name, View<T> v) {
   Buffer<T> out = g.output<T>(name, v.count);
   g.dispatch<CopyU32>(name, {.src = v.template bitcast<uint32_t>(), .dst = out.all().template bitcast<uint32_t>()});
   return out;
-}
-
-// A trace part as one view, for kernels that read whole rows (the interactions' constraint
-// kernels): the part itself where it lies in one piece, else its pieces copied side by side into a
-// transient (GraphError naming the AIR when that is larger than one binding).
-View<Fp> whole_part(Graph& g, const TracePart& part, const std::string& air, size_t index, const std::string& name) {
-  if (part.segments.size() == 1) return part.segments[0].data;
-  if (part.segments.empty()) return {};
-  if (!g.memory_limits().binds(0, part.bytes()))
-    throw GraphError(
-        fmt::format("AIR {}: trace part {} ({} bytes) lies in {} pieces of its commitment, and its "
-                    "interactions read whole rows of it, which one binding ({} bytes) cannot hold",
-                    air, index, part.bytes(), part.segments.size(), g.memory_limits().max_view_bytes()));
-  const View<Fp> whole = g.transient<Fp>(name, uint64_t(part.width) << part.log_height).all();
-  for (const TracePart::Segment& s : part.segments)
-    g.dispatch<CopyU32>(
-        fmt::format("{}.{}", name, s.first_column),
-        {.src = s.data.bitcast<uint32_t>(),
-         .dst = whole.slice(uint64_t(s.first_column) << part.log_height, s.data.count).bitcast<uint32_t>()});
-  return whole;
 }
 
 // InputError naming the AIR when its traces do not fit it.
@@ -336,10 +317,7 @@ class PreparedProof final : public StarkProver::Prepared {
   std::vector<std::optional<uint32_t>> heights;
   TraceCommitments commits;
   ProofLayout layout;
-  std::optional<PartRegions<GkrProof>> gkr;
-  std::optional<PartRegions<BatchConstraintProof>> batch;
-  std::optional<PartRegions<StackingProof>> stacking;
-  std::optional<WhirRegions> whir;
+  ProofRegions regions;
   std::vector<Buffer<Digest>> roots;
   std::unique_ptr<PreparedPlan> prepared;
   const MultiStarkVerifyingKey* vk = nullptr;
@@ -395,10 +373,7 @@ class PreparedProof final : public StarkProver::Prepared {
         d.cached_commitments.push_back(prepared->download(roots[commits.first_cached[T] + i])[0]);
       proof.trace_vdata[a] = d;
     }
-    proof.gkr_proof = gkr->decode(words);
-    proof.batch_constraint_proof = batch->decode(words);
-    proof.stacking_proof = stacking->decode(words);
-    proof.whir_proof = whir->decode(words);
+    regions.decode(words, proof);
     return proof;
   }
 };
@@ -536,7 +511,6 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   const ProofShape& s = out->shape;
   const uint32_t log_n = params.log_stacked_height() + params.log_blowup;
   prepare_ntt_twiddles(exec_, log_n);
-  const uint32_t l = params.l_skip, n_global = std::max(s.batch.n_max, s.logup.n_logup);
 
   for (const auto& a : airs)
     if (a)
@@ -566,123 +540,26 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     c = commit_traces(g, ntt, pk_, airs, s, out->preprocessed);
   }
   ProofLayout& layout = out->layout;
-  out->gkr = PartRegions<GkrProof>::reserve(layout, [x = s.gkr](auto& v, GkrProof& p) { gkr_fields(v, p, &x); });
-  out->batch = PartRegions<BatchConstraintProof>::reserve(
-      layout, [x = s.batch](auto& v, BatchConstraintProof& p) { batch_constraint_fields(v, p, &x); });
-  out->stacking = PartRegions<StackingProof>::reserve(
-      layout, [x = s.stacking](auto& v, StackingProof& p) { stacking_fields(v, p, &x); });
-  out->whir = reserve_whir_regions(layout, s.whir);
+  out->regions = ProofRegions::reserve(layout, s);
   layout.create_buffer(g);
   for (size_t i = 0; i < c.commits.size(); ++i)
     out->roots.push_back(download_copy(g, fmt::format("root{}", i), c.commits[i].root()));
   DeviceTranscript t(g, "transcript");
-  {
-    std::vector<PreambleAir> preamble(airs.size());
-    for (size_t T = 0; T < s.order.size(); ++T) {
-      const uint32_t a = s.order[T];
-      PreambleAir& p = preamble[a];
-      p.present = true;
-      p.log_height = uint32_t(std::countr_zero(airs[a]->common.height));
-      if (c.preprocessed[T] >= 0) p.preprocessed_root = c.commits[c.preprocessed[T]].root();
-      for (size_t i = 0; i < vk.per_air[a].params.width.cached_mains.size(); ++i)
-        p.cached_roots.push_back(c.commits[c.first_cached[T] + i].root());
-      if (c.public_values[T].valid()) p.public_values = c.public_values[T].all();
-    }
-    observe_preamble(g, t, vk, c.commits[0].root(), preamble);
-  }
-
-  View<Fp4> r;
-  std::optional<StackedOpeningReduction> reduction;  // made where r is complete (BesideOpenings::before)
-  {
-    auto rap = g.span("prover.rap_constraints");
-    View<Fp4> xi = g.transient<Fp4>("xi", l + n_global).all();
-    GkrChallenges ch;
-    {
-      auto span = g.span("logup_gkr");
-      auto group = g.memory_group("LogUp GKR");
-      const GkrProofViews views = gkr_proof_views(layout, *out->gkr, out->gkr->proto());
-      ch = gkr_grind_and_challenges(g, t, views, params);
-      uint32_t have = 0;
-      if (s.gkr.layers == 0) {
-        g.dispatch<CopyU32>("q0_claim.one",
-                            {.src = g.constant<Fp4>("one", std::vector<Fp4>{Fp4::one()}).all().bitcast<uint32_t>(),
-                             .dst = views.q0_claim.bitcast<uint32_t>()});
-      } else {
-        std::vector<LogupInputTrace> traces;
-        for (size_t T = 0; T < s.order.size(); ++T) {
-          LogupInputTrace tr;
-          tr.air = &pk_.per_air[s.order[T]];
-          tr.kernels = &interaction_kernels(s.order[T]);
-          const bool reads = !vk.per_air[s.order[T]].symbolic_constraints.interactions.empty();
-          for (size_t p = 0; p < c.parts[T].size(); ++p)
-            tr.parts.push_back(reads ? whole_part(g, c.parts[T][p], pk_.per_air[s.order[T]].name, p,
-                                                  fmt::format("trace{}.part{}.whole", T, p))
-                                     : View<Fp>{});
-          if (c.public_values[T].valid()) tr.public_values = c.public_values[T].all();
-          tr.log_height = uint32_t(std::countr_zero(airs[s.order[T]]->common.height));
-          traces.push_back(std::move(tr));
-        }
-        const uint64_t leaves = uint64_t(1) << s.gkr.layers;
-        if (!g.memory_limits().binds(0, leaves * sizeof(Fp4)))
-          throw GraphError(fmt::format(
-              "LogUp GKR: the proof's interactions give 2^{} fraction leaves ({} bytes for each of p and q), more "
-              "than one binding may hold ({} bytes); the GKR layers are not split yet: prove fewer interaction rows "
-              "at once",
-              s.gkr.layers, leaves * sizeof(Fp4), g.memory_limits().max_view_bytes()));
-        View<Fp4> p = g.transient<Fp4>("gkr.p", leaves).all(), q = g.transient<Fp4>("gkr.q", leaves).all();
-        add_logup_input_layer(g, t, traces, s.logup, l, ch.alpha, ch.beta, p, q);
-        const View<Fp4> gkr_xi = gkr_prove(g, t, views, p, q, s.gkr.layers);
-        g.dispatch<CopyU32>("xi.gkr",
-                            {.src = gkr_xi.bitcast<uint32_t>(), .dst = xi.slice(0, s.gkr.layers).bitcast<uint32_t>()});
-        have = s.gkr.layers;
-      }
-      if (have < l + n_global) t.sample_ext(xi.slice(have, l + n_global - have));
-    }
-    BatchConstraintInput in;
-    in.xi = xi;
-    in.beta = ch.beta;
-    in.n_logup = s.logup.n_logup;
-    for (size_t T = 0; T < s.order.size(); ++T) {
-      const uint32_t a = s.order[T];
-      BatchTrace tr;
-      tr.vk = &vk.per_air[a];
-      tr.kernels = &functional_kernels(a);
-      tr.parts = c.parts[T];
-      if (c.public_values[T].valid()) tr.public_values = c.public_values[T].all();
-      tr.log_height = uint32_t(std::countr_zero(airs[a]->common.height));
-      tr.row_start = s.logup.row_start[T];
-      in.traces.push_back(std::move(tr));
-    }
-    in.observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0;
-    // Round 0 of the stacked reduction needs r and the traces only: its E tables before the
-    // column openings are gathered, its slice sums (most of its work) beside their observation.
-    // VKSTARK_OPENINGS_BESIDE=0 records them in the reduction instead (measurements).
-    const char* beside_env = std::getenv("VKSTARK_OPENINGS_BESIDE");
-    const bool use_beside = beside_env == nullptr || std::string_view(beside_env) != "0";
-    const BesideOpenings beside =
-        !use_beside
-            ? BesideOpenings{}
-            : BesideOpenings{.before =
-                                 [&](View<Fp4> point) {
-                                   reduction.emplace(g, params, StackedReductionInput{c.pointers(), c.need_rot, point});
-                                   reduction->record_eq_tables();
-                                 },
-                             .beside = [&] { reduction->record_slice_sums(); }};
-    auto group = g.memory_group("constraint sumcheck");
-    r = batch_constraint_prove(g, t, batch_constraint_views(layout, *out->batch, out->batch->proto()), params, in,
-                               beside);
-  }
-  // Nothing reads the traces any more: the stacked matrices become the RS messages.
-  finish_messages(g, c);
-  {
-    auto span = g.span("prover.openings");
-    auto group = g.memory_group("openings (stacked reduction, WHIR)");
-    if (!reduction) reduction.emplace(g, params, StackedReductionInput{c.pointers(), c.need_rot, r});
-    const View<Fp4> u = reduction->prove(t, stacking_proof_views(layout, *out->stacking, out->stacking->proto()));
-    View<Fp4> cube = g.transient<Fp4>("u_cube", params.log_stacked_height()).all();
-    g.dispatch<UCube>("u_cube", {.u = u, .cube = cube, .l_skip = l});
-    whir_prove(g, ntt, t, layout, *out->whir, s.whir, params, WhirOpening{c.pointers(), cube});
-  }
+  ProverContext context{
+      .g = g,
+      .t = t,
+      .ntt = ntt,
+      .pk = pk_,
+      .airs = airs,
+      .shape = s,
+      .commits = c,
+      .layout = layout,
+      .regions = out->regions,
+      .interaction_kernels = [this](uint32_t a) -> const InteractionKernels& { return interaction_kernels(a); },
+      .functional_kernels = [this](uint32_t a) -> const AirFunctionalKernels& { return functional_kernels(a); },
+      .observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0};
+  for (Phase phase : kProofPhases) prove_phase(phase, context);
+  end_phases(context);
 
   root_span.reset();
   auto planned = std::make_unique<PlannedProof>();

@@ -3,18 +3,15 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <functional>
+#include <map>
+#include <memory>
 
 #include "kernels/basic.hpp"
-#include "kernels/whir.hpp"
 #include "runtime/plan.hpp"
-#include "stages/gkr/input.hpp"
-#include "stages/gkr/prover.hpp"
 #include "stages/ntt.hpp"
-#include "stages/pcs/stacked.hpp"
-#include "stages/preamble.hpp"
+#include "stages/phases.hpp"
 #include "stages/prover_commit.hpp"
-#include "stages/reduction/prover.hpp"
-#include "stages/whir/prover.hpp"
 #include "tests/support/model_batch_prover.hpp"
 
 namespace vkstark {
@@ -30,6 +27,54 @@ Buffer<T> download_copy(Graph& g, const std::string& name, View<T> v) {
   return out;
 }
 
+// One device run of some of the proof's phases: the commitments recomputed, every part of the proof
+// reserved, the transcript fresh or from a host state (an Input), r an Input where given.
+struct Run {
+  Graph g;
+  Ntt ntt;
+  TraceCommitments c;
+  ProofLayout layout;
+  ProofRegions regions;
+  std::vector<Buffer<Digest>> roots;
+  std::optional<Buffer<SpongeState>> state_in;
+  std::optional<Buffer<Fp4>> r_in;
+  std::optional<DeviceTranscript> t;
+  std::unique_ptr<ProverContext> context;  // its members are not movable
+  SpongeState state{};                     // for state_in
+  std::vector<Fp4> r;                      // for r_in
+
+  Run(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s,
+      const std::function<const InteractionKernels&(uint32_t)>& interactions, size_t r_len)
+      : ntt(g, pk.vk.params.log_stacked_height() + pk.vk.params.log_blowup) {
+    c = commit_traces(g, ntt, pk, airs, s);
+    regions = ProofRegions::reserve(layout, s);
+    layout.create_buffer(g);
+    for (size_t i = 0; i < c.commits.size(); ++i)
+      roots.push_back(download_copy(g, fmt::format("root{}", i), c.commits[i].root()));
+    if (r_len == 0) {
+      t.emplace(g, "transcript");
+    } else {
+      state_in = g.input<SpongeState>("transcript.in", 1);
+      r_in = g.input<Fp4>("r", r_len);
+      t.emplace(g, "transcript", state_in->all());
+    }
+    context.reset(new ProverContext{.g = g,
+                                    .t = *t,
+                                    .ntt = ntt,
+                                    .pk = pk,
+                                    .airs = airs,
+                                    .shape = s,
+                                    .commits = c,
+                                    .layout = layout,
+                                    .regions = regions,
+                                    .interaction_kernels = interactions,
+                                    .functional_kernels = [](uint32_t) -> const AirFunctionalKernels& {
+                                      throw GraphError("hybrid prover: the constraint sumcheck runs on the host");
+                                    }});
+    if (r_in) context->r = r_in->all();
+  }
+};
+
 }  // namespace
 
 Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs, Executor& exec) {
@@ -38,144 +83,78 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
   std::vector<std::optional<uint32_t>> heights;
   for (const auto& a : airs) heights.push_back(a ? std::optional<uint32_t>(log_height_of(*a)) : std::nullopt);
   const ProofShape s = proof_shape(vk, heights);
-  const uint32_t log_n = params.log_stacked_height() + params.log_blowup;
-  prepare_ntt_twiddles(exec, log_n);
-  const uint32_t l = params.l_skip, n_global = std::max(s.batch.n_max, s.logup.n_logup);
+  prepare_ntt_twiddles(exec, params.log_stacked_height() + params.log_blowup);
+  std::map<uint32_t, std::shared_ptr<const InteractionKernels>> kernels;
+  auto interactions = [&](uint32_t air) -> const InteractionKernels& {
+    auto& k = kernels[air];
+    if (!k) k = make_interaction_kernels(pk.per_air[air]);
+    return *k;
+  };
 
   Proof proof;
   for (size_t a = 0; a < airs.size(); ++a) {
     proof.public_values.push_back(airs[a] ? airs[a]->public_values : std::vector<Fp>{});
     proof.trace_vdata.push_back(std::nullopt);
   }
-
-  // Run 1: commitments, preamble, LogUp (protocol.md 7 steps 1-4).
-  DuplexSponge host_transcript;
-  std::vector<Fp4> xi;
-  Fp4 alpha, beta;
-  {
-    Graph g;
-    Ntt ntt(g, log_n);
-    TraceCommitments c = commit_traces(g, ntt, pk, airs, s);
-    ProofLayout layout;
-    auto regions = PartRegions<GkrProof>::reserve(layout, [x = s.gkr](auto& v, GkrProof& p) { gkr_fields(v, p, &x); });
-    layout.create_buffer(g);
-    std::vector<Buffer<Digest>> roots;
-    for (size_t i = 0; i < c.commits.size(); ++i)
-      roots.push_back(download_copy(g, fmt::format("root{}", i), c.commits[i].root()));
-    DeviceTranscript t(g, "transcript");
-    std::vector<PreambleAir> preamble(airs.size());
-    for (size_t T = 0; T < s.order.size(); ++T) {
-      const uint32_t a = s.order[T];
-      PreambleAir& p = preamble[a];
-      p.present = true;
-      p.log_height = log_height_of(*airs[a]);
-      if (c.preprocessed[T] >= 0) p.preprocessed_root = c.commits[c.preprocessed[T]].root();
-      for (size_t i = 0; i < vk.per_air[a].params.width.cached_mains.size(); ++i)
-        p.cached_roots.push_back(c.commits[c.first_cached[T] + i].root());
-      if (c.public_values[T].valid()) p.public_values = c.public_values[T].all();
+  // The prover's phases (kProofPhases) on the device, but for the batch constraint sumcheck: the
+  // phases before it in run 1, the model on the host from run 1's transcript state and xi, the
+  // phases after it in run 2 from the model's transcript state and r.
+  auto run = std::make_unique<Run>(pk, airs, s, interactions, 0);
+  for (Phase phase : kProofPhases) {
+    if (phase != Phase::Constraints) {
+      prove_phase(phase, *run->context);
+      continue;
     }
-    observe_preamble(g, t, vk, c.commits[0].root(), preamble);
-    const GkrProofViews views = gkr_proof_views(layout, regions, regions.proto());
-    const GkrChallenges ch = gkr_grind_and_challenges(g, t, views, params);
-    View<Fp4> xi_all = g.transient<Fp4>("xi", l + n_global).all();
-    uint32_t have = 0;
-    if (s.gkr.layers == 0) {
-      g.dispatch<CopyU32>("q0_claim.one",
-                          {.src = g.constant<Fp4>("one", std::vector<Fp4>{Fp4::one()}).all().bitcast<uint32_t>(),
-                           .dst = views.q0_claim.bitcast<uint32_t>()});
-    } else {
-      std::vector<std::shared_ptr<const InteractionKernels>> kernels;
-      std::vector<LogupInputTrace> traces;
-      for (size_t T = 0; T < s.order.size(); ++T) {
-        kernels.push_back(make_interaction_kernels(pk.per_air[s.order[T]]));
-        LogupInputTrace tr;
-        tr.air = &pk.per_air[s.order[T]];
-        tr.kernels = kernels.back().get();
-        for (const TracePart& part : c.parts[T]) tr.parts.push_back(part.whole("hybrid prover"));
-        if (c.public_values[T].valid()) tr.public_values = c.public_values[T].all();
-        tr.log_height = log_height_of(*airs[s.order[T]]);
-        traces.push_back(std::move(tr));
-      }
-      const uint64_t leaves = uint64_t(1) << s.gkr.layers;
-      View<Fp4> p = g.transient<Fp4>("gkr.p", leaves).all(), q = g.transient<Fp4>("gkr.q", leaves).all();
-      add_logup_input_layer(g, t, traces, s.logup, l, ch.alpha, ch.beta, p, q);
-      const View<Fp4> gkr_xi = gkr_prove(g, t, views, p, q, s.gkr.layers);
-      g.dispatch<CopyU32>(
-          "xi.gkr", {.src = gkr_xi.bitcast<uint32_t>(), .dst = xi_all.slice(0, s.gkr.layers).bitcast<uint32_t>()});
-      have = s.gkr.layers;
-    }
-    if (have < l + n_global) t.sample_ext(xi_all.slice(have, l + n_global - have));
-    Buffer<Fp4> xi_out = download_copy(g, "xi.out", xi_all);
-    Buffer<Fp4> alpha_out = download_copy(g, "alpha.out", ch.alpha), beta_out = download_copy(g, "beta.out", ch.beta);
-    Buffer<SpongeState> state_out = download_copy(g, "transcript.out", t.state().all());
-
+    end_phases(*run->context);
+    Graph& g = run->g;
+    Buffer<Fp4> xi_out = download_copy(g, "xi.out", run->context->xi);
+    Buffer<Fp4> beta_out = download_copy(g, "beta.out", run->context->beta);
+    Buffer<SpongeState> state_out = download_copy(g, "transcript.out", run->t->state().all());
     auto plan = exec.prepare(compile(g));
-    upload_traces(*plan, c, pk, airs, s);
+    upload_traces(*plan, run->c, pk, airs, s);
     Trace trace;
     plan->run(trace);
-    proof.gkr_proof = regions.decode(plan->download(layout.buffer()));
-    proof.common_main_commit = plan->download(roots[0])[0];
+    proof.gkr_proof = run->regions.gkr->decode(plan->download(run->layout.buffer()));
+    proof.common_main_commit = plan->download(run->roots[0])[0];
     for (size_t T = 0; T < s.order.size(); ++T) {
       TraceVData d{log_height_of(*airs[s.order[T]]), {}};
       for (size_t i = 0; i < vk.per_air[s.order[T]].params.width.cached_mains.size(); ++i)
-        d.cached_commitments.push_back(plan->download(roots[c.first_cached[T] + i])[0]);
+        d.cached_commitments.push_back(plan->download(run->roots[run->c.first_cached[T] + i])[0]);
       proof.trace_vdata[s.order[T]] = d;
     }
-    xi = plan->download(xi_out);
-    alpha = plan->download(alpha_out)[0];
-    beta = plan->download(beta_out)[0];
     const SpongeState st = plan->download(state_out)[0];
-    host_transcript = DuplexSponge::from_state(st.state, st.absorb_idx, st.sample_idx);
-  }
+    DuplexSponge host_transcript = DuplexSponge::from_state(st.state, st.absorb_idx, st.sample_idx);
 
-  // The batch constraint sumcheck on the host (protocol.md 7 step 5).
-  ModelBatchInput in;
-  in.pk = &pk;
-  in.order = s.order;
-  for (uint32_t a : s.order) {
-    in.parts.push_back(airs[a]->row_view_parts());
-    in.public_values.push_back(airs[a]->public_values);
-  }
-  in.row_start = s.logup.row_start;
-  in.n_logup = s.logup.n_logup;
-  in.beta = beta;
-  in.xi = xi;
-  in.allow_violations = true;  // an invalid witness gives a proof for the verifier to reject
-  const ModelBatchOutput batch = model_batch_prove(host_transcript, in);
-  proof.batch_constraint_proof = batch.proof;
-  (void)alpha;
+    // protocol.md 7 step 5 on the host.
+    ModelBatchInput in;
+    in.pk = &pk;
+    in.order = s.order;
+    for (uint32_t a : s.order) {
+      in.parts.push_back(airs[a]->row_view_parts());
+      in.public_values.push_back(airs[a]->public_values);
+    }
+    in.row_start = s.logup.row_start;
+    in.n_logup = s.logup.n_logup;
+    in.beta = plan->download(beta_out)[0];
+    in.xi = plan->download(xi_out);
+    in.allow_violations = true;  // an invalid witness gives a proof for the verifier to reject
+    const ModelBatchOutput batch = model_batch_prove(host_transcript, in);
+    proof.batch_constraint_proof = batch.proof;
 
-  // Run 2: stacked reduction and WHIR (steps 6, 7), from the host transcript's state.
-  {
-    Graph g;
-    Ntt ntt(g, log_n);
-    TraceCommitments c = commit_traces(g, ntt, pk, airs, s);
-    finish_messages(g, c);
-    ProofLayout layout;
-    auto stacking = PartRegions<StackingProof>::reserve(
-        layout, [x = s.stacking](auto& v, StackingProof& p) { stacking_fields(v, p, &x); });
-    auto whir = reserve_whir_regions(layout, s.whir);
-    layout.create_buffer(g);
-    Buffer<SpongeState> state = g.input<SpongeState>("transcript.in", 1);
-    Buffer<Fp4> r = g.input<Fp4>("r", batch.r.size());
-    DeviceTranscript t(g, "transcript", state.all());
-    const View<Fp4> u = stacked_reduction_prove(g, t, stacking_proof_views(layout, stacking, stacking.proto()), params,
-                                                {c.pointers(), c.need_rot, r.all()});
-    View<Fp4> cube = g.transient<Fp4>("u_cube", params.log_stacked_height()).all();
-    g.dispatch<UCube>("u_cube", {.u = u, .cube = cube, .l_skip = l});
-    WhirOpening opening{c.pointers(), cube};
-    whir_prove(g, ntt, t, layout, whir, s.whir, params, opening);
-    auto plan = exec.prepare(compile(g));
-    upload_traces(*plan, c, pk, airs, s);
-    SpongeState st{host_transcript.state(), host_transcript.absorb_idx(), host_transcript.sample_idx()};
-    plan->upload(state, std::vector<SpongeState>{st});
-    plan->upload(r, batch.r);
-    Trace trace;
-    plan->run(trace);
-    const std::vector<uint32_t> words = plan->download(layout.buffer());
-    proof.stacking_proof = stacking.decode(words);
-    proof.whir_proof = whir.decode(words);
+    run = std::make_unique<Run>(pk, airs, s, interactions, batch.r.size());
+    run->state = SpongeState{host_transcript.state(), host_transcript.absorb_idx(), host_transcript.sample_idx()};
+    run->r = batch.r;
   }
+  end_phases(*run->context);
+  auto plan = exec.prepare(compile(run->g));
+  upload_traces(*plan, run->c, pk, airs, s);
+  plan->upload(*run->state_in, std::vector<SpongeState>{run->state});
+  plan->upload(*run->r_in, run->r);
+  Trace trace;
+  plan->run(trace);
+  const std::vector<uint32_t> words = plan->download(run->layout.buffer());
+  proof.stacking_proof = run->regions.stacking->decode(words);
+  proof.whir_proof = run->regions.whir->decode(words);
   return proof;
 }
 

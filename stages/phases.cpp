@@ -1,0 +1,237 @@
+#include "stages/phases.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cstdlib>
+#include <string>
+
+#include "kernels/basic.hpp"
+#include "kernels/whir.hpp"
+#include "stages/gkr/prover.hpp"
+#include "stages/preamble.hpp"
+#include "stages/program.hpp"
+#include "stages/zerocheck/prover.hpp"
+
+namespace vkstark {
+
+std::string_view phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::Preamble:
+      return "preamble";
+    case Phase::LogupGkr:
+      return "logup_gkr";
+    case Phase::Constraints:
+      return "constraint_sumcheck";
+    case Phase::StackedReduction:
+      return "stacked_reduction";
+    case Phase::Whir:
+      return "whir";
+  }
+  return "?";
+}
+
+ProofRegions ProofRegions::reserve(ProofLayout& layout, const ProofShape& s) {
+  ProofRegions r;
+  r.gkr = PartRegions<GkrProof>::reserve(layout, [x = s.gkr](auto& v, GkrProof& p) { gkr_fields(v, p, &x); });
+  r.batch = PartRegions<BatchConstraintProof>::reserve(
+      layout, [x = s.batch](auto& v, BatchConstraintProof& p) { batch_constraint_fields(v, p, &x); });
+  r.stacking = PartRegions<StackingProof>::reserve(
+      layout, [x = s.stacking](auto& v, StackingProof& p) { stacking_fields(v, p, &x); });
+  r.whir = reserve_whir_regions(layout, s.whir);
+  return r;
+}
+
+void ProofRegions::decode(const std::vector<uint32_t>& words, Proof& proof) const {
+  proof.gkr_proof = gkr->decode(words);
+  proof.batch_constraint_proof = batch->decode(words);
+  proof.stacking_proof = stacking->decode(words);
+  proof.whir_proof = whir->decode(words);
+}
+
+uint32_t ProverContext::log_height(uint32_t T) const { return uint32_t(std::countr_zero(airs[air(T)]->common.height)); }
+
+namespace {
+
+// The reference's spans around groups of phases (stages/prover.hpp): prover.rap_constraints holds
+// LogUp GKR and the constraint sumcheck, prover.openings the stacked reduction and WHIR. Ends the
+// open one unless it is `name`, and opens `name` (none for nullptr) with its memory group.
+void enter_outer(ProverContext& c, const char* name, const char* group = nullptr) {
+  if (name != nullptr && name == c.outer_name) return;
+  c.outer_group.reset();
+  c.outer_span.reset();
+  c.outer_name = name;
+  if (name) c.outer_span.emplace(c.g.span(name));
+  if (group) c.outer_group.emplace(c.g.memory_group(group));
+}
+
+// A trace part as one view, for kernels that read whole rows (the interactions' constraint
+// kernels): the part itself where it lies in one piece, else its pieces copied side by side into a
+// transient (GraphError naming the AIR when that is larger than one binding).
+View<Fp> whole_part(Graph& g, const TracePart& part, const std::string& air, size_t index, const std::string& name) {
+  if (part.segments.size() == 1) return part.segments[0].data;
+  if (part.segments.empty()) return {};
+  if (!g.memory_limits().binds(0, part.bytes()))
+    throw GraphError(
+        fmt::format("AIR {}: trace part {} ({} bytes) lies in {} pieces of its commitment, and its "
+                    "interactions read whole rows of it, which one binding ({} bytes) cannot hold",
+                    air, index, part.bytes(), part.segments.size(), g.memory_limits().max_view_bytes()));
+  const View<Fp> whole = g.transient<Fp>(name, uint64_t(part.width) << part.log_height).all();
+  for (const TracePart::Segment& s : part.segments)
+    g.dispatch<CopyU32>(
+        fmt::format("{}.{}", name, s.first_column),
+        {.src = s.data.bitcast<uint32_t>(),
+         .dst = whole.slice(uint64_t(s.first_column) << part.log_height, s.data.count).bitcast<uint32_t>()});
+  return whole;
+}
+
+// protocol.md 7 steps 1-3 (the verifier's mirror: Verifier::preamble).
+void prove_preamble(ProverContext& c) {
+  const MultiStarkVerifyingKey& vk = c.pk.vk;
+  std::vector<PreambleAir> preamble(c.airs.size());
+  for (uint32_t T = 0; T < c.shape.order.size(); ++T) {
+    PreambleAir& p = preamble[c.air(T)];
+    p.present = true;
+    p.log_height = c.log_height(T);
+    if (c.commits.preprocessed[T] >= 0) p.preprocessed_root = c.commits.commits[c.commits.preprocessed[T]].root();
+    for (size_t i = 0; i < vk.per_air[c.air(T)].params.width.cached_mains.size(); ++i)
+      p.cached_roots.push_back(c.commits.commits[c.commits.first_cached[T] + i].root());
+    if (c.commits.public_values[T].valid()) p.public_values = c.commits.public_values[T].all();
+  }
+  observe_preamble(c.g, c.t, vk, c.commits.commits[0].root(), preamble);
+}
+
+// Step 4: LogUp's grinding and alpha, beta; GKR on the interactions' fractions (q0 = 1 without
+// interactions); xi: GKR's point and then sampled up to l_skip + n_global.
+void prove_logup_gkr(ProverContext& c) {
+  Graph& g = c.g;
+  const ProofShape& s = c.shape;
+  const SystemParams& params = c.pk.vk.params;
+  const uint32_t l = params.l_skip, n_global = std::max(s.batch.n_max, s.logup.n_logup);
+  c.xi = g.transient<Fp4>("xi", l + n_global).all();
+  auto span = g.span("logup_gkr");
+  auto group = g.memory_group("LogUp GKR");
+  const GkrProofViews views = gkr_proof_views(c.layout, *c.regions.gkr, c.regions.gkr->proto());
+  const GkrChallenges ch = gkr_grind_and_challenges(g, c.t, views, params);
+  c.beta = ch.beta;
+  uint32_t have = 0;
+  if (s.gkr.layers == 0) {
+    g.dispatch<CopyU32>("q0_claim.one",
+                        {.src = g.constant<Fp4>("one", std::vector<Fp4>{Fp4::one()}).all().bitcast<uint32_t>(),
+                         .dst = views.q0_claim.bitcast<uint32_t>()});
+  } else {
+    std::vector<LogupInputTrace> traces;
+    for (uint32_t T = 0; T < s.order.size(); ++T) {
+      const AirProvingKey& air = c.pk.per_air[c.air(T)];
+      LogupInputTrace tr;
+      tr.air = &air;
+      tr.kernels = &c.interaction_kernels(c.air(T));
+      const bool reads = !c.pk.vk.per_air[c.air(T)].symbolic_constraints.interactions.empty();
+      for (size_t p = 0; p < c.commits.parts[T].size(); ++p)
+        tr.parts.push_back(
+            reads ? whole_part(g, c.commits.parts[T][p], air.name, p, fmt::format("trace{}.part{}.whole", T, p))
+                  : View<Fp>{});
+      if (c.commits.public_values[T].valid()) tr.public_values = c.commits.public_values[T].all();
+      tr.log_height = c.log_height(T);
+      traces.push_back(std::move(tr));
+    }
+    const uint64_t leaves = uint64_t(1) << s.gkr.layers;
+    if (!g.memory_limits().binds(0, leaves * sizeof(Fp4)))
+      throw GraphError(fmt::format(
+          "LogUp GKR: the proof's interactions give 2^{} fraction leaves ({} bytes for each of p and q), more "
+          "than one binding may hold ({} bytes); the GKR layers are not split yet: prove fewer interaction rows "
+          "at once",
+          s.gkr.layers, leaves * sizeof(Fp4), g.memory_limits().max_view_bytes()));
+    View<Fp4> p = g.transient<Fp4>("gkr.p", leaves).all(), q = g.transient<Fp4>("gkr.q", leaves).all();
+    add_logup_input_layer(g, c.t, traces, s.logup, l, ch.alpha, ch.beta, p, q);
+    const View<Fp4> gkr_xi = gkr_prove(g, c.t, views, p, q, s.gkr.layers);
+    g.dispatch<CopyU32>("xi.gkr",
+                        {.src = gkr_xi.bitcast<uint32_t>(), .dst = c.xi.slice(0, s.gkr.layers).bitcast<uint32_t>()});
+    have = s.gkr.layers;
+  }
+  if (have < l + n_global) c.t.sample_ext(c.xi.slice(have, l + n_global - have));
+}
+
+// Step 5: the batch constraint sumcheck at xi. Round 0 of the stacked reduction needs r and the
+// traces only: its E tables are made before the column openings are gathered, its slice sums
+// (most of its work) beside their observation. VKSTARK_OPENINGS_BESIDE=0 records them in the
+// reduction instead (measurements).
+void prove_constraints(ProverContext& c) {
+  Graph& g = c.g;
+  const MultiStarkVerifyingKey& vk = c.pk.vk;
+  BatchConstraintInput in;
+  in.xi = c.xi;
+  in.beta = c.beta;
+  in.n_logup = c.shape.logup.n_logup;
+  for (uint32_t T = 0; T < c.shape.order.size(); ++T) {
+    BatchTrace tr;
+    tr.vk = &vk.per_air[c.air(T)];
+    tr.kernels = &c.functional_kernels(c.air(T));
+    tr.parts = c.commits.parts[T];
+    if (c.commits.public_values[T].valid()) tr.public_values = c.commits.public_values[T].all();
+    tr.log_height = c.log_height(T);
+    tr.row_start = c.shape.logup.row_start[T];
+    in.traces.push_back(std::move(tr));
+  }
+  in.observe_piece_words = c.observe_piece_words;
+  const char* beside_env = std::getenv("VKSTARK_OPENINGS_BESIDE");
+  const bool use_beside = beside_env == nullptr || std::string_view(beside_env) != "0";
+  const BesideOpenings beside =
+      !use_beside ? BesideOpenings{}
+                  : BesideOpenings{.before =
+                                       [&](View<Fp4> point) {
+                                         c.reduction.emplace(
+                                             g, vk.params,
+                                             StackedReductionInput{c.commits.pointers(), c.commits.need_rot, point});
+                                         c.reduction->record_eq_tables();
+                                       },
+                                   .beside = [&] { c.reduction->record_slice_sums(); }};
+  auto group = g.memory_group("constraint sumcheck");
+  c.r = batch_constraint_prove(g, c.t, batch_constraint_views(c.layout, *c.regions.batch, c.regions.batch->proto()),
+                               vk.params, in, beside);
+}
+
+// Step 6: the column openings reduced to u (and u_cube, WHIR's point).
+void prove_stacked_reduction(ProverContext& c) {
+  const SystemParams& params = c.pk.vk.params;
+  if (!c.reduction)
+    c.reduction.emplace(c.g, params, StackedReductionInput{c.commits.pointers(), c.commits.need_rot, c.r});
+  const View<Fp4> u =
+      c.reduction->prove(c.t, stacking_proof_views(c.layout, *c.regions.stacking, c.regions.stacking->proto()));
+  c.u_cube = c.g.transient<Fp4>("u_cube", params.log_stacked_height()).all();
+  c.g.dispatch<UCube>("u_cube", {.u = u, .cube = c.u_cube, .l_skip = params.l_skip});
+}
+
+// Step 7: WHIR on every commitment at u_cube.
+void prove_whir(ProverContext& c) {
+  whir_prove(c.g, c.ntt, c.t, c.layout, *c.regions.whir, c.shape.whir, c.pk.vk.params,
+             WhirOpening{c.commits.pointers(), c.u_cube});
+}
+
+}  // namespace
+
+void prove_phase(Phase phase, ProverContext& c) {
+  switch (phase) {
+    case Phase::Preamble:
+      enter_outer(c, nullptr);
+      return prove_preamble(c);
+    case Phase::LogupGkr:
+      enter_outer(c, "prover.rap_constraints");
+      return prove_logup_gkr(c);
+    case Phase::Constraints:
+      enter_outer(c, "prover.rap_constraints");
+      return prove_constraints(c);
+    case Phase::StackedReduction:
+      enter_outer(c, nullptr);
+      finish_messages(c.g, c.commits);  // nothing reads the traces any more
+      enter_outer(c, "prover.openings", "openings (stacked reduction, WHIR)");
+      return prove_stacked_reduction(c);
+    case Phase::Whir:
+      enter_outer(c, "prover.openings");
+      return prove_whir(c);
+  }
+}
+
+void end_phases(ProverContext& c) { enter_outer(c, nullptr); }
+
+}  // namespace vkstark
