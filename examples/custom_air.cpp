@@ -205,7 +205,8 @@ int main(int argc, char** argv) try {
   const Proof proof = prover.prove(traces, &trace);
   const std::vector<uint8_t> bytes = encode(proof);
   const VerifyResult verdict = verify_bytes(pk.vk, bytes);
-  std::string result = verdict.ok ? "verified" : "REJECTED: " + verdict.reason;
+  std::string result =
+      verdict.ok ? "verified" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason);
   if (bad) result += verdict.ok ? " (a proof of a bad trace: a soundness bug)" : " (as --bad-row expects)";
   fmt::print(
       "custom_air: {} rows on {} ({}): W = {}, V = {}, K = {}, proof {} bytes, {} submission(s), {} host "

@@ -200,7 +200,8 @@ int main(int argc, char** argv) try {
   const Proof proof = prover.prove(traces, &trace);
   const std::vector<uint8_t> bytes = encode(proof);
   const VerifyResult verdict = verify_bytes(pk.vk, bytes);
-  std::string result = verdict.ok ? "verified" : "REJECTED: " + verdict.reason;
+  std::string result =
+      verdict.ok ? "verified" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason);
   if (tamper) result += verdict.ok ? " (a proof of an unbalanced bus: a soundness bug)" : " (as --tamper expects)";
   fmt::print(
       "interactions: {} rows and {} table rows on {} ({}): S = {}, proof {} bytes, {} submission(s), {} host "

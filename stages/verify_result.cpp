@@ -51,6 +51,8 @@ std::string_view name(ProofReject c) {
       return "part_shape";
     case ProofReject::TraceHeightConstraint:
       return "trace_height_constraint";
+    case ProofReject::VerifyingKeyMismatch:
+      return "verifying_key_mismatch";
   }
   return {};
 }

@@ -37,7 +37,8 @@ enum class DecodeReject : uint16_t {
   InvalidValue,        // any other value outside its range: a height, a flag, a tag, padding bits
 };
 
-// The proof against the verifying key before any transcript (verifier.cpp).
+// The proof against the verifying key before any transcript (verifier.cpp), and a proof file
+// whose key is not the one the caller trusts (vkstark verify --vk).
 enum class ProofReject : uint16_t {
   AirCount,                    // trace entries or public-value lists other than one per AIR
   RequiredAirAbsent,           // a required AIR without a trace
@@ -50,6 +51,7 @@ enum class ProofReject : uint16_t {
   NoTrace,                     // no AIR present
   PartShape,                   // a count of a proof part other than the shape's (proof_shape_problem)
   TraceHeightConstraint,       // a linear constraint on the trace heights fails (protocol.md 4.5)
+  VerifyingKeyMismatch,        // a proof file's verifying key is not the trusted one (its pre-hash differs)
 };
 
 enum class GkrReject : uint16_t {
