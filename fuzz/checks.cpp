@@ -130,6 +130,7 @@ constexpr Phases kPcsPhases = {RejectPhase::Pcs, RejectPhase::Whir};
 // bytes did not decode with the verifier's shape: the verifier must say so, with that code).
 void check_verdict(FuzzOutcome& out, const VerifyResult& v, bool is_seed, const std::string& what, Phases phases,
                    std::optional<DecodeReject> decode_error = std::nullopt) {
+  if (!v.ok) out.rejected = v.code;
   if (v.ok) {
     out.accepted = true;
     if (!is_seed) out.violation = what + " accepted bytes other than the seed proof of the claim";

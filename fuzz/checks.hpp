@@ -50,6 +50,7 @@ uint64_t fuzz_hash(std::span<const uint8_t> bytes);
 struct FuzzOutcome {
   bool accepted = false;  // a verifier accepted the bytes
   std::string violation;  // empty: none
+  RejectCode rejected;    // the last verifier's rejection code ({} when none rejected)
 };
 
 // Target pcs_proof: decode_pcs_proof without and with the shape, verify_pcs_proof on what the

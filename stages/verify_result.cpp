@@ -207,6 +207,7 @@ std::string to_string(RejectCode code) {
   return fmt::format("{}.{}", to_string(code.phase), check);
 }
 
+std::ostream& operator<<(std::ostream& os, RejectPhase phase) { return os << to_string(phase); }
 std::ostream& operator<<(std::ostream& os, RejectCode code) { return os << to_string(code); }
 
 }  // namespace vkstark

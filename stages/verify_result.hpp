@@ -141,7 +141,9 @@ std::string_view to_string(RejectPhase phase);
 // "<phase>.<check>", e.g. "whir.mu_pow", "gkr.layer_claim_mismatch"; "none" for {None, 0}; a code
 // outside its enum (never made by reject()) prints as "<phase>.<number>".
 std::string to_string(RejectCode code);
-std::ostream& operator<<(std::ostream& os, RejectCode code);  // to_string (test failure messages)
+// to_string (test failure messages).
+std::ostream& operator<<(std::ostream& os, RejectPhase phase);
+std::ostream& operator<<(std::ostream& os, RejectCode code);
 
 struct VerifyResult {
   bool ok = true;
