@@ -292,7 +292,7 @@ int main(int argc, char** argv) try {
           json_number(f.latency_max_ms));
     }
     fmt::print("  every proof has the serial proof's bytes; the serial proof: {}\n",
-               v.ok ? "accepted" : "REJECTED: " + v.reason);
+               v.ok ? "accepted" : fmt::format("REJECTED [{}]: {}", to_string(v.code), v.reason));
     bench::write_result(result_file, "keccakf_bench", std::string(exec->name()), exec->device_name(),
                         fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, "
                                     "\"in_flight\": [{}], \"verified\": {}}}",
@@ -389,7 +389,8 @@ int main(int argc, char** argv) try {
   fmt::print("  memory (plan): {}; {:.2f} x the trace's {:.3f} GB\n", format_memory_breakdown(last.memory),
              double(c.peak_device_bytes) / double(trace_bytes), trace_bytes / 1e9);
   fmt::print("  proof size {} bytes; host verification (median of {}) {:.1f} ms: {}\n", bytes.size(), verify_runs,
-             verify_ms, verdict.ok ? "accepted" : "REJECTED: " + verdict.reason);
+             verify_ms,
+             verdict.ok ? "accepted" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason));
   const std::string json = fmt::format(
       "{{\"fused\": {}, \"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, \"wall_ms_median\": {}, "
       "\"spans\": [{}], "

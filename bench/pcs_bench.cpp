@@ -157,7 +157,7 @@ int main(int argc, char** argv) try {
       "  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, bytes down {}, peak device bytes {}\n",
       c.dispatches, c.barriers, c.submissions, c.host_syncs, c.bytes_down, c.peak_device_bytes);
   fmt::print("  proof size {} bytes; host verification {:.1f} ms: {}\n", bytes.size(), verify_ms,
-             verdict.ok ? "accepted" : "REJECTED: " + verdict.reason);
+             verdict.ok ? "accepted" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason));
   std::string json = fmt::format(
       "{{\"log_height\": {}, \"width\": {}, \"runs\": {}, \"wall_ms_median\": {}, \"spans\": [{}], \"counters\": "
       "{{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, \"peak_device_bytes\": {}}}, "

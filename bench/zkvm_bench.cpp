@@ -124,7 +124,7 @@ int main(int argc, char** argv) try {
       c.dispatches, c.barriers, c.submissions, c.host_syncs, c.peak_device_bytes,
       double(c.peak_device_bytes) / double(trace_bytes));
   fmt::print("  memory (plan): {}\n  proof {} bytes: {}\n", format_memory_breakdown(last.memory), bytes.size(),
-             v.ok ? "accepted" : "REJECTED: " + v.reason);
+             v.ok ? "accepted" : fmt::format("REJECTED [{}]: {}", to_string(v.code), v.reason));
   const std::string file = bench::result_path(json_file, "zkvm_bench", std::string(exec->name()));
   bench::write_result(
       file, "zkvm_bench", std::string(exec->name()), exec->device_name(),

@@ -206,7 +206,8 @@ int prove_command(int argc, char** argv) {
   file.proof = encode(proof);
   const VerifyResult check = progress.step("verification", [&] { return verify_bytes(file.vk, file.proof); });
   if (!check.ok) {
-    fmt::print(stderr, "vkstark prove: the proof does not verify ({}): a bug, please report it\n", check.reason);
+    fmt::print(stderr, "vkstark prove: the proof does not verify ([{}] {}): a bug, please report it\n",
+               to_string(check.code), check.reason);
     return 1;
   }
   // Every output file replaced together, only now that the proof verifies: a failure writing any
@@ -255,10 +256,13 @@ int trace_command(int argc, char** argv) {
 
 // ---------------------------------------------------------------------------------------------
 
+void print_rejected(const VerifyResult& v) { fmt::print("rejected [{}]: {}\n", to_string(v.code), v.reason); }
+
 int verify_command(int argc, char** argv) {
   cli::Options options("vkstark verify",
-                       "  Verifies a proof file; prints `accepted` or `rejected: <reason>`. Exit status 0 when\n"
-                       "  accepted, 1 when rejected, 3 when the file cannot be read or is not a vkstark proof file.\n"
+                       "  Verifies a proof file; prints `accepted` or `rejected [<code>]: <reason>`, the code naming\n"
+                       "  the phase and the check that failed (e.g. whir.mu_pow). Exit status 0 when accepted, 1\n"
+                       "  when rejected, 3 when the file cannot be read or is not a vkstark proof file.\n"
                        "  Without --vk the proof is checked against the verifying key in the file, whose pre-hash\n"
                        "  is printed: compare it with the one you expect, or pass the key you trust with --vk.");
   std::string path, vk_path;
@@ -278,8 +282,9 @@ int verify_command(int argc, char** argv) {
       throw BadFile{fmt::format("{}: {}", vk_path, e.what())};
     }
     if (trusted.pre_hash != file.vk.pre_hash) {
-      fmt::print("rejected: the proof file's verifying key ({}) is not the one of {} ({})\n", hex(file.vk.pre_hash),
-                 vk_path, hex(trusted.pre_hash));
+      print_rejected(VerifyResult::reject(ProofReject::VerifyingKeyMismatch,
+                                          fmt::format("the proof file's verifying key ({}) is not the one of {} ({})",
+                                                      hex(file.vk.pre_hash), vk_path, hex(trusted.pre_hash))));
       return kExitRejected;
     }
     vk = &trusted;
@@ -288,7 +293,7 @@ int verify_command(int argc, char** argv) {
   const VerifyResult verdict = verify_bytes(*vk, file.proof);
   const double ms = ms_since(t0);
   if (!verdict.ok) {
-    fmt::print("rejected: {}\n", verdict.reason);
+    print_rejected(verdict);
     return kExitRejected;
   }
   fmt::print("accepted: {} ({} AIR{}), verifying key {}{}, in {:.1f} ms\n", fmt::join(file.air_names, ", "),

@@ -18,8 +18,10 @@
 //
 // --bad-row N takes item N twice (take = 2) and keeps the sums consistent with that, so the only
 // broken constraint is the boolean check of row N. The debug checker names it; the prover, which
-// does not check constraints, still makes a proof, and the verifier rejects it. With --bad-row the
-// exit status is 0 when the checker names row N and the verifier rejects, 1 otherwise.
+// does not check constraints, still makes a proof, and the verifier rejects it (the constraints'
+// sum over the skip domain is not zero: batch_constraint.round0_sum_mismatch). With --bad-row the
+// exit status is 0 when the checker names row N and the verifier rejects with that code, 1
+// otherwise.
 #include <fmt/format.h>
 
 #include <bit>
@@ -205,15 +207,20 @@ int main(int argc, char** argv) try {
   const Proof proof = prover.prove(traces, &trace);
   const std::vector<uint8_t> bytes = encode(proof);
   const VerifyResult verdict = verify_bytes(pk.vk, bytes);
-  std::string result = verdict.ok ? "verified" : "REJECTED: " + verdict.reason;
-  if (bad) result += verdict.ok ? " (a proof of a bad trace: a soundness bug)" : " (as --bad-row expects)";
+  std::string result =
+      verdict.ok ? "verified" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason);
+  const bool rejected_as_expected = verdict.is(BatchConstraintReject::Round0SumMismatch);
+  if (bad)
+    result += verdict.ok             ? " (a proof of a bad trace: a soundness bug)"
+              : rejected_as_expected ? " (as --bad-row expects)"
+                                     : " (--bad-row expects batch_constraint.round0_sum_mismatch)";
   fmt::print(
       "custom_air: {} rows on {} ({}): W = {}, V = {}, K = {}, proof {} bytes, {} submission(s), {} host "
       "sync(s): {}\n",
       rows, exec->name(), exec->device_name(), t.public_values[0].value(), t.public_values[1].value(),
       t.public_values[2].value(), bytes.size(), trace.counters.submissions, trace.counters.host_syncs, result);
   if (!proof_file.empty()) cli::write_binary_file(proof_file, bytes);
-  return verdict.ok != bad ? 0 : 1;
+  return (bad ? rejected_as_expected : verdict.ok) ? 0 : 1;
 } catch (const std::exception& e) {
   fmt::print(stderr, "custom_air: {}\n", e.what());
   return 1;

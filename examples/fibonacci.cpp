@@ -106,7 +106,7 @@ int main(int argc, char** argv) try {
   fmt::print("fibonacci: {} rows on {} ({}): x = {}, proof {} bytes, {} submission(s), {} host sync(s): {}\n", rows,
              exec->name(), exec->device_name(), traces[0]->public_values[2].value(), bytes.size(),
              trace.counters.submissions, trace.counters.host_syncs,
-             verdict.ok ? "verified" : "REJECTED: " + verdict.reason);
+             verdict.ok ? "verified" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason));
   if (!proof_file.empty()) cli::write_binary_file(proof_file, bytes);
   return verdict.ok ? 0 : 1;
 } catch (const std::exception& e) {

@@ -17,8 +17,8 @@
 // not balance. Every constraint still holds; the debug checker (stages/air/debug_check.hpp) finds
 // the unbalanced message and names the row that sends it. The prover does not check buses unless
 // asked (ProverOptions::debug_check, VKSTARK_DEBUG_CONSTRAINTS=1): it makes a proof, which the
-// verifier rejects (LogUp's GKR sum is not zero). With --tamper the exit status is 0 when the proof
-// is rejected, 1 if it verifies.
+// verifier rejects (LogUp's GKR sum is not zero: gkr.root_numerator_not_zero). With --tamper the
+// exit status is 0 when the proof is rejected with that code, 1 otherwise.
 #include <fmt/format.h>
 
 #include <bit>
@@ -200,15 +200,21 @@ int main(int argc, char** argv) try {
   const Proof proof = prover.prove(traces, &trace);
   const std::vector<uint8_t> bytes = encode(proof);
   const VerifyResult verdict = verify_bytes(pk.vk, bytes);
-  std::string result = verdict.ok ? "verified" : "REJECTED: " + verdict.reason;
-  if (tamper) result += verdict.ok ? " (a proof of an unbalanced bus: a soundness bug)" : " (as --tamper expects)";
+  std::string result =
+      verdict.ok ? "verified" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason);
+  // The bus's messages do not cancel: the root of LogUp's fraction tree has a nonzero numerator.
+  const bool rejected_as_expected = verdict.is(GkrReject::RootNumeratorNotZero);
+  if (tamper)
+    result += verdict.ok             ? " (a proof of an unbalanced bus: a soundness bug)"
+              : rejected_as_expected ? " (as --tamper expects)"
+                                     : " (--tamper expects gkr.root_numerator_not_zero)";
   fmt::print(
       "interactions: {} rows and {} table rows on {} ({}): S = {}, proof {} bytes, {} submission(s), {} host "
       "sync(s): {}\n",
       rows, kTableRows, exec->name(), exec->device_name(), t.program.public_values[0].value(), bytes.size(),
       trace.counters.submissions, trace.counters.host_syncs, result);
   if (!proof_file.empty()) cli::write_binary_file(proof_file, bytes);
-  return verdict.ok != tamper ? 0 : 1;
+  return (tamper ? rejected_as_expected : verdict.ok) ? 0 : 1;
 } catch (const std::exception& e) {
   fmt::print(stderr, "interactions: {}\n", e.what());
   return 1;

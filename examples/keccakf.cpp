@@ -85,7 +85,9 @@ int main(int argc, char** argv) try {
   write_summary(trace, std::cout);
   fmt::print("\n  proof: {} bytes, proved in {:.1f} ms (traces uploaded, one run, proof downloaded)\n", bytes.size(),
              prove_ms);
-  fmt::print("  verification: {} in {:.1f} ms\n", verdict.ok ? "accepted" : "REJECTED: " + verdict.reason, verify_ms);
+  fmt::print("  verification: {} in {:.1f} ms\n",
+             verdict.ok ? "accepted" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason),
+             verify_ms);
   if (!trace_file.empty()) write_chrome_trace_file(trace, trace_file);
   if (!json_file.empty()) write_json_file(trace, json_file);
   if (!proof_file.empty()) cli::write_binary_file(proof_file, bytes);

@@ -117,13 +117,33 @@ bool same(std::span<const uint8_t> a, std::span<const uint8_t> b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
 
-// A verifier's result on `bytes`: accepted only for the seed, the seed never rejected.
-void check_verdict(FuzzOutcome& out, const VerifyResult& v, bool is_seed, const std::string& what) {
+// The phases whose checks can reject what a verifier entry point was given.
+using Phases = std::initializer_list<RejectPhase>;
+// The STARK verifier's own phases (verify on a decoded proof).
+constexpr Phases kStarkPhases = {RejectPhase::Proof, RejectPhase::Gkr, RejectPhase::BatchConstraint,
+                                 RejectPhase::StackedReduction, RejectPhase::Whir};
+// verify_pcs_proof on a decoded proof: the claim's checks, then WHIR.
+constexpr Phases kPcsPhases = {RejectPhase::Pcs, RejectPhase::Whir};
+
+// A verifier's result on `bytes`: accepted only for the seed, the seed never rejected; a rejection
+// has a reason and a code of one of `phases`, and the decoder's own code where `decode_error` (the
+// bytes did not decode with the verifier's shape: the verifier must say so, with that code).
+void check_verdict(FuzzOutcome& out, const VerifyResult& v, bool is_seed, const std::string& what, Phases phases,
+                   std::optional<DecodeReject> decode_error = std::nullopt) {
+  if (!v.ok) out.rejected = v.code;
   if (v.ok) {
     out.accepted = true;
     if (!is_seed) out.violation = what + " accepted bytes other than the seed proof of the claim";
   } else if (v.reason.empty()) {
     out.violation = what + " rejected without a reason";
+  } else if (v.code == RejectCode()) {
+    out.violation = what + " rejected without a code: " + v.reason;
+  } else if (decode_error && v.code != *decode_error) {
+    out.violation = fmt::format("{} rejected bytes its decoder rejects ({}) with {}: {}", what,
+                                to_string(RejectCode(*decode_error)), to_string(v.code), v.reason);
+  } else if (!decode_error && std::find(phases.begin(), phases.end(), v.code.phase) == phases.end()) {
+    out.violation =
+        fmt::format("{} rejected with {}, a code of none of the phases it runs: {}", what, to_string(v.code), v.reason);
   } else if (is_seed) {
     out.violation = what + " rejected the seed proof (stale corpus?): " + v.reason;
   }
@@ -159,9 +179,11 @@ FuzzOutcome check_pcs_proof_input(std::span<const uint8_t> input) {
     return out;
   }
   std::optional<PcsProof> shaped;
+  std::optional<DecodeReject> shaped_error;
   try {
     shaped = decode_pcs_proof(bytes, s.params, s.claim.widths);
-  } catch (const DecodeError&) {
+  } catch (const DecodeError& e) {
+    shaped_error = e.code();
   }
   if (shaped) {
     if (!same(encode(*shaped), bytes)) out.violation = "decode_pcs_proof (shape) accepted a non-canonical encoding";
@@ -171,11 +193,11 @@ FuzzOutcome check_pcs_proof_input(std::span<const uint8_t> input) {
   }
   // A proof of another shape through verify_pcs_proof (one of this shape is verified below).
   if (any && !shaped) {
-    check_verdict(out, verify_pcs_proof(s.claim, *any, s.params), is_seed, "verify_pcs_proof");
+    check_verdict(out, verify_pcs_proof(s.claim, *any, s.params), is_seed, "verify_pcs_proof", kPcsPhases);
     if (!out.violation.empty()) return out;
   }
   const VerifyResult v = verify_pcs_proof_bytes(s.claim, bytes, s.params);
-  check_verdict(out, v, is_seed, "verify_pcs_proof_bytes");
+  check_verdict(out, v, is_seed, "verify_pcs_proof_bytes", kPcsPhases, shaped_error);
   if (v.ok && !shaped) out.violation = "verify_pcs_proof_bytes accepted bytes its decoder rejects";
   return out;
 }
@@ -213,7 +235,8 @@ FuzzOutcome check_whir_proof_input(std::span<const uint8_t> input) {
   if (!out.violation.empty()) return out;
   if (any) {
     DuplexSponge t = whir_starts()[index].transcript;
-    check_verdict(out, whir_verify(t, *any, s.params, whir_starts()[index].statement), is_seed, "whir_verify");
+    check_verdict(out, whir_verify(t, *any, s.params, whir_starts()[index].statement), is_seed, "whir_verify",
+                  {RejectPhase::Whir});
   } else if (is_seed) {
     out.violation = "decode_whir_proof rejected the seed proof (stale corpus?)";
   }
@@ -265,9 +288,11 @@ FuzzOutcome check_stark_proof_input(std::span<const uint8_t> input) {
     out.violation = "decode_proof (no vk) accepted a non-canonical encoding";
     return out;
   }
+  std::optional<DecodeReject> shaped_error;
   try {
     shaped = decode_proof(bytes, f.vk);
-  } catch (const DecodeError&) {
+  } catch (const DecodeError& e) {
+    shaped_error = e.code();
   }
   if (shaped) {
     if (!any) out.violation = "decode_proof accepted with the vk what it rejects without";
@@ -275,11 +300,11 @@ FuzzOutcome check_stark_proof_input(std::span<const uint8_t> input) {
     if (!out.violation.empty()) return out;
   }
   if (any && !shaped) {  // a proof of another shape through the verifier itself
-    check_verdict(out, verify(f.vk, *any), is_seed, "verify");
+    check_verdict(out, verify(f.vk, *any), is_seed, "verify", kStarkPhases);
     if (!out.violation.empty()) return out;
   }
   const VerifyResult v = verify_bytes(f.vk, bytes);
-  check_verdict(out, v, is_seed, "verify_bytes");
+  check_verdict(out, v, is_seed, "verify_bytes", kStarkPhases, shaped_error);
   if (v.ok && !shaped) out.violation = "verify_bytes accepted bytes its decoder rejects";
   return out;
 }
@@ -327,7 +352,14 @@ FuzzOutcome check_proof_file_input(std::span<const uint8_t> input) {
     return out;
   }
   const bool is_seed = file->vk == f.vk && fuzz_hash(file->proof) == f.seed_hash;
-  check_verdict(out, verify_bytes(file->vk, file->proof), is_seed, "verify_bytes (the file's key)");
+  std::optional<DecodeReject> decode_error;
+  try {
+    (void)decode_proof(file->proof, file->vk);
+  } catch (const DecodeError& e) {
+    decode_error = e.code();
+  }
+  check_verdict(out, verify_bytes(file->vk, file->proof), is_seed, "verify_bytes (the file's key)", kStarkPhases,
+                decode_error);
   return out;
 }
 

@@ -8,7 +8,10 @@
 //   or the decoder with a shape accepting what the one without rejects, or the two decoding the
 //   same bytes to different proofs;
 // - a verifier accepting anything but the seed proof of the shape's claim (compared by hash), or
-//   rejecting the seed itself (a stale corpus), or rejecting without a reason;
+//   rejecting the seed itself (a stale corpus), or rejecting without a reason or a code (RejectCode,
+//   stages/verify_result.hpp), or with a code of a phase it does not run: the decoder's own code
+//   when the decoder with the verifier's shape rejects the bytes, a code of the verifier's phases
+//   (never "decode") when it accepts them, a WHIR code from whir_verify;
 // and an exception other than DecodeError from a decoder, or any exception from a verifier, is
 // let through (the fuzzer reports it as a crash). Thread-compatible.
 #pragma once
@@ -47,6 +50,7 @@ uint64_t fuzz_hash(std::span<const uint8_t> bytes);
 struct FuzzOutcome {
   bool accepted = false;  // a verifier accepted the bytes
   std::string violation;  // empty: none
+  RejectCode rejected;    // the last verifier's rejection code ({} when none rejected)
 };
 
 // Target pcs_proof: decode_pcs_proof without and with the shape, verify_pcs_proof on what the

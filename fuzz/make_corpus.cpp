@@ -128,7 +128,7 @@ void write_stark_corpus(const std::filesystem::path& root) {
     const ProvingKey pk = keygen(list, f.params, *exec);
     const std::vector<uint8_t> proof = encode(hybrid_prove(pk, airs, *exec));
     if (VerifyResult v = verify_bytes(pk.vk, proof); !v.ok)
-      throw std::runtime_error(f.name + ": the seed does not verify: " + v.reason);
+      throw std::runtime_error(f.name + ": the seed does not verify: [" + to_string(v.code) + "] " + v.reason);
     write_file(root / "tests/fuzz_corpus/stark_proof" / f.name, static_cast<uint8_t>(i), proof);
     const std::vector<uint8_t> vk = encode_vk_file(pk.vk);
     write_file(root / "tests/fuzz_corpus/vk_file" / f.name, static_cast<uint8_t>(i), vk);
@@ -182,7 +182,8 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> whir;
     encode(seed.proof.whir, whir);
     if (VerifyResult v = verify_pcs_proof_bytes(claim, pcs, s.params); !v.ok) {
-      std::fprintf(stderr, "%s: the seed does not verify: %s\n", s.name.c_str(), v.reason.c_str());
+      std::fprintf(stderr, "%s: the seed does not verify: [%s] %s\n", s.name.c_str(), to_string(v.code).c_str(),
+                   v.reason.c_str());
       return 1;
     }
     write_file(root / "tests/fuzz_corpus/pcs_proof" / s.name, static_cast<uint8_t>(i), pcs);

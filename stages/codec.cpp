@@ -34,20 +34,22 @@ void ByteWriter::varint(uint64_t v) {
   out_.push_back(static_cast<uint8_t>(v));
 }
 
-void ByteReader::fail(const FieldName& what, std::string_view problem) const {
-  throw DecodeError(fmt::format("{}: {}", what.str(), problem));
+void ByteReader::fail(const FieldName& what, std::string_view problem, DecodeReject code) const {
+  throw DecodeError(fmt::format("{}: {}", what.str(), problem), code);
 }
 
 void ByteReader::need(uint64_t n, const FieldName& what) const {
-  if (remaining() < n) fail(what, fmt::format("{} bytes left, {} needed", remaining(), n));
+  if (remaining() < n) fail(what, fmt::format("{} bytes left, {} needed", remaining(), n), DecodeReject::Truncated);
 }
 
 void ByteReader::require(uint64_t n, uint64_t item_bytes, const FieldName& what) const {
   uint64_t total = 0;
   if (__builtin_mul_overflow(n, item_bytes, &total))
-    fail(what, fmt::format("{} items of {} bytes: {} bytes left, more than 2^64 needed", n, item_bytes, remaining()));
+    fail(what, fmt::format("{} items of {} bytes: {} bytes left, more than 2^64 needed", n, item_bytes, remaining()),
+         DecodeReject::Truncated);
   if (remaining() < total)
-    fail(what, fmt::format("{} items of {} bytes: {} bytes left, {} needed", n, item_bytes, remaining(), total));
+    fail(what, fmt::format("{} items of {} bytes: {} bytes left, {} needed", n, item_bytes, remaining(), total),
+         DecodeReject::Truncated);
 }
 
 uint32_t ByteReader::u32(const FieldName& what) {
@@ -72,7 +74,7 @@ std::span<const uint8_t> ByteReader::bytes(uint64_t n, const FieldName& what) {
 
 Fp ByteReader::f(const FieldName& what) {
   const uint32_t v = u32(what);
-  if (v >= Fp::P) fail(what, fmt::format("{} is not a field element (>= p)", v));
+  if (v >= Fp::P) fail(what, fmt::format("{} is not a field element (>= p)", v), DecodeReject::NotAFieldElement);
   return Fp::from_canonical_unchecked(v);
 }
 
@@ -98,13 +100,13 @@ uint64_t ByteReader::count(const FieldName& what, uint64_t min_item_bytes) {
 
 uint64_t ByteReader::expect(const FieldName& what, uint64_t want, uint64_t min_item_bytes) {
   const uint64_t got = usize(what);
-  if (got != want) fail(what, fmt::format("{}, expected {}", got, want));
+  if (got != want) fail(what, fmt::format("{}, expected {}", got, want), DecodeReject::CountMismatch);
   require(got, min_item_bytes, what);
   return got;
 }
 
 void ByteReader::expect_end(const FieldName& what) const {
-  if (remaining() != 0) fail(what, fmt::format("{} trailing bytes", remaining()));
+  if (remaining() != 0) fail(what, fmt::format("{} trailing bytes", remaining()), DecodeReject::TrailingBytes);
 }
 
 uint64_t ByteReader::varint(const FieldName& what, uint64_t max) {
@@ -112,15 +114,15 @@ uint64_t ByteReader::varint(const FieldName& what, uint64_t max) {
   for (int i = 0; i < 10; ++i) {
     const uint8_t b = u8(what);
     // The tenth byte carries bit 63 only.
-    if (i == 9 && b > 1) fail(what, "varint exceeds 64 bits");
+    if (i == 9 && b > 1) fail(what, "varint exceeds 64 bits", DecodeReject::NonCanonicalVarint);
     v |= uint64_t(b & 0x7f) << (7 * i);
     if ((b & 0x80) == 0) {
-      if (i > 0 && b == 0) fail(what, "varint is not in its shortest form");
+      if (i > 0 && b == 0) fail(what, "varint is not in its shortest form", DecodeReject::NonCanonicalVarint);
       if (v > max) fail(what, fmt::format("{} exceeds {}", v, max));
       return v;
     }
   }
-  fail(what, "varint exceeds 64 bits");
+  fail(what, "varint exceeds 64 bits", DecodeReject::NonCanonicalVarint);
 }
 
 int64_t ByteReader::zigzag(const FieldName& what) {

@@ -19,15 +19,22 @@
 #include "kernels/field/fp4.hpp"
 #include "kernels/hash/hash.hpp"
 #include "runtime/error.hpp"
+#include "stages/verify_result.hpp"
 
 namespace vkstark {
 
 // Malformed proof or verifying-key bytes: truncated, a count that does not fit the bytes left or
 // the params' shape, a value >= p, a non-canonical encoding, trailing bytes. The message starts
-// with the field's name.
+// with the field's name; the code says which of these it is (a verifier's rejection code for bytes
+// that do not decode).
 class DecodeError : public InputError {
  public:
-  using InputError::InputError;
+  explicit DecodeError(const std::string& what, DecodeReject code = DecodeReject::InvalidValue)
+      : InputError(what), code_(code) {}
+  DecodeReject code() const { return code_; }
+
+ private:
+  DecodeReject code_;
 };
 
 // The name of a proof field for an error message: a fmt pattern with up to three indices, e.g.
@@ -107,7 +114,9 @@ class ByteReader {
   // A varint count n, require()d as n items of at least min_item_bytes each.
   uint64_t varint_count(const FieldName& what, uint64_t min_item_bytes);
 
-  [[noreturn]] void fail(const FieldName& what, std::string_view problem) const;
+  // DecodeError "<what>: <problem>"; a value outside its range unless the code says otherwise.
+  [[noreturn]] void fail(const FieldName& what, std::string_view problem,
+                         DecodeReject code = DecodeReject::InvalidValue) const;
   size_t pos() const { return pos_; }
   size_t remaining() const { return bytes_.size() - pos_; }
 

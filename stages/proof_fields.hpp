@@ -192,7 +192,7 @@ class ProofDecoder {
              uint64_t cols) {
     uint64_t row_bytes = 0;
     if (__builtin_mul_overflow(cols, kProofElementBytes<T>, &row_bytes))
-      r_.fail(whole, fmt::format("rows of {} elements: more than 2^64 bytes", cols));
+      r_.fail(whole, fmt::format("rows of {} elements: more than 2^64 bytes", cols), DecodeReject::Truncated);
     // Every row of our encodings has a byte at least; a zero-width table must not allocate rows for free.
     r_.require(rows, std::max<uint64_t>(row_bytes, 1), whole);
     xs.clear();

@@ -33,40 +33,48 @@ class Verifier {
   VerifyResult shape() {
     const size_t airs = vk_.per_air.size();
     if (p_.trace_vdata.size() != airs || p_.public_values.size() != airs)
-      return VerifyResult::reject(fmt::format("proof shape: {} trace entries and {} public-value lists for {} AIRs",
+      return VerifyResult::reject(ProofReject::AirCount,
+                                  fmt::format("proof shape: {} trace entries and {} public-value lists for {} AIRs",
                                               p_.trace_vdata.size(), p_.public_values.size(), airs));
     std::vector<std::optional<uint32_t>> heights(airs);
     for (size_t a = 0; a < airs; ++a) {
       const StarkVerifyingKey& k = vk_.per_air[a];
       const auto& d = p_.trace_vdata[a];
       if (!d) {
-        if (k.is_required) return VerifyResult::reject(fmt::format("proof shape: AIR {} is required but absent", a));
+        if (k.is_required)
+          return VerifyResult::reject(ProofReject::RequiredAirAbsent,
+                                      fmt::format("proof shape: AIR {} is required but absent", a));
         if (!p_.public_values[a].empty())
-          return VerifyResult::reject(fmt::format("proof shape: AIR {} is absent but has public values", a));
+          return VerifyResult::reject(ProofReject::AbsentAirPublicValues,
+                                      fmt::format("proof shape: AIR {} is absent but has public values", a));
         continue;
       }
       if (d->cached_commitments.size() != k.params.width.cached_mains.size())
-        return VerifyResult::reject(fmt::format("proof shape: AIR {} has {} cached commitments, its vk {}", a,
+        return VerifyResult::reject(ProofReject::CachedCommitmentCount,
+                                    fmt::format("proof shape: AIR {} has {} cached commitments, its vk {}", a,
                                                 d->cached_commitments.size(), k.params.width.cached_mains.size()));
       if (p_.public_values[a].size() != k.params.num_public_values)
-        return VerifyResult::reject(fmt::format("proof shape: AIR {} has {} public values, its vk {}", a,
+        return VerifyResult::reject(ProofReject::PublicValueCount,
+                                    fmt::format("proof shape: AIR {} has {} public values, its vk {}", a,
                                                 p_.public_values[a].size(), k.params.num_public_values));
       if (d->log_height > params_.log_stacked_height())
-        return VerifyResult::reject(fmt::format("proof shape: AIR {} trace height 2^{} exceeds 2^{}", a, d->log_height,
+        return VerifyResult::reject(ProofReject::TraceTooHigh,
+                                    fmt::format("proof shape: AIR {} trace height 2^{} exceeds 2^{}", a, d->log_height,
                                                 params_.log_stacked_height()));
       if (k.preprocessed_data && k.preprocessed_data->hypercube_dim + int64_t(params_.l_skip) != d->log_height)
         return VerifyResult::reject(
+            ProofReject::PreprocessedHeightMismatch,
             fmt::format("AIR {}: trace height 2^{} is not its preprocessed trace's", a, d->log_height));
       heights[a] = d->log_height;
     }
     try {
       shape_ = proof_shape(vk_, heights);
     } catch (const InputError& e) {
-      return VerifyResult::reject(fmt::format("proof shape: {}", e.what()));
+      return VerifyResult::reject(ProofReject::ShapeUnsupported, fmt::format("proof shape: {}", e.what()));
     }
-    if (shape_.order.empty()) return VerifyResult::reject("proof shape: no trace is present");
+    if (shape_.order.empty()) return VerifyResult::reject(ProofReject::NoTrace, "proof shape: no trace is present");
     if (std::string problem = proof_shape_problem(p_, shape_); !problem.empty())
-      return VerifyResult::reject("proof shape: " + problem);
+      return VerifyResult::reject(ProofReject::PartShape, "proof shape: " + problem);
     return VerifyResult::accept();
   }
 
@@ -80,7 +88,8 @@ class Verifier {
       for (uint32_t a : shape_.order) {
         sum += (uint64_t(1) << std::max(p_.trace_vdata[a]->log_height, params_.l_skip)) * c.coefficients[a];
         if (sum >= c.threshold)
-          return VerifyResult::reject(fmt::format("trace height constraint {} fails: the heights are too large", i));
+          return VerifyResult::reject(ProofReject::TraceHeightConstraint,
+                                      fmt::format("trace height constraint {} fails: the heights are too large", i));
       }
     }
     return VerifyResult::accept();
@@ -112,7 +121,8 @@ class Verifier {
     BatchConstraintStatement st;
     if (VerifyResult v = gkr_check_pow_and_challenges(t_, gkr, params_, st.alpha, st.beta); !v) return v;
     if (shape_.gkr.layers == 0) {
-      if (gkr.q0_claim != Fp4::one()) return VerifyResult::reject("GKR: q0_claim is not 1 without interactions");
+      if (gkr.q0_claim != Fp4::one())
+        return VerifyResult::reject(GkrReject::Q0ClaimNotOne, "GKR: q0_claim is not 1 without interactions");
       st.p_hat = Fp4();
       st.q_hat = st.alpha;
     } else {
@@ -213,7 +223,7 @@ VerifyResult verify_bytes(const MultiStarkVerifyingKey& vk, std::span<const uint
   try {
     proof = decode_proof(bytes, vk);
   } catch (const DecodeError& e) {
-    return VerifyResult::reject(e.what());
+    return VerifyResult::reject(e.code(), e.what());
   }
   return verify(vk, proof);
 }

@@ -4,8 +4,9 @@
 // (stages/gkr, stages/zerocheck, stages/reduction, stages/whir).
 //
 // A result, never an exception, for anything about the proof: malformed, truncated or tampered
-// proofs are rejected with the reason naming the check; nothing reads out of bounds or allocates
-// more than a small multiple of the input. InputError only for a verifying key whose params are
+// proofs are rejected with a code naming the check (its phase's enum, stages/verify_result.hpp) and
+// a reason with the details; nothing reads out of bounds or allocates more than a small multiple of
+// the input. InputError only for a verifying key whose params are
 // outside the supported range (SystemParams::validate). Thread-compatible; pure.
 #pragma once
 
@@ -19,7 +20,8 @@
 namespace vkstark {
 
 VerifyResult verify(const MultiStarkVerifyingKey& vk, const Proof& proof);
-// Decodes with the vk's shape (a DecodeError becomes a rejection with its message), then verifies.
+// Decodes with the vk's shape (a DecodeError becomes a rejection with its code and message), then
+// verifies.
 VerifyResult verify_bytes(const MultiStarkVerifyingKey& vk, std::span<const uint8_t> bytes);
 
 }  // namespace vkstark

@@ -2,9 +2,9 @@
 #       -P check_vkstark_command.cmake
 #
 # The vkstark command end to end (cli/vkstark.cpp): prove writes a proof file and a vk file; verify
-# accepts it (alone and with --vk), info prints its shape; verify rejects (exit status 1) the file
-# with one proof byte changed and a proof made for another key (--vk), and refuses (exit status 3)
-# a truncated file, a file of another kind and a missing file.
+# accepts it (alone and with --vk), info prints its shape; verify rejects (exit status 1, printing
+# the rejection's code) the file with one proof byte changed and a proof made for another key
+# (--vk), and refuses (exit status 3) a truncated file, a file of another kind and a missing file.
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 set(proof "${DIR}/${AIR}.vkp")
@@ -32,7 +32,8 @@ run(0 "accepted: " verify "${proof}")
 run(0 "accepted: " verify "${proof}" --vk "${vk}")
 run(0 "proof: " info "${proof}")
 
-# One byte of the proof (its last, a WHIR value) changed: rejected.
+# One byte of the proof (its last, the high byte of a WHIR final_poly value) changed: rejected, by
+# the decoder for 0xff (no field element) and by WHIR's checks for a zero.
 file(SIZE "${proof}" size)
 math(EXPR last "${size} - 1")
 set(tampered "${DIR}/tampered.vkp")
@@ -40,8 +41,10 @@ file(COPY_FILE "${proof}" "${tampered}")
 file(READ "${proof}" byte OFFSET ${last} LIMIT 1 HEX)
 if(byte STREQUAL "00")  # write 0xff over a zero, a zero over anything else
   set(source "printf '\\377'")
+  set(code "decode.not_a_field_element")
 else()
   set(source "head -c 1 /dev/zero")
+  set(code "whir.")
 endif()
 execute_process(COMMAND sh -c "${source} | dd of='${tampered}' bs=1 seek=${last} count=1 conv=notrunc"
                 RESULT_VARIABLE rc ERROR_QUIET)
@@ -50,13 +53,13 @@ file(SHA256 "${tampered}" b)
 if(NOT rc STREQUAL "0" OR a STREQUAL b)
   message(FATAL_ERROR "could not change the last byte of ${tampered}")
 endif()
-run(1 "rejected: " verify "${tampered}")
+run(1 "rejected [${code}" verify "${tampered}")
 
 # The proof file checked against another key: rejected.
 set(other_proof "${DIR}/other.vkp")
 set(other_vk "${DIR}/other.vk")
 run(0 "wrote" prove --air ${other} --params test --executor cpu --out "${other_proof}" --vk-out "${other_vk}")
-run(1 "is not the one of" verify "${proof}" --vk "${other_vk}")
+run(1 "rejected [proof.verifying_key_mismatch]: the proof file's verifying key" verify "${proof}" --vk "${other_vk}")
 
 # Not a readable proof file: exit status 3, and the reason.
 set(truncated "${DIR}/truncated.vkp")

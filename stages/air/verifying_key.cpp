@@ -321,7 +321,7 @@ class VkDecoder {
   }
   Fp field(const FieldName& what) {
     const uint32_t m = u32(what);
-    if (m >= Fp::P) r_.fail(what, fmt::format("Montgomery form {} is not below p", m));
+    if (m >= Fp::P) r_.fail(what, fmt::format("Montgomery form {} is not below p", m), DecodeReject::NotAFieldElement);
     return Fp::from_mont(m);
   }
 

@@ -364,7 +364,7 @@ class WorkerLoop {
         background().execute([&] { verdict = verify_bytes(file.vk, file.proof); });
         r.verify_ms = ms_between(t0, Clock::now());
         if (!verdict.ok) {
-          r.reason = fmt::format("the proof does not verify: {}", verdict.reason);
+          r.reason = fmt::format("the proof does not verify [{}]: {}", to_string(verdict.code), verdict.reason);
         } else {
           r.ok = true;
           r.file = encode_proof_file(file);

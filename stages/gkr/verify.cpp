@@ -48,8 +48,10 @@ VerifyResult verify_layer1(DuplexSponge& t, const GkrProof& proof, LayerState& s
   const GkrLayerClaims& c = proof.claims_per_layer[0];
   observe_claims(t, c);
   if (!parent_p(c).is_zero())
-    return VerifyResult::reject("GKR layer 1: the root numerator p_0 = P0 Q1 + P1 Q0 is not zero");
-  if (parent_q(c) != proof.q0_claim) return VerifyResult::reject("GKR layer 1: Q0 Q1 differs from q0_claim");
+    return VerifyResult::reject(GkrReject::RootNumeratorNotZero,
+                                "GKR layer 1: the root numerator p_0 = P0 Q1 + P1 Q0 is not zero");
+  if (parent_q(c) != proof.q0_claim)
+    return VerifyResult::reject(GkrReject::RootDenominatorMismatch, "GKR layer 1: Q0 Q1 differs from q0_claim");
   end_layer(t, c, {}, st);
   return VerifyResult::accept();
 }
@@ -75,8 +77,10 @@ VerifyResult verify_layer(DuplexSponge& t, const GkrProof& proof, uint32_t j, La
   const GkrLayerClaims& c = proof.claims_per_layer[j - 1];
   observe_claims(t, c);
   if (claim != (parent_p(c) + lambda * parent_q(c)) * eq_acc)
-    return VerifyResult::reject(fmt::format(
-        "GKR layer {}: the sumcheck's last claim does not match the layer's claims (sub-rounds 0 .. {})", j, j - 2));
+    return VerifyResult::reject(
+        GkrReject::LayerClaimMismatch,
+        fmt::format("GKR layer {}: the sumcheck's last claim does not match the layer's claims (sub-rounds 0 .. {})", j,
+                    j - 2));
   end_layer(t, c, std::move(rho), st);
   return VerifyResult::accept();
 }
@@ -87,7 +91,7 @@ VerifyResult gkr_check_pow_and_challenges(DuplexSponge& t, const GkrProof& proof
                                           Fp4& alpha, Fp4& beta) {
   params.validate();  // the caller's: InputError naming the field; from here on only the proof can fail
   if (!t.check_witness(params.logup.pow_bits, proof.logup_pow_witness))
-    return VerifyResult::reject("GKR: logup_pow_witness fails proof of work");
+    return VerifyResult::reject(GkrReject::LogupPow, "GKR: logup_pow_witness fails proof of work");
   alpha = t.sample_ext();
   beta = t.sample_ext();
   return VerifyResult::accept();
@@ -99,7 +103,7 @@ VerifyResult gkr_verify(DuplexSponge& t, const GkrProof& proof, uint32_t n_tot, 
   const GkrShape shape{n_tot};
   ProofShapeCheck check;
   gkr_fields(check, const_cast<GkrProof&>(proof), &shape);  // the check only reads
-  if (!check.ok()) return VerifyResult::reject("GKR proof shape: " + check.problem());
+  if (!check.ok()) return VerifyResult::reject(GkrReject::Shape, "GKR proof shape: " + check.problem());
   LayerState st;
   if (VerifyResult r = verify_layer1(t, proof, st); !r) return r;
   for (uint32_t j = 2; j <= n_tot; ++j)

@@ -1,6 +1,6 @@
 // The verifier of LogUp's GKR fractional sumcheck (protocol.md 7 step 4, 8.5), on the host (never
-// an executor; it builds in the fuzz build). Rejects malformed or tampered proofs with a reason
-// naming the layer; never throws on proof content, never reads out of bounds. The prover half is
+// an executor; it builds in the fuzz build). Rejects malformed or tampered proofs with a GkrReject
+// code and a reason naming the layer; never throws on proof content, never reads out of bounds. The prover half is
 // stages/gkr/prover.hpp, written as the same per-layer and per-sub-round functions.
 #pragma once
 

@@ -46,25 +46,28 @@ VerifyResult verify_pcs_proof(const PcsClaim& expected, const PcsProof& proof, c
   params.validate();
   const uint64_t total_width = check_claim(expected, params);
   if (proof.roots.size() != expected.roots.size())
-    return VerifyResult::reject(
-        fmt::format("PCS proof has {} roots, expected {}", proof.roots.size(), expected.roots.size()));
+    return VerifyResult::reject(PcsReject::RootCount, fmt::format("PCS proof has {} roots, expected {}",
+                                                                  proof.roots.size(), expected.roots.size()));
   for (size_t c = 0; c < proof.roots.size(); ++c)
     if (proof.roots[c] != expected.roots[c])
-      return VerifyResult::reject(fmt::format("PCS proof root {} is not the expected commitment", c));
+      return VerifyResult::reject(PcsReject::RootMismatch,
+                                  fmt::format("PCS proof root {} is not the expected commitment", c));
   if (proof.point.size() != 1 + params.n_stack)
-    return VerifyResult::reject(
-        fmt::format("PCS proof point has {} coordinates, expected {}", proof.point.size(), 1 + params.n_stack));
+    return VerifyResult::reject(PcsReject::PointLength, fmt::format("PCS proof point has {} coordinates, expected {}",
+                                                                    proof.point.size(), 1 + params.n_stack));
   if (proof.openings.size() != total_width)
-    return VerifyResult::reject(
-        fmt::format("PCS proof has {} openings, expected {}", proof.openings.size(), total_width));
+    return VerifyResult::reject(PcsReject::OpeningCount, fmt::format("PCS proof has {} openings, expected {}",
+                                                                     proof.openings.size(), total_width));
   for (size_t i = 0; i < proof.openings.size(); ++i)
     if (proof.openings[i] != expected.openings[i])
-      return VerifyResult::reject(fmt::format("PCS proof opening {} is not the expected value", i));
+      return VerifyResult::reject(PcsReject::OpeningMismatch,
+                                  fmt::format("PCS proof opening {} is not the expected value", i));
   DuplexSponge t;
   for (const Digest& r : expected.roots) t.observe_commit(r);
   for (size_t i = 0; i < proof.point.size(); ++i)
     if (t.sample_ext() != proof.point[i])
-      return VerifyResult::reject(fmt::format("PCS proof point coordinate {} is not the transcript's challenge", i));
+      return VerifyResult::reject(PcsReject::PointNotChallenge,
+                                  fmt::format("PCS proof point coordinate {} is not the transcript's challenge", i));
   for (const Fp4& v : expected.openings) t.observe_ext(v);
   WhirStatement st{expected.roots, expected.widths, u_cube_of(proof.point, params.l_skip), expected.openings};
   return whir_verify(t, proof.whir, params, st);
@@ -78,7 +81,7 @@ VerifyResult verify_pcs_proof_bytes(const PcsClaim& expected, std::span<const ui
   try {
     proof = decode_pcs_proof(bytes, params, expected.widths);
   } catch (const DecodeError& e) {
-    return VerifyResult::reject(fmt::format("malformed PCS proof bytes: {}", e.what()));
+    return VerifyResult::reject(e.code(), fmt::format("malformed PCS proof bytes: {}", e.what()));
   }
   return verify_pcs_proof(expected, proof, params);
 }
@@ -86,12 +89,13 @@ VerifyResult verify_pcs_proof_bytes(const PcsClaim& expected, std::span<const ui
 VerifyResult check_pcs_proof_self_consistency(const PcsProof& proof, const std::vector<uint32_t>& widths,
                                               const SystemParams& params) {
   if (proof.roots.size() != widths.size())
-    return VerifyResult::reject(
-        fmt::format("PCS proof has {} roots for {} commitments", proof.roots.size(), widths.size()));
+    return VerifyResult::reject(PcsReject::RootCount, fmt::format("PCS proof has {} roots for {} commitments",
+                                                                  proof.roots.size(), widths.size()));
   uint64_t total = 0;
   for (uint32_t w : widths) total += w;
   if (proof.openings.size() != total)
-    return VerifyResult::reject(fmt::format("PCS proof has {} openings for {} columns", proof.openings.size(), total));
+    return VerifyResult::reject(PcsReject::OpeningCount,
+                                fmt::format("PCS proof has {} openings for {} columns", proof.openings.size(), total));
   return verify_pcs_proof({proof.roots, widths, proof.openings}, proof, params);
 }
 

@@ -65,13 +65,13 @@ struct PcsClaim {
 
 // Verifies on the host that `proof` opens the claim's roots to the claim's values at the point the
 // transcript gives: the proof's roots, point and openings must be those, then the WHIR verifier runs
-// on the claim. A rejection (never an exception) names what failed for anything about the proof;
-// InputError naming the field for params outside the supported range (SystemParams::validate) or a
-// claim inconsistent in itself (no root, a width per root, a zero width, total width above w_stack,
-// one value per stacked column).
+// on the claim. A rejection (never an exception) with a PcsReject or WhirReject code and a reason
+// names what failed for anything about the proof; InputError naming the field for params outside
+// the supported range (SystemParams::validate) or a claim inconsistent in itself (no root, a width
+// per root, a zero width, total width above w_stack, one value per stacked column).
 VerifyResult verify_pcs_proof(const PcsClaim& expected, const PcsProof& proof, const SystemParams& params);
 // Decodes with the claim's shape (decode_pcs_proof below) and verifies: malformed bytes are a
-// rejection with the decoder's message. What a fuzzer calls on arbitrary bytes.
+// rejection with the decoder's code and message. What a fuzzer calls on arbitrary bytes.
 VerifyResult verify_pcs_proof_bytes(const PcsClaim& expected, std::span<const uint8_t> bytes,
                                     const SystemParams& params);
 

@@ -92,7 +92,8 @@ VerifyResult StackedReductionVerifier::check_shape() const {
   for (const StackedLayout& layout : c_.layouts) shape.widths.push_back(layout.stacked_width());
   ProofShapeCheck check;
   stacking_fields(check, const_cast<StackingProof&>(p_), &shape);  // the check only reads
-  if (!check.ok()) return VerifyResult::reject("stacking proof shape: " + check.problem());
+  if (!check.ok())
+    return VerifyResult::reject(StackedReductionReject::Shape, "stacking proof shape: " + check.problem());
   return VerifyResult::accept();
 }
 
@@ -111,7 +112,8 @@ VerifyResult StackedReductionVerifier::round0() {
   for (const Fp4& x : s0) t_.observe_ext(x);
   u_.push_back(t_.sample_ext());
   if (sum_over_domain(l_, s0) != claim_)
-    return VerifyResult::reject("stacked reduction: s'_0 does not sum to the batched claim over D");
+    return VerifyResult::reject(StackedReductionReject::Round0SumMismatch,
+                                "stacked reduction: s'_0 does not sum to the batched claim over D");
   claim_ = horner(s0, u_[0]);
   return VerifyResult::accept();
 }
@@ -158,7 +160,8 @@ VerifyResult StackedReductionVerifier::openings() {
       power *= lambda2;
     }
   if (expected != claim_)
-    return VerifyResult::reject("stacked reduction: the last claim does not match the stacking openings");
+    return VerifyResult::reject(StackedReductionReject::OpeningsMismatch,
+                                "stacked reduction: the last claim does not match the stacking openings");
   return VerifyResult::accept();
 }
 

@@ -1,7 +1,7 @@
 // The stacked opening reduction of protocol.md 10.4, verifier half, on the host (never an
 // executor; no graph code, so the fuzz build compiles it). Mirrors stages/reduction/prover.hpp
-// round by round. Rejects a malformed or tampered StackingProof with a reason; never reads out of
-// bounds.
+// round by round. Rejects a malformed or tampered StackingProof with a StackedReductionReject code and a
+// reason; never reads out of bounds.
 #pragma once
 
 #include <vector>

@@ -55,12 +55,13 @@ namespace {
 // Every count of the proof against the shape the parameters give (whir_fields), and the statement's.
 VerifyResult check_shape(const WhirProof& p, const WhirShape& s, const WhirStatement& st) {
   if (std::string problem = whir_shape_problem(p, s); !problem.empty())
-    return VerifyResult::reject("WHIR proof shape: " + problem);
-  auto bad = [](std::string what, size_t got, size_t want) {
-    return VerifyResult::reject(fmt::format("WHIR statement: {} has {} entries, expected {}", what, got, want));
+    return VerifyResult::reject(WhirReject::Shape, "WHIR proof shape: " + problem);
+  auto bad = [](WhirReject code, std::string what, size_t got, size_t want) {
+    return VerifyResult::reject(code, fmt::format("WHIR statement: {} has {} entries, expected {}", what, got, want));
   };
-  if (st.u_cube.size() != s.m) return bad("opening point", st.u_cube.size(), s.m);
-  if (st.openings.size() != s.total_width()) return bad("stacking openings", st.openings.size(), s.total_width());
+  if (st.u_cube.size() != s.m) return bad(WhirReject::StatementPoint, "opening point", st.u_cube.size(), s.m);
+  if (st.openings.size() != s.total_width())
+    return bad(WhirReject::StatementOpenings, "stacking openings", st.openings.size(), s.total_width());
   return VerifyResult::accept();
 }
 
@@ -69,14 +70,16 @@ VerifyResult check_shape(const WhirProof& p, const WhirShape& s, const WhirState
 VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams& params, const WhirStatement& st) {
   params.validate();  // the caller's: InputError naming the field; from here on only the proof can fail
   if (st.roots.size() != st.widths.size() || st.roots.empty())
-    return VerifyResult::reject("WHIR statement: one width per commitment, at least one commitment");
+    return VerifyResult::reject(WhirReject::StatementCommitments,
+                                "WHIR statement: one width per commitment, at least one commitment");
   const WhirShape s = WhirShape::from(params, st.widths);
-  if (s.sumcheck_rounds() > s.m) return VerifyResult::reject("WHIR parameters fold more variables than the point has");
+  if (s.sumcheck_rounds() > s.m)
+    return VerifyResult::reject(WhirReject::FoldsPastPoint, "WHIR parameters fold more variables than the point has");
   if (VerifyResult shape = check_shape(p, s, st); !shape) return shape;
   const uint32_t R = s.rounds(), k = s.k, group = 1u << k;
 
   if (!t.check_witness(params.whir.mu_pow_bits, p.mu_pow_witness))
-    return VerifyResult::reject("WHIR: mu_pow_witness fails proof of work");
+    return VerifyResult::reject(WhirReject::MuPow, "WHIR: mu_pow_witness fails proof of work");
   const Fp4 mu = t.sample_ext();
   std::vector<Fp4> mu_pows(s.total_width());
   Fp4 claim;
@@ -96,7 +99,8 @@ VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams
       t.observe_ext(v1);
       t.observe_ext(v2);
       if (!t.check_witness(params.whir.folding_pow_bits, p.folding_pow_witnesses[i * k + j]))
-        return VerifyResult::reject(fmt::format("WHIR: folding_pow_witnesses[{}] fails proof of work", i * k + j));
+        return VerifyResult::reject(WhirReject::FoldingPow,
+                                    fmt::format("WHIR: folding_pow_witnesses[{}] fails proof of work", i * k + j));
       const Fp4 alpha = t.sample_ext();
       alphas.push_back(alpha);
       claim = interpolate_quadratic(claim - v1, v1, v2, alpha);
@@ -109,7 +113,8 @@ VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams
       for (const Fp4& c : p.final_poly) t.observe_ext(c);
     }
     if (!t.check_witness(params.whir.query_phase_pow_bits, p.query_phase_pow_witnesses[i]))
-      return VerifyResult::reject(fmt::format("WHIR: query_phase_pow_witnesses[{}] fails proof of work", i));
+      return VerifyResult::reject(WhirReject::QueryPow,
+                                  fmt::format("WHIR: query_phase_pow_witnesses[{}] fails proof of work", i));
     const Fp root_gen = two_adic_generator(log_rs);
     const uint32_t nq = s.num_queries[i];
     // The transcript samples every index first (nothing else touches it until gamma); the Merkle
@@ -135,6 +140,7 @@ VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams
             [&](size_t q) { return std::span<const Digest>(p.initial_round_merkle_proofs[c][q]); }, s.merkle_depth(0));
         if (bad != size_t(-1))
           return VerifyResult::reject(
+              WhirReject::InitialMerklePath,
               fmt::format("WHIR: Merkle path of query {} into commitment {} does not verify", bad, c));
         col0 += w;
       }
@@ -150,7 +156,8 @@ VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams
           p.codeword_commits[i - 1], idx, leaves,
           [&](size_t q) { return std::span<const Digest>(p.codeword_merkle_proofs[i - 1][q]); }, s.merkle_depth(i));
       if (bad != size_t(-1))
-        return VerifyResult::reject(fmt::format("WHIR: Merkle path of query {} in round {} does not verify", bad, i));
+        return VerifyResult::reject(WhirReject::CodewordMerklePath,
+                                    fmt::format("WHIR: Merkle path of query {} in round {} does not verify", bad, i));
     }
     std::vector<Fp4> ys;
     for (uint32_t q = 0; q < nq; ++q) {
@@ -188,7 +195,9 @@ VerifyResult whir_verify(DuplexSponge& t, const WhirProof& p, const SystemParams
       g *= gammas[i];
     }
   }
-  if (acc != claim) return VerifyResult::reject("WHIR: the final claim does not match the final polynomial");
+  if (acc != claim)
+    return VerifyResult::reject(WhirReject::FinalClaimMismatch,
+                                "WHIR: the final claim does not match the final polynomial");
   return VerifyResult::accept();
 }
 

@@ -1,5 +1,5 @@
 // The WHIR verifier of protocol.md 11.3, on the host (never an executor). Rejects malformed,
-// truncated-shape or tampered proofs with a reason; never reads out of bounds.
+// truncated-shape or tampered proofs with a WhirReject code and a reason; never reads out of bounds.
 #pragma once
 
 #include <vector>

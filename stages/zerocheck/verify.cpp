@@ -76,7 +76,7 @@ class Verifier {
               return v.problem();
             }();
         !problem.empty())
-      return VerifyResult::reject("batch constraint proof shape: " + problem);
+      return VerifyResult::reject(BatchConstraintReject::Shape, "batch constraint proof shape: " + problem);
     n_max_ = shape.batch.n_max;
     if (st_.xi.size() < l_ + std::max(n_max_, st_.n_logup))
       throw InputError(fmt::format("batch constraint statement: xi has {} coordinates, {} needed", st_.xi.size(),
@@ -95,9 +95,11 @@ class Verifier {
       sum_q += p_.denominator_term_per_air[T];
     }
     if (sum_p != st_.p_hat)
-      return VerifyResult::reject("batch constraint: the numerator terms do not sum to GKR's p-hat(xi)");
+      return VerifyResult::reject(BatchConstraintReject::NumeratorSumMismatch,
+                                  "batch constraint: the numerator terms do not sum to GKR's p-hat(xi)");
     if (st_.alpha + sum_q != st_.q_hat)
-      return VerifyResult::reject("batch constraint: alpha plus the denominator terms is not GKR's q-hat(xi)");
+      return VerifyResult::reject(BatchConstraintReject::DenominatorSumMismatch,
+                                  "batch constraint: alpha plus the denominator terms is not GKR's q-hat(xi)");
     mu_ = t_.sample_ext();
     mu_powers_ = powers(mu_, 3 * size_t(P_));
     claim_ = Fp4();
@@ -115,7 +117,8 @@ class Verifier {
     Fp4 sum;
     for (size_t j = 0; j < s0.size(); j += N_) sum += s0[j];
     if (sum * Fp::from_canonical_unchecked(N_) != claim_)
-      return VerifyResult::reject("batch constraint round 0: s_0 does not sum to the claim over D");
+      return VerifyResult::reject(BatchConstraintReject::Round0SumMismatch,
+                                  "batch constraint round 0: s_0 does not sum to the claim over D");
     claim_ = horner(s0, r_[0]);
     return VerifyResult::accept();
   }
@@ -197,6 +200,7 @@ class Verifier {
     }
     if (claim_ != final)
       return VerifyResult::reject(
+          BatchConstraintReject::FinalClaimMismatch,
           "batch constraint: the last claim is not the constraints and interactions evaluated at the openings");
     return VerifyResult::accept();
   }

@@ -2,8 +2,9 @@
 // layer (GKR's p-hat, q-hat at xi) and every AIR's constraints, checked at the sumcheck's point
 // from the column openings. Written as per-step functions in the transcript order of protocol.md 7
 // step 5, beside the prover's (stages/zerocheck/prover.*) for a line-by-line comparison.
-// Never throws on proof content (a rejection names the failed check); InputError for a statement
-// inconsistent with its verifying key. Thread-compatible; pure apart from the transcript.
+// Never throws on proof content (a rejection's BatchConstraintReject code and reason name the
+// failed check); InputError for a statement inconsistent with its verifying key. Thread-compatible;
+// pure apart from the transcript.
 #pragma once
 
 #include <cstdint>

@@ -188,8 +188,8 @@ int main(int argc, char** argv) try {
   const VerifyResult tampered = verify_bytes(pk.vk, bytes);
   fmt::print("downstream: {} numbers below {} on {} ({}): total = {}, proof {} bytes: {}; one byte changed: {}\n",
              kRows, kTableRows, exec->name(), exec->device_name(), traces[1]->public_values[0].value(), bytes.size(),
-             verdict.ok ? "verified" : "REJECTED: " + verdict.reason,
-             tampered.ok ? "ACCEPTED" : "rejected (" + tampered.reason + ")");
+             verdict.ok ? "verified" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason),
+             tampered.ok ? "ACCEPTED" : fmt::format("rejected ([{}] {})", to_string(tampered.code), tampered.reason));
   return verdict.ok && !tampered.ok ? 0 : 1;
 } catch (const std::exception& e) {
   fmt::print(stderr, "downstream: {}\n", e.what());

@@ -109,17 +109,27 @@ VerifyResult verify_model(const Setup& s, const BatchConstraintProof& proof, std
 
 // Every value of the proof, to change one at a time; the openings of variables no constraint or
 // interaction reads (the vk's unused_variables) apart: this phase only observes those, and the
-// stacked reduction checks them.
+// stacked reduction checks them. Each checked value with the check that catches it changed: the
+// first it reaches (s_0's sum over D sees only its coefficients of degree 0 mod 2^l_skip; the
+// other coefficients, the rounds and the openings move the last claim).
 struct Values {
   std::vector<Fp4*> checked, unused;
+  std::vector<BatchConstraintReject> codes;  // one per checked value
 };
 Values every_value(BatchConstraintProof& p, const Setup& s) {
   Values out;
-  for (Fp4& v : p.numerator_term_per_air) out.checked.push_back(&v);
-  for (Fp4& v : p.denominator_term_per_air) out.checked.push_back(&v);
-  for (Fp4& v : p.univariate_round_coeffs) out.checked.push_back(&v);
+  auto check = [&](Fp4& v, BatchConstraintReject code) {
+    out.checked.push_back(&v);
+    out.codes.push_back(code);
+  };
+  for (Fp4& v : p.numerator_term_per_air) check(v, BatchConstraintReject::NumeratorSumMismatch);
+  for (Fp4& v : p.denominator_term_per_air) check(v, BatchConstraintReject::DenominatorSumMismatch);
+  const size_t N = size_t(1) << s.pk.vk.params.l_skip;
+  for (size_t i = 0; i < p.univariate_round_coeffs.size(); ++i)
+    check(p.univariate_round_coeffs[i],
+          i % N == 0 ? BatchConstraintReject::Round0SumMismatch : BatchConstraintReject::FinalClaimMismatch);
   for (auto& round : p.sumcheck_round_polys)
-    for (Fp4& v : round) out.checked.push_back(&v);
+    for (Fp4& v : round) check(v, BatchConstraintReject::FinalClaimMismatch);
   for (size_t T = 0; T < p.column_openings.size(); ++T) {
     const StarkVerifyingKey& vk = s.pk.vk.per_air[s.in.order[T]];
     const uint32_t pre = vk.params.width.preprocessed ? 1 : 0, stride = vk.params.need_rot ? 2 : 1;
@@ -136,8 +146,10 @@ Values every_value(BatchConstraintProof& p, const Setup& s) {
           var.part = uint32_t(q - 1 - pre);
         }
         const auto& unused = vk.unused_variables;
-        const bool is_unused = std::find(unused.begin(), unused.end(), var) != unused.end();
-        (is_unused ? out.unused : out.checked).push_back(&p.column_openings[T][q][i]);
+        if (std::find(unused.begin(), unused.end(), var) != unused.end())
+          out.unused.push_back(&p.column_openings[T][q][i]);
+        else
+          check(p.column_openings[T][q][i], BatchConstraintReject::FinalClaimMismatch);
       }
   }
   return out;
@@ -248,7 +260,9 @@ TEST_P(BatchModel, SatisfiesItsInvariantsTheLogUpGlueAndTheVerifierFinalCheck) {
   for (size_t i = 0; i < values.checked.size(); ++i) {
     const Fp4 keep = *values.checked[i];
     *values.checked[i] += Fp4::one();
-    EXPECT_FALSE(verify_model(*s, bad, r).ok) << "value " << i << " of " << values.checked.size() << " changed";
+    const VerifyResult changed = verify_model(*s, bad, r);
+    EXPECT_FALSE(changed.ok) << "value " << i << " of " << values.checked.size() << " changed";
+    EXPECT_EQ(changed.code, RejectCode(values.codes[i])) << "value " << i << ": " << changed.reason;
     *values.checked[i] = keep;
   }
   for (Fp4* u : values.unused) {
@@ -259,7 +273,9 @@ TEST_P(BatchModel, SatisfiesItsInvariantsTheLogUpGlueAndTheVerifierFinalCheck) {
     *u -= Fp4::one();
   }
   bad.sumcheck_round_polys.emplace_back();
-  EXPECT_NE(verify_model(*s, bad, r).reason.find("batch constraint proof shape"), std::string::npos);
+  const VerifyResult shape = verify_model(*s, bad, r);
+  EXPECT_NE(shape.reason.find("batch constraint proof shape"), std::string::npos);
+  EXPECT_EQ(shape.code, RejectCode(BatchConstraintReject::Shape));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, BatchModel, ::testing::ValuesIn(cases()),
@@ -287,6 +303,7 @@ TEST(BatchModelViolation, ChangedTraceValueGivesNonzeroZerocheckSum) {
     std::vector<Fp4> r;
     const VerifyResult v = verify_model(*s, out.proof, r);
     EXPECT_EQ(v.reason, "batch constraint round 0: s_0 does not sum to the claim over D") << "l_skip " << l;
+    EXPECT_EQ(v.code, RejectCode(BatchConstraintReject::Round0SumMismatch)) << "l_skip " << l;
   }
 }
 

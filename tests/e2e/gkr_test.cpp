@@ -331,6 +331,7 @@ TEST_P(GkrProver, NonzeroRootGivesAProofTheVerifierRejectsAtLayerOne) {
   const VerifyResult v = host_verify(start, d.proof, 4, params, claim);
   EXPECT_FALSE(v.ok);
   EXPECT_NE(v.reason.find("GKR layer 1: the root numerator"), std::string::npos) << v.reason;
+  EXPECT_EQ(v.code, RejectCode(GkrReject::RootNumeratorNotZero));
 }
 
 TEST(GkrAcrossExecutors, ProofBytesAreIdentical) {
@@ -351,7 +352,9 @@ TEST(GkrAcrossExecutors, ProofBytesAreIdentical) {
   EXPECT_TRUE(v.ok) << v.reason;
 }
 
-// Every value of the proof, changed, makes the verifier reject and name where.
+// Every value of the proof, changed, makes the verifier reject, name where and give the check's code:
+// layer 1's claims fail the root's sums (a P term or, when P1 is zero, the Q product), a later
+// layer's claims or sub-round values that layer's final sumcheck check.
 TEST(GkrVerifier, RejectsATamperedValueOfEveryField) {
   const uint32_t n = 5;
   const SystemParams params = params_with_pow(4);
@@ -364,29 +367,44 @@ TEST(GkrVerifier, RejectsATamperedValueOfEveryField) {
   ASSERT_TRUE(host_verify(start, good, n, params, claim).ok);
 
   const Fp4 delta = Fp4(Fp::one(), Fp(), Fp::from_canonical(7), Fp());
-  auto expect_rejected = [&](const std::function<void(GkrProof&)>& tamper, const std::string& where) {
+  auto expect_rejected = [&](const std::function<void(GkrProof&)>& tamper, const std::string& where, GkrReject code) {
     GkrProof bad = good;
     tamper(bad);
     GkrClaim c;
     const VerifyResult v = host_verify(start, bad, n, params, c);
     EXPECT_FALSE(v.ok) << where;
     EXPECT_NE(v.reason.find(where), std::string::npos) << "reason: " << v.reason << ", expected: " << where;
+    EXPECT_EQ(v.code, RejectCode(code)) << where << ": " << v.reason;
   };
-  expect_rejected([&](GkrProof& p) { p.logup_pow_witness = p.logup_pow_witness + Fp::one(); }, "GKR");
-  expect_rejected([&](GkrProof& p) { p.q0_claim += delta; }, "GKR layer 1");
-  for (uint32_t j = 1; j <= n; ++j) {
+  expect_rejected([&](GkrProof& p) { p.logup_pow_witness = p.logup_pow_witness + Fp::one(); }, "GKR",
+                  GkrReject::LogupPow);
+  expect_rejected([&](GkrProof& p) { p.q0_claim += delta; }, "GKR layer 1", GkrReject::RootDenominatorMismatch);
+  const GkrLayerClaims& root = good.claims_per_layer[0];
+  // Q0 and Q1 take part in the root numerator P0 Q1 + P1 Q0 unless the P beside them is zero.
+  const GkrReject q0_code =
+      root.p_xi_1.is_zero() ? GkrReject::RootDenominatorMismatch : GkrReject::RootNumeratorNotZero;
+  const GkrReject q1_code =
+      root.p_xi_0.is_zero() ? GkrReject::RootDenominatorMismatch : GkrReject::RootNumeratorNotZero;
+  expect_rejected([&](GkrProof& p) { p.claims_per_layer[0].p_xi_0 += delta; }, "GKR layer 1",
+                  GkrReject::RootNumeratorNotZero);
+  expect_rejected([&](GkrProof& p) { p.claims_per_layer[0].p_xi_1 += delta; }, "GKR layer 1",
+                  GkrReject::RootNumeratorNotZero);
+  expect_rejected([&](GkrProof& p) { p.claims_per_layer[0].q_xi_0 += delta; }, "GKR layer 1", q0_code);
+  expect_rejected([&](GkrProof& p) { p.claims_per_layer[0].q_xi_1 += delta; }, "GKR layer 1", q1_code);
+  for (uint32_t j = 2; j <= n; ++j) {
     const std::string where = fmt::format("GKR layer {}", j);
-    expect_rejected([&](GkrProof& p) { p.claims_per_layer[j - 1].p_xi_0 += delta; }, where);
-    expect_rejected([&](GkrProof& p) { p.claims_per_layer[j - 1].p_xi_1 += delta; }, where);
-    expect_rejected([&](GkrProof& p) { p.claims_per_layer[j - 1].q_xi_0 += delta; }, where);
-    expect_rejected([&](GkrProof& p) { p.claims_per_layer[j - 1].q_xi_1 += delta; }, where);
-    for (uint32_t s = 0; j >= 2 && s + 1 < j; ++s)
+    const GkrReject code = GkrReject::LayerClaimMismatch;
+    expect_rejected([&](GkrProof& p) { p.claims_per_layer[j - 1].p_xi_0 += delta; }, where, code);
+    expect_rejected([&](GkrProof& p) { p.claims_per_layer[j - 1].p_xi_1 += delta; }, where, code);
+    expect_rejected([&](GkrProof& p) { p.claims_per_layer[j - 1].q_xi_0 += delta; }, where, code);
+    expect_rejected([&](GkrProof& p) { p.claims_per_layer[j - 1].q_xi_1 += delta; }, where, code);
+    for (uint32_t s = 0; s + 1 < j; ++s)
       for (uint32_t x = 0; x < 3; ++x)
-        expect_rejected([&](GkrProof& p) { p.sumcheck_polys[j - 2][s][x] += delta; }, where);
+        expect_rejected([&](GkrProof& p) { p.sumcheck_polys[j - 2][s][x] += delta; }, where, code);
   }
   // Two claims of a layer swapped consistently with the layer above still change the transcript.
   expect_rejected([&](GkrProof& p) { std::swap(p.claims_per_layer[2].p_xi_0, p.claims_per_layer[2].p_xi_1); },
-                  "GKR layer 3");
+                  "GKR layer 3", GkrReject::LayerClaimMismatch);
 }
 
 TEST(GkrVerifier, RejectsAWrongShapeBeforeReadingValues) {
@@ -406,6 +424,7 @@ TEST(GkrVerifier, RejectsAWrongShapeBeforeReadingValues) {
     ASSERT_TRUE(gkr_check_pow_and_challenges(t, bad, params, a, b).ok);
     const VerifyResult v = gkr_verify(t, bad, n_tot, c);
     EXPECT_FALSE(v.ok) << what;
+    EXPECT_EQ(v.code, RejectCode(GkrReject::Shape)) << v.reason;
     EXPECT_EQ(v.reason.rfind("GKR proof shape: ", 0), 0u) << v.reason;
     EXPECT_NE(v.reason.find(what), std::string::npos) << v.reason;
   };
@@ -437,6 +456,7 @@ TEST(GkrVerifier, RejectsRandomValuesOfTheRightShape) {
     const VerifyResult r = gkr_verify(t, p, n, c);
     EXPECT_FALSE(r.ok) << n;
     EXPECT_NE(r.reason.find("GKR layer 1"), std::string::npos) << r.reason;
+    EXPECT_EQ(r.code, RejectCode(GkrReject::RootNumeratorNotZero)) << r.reason;
   }
 }
 

@@ -11,10 +11,13 @@
 //   * invalid witnesses are rejected: a violated constraint, unbalanced interactions, a wrong
 //     public value;
 //   * hostile bytes: 1000 random single-byte changes of a valid encoding, every truncation, an
-//     extension: all rejected with a reason, none accepted, no exception.
+//     extension: all rejected with a reason and a code (the decoder's for bytes it rejects), none
+//     accepted, no exception; a changed proof field is rejected by its phase or a later one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <iterator>
 #include <random>
 
 #include "executors/executors.hpp"
@@ -22,6 +25,7 @@
 #include "kernels/hash/transcript.hpp"
 #include "stages/airs/fibonacci.hpp"
 #include "stages/airs/test_airs.hpp"
+#include "stages/codec.hpp"
 #include "stages/preamble.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
@@ -296,12 +300,16 @@ TEST_P(ProveVerify, InvalidWitnessesAreRejected) {
     const VerifyResult v = verify(p.pk.vk, p.proof);
     EXPECT_FALSE(v.ok);
     EXPECT_FALSE(v.reason.empty());
+    // The constraint polynomial's sum over D is not zero.
+    EXPECT_EQ(v.code, RejectCode(BatchConstraintReject::Round0SumMismatch)) << v.reason;
   }
   {  // a wrong public value
     auto airs = fib_fixture(fp(0), fp(1), 64);
     airs[0].public_values[2] += Fp::one();
     const Proved p = prove(exec(), airs, params);
-    EXPECT_FALSE(verify(p.pk.vk, p.proof).ok);
+    const VerifyResult v = verify(p.pk.vk, p.proof);
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.code, RejectCode(BatchConstraintReject::Round0SumMismatch)) << v.reason;
   }
   {  // unbalanced interactions: a sent field changed
     auto airs = interactions_fixture_11();
@@ -310,6 +318,7 @@ TEST_P(ProveVerify, InvalidWitnessesAreRejected) {
     const VerifyResult v = verify(p.pk.vk, p.proof);
     EXPECT_FALSE(v.ok);
     EXPECT_NE(v.reason.find("GKR"), std::string::npos) << v.reason;
+    EXPECT_EQ(v.code, RejectCode(GkrReject::RootNumeratorNotZero)) << v.reason;
   }
 }
 
@@ -320,28 +329,48 @@ TEST_P(ProveVerify, EveryProofFieldChangedIsRejected) {
     const Fixture f = *std::find_if(all.begin(), all.end(), [&](const Fixture& x) { return x.name == name; });
     const Proved p = prove(exec(), f.airs(), f.params);
     Proof bad = p.proof;
+    // Each field with the first phase that reads it: a change is caught there or in a later phase
+    // (a value the transcript observes moves every later challenge), never before.
     FieldCollector c;
-    gkr_fields(c, bad.gkr_proof, nullptr);
-    batch_constraint_fields(c, bad.batch_constraint_proof, nullptr);
-    stacking_fields(c, bad.stacking_proof, nullptr);
-    whir_fields(c, bad.whir_proof, nullptr);
-    c.fields.push_back({"common_main_commit", &bad.common_main_commit[0]});
-    for (auto& pvs : bad.public_values)
-      if (!pvs.empty()) c.fields.push_back({"public value", &pvs[0]});
+    std::vector<size_t> first_phase;  // index into kPhases, one per field
+    auto part = [&](size_t phase, auto&& collect) {
+      collect();
+      first_phase.resize(c.fields.size(), phase);
+    };
+    static constexpr RejectPhase kPhases[] = {RejectPhase::Gkr, RejectPhase::BatchConstraint,
+                                              RejectPhase::StackedReduction, RejectPhase::Whir};
+    part(0, [&] { gkr_fields(c, bad.gkr_proof, nullptr); });
+    part(1, [&] { batch_constraint_fields(c, bad.batch_constraint_proof, nullptr); });
+    part(2, [&] { stacking_fields(c, bad.stacking_proof, nullptr); });
+    part(3, [&] { whir_fields(c, bad.whir_proof, nullptr); });
+    part(0, [&] {  // the preamble: observed before LogUp's grinding
+      c.fields.push_back({"common_main_commit", &bad.common_main_commit[0]});
+      for (auto& pvs : bad.public_values)
+        if (!pvs.empty()) c.fields.push_back({"public value", &pvs[0]});
+    });
     ASSERT_GT(c.fields.size(), 30u);
-    for (const auto& [field, x] : c.fields) {
+    for (size_t i = 0; i < c.fields.size(); ++i) {
+      const auto& [field, x] = c.fields[i];
       const Fp keep = *x;
       *x += Fp::one();
       const VerifyResult v = verify(p.pk.vk, bad);
       EXPECT_FALSE(v.ok) << name << ": " << field << " changed and accepted";
       EXPECT_FALSE(v.reason.empty()) << field;
+      const auto* phase = std::find(std::begin(kPhases), std::end(kPhases), v.code.phase);
+      EXPECT_TRUE(phase != std::end(kPhases) && size_t(phase - kPhases) >= first_phase[i])
+          << name << ": " << field << " changed: " << v.code << " (" << v.reason << "), expected "
+          << to_string(kPhases[first_phase[i]]) << " or a later phase";
       *x = keep;
     }
-    // A trace height changed: the shape, the transcript and the commitment disagree.
+    // A trace height changed: the shape, the transcript and the commitment disagree. The proof's
+    // shape check sees a height that changes a count; the preamble observes every height, so
+    // otherwise the first check after it fails (LogUp's proof of work for mixture's first trace).
     for (auto& d : bad.trace_vdata)
       if (d && d->log_height > 0) {
         --d->log_height;
-        EXPECT_FALSE(verify(p.pk.vk, bad).ok) << name << ": a height changed and accepted";
+        const VerifyResult v = verify(p.pk.vk, bad);
+        EXPECT_FALSE(v.ok) << name << ": a height changed and accepted";
+        EXPECT_TRUE(v.in(RejectPhase::Proof) || v.in(RejectPhase::Gkr)) << name << ": " << v.code << ": " << v.reason;
         ++d->log_height;
       }
     EXPECT_TRUE(verify(p.pk.vk, bad).ok) << "the proof restored";
@@ -353,6 +382,7 @@ TEST_P(ProveVerify, HostileBytesAreRejectedWithoutACrash) {
   const Proved p = prove(exec(), mixture_fixture_standard(3), test_system_params_small(2, 8, 3));
   ASSERT_TRUE(verify_bytes(p.pk.vk, p.bytes).ok);
   std::mt19937_64 rng(11);
+  int decoded = 0;
   for (int i = 0; i < 1000; ++i) {
     std::vector<uint8_t> b = p.bytes;
     const size_t at = rng() % b.size();
@@ -360,12 +390,24 @@ TEST_P(ProveVerify, HostileBytesAreRejectedWithoutACrash) {
     const VerifyResult v = verify_bytes(p.pk.vk, b);
     EXPECT_FALSE(v.ok) << "byte " << at << " changed and accepted";
     EXPECT_FALSE(v.reason.empty());
+    // The decoder's code for bytes it rejects; a verifier phase's for a proof it decodes.
+    try {
+      (void)decode_proof(b, p.pk.vk);
+      ++decoded;
+      EXPECT_FALSE(v.in(RejectPhase::Decode) || v.in(RejectPhase::None)) << "byte " << at << ": " << v.code;
+    } catch (const DecodeError& e) {
+      EXPECT_EQ(v.code, RejectCode(e.code())) << "byte " << at << ": " << v.reason;
+    }
   }
-  for (size_t n = 0; n < p.bytes.size(); n += 97)
-    EXPECT_FALSE(verify_bytes(p.pk.vk, std::span(p.bytes.data(), n)).ok) << "truncated to " << n;
+  EXPECT_GT(decoded, 100) << "the changes reach the verifier's phases, not only the decoder";
+  for (size_t n = 0; n < p.bytes.size(); n += 97) {
+    const VerifyResult v = verify_bytes(p.pk.vk, std::span(p.bytes.data(), n));
+    EXPECT_FALSE(v.ok) << "truncated to " << n;
+    EXPECT_TRUE(v.is(DecodeReject::Truncated)) << "truncated to " << n << ": " << v.code << ": " << v.reason;
+  }
   std::vector<uint8_t> longer = p.bytes;
   longer.push_back(0);
-  EXPECT_FALSE(verify_bytes(p.pk.vk, longer).ok);
+  EXPECT_TRUE(verify_bytes(p.pk.vk, longer).is(DecodeReject::TrailingBytes));
 }
 
 }  // namespace

@@ -388,7 +388,9 @@ TEST_P(StackedReduction, WhirOpensTheStackingOpeningsAtU) {
     st.openings[0] += Fp4::one();
     DuplexSponge t2;
     ASSERT_TRUE(verify(hs, run.proof, cs.params, nullptr, &t2).ok);
-    EXPECT_FALSE(whir_verify(t2, run.whir, cs.params, st).ok) << cs.what;
+    const VerifyResult changed = whir_verify(t2, run.whir, cs.params, st);
+    EXPECT_FALSE(changed.ok) << cs.what;
+    EXPECT_TRUE(changed.in(RejectPhase::Whir)) << cs.what << ": " << changed.code;
   }
 }
 
@@ -404,43 +406,53 @@ TEST(StackedReductionAcrossExecutors, ProofBytesAreIdentical) {
   }
 }
 
+// A changed value is caught by the first check it reaches: s'_0's sum over D sees only its
+// coefficients of degree 0 mod 2^l_skip; any other value moves the last claim or the openings.
 TEST(StackedReductionVerifier, RejectsEveryTamperedProofField) {
   const Case cs = cases()[1];
   const HostSetup hs = host_setup(cs, 4);
   const ProofRun run = prove(executor("cpu"), cs, hs);
   ASSERT_TRUE(verify(hs, run.proof, cs.params).ok);
   const Fp4 one = Fp4::one();
+  const size_t N = size_t(1) << cs.params.l_skip;
+  auto expect_rejected = [&](const StackingProof& p, StackedReductionReject code, const std::string& what) {
+    const VerifyResult v = verify(hs, p, cs.params);
+    EXPECT_FALSE(v.ok) << what;
+    EXPECT_EQ(v.code, RejectCode(code)) << what << ": " << v.reason;
+  };
   for (size_t i = 0; i < run.proof.univariate_round_coeffs.size(); ++i) {
     StackingProof p = run.proof;
     p.univariate_round_coeffs[i] += one;
-    EXPECT_FALSE(verify(hs, p, cs.params).ok) << "univariate_round_coeffs[" << i << "]";
+    expect_rejected(p,
+                    i % N == 0 ? StackedReductionReject::Round0SumMismatch : StackedReductionReject::OpeningsMismatch,
+                    fmt::format("univariate_round_coeffs[{}]", i));
   }
   for (size_t j = 0; j < run.proof.sumcheck_round_polys.size(); ++j)
     for (size_t x = 0; x < 2; ++x) {
       StackingProof p = run.proof;
       p.sumcheck_round_polys[j][x] += one;
-      EXPECT_FALSE(verify(hs, p, cs.params).ok) << "sumcheck_round_polys[" << j << "][" << x << "]";
+      expect_rejected(p, StackedReductionReject::OpeningsMismatch, fmt::format("sumcheck_round_polys[{}][{}]", j, x));
     }
   for (size_t c = 0; c < run.proof.stacking_openings.size(); ++c)
     for (size_t col = 0; col < run.proof.stacking_openings[c].size(); ++col) {
       StackingProof p = run.proof;
       p.stacking_openings[c][col] += one;
-      EXPECT_FALSE(verify(hs, p, cs.params).ok) << "stacking_openings[" << c << "][" << col << "]";
+      expect_rejected(p, StackedReductionReject::OpeningsMismatch, fmt::format("stacking_openings[{}][{}]", c, col));
     }
   // Shapes: a missing or extra entry anywhere is a rejection, not a crash.
   {
     StackingProof p = run.proof;
     p.univariate_round_coeffs.pop_back();
-    EXPECT_FALSE(verify(hs, p, cs.params).ok);
+    expect_rejected(p, StackedReductionReject::Shape, "a univariate coefficient missing");
     p = run.proof;
     p.sumcheck_round_polys.push_back({one, one});
-    EXPECT_FALSE(verify(hs, p, cs.params).ok);
+    expect_rejected(p, StackedReductionReject::Shape, "an extra round");
     p = run.proof;
     p.stacking_openings[2].pop_back();
-    EXPECT_FALSE(verify(hs, p, cs.params).ok);
+    expect_rejected(p, StackedReductionReject::Shape, "an opening missing");
     p = run.proof;
     p.stacking_openings.pop_back();
-    EXPECT_FALSE(verify(hs, p, cs.params).ok);
+    expect_rejected(p, StackedReductionReject::Shape, "a commitment's openings missing");
   }
 }
 
@@ -452,11 +464,16 @@ TEST(StackedReductionVerifier, RejectsAWrongClaim) {
   for (size_t i : {size_t(0), size_t(1), hs.claims.size() - 2}) {
     HostSetup wrong = hs;
     wrong.claims[i] += Fp4::one();
-    EXPECT_FALSE(verify(wrong, run.proof, cs.params).ok) << "claim " << i;
+    const VerifyResult v = verify(wrong, run.proof, cs.params);
+    EXPECT_FALSE(v.ok) << "claim " << i;
+    EXPECT_TRUE(v.is(StackedReductionReject::Round0SumMismatch)) << "claim " << i << ": " << v.code;
   }
+  // r enters only the kernels of the last check.
   HostSetup wrong_r = hs;
   wrong_r.r[0] += Fp4::one();
-  EXPECT_FALSE(verify(wrong_r, run.proof, cs.params).ok);
+  const VerifyResult v = verify(wrong_r, run.proof, cs.params);
+  EXPECT_FALSE(v.ok);
+  EXPECT_TRUE(v.is(StackedReductionReject::OpeningsMismatch)) << v.code;
   // A rotated claim where the AIR has no rotation is the caller's mistake.
   HostSetup bad = hs;
   bad.claims[2 * 2 + 1] = Fp4::one();  // slice 2: the second trace, need_rot false

@@ -1,8 +1,9 @@
 // The committed fuzz inputs, replayed without clang (README, Fuzzing): every file under
 // tests/fuzz_corpus/<target>/ and tests/fuzz_regressions/<target>/ goes through the checks its
 // libFuzzer target runs (fuzz/checks.hpp: canonical decoding, a verifier accepting the seed proof
-// and nothing else, no exception but DecodeError from a decoder); the seeds must be accepted, one
-// per shape and target, and claims.inc must match the shapes.
+// and nothing else and rejecting with a code of its phases, no exception but DecodeError from a
+// decoder); the seeds must be accepted, one per shape and target, and claims.inc must match the
+// shapes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,14 +40,21 @@ struct Target {
   const char* name;
   Check check;
   size_t (*seeds)();  // one seed per shape or fixture
+  // The phase of the last rejection for a seed with a bit of its end flipped (a value of WHIR's
+  // final polynomial, which the transcript observes before the last round's proof of work and
+  // queries: which WHIR check fails first depends on the seed), and the code for a byte appended.
+  // None: no verifier rejects, the decoder alone does.
+  RejectPhase flipped = RejectPhase::None;
+  RejectCode trailing = {};
 };
 size_t shape_count() { return fuzz::fuzz_shapes().size(); }
 size_t stark_fixture_count() { return fuzz::stark_fuzz_fixtures().size(); }
-const Target kTargets[] = {{"pcs_proof", fuzz::check_pcs_proof_input, shape_count},
-                           {"whir_proof", fuzz::check_whir_proof_input, shape_count},
-                           {"stark_proof", fuzz::check_stark_proof_input, stark_fixture_count},
-                           {"vk_file", fuzz::check_vk_file_input, stark_fixture_count},
-                           {"proof_file", fuzz::check_proof_file_input, stark_fixture_count}};
+const Target kTargets[] = {
+    {"pcs_proof", fuzz::check_pcs_proof_input, shape_count, RejectPhase::Whir, DecodeReject::TrailingBytes},
+    {"whir_proof", fuzz::check_whir_proof_input, shape_count, RejectPhase::Whir},
+    {"stark_proof", fuzz::check_stark_proof_input, stark_fixture_count, RejectPhase::Whir, DecodeReject::TrailingBytes},
+    {"vk_file", fuzz::check_vk_file_input, stark_fixture_count},
+    {"proof_file", fuzz::check_proof_file_input, stark_fixture_count, RejectPhase::Whir}};
 // Decoders without a verifier: "accepted" is "decoded", so a mutated seed may be accepted.
 size_t batch_input_kinds() { return 2; }  // a trace file, a manifest
 const Target kDecoderTargets[] = {{"batch_inputs", fuzz::check_batch_input, batch_input_kinds}};
@@ -105,7 +113,8 @@ TEST(FuzzReplay, RegressionInputsRunWithoutViolation) {
     }
 }
 
-// The checks themselves: a seed with one bit flipped, or a byte appended, is rejected.
+// The checks themselves: a seed with one bit flipped, or a byte appended, is rejected, with the
+// code of the check that sees the change.
 TEST(FuzzReplay, AMutatedSeedIsRejected) {
   for (const Target& t : kTargets)
     for (const fs::path& p : files_in(kTests / "fuzz_corpus" / t.name)) {
@@ -114,7 +123,14 @@ TEST(FuzzReplay, AMutatedSeedIsRejected) {
       const fuzz::FuzzOutcome o = t.check(bytes);
       EXPECT_FALSE(o.accepted) << p;
       EXPECT_EQ(o.violation, "") << p;
+      EXPECT_EQ(o.rejected.phase, t.flipped) << p << ": " << o.rejected;
       bytes.push_back(0);  // trailing bytes
       EXPECT_FALSE(t.check(bytes).accepted) << p;
+      std::vector<uint8_t> longer = read_file(p);
+      longer.push_back(0);
+      const fuzz::FuzzOutcome l = t.check(longer);
+      EXPECT_FALSE(l.accepted) << p;
+      EXPECT_EQ(l.violation, "") << p;
+      EXPECT_EQ(l.rejected, t.trailing) << p;
     }
 }

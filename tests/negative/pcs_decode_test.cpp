@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <random>
 
 #include "executors/cpu/cpu_executor.hpp"
@@ -170,9 +171,10 @@ void expect_fast_bounded_rejection(const std::vector<uint8_t>& bytes, const std:
   if (kCountsAllocations) {
     EXPECT_LT(o.allocated, 64u << 10) << o.error;
   }
-  // Verifying the bytes as a proof of a real shape: a rejection, never an exception.
+  // Verifying the bytes as a proof of a real shape: a rejection by the decoder, never an exception.
   VerifyResult v = verify_pcs_proof_bytes(four_rounds().claim, bytes, four_rounds().params);
   EXPECT_FALSE(v.ok);
+  EXPECT_TRUE(v.in(RejectPhase::Decode)) << v.code << ": " << v.reason;
 }
 
 }  // namespace
@@ -271,6 +273,7 @@ TEST(PcsDecode, FirstMerkleDepthIsZeroWithOneRound) {
     VerifyResult r = verify_pcs_proof_bytes(f.claim, b, f.params);
     EXPECT_FALSE(r.ok) << v;
     EXPECT_NE(r.reason.find("first_merkle_depth"), std::string::npos) << r.reason;
+    EXPECT_TRUE(r.is(DecodeReject::CountMismatch)) << r.code;  // the shape's depth is 0
   }
   // With several rounds it is the depth of round 1's paths, which the params fix.
   const Fixture& g = four_rounds();
@@ -279,7 +282,7 @@ TEST(PcsDecode, FirstMerkleDepthIsZeroWithOneRound) {
   ASSERT_EQ(get_u32(b, at3), g.proof.whir.codeword_merkle_proofs[0][0].size());
   put_u32(b, at3, get_u32(b, at3) + 1);
   EXPECT_THROW((void)decode_pcs_proof(b, g.params, g.widths), DecodeError);
-  EXPECT_FALSE(verify_pcs_proof_bytes(g.claim, b, g.params).ok);
+  EXPECT_TRUE(verify_pcs_proof_bytes(g.claim, b, g.params).is(DecodeReject::CountMismatch));
 }
 
 TEST(PcsDecode, ValidProofsRoundTripByteForByte) {
@@ -325,7 +328,8 @@ TEST(PcsDecode, ErrorsNameTheField) {
 }
 
 // One canonical encoding: whatever a decoder accepts re-encodes to the same bytes, so no mutation
-// of a valid proof decodes to it, and the verifier rejects every mutation with a reason.
+// of a valid proof decodes to it, and the verifier rejects every mutation with a reason and a code:
+// the shaped decoder's for bytes it rejects, a PCS or WHIR check's for a proof it decodes.
 TEST(PcsDecode, AcceptedMutationsReencodeIdenticallyAndNeverVerify) {
   std::mt19937_64 rng(8);
   const uint32_t interesting[] = {0, 1, 2, 3, 0x77ffffff, Fp::P, 0x80000000u, 0xffffffffu};
@@ -363,13 +367,19 @@ TEST(PcsDecode, AcceptedMutationsReencodeIdenticallyAndNeverVerify) {
         ++decoded;
         ASSERT_EQ(encode(decode_pcs_proof(b)), b) << "trial " << trial;
       }
+      std::optional<DecodeReject> decode_error;
       try {
         ASSERT_EQ(encode(decode_pcs_proof(b, f->params, f->widths)), b) << "trial " << trial;
-      } catch (const DecodeError&) {
+      } catch (const DecodeError& e) {
+        decode_error = e.code();
       }
       VerifyResult v = verify_pcs_proof_bytes(f->claim, b, f->params);
       ASSERT_FALSE(v.ok) << "trial " << trial;
       ASSERT_FALSE(v.reason.empty());
+      if (decode_error)
+        ASSERT_EQ(v.code, RejectCode(*decode_error)) << "trial " << trial << ": " << v.reason;
+      else
+        ASSERT_TRUE(v.in(RejectPhase::Pcs) || v.in(RejectPhase::Whir)) << "trial " << trial << ": " << v.code;
     }
   }
   EXPECT_GT(decoded, trials / 10);  // the mutations reach the verifier, not only the decoder

@@ -1,13 +1,16 @@
 // The PCS/WHIR verifier against tampered and truncated proofs: every field altered is rejected
-// with a reason; the verifier is bound to the caller's commitments and values (a valid proof of other
-// roots or other values is rejected); every truncation and corrupted encoding is rejected; params
-// outside the supported range are an InputError naming the field; nothing crashes or reads out of
-// bounds (run under the sanitizer build too).
+// with a reason and the code of the check that catches it (the first check on the verifier's path
+// that the change breaks: a value the transcript observes may first fail a later proof of work or
+// Merkle path, whose index it moved); the verifier is bound to the caller's commitments and values (a valid proof of
+// other roots or other values is rejected); every truncation and corrupted encoding is rejected; params outside the
+// supported range are an InputError naming the field; nothing crashes or reads out of bounds (run under the sanitizer
+// build too).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include <functional>
+#include <optional>
 #include <random>
 
 #include "executors/cpu/cpu_executor.hpp"
@@ -66,16 +69,24 @@ Digest bump(Digest d) {
   return d;
 }
 
-// Applies `mutate` to a copy of the valid proof; the verifier must reject it with a reason, against
-// the caller's claim and as a self-consistency check alike.
-void expect_rejected(const std::string& what, const std::function<void(PcsProof&)>& mutate) {
+// Applies `mutate` to a copy of the valid proof; the verifier must reject it with a reason and the
+// code `code` against the caller's claim, and with `self_code` as a self-consistency check (where
+// the claim is the proof's own roots and openings).
+void expect_rejected(const std::string& what, RejectCode code, RejectCode self_code,
+                     const std::function<void(PcsProof&)>& mutate) {
   const Fixture& f = fixture();
   PcsProof p = f.proof;
   mutate(p);
   VerifyResult v = verify_pcs_proof(f.claim, p, f.params);
   EXPECT_FALSE(v.ok) << what << " was accepted";
   EXPECT_FALSE(v.reason.empty()) << what;
-  EXPECT_FALSE(check_pcs_proof_self_consistency(p, f.widths, f.params).ok) << what << " was self-consistent";
+  EXPECT_EQ(v.code, code) << what << ": " << v.reason;
+  VerifyResult self = check_pcs_proof_self_consistency(p, f.widths, f.params);
+  EXPECT_FALSE(self.ok) << what << " was self-consistent";
+  EXPECT_EQ(self.code, self_code) << what << " (self-consistency): " << self.reason;
+}
+void expect_rejected(const std::string& what, RejectCode code, const std::function<void(PcsProof&)>& mutate) {
+  expect_rejected(what, code, code, mutate);
 }
 
 template <class F>
@@ -94,6 +105,7 @@ TEST(PcsVerifier, AcceptsTheUntouchedProof) {
   const Fixture& f = fixture();
   VerifyResult v = verify_pcs_proof(f.claim, f.proof, f.params);
   EXPECT_TRUE(v.ok) << v.reason;
+  EXPECT_EQ(v.code, RejectCode()) << "an accepted proof has no rejection code";
   EXPECT_TRUE(verify_pcs_proof_bytes(f.claim, encode(f.proof), f.params).ok);
   EXPECT_TRUE(check_pcs_proof_self_consistency(f.proof, f.widths, f.params).ok);
   EXPECT_EQ(decode_pcs_proof(encode(f.proof)), f.proof);
@@ -111,13 +123,16 @@ TEST(PcsVerifier, RejectsAValidProofOfOtherCommitmentsOrOtherValues) {
   VerifyResult v = verify_pcs_proof(f.claim, other.proof, f.params);
   EXPECT_FALSE(v.ok);
   EXPECT_NE(v.reason.find("root 0"), std::string::npos) << v.reason;
-  EXPECT_FALSE(verify_pcs_proof_bytes(f.claim, encode(other.proof), f.params).ok);
+  EXPECT_TRUE(v.is(PcsReject::RootMismatch)) << v.code;
+  EXPECT_TRUE(verify_pcs_proof_bytes(f.claim, encode(other.proof), f.params).is(PcsReject::RootMismatch));
   // The caller's roots with the other proof's values, and the other way round.
   v = verify_pcs_proof({f.claim.roots, f.widths, other.claim.openings}, other.proof, f.params);
   EXPECT_FALSE(v.ok);
+  EXPECT_TRUE(v.is(PcsReject::RootMismatch)) << v.code;
   v = verify_pcs_proof({other.claim.roots, f.widths, f.claim.openings}, other.proof, f.params);
   EXPECT_FALSE(v.ok);
   EXPECT_NE(v.reason.find("opening 0"), std::string::npos) << v.reason;
+  EXPECT_TRUE(v.is(PcsReject::OpeningMismatch)) << v.code;
   // The other proof relabelled with the caller's roots and values: the transcript gives another
   // point, and with it the WHIR checks fail.
   PcsProof relabelled = other.proof;
@@ -126,8 +141,11 @@ TEST(PcsVerifier, RejectsAValidProofOfOtherCommitmentsOrOtherValues) {
   v = verify_pcs_proof(f.claim, relabelled, f.params);
   EXPECT_FALSE(v.ok);
   EXPECT_NE(v.reason.find("point"), std::string::npos) << v.reason;
+  EXPECT_TRUE(v.is(PcsReject::PointNotChallenge)) << v.code;
   relabelled.point = f.proof.point;
-  EXPECT_FALSE(verify_pcs_proof(f.claim, relabelled, f.params).ok);
+  v = verify_pcs_proof(f.claim, relabelled, f.params);
+  EXPECT_FALSE(v.ok);
+  EXPECT_TRUE(v.in(RejectPhase::Whir)) << v.code << ": " << v.reason;
 }
 
 TEST(PcsVerifier, AnInconsistentClaimIsAnInputErrorNamingTheField) {
@@ -193,45 +211,58 @@ TEST(PcsProver, ParamsWithoutAWhirRoundAreAnInputErrorNotACrash) {
 }
 
 TEST(PcsVerifier, RejectsEveryAlteredField) {
-  expect_rejected("root", [](PcsProof& p) { p.roots[1] = bump(p.roots[1]); });
-  expect_rejected("point", [](PcsProof& p) { p.point[2] = bump(p.point[2]); });
-  expect_rejected("opening", [](PcsProof& p) { p.openings[0] = bump(p.openings[0]); });
-  expect_rejected("mu_pow_witness", [](PcsProof& p) { p.whir.mu_pow_witness = bump(p.whir.mu_pow_witness); });
+  // A root or an opening is the caller's: against the claim the PCS check names it; checked against
+  // itself, a root changes the point's challenges, an opening WHIR's first challenge mu.
+  expect_rejected("root", PcsReject::RootMismatch, PcsReject::PointNotChallenge,
+                  [](PcsProof& p) { p.roots[1] = bump(p.roots[1]); });
+  expect_rejected("point", PcsReject::PointNotChallenge, [](PcsProof& p) { p.point[2] = bump(p.point[2]); });
+  expect_rejected("opening", PcsReject::OpeningMismatch, WhirReject::MuPow,
+                  [](PcsProof& p) { p.openings[0] = bump(p.openings[0]); });
+  expect_rejected("mu_pow_witness", WhirReject::MuPow,
+                  [](PcsProof& p) { p.whir.mu_pow_witness = bump(p.whir.mu_pow_witness); });
+  // A sumcheck value is observed before its round's folding proof of work.
   for (size_t i = 0; i < fixture().proof.whir.sumcheck_polys.size(); ++i)
     for (int j = 0; j < 2; ++j)
-      expect_rejected(fmt::format("sumcheck poly {}.{}", i, j),
+      expect_rejected(fmt::format("sumcheck poly {}.{}", i, j), WhirReject::FoldingPow,
                       [&](PcsProof& p) { p.whir.sumcheck_polys[i][j] = bump(p.whir.sumcheck_polys[i][j]); });
-  expect_rejected("codeword commit",
+  // The codeword commit, an ood value and the final polynomial are observed before their round's
+  // query proof of work.
+  expect_rejected("codeword commit", WhirReject::QueryPow,
                   [](PcsProof& p) { p.whir.codeword_commits[0] = bump(p.whir.codeword_commits[0]); });
-  expect_rejected("ood value", [](PcsProof& p) { p.whir.ood_values[1] = bump(p.whir.ood_values[1]); });
-  expect_rejected("folding witness",
+  expect_rejected("ood value", WhirReject::QueryPow,
+                  [](PcsProof& p) { p.whir.ood_values[1] = bump(p.whir.ood_values[1]); });
+  expect_rejected("folding witness", WhirReject::FoldingPow,
                   [](PcsProof& p) { p.whir.folding_pow_witnesses[3] = bump(p.whir.folding_pow_witnesses[3]); });
-  expect_rejected("query witness",
+  expect_rejected("query witness", WhirReject::QueryPow,
                   [](PcsProof& p) { p.whir.query_phase_pow_witnesses[0] = bump(p.whir.query_phase_pow_witnesses[0]); });
-  expect_rejected("initial opened row", [](PcsProof& p) {
+  expect_rejected("initial opened row", WhirReject::InitialMerklePath, [](PcsProof& p) {
     p.whir.initial_round_opened_rows[0][1][2] = bump(p.whir.initial_round_opened_rows[0][1][2]);
   });
-  expect_rejected("initial path", [](PcsProof& p) {
+  expect_rejected("initial path", WhirReject::InitialMerklePath, [](PcsProof& p) {
     p.whir.initial_round_merkle_proofs[1][0][2] = bump(p.whir.initial_round_merkle_proofs[1][0][2]);
   });
-  expect_rejected("codeword value", [](PcsProof& p) {
+  expect_rejected("codeword value", WhirReject::CodewordMerklePath, [](PcsProof& p) {
     p.whir.codeword_opened_values[0][0][1] = bump(p.whir.codeword_opened_values[0][0][1]);
   });
-  expect_rejected("codeword path", [](PcsProof& p) {
+  expect_rejected("codeword path", WhirReject::CodewordMerklePath, [](PcsProof& p) {
     p.whir.codeword_merkle_proofs[1][0][0] = bump(p.whir.codeword_merkle_proofs[1][0][0]);
   });
-  expect_rejected("final poly", [](PcsProof& p) { p.whir.final_poly[0] = bump(p.whir.final_poly[0]); });
+  expect_rejected("final poly", WhirReject::QueryPow,
+                  [](PcsProof& p) { p.whir.final_poly[0] = bump(p.whir.final_poly[0]); });
 }
 
 TEST(PcsVerifier, RejectsWrongShapesWithoutReadingOutOfBounds) {
-  expect_rejected("missing sumcheck round", [](PcsProof& p) { p.whir.sumcheck_polys.pop_back(); });
-  expect_rejected("missing query", [](PcsProof& p) { p.whir.initial_round_opened_rows[0].pop_back(); });
-  expect_rejected("short row", [](PcsProof& p) { p.whir.initial_round_opened_rows[1][0].pop_back(); });
-  expect_rejected("short path", [](PcsProof& p) { p.whir.codeword_merkle_proofs[0][0].pop_back(); });
-  expect_rejected("extra final coefficient", [](PcsProof& p) { p.whir.final_poly.push_back(Fp4::one()); });
-  expect_rejected("missing opening", [](PcsProof& p) { p.openings.pop_back(); });
-  expect_rejected("missing commitment", [](PcsProof& p) { p.roots.pop_back(); });
-  expect_rejected("no ood values", [](PcsProof& p) { p.whir.ood_values.clear(); });
+  expect_rejected("missing sumcheck round", WhirReject::Shape, [](PcsProof& p) { p.whir.sumcheck_polys.pop_back(); });
+  expect_rejected("missing query", WhirReject::Shape,
+                  [](PcsProof& p) { p.whir.initial_round_opened_rows[0].pop_back(); });
+  expect_rejected("short row", WhirReject::Shape,
+                  [](PcsProof& p) { p.whir.initial_round_opened_rows[1][0].pop_back(); });
+  expect_rejected("short path", WhirReject::Shape, [](PcsProof& p) { p.whir.codeword_merkle_proofs[0][0].pop_back(); });
+  expect_rejected("extra final coefficient", WhirReject::Shape,
+                  [](PcsProof& p) { p.whir.final_poly.push_back(Fp4::one()); });
+  expect_rejected("missing opening", PcsReject::OpeningCount, [](PcsProof& p) { p.openings.pop_back(); });
+  expect_rejected("missing commitment", PcsReject::RootCount, [](PcsProof& p) { p.roots.pop_back(); });
+  expect_rejected("no ood values", WhirReject::Shape, [](PcsProof& p) { p.whir.ood_values.clear(); });
 }
 
 TEST(PcsVerifier, RejectsEveryTruncation) {
@@ -241,7 +272,9 @@ TEST(PcsVerifier, RejectsEveryTruncation) {
     std::span<const uint8_t> part(bytes.data(), cut);
     EXPECT_THROW((void)decode_pcs_proof(part), DecodeError) << "cut at " << cut;
     EXPECT_THROW((void)decode_pcs_proof(part, f.params, f.widths), DecodeError) << "cut at " << cut;
-    EXPECT_FALSE(verify_pcs_proof_bytes(f.claim, part, f.params).ok) << "cut at " << cut;
+    const VerifyResult v = verify_pcs_proof_bytes(f.claim, part, f.params);
+    EXPECT_FALSE(v.ok) << "cut at " << cut;
+    EXPECT_TRUE(v.is(DecodeReject::Truncated)) << "cut at " << cut << ": " << v.code << ": " << v.reason;
   }
   std::vector<uint8_t> longer = bytes;
   longer.push_back(0);
@@ -249,6 +282,7 @@ TEST(PcsVerifier, RejectsEveryTruncation) {
   VerifyResult v = verify_pcs_proof_bytes(f.claim, longer, f.params);
   EXPECT_FALSE(v.ok);
   EXPECT_NE(v.reason.find("1 trailing bytes"), std::string::npos) << v.reason;
+  EXPECT_TRUE(v.is(DecodeReject::TrailingBytes)) << v.code;
 }
 
 TEST(PcsVerifier, CorruptedBytesAreRejected) {
@@ -262,6 +296,17 @@ TEST(PcsVerifier, CorruptedBytesAreRejected) {
     VerifyResult v = verify_pcs_proof_bytes(f.claim, b, f.params);  // never throws for the bytes
     EXPECT_FALSE(v.ok) << "flipped byte " << at;
     EXPECT_FALSE(v.reason.empty());
+    // The decoder's own code for bytes it rejects; a PCS or WHIR check's for a proof it decodes.
+    std::optional<DecodeReject> decode_error;
+    try {
+      (void)decode_pcs_proof(b, f.params, f.widths);
+    } catch (const DecodeError& e) {
+      decode_error = e.code();
+    }
+    if (decode_error)
+      EXPECT_EQ(v.code, RejectCode(*decode_error)) << "flipped byte " << at << ": " << v.reason;
+    else
+      EXPECT_TRUE(v.in(RejectPhase::Pcs) || v.in(RejectPhase::Whir)) << "flipped byte " << at << ": " << v.code;
   }
 }
 
@@ -274,5 +319,8 @@ TEST(PcsVerifier, DecoderRejectsNonCanonicalFieldElements) {
     FAIL();
   } catch (const DecodeError& e) {
     EXPECT_NE(std::string(e.what()).find("PCS proof: roots[0]"), std::string::npos) << e.what();
+    EXPECT_EQ(e.code(), DecodeReject::NotAFieldElement) << e.what();
   }
+  const Fixture& f = fixture();
+  EXPECT_TRUE(verify_pcs_proof_bytes(f.claim, bytes, f.params).is(DecodeReject::NotAFieldElement));
 }
