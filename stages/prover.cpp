@@ -24,7 +24,7 @@
 #include "stages/gkr/prover.hpp"
 #include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
-#include "stages/phases.hpp"
+#include "stages/prover_phases.hpp"
 #include "stages/preamble.hpp"
 #include "stages/program.hpp"
 #include "stages/prover_commit.hpp"

@@ -4,6 +4,7 @@
 
 #include "stages/gkr/verify.hpp"
 #include "stages/pcs/layout.hpp"
+#include "stages/phases.hpp"
 #include "stages/reduction/verify.hpp"
 #include "stages/whir/verify.hpp"
 #include "stages/zerocheck/verify.hpp"
@@ -19,10 +20,26 @@ class Verifier {
   VerifyResult run() {
     if (VerifyResult v = shape(); !v) return v;
     if (VerifyResult v = trace_heights(); !v) return v;
-    preamble();
-    if (VerifyResult v = logup_and_constraints(); !v) return v;
-    if (VerifyResult v = stacked_reduction(); !v) return v;
-    return whir();
+    for (Phase phase : kProofPhases)  // the prover's list (stages/phases.hpp)
+      if (VerifyResult v = verify_phase(phase); !v) return v;
+    return VerifyResult::accept();
+  }
+
+  VerifyResult verify_phase(Phase phase) {
+    switch (phase) {
+      case Phase::Preamble:
+        preamble();
+        return VerifyResult::accept();
+      case Phase::LogupGkr:
+        return logup_gkr();
+      case Phase::Constraints:
+        return constraints();
+      case Phase::StackedReduction:
+        return stacked_reduction();
+      case Phase::Whir:
+        return whir();
+    }
+    return VerifyResult::accept();
   }
 
  private:
@@ -115,10 +132,10 @@ class Verifier {
     }
   }
 
-  // Step 8: LogUp's grinding, alpha, beta, GKR, the extra xi, the batch constraint sumcheck.
-  VerifyResult logup_and_constraints() {
+  // Step 8: LogUp's grinding, alpha, beta, GKR, the extra xi.
+  VerifyResult logup_gkr() {
     const GkrProof& gkr = p_.gkr_proof;
-    BatchConstraintStatement st;
+    BatchConstraintStatement& st = constraints_;
     if (VerifyResult v = gkr_check_pow_and_challenges(t_, gkr, params_, st.alpha, st.beta); !v) return v;
     if (shape_.gkr.layers == 0) {
       if (gkr.q0_claim != Fp4::one())
@@ -134,6 +151,12 @@ class Verifier {
     }
     while (st.xi.size() < params_.l_skip + std::max(shape_.batch.n_max, shape_.logup.n_logup))
       st.xi.push_back(t_.sample_ext());
+    return VerifyResult::accept();
+  }
+
+  // The batch constraint sumcheck at xi, with GKR's claims.
+  VerifyResult constraints() {
+    BatchConstraintStatement& st = constraints_;
     st.vk = &vk_;
     st.order = shape_.order;
     for (uint32_t T = 0; T < shape_.order.size(); ++T) {
@@ -207,6 +230,7 @@ class Verifier {
   const SystemParams& params_;
   DuplexSponge t_;
   ProofShape shape_;
+  BatchConstraintStatement constraints_;  // LogUp GKR's claims and xi, for the constraint sumcheck
   std::vector<Fp4> r_, u_;
 };
 

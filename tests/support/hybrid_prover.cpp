@@ -10,7 +10,7 @@
 #include "kernels/basic.hpp"
 #include "runtime/plan.hpp"
 #include "stages/ntt.hpp"
-#include "stages/phases.hpp"
+#include "stages/prover_phases.hpp"
 #include "stages/prover_commit.hpp"
 #include "tests/support/model_batch_prover.hpp"
 

@@ -1,10 +1,11 @@
-#include "stages/phases.hpp"
+#include "stages/prover_phases.hpp"
 
 #include <fmt/format.h>
 
 #include <bit>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
@@ -14,22 +15,6 @@
 #include "stages/zerocheck/prover.hpp"
 
 namespace vkstark {
-
-std::string_view phase_name(Phase phase) {
-  switch (phase) {
-    case Phase::Preamble:
-      return "preamble";
-    case Phase::LogupGkr:
-      return "logup_gkr";
-    case Phase::Constraints:
-      return "constraint_sumcheck";
-    case Phase::StackedReduction:
-      return "stacked_reduction";
-    case Phase::Whir:
-      return "whir";
-  }
-  return "?";
-}
 
 ProofRegions ProofRegions::reserve(ProofLayout& layout, const ProofShape& s) {
   ProofRegions r;

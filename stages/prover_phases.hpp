@@ -1,0 +1,83 @@
+// The prover's side of the phases (stages/phases.hpp): the proof context every phase takes, and
+// prove_phase, which records one phase's tasks into the proof's graph.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "runtime/graph.hpp"
+#include "stages/air/input.hpp"
+#include "stages/air/keygen.hpp"
+#include "stages/gkr/input.hpp"
+#include "stages/ntt.hpp"
+#include "stages/pcs/stacked.hpp"
+#include "stages/phases.hpp"
+#include "stages/proof.hpp"
+#include "stages/proof_layout.hpp"
+#include "stages/proof_regions.hpp"
+#include "stages/prover_commit.hpp"
+#include "stages/reduction/prover.hpp"
+#include "stages/transcript.hpp"
+#include "stages/whir/prover.hpp"
+#include "stages/zerocheck/functionals.hpp"
+
+namespace vkstark {
+
+// Where every part of the proof lies in the proof buffer (proof_regions.hpp), reserved in proof
+// order.
+struct ProofRegions {
+  std::optional<PartRegions<GkrProof>> gkr;
+  std::optional<PartRegions<BatchConstraintProof>> batch;
+  std::optional<PartRegions<StackingProof>> stacking;
+  std::optional<WhirRegions> whir;
+
+  static ProofRegions reserve(ProofLayout& layout, const ProofShape& shape);
+  // The four parts out of the proof buffer's words.
+  void decode(const std::vector<uint32_t>& words, Proof& proof) const;
+};
+
+// What every prover phase takes: the proof's shape (traces in proof order), the traces'
+// commitments and parts, where each part of the proof goes, the graph and transcript the phase
+// records into, and the values one phase hands the next.
+struct ProverContext {
+  Graph& g;
+  DeviceTranscript& t;
+  Ntt& ntt;
+  const ProvingKey& pk;
+  const std::vector<std::optional<AirWithTraces>>& airs;
+  const ProofShape& shape;
+  TraceCommitments& commits;
+  ProofLayout& layout;
+  ProofRegions& regions;
+  // The AIRs' kernels: the prover's (compiled once, cached) or a harness's own.
+  std::function<const InteractionKernels&(uint32_t air)> interaction_kernels;
+  std::function<const AirFunctionalKernels&(uint32_t air)> functional_kernels;
+  // Words per observe dispatch of the column openings (0: one dispatch; an executor that bounds
+  // a shader's loops needs pieces, BatchConstraintInput::observe_piece_words).
+  uint64_t observe_piece_words = 0;
+
+  // Handed from phase to phase.
+  View<Fp4> xi{};    // LogupGkr: the constraint sumcheck's point (l_skip + n_global entries)
+  View<Fp4> beta{};  // LogupGkr: LogUp's beta
+  View<Fp4> r{};     // Constraints: the sumcheck's point, the stacked reduction's input
+  std::optional<StackedOpeningReduction> reduction{};  // made where r is complete
+  View<Fp4> u_cube{};                                  // StackedReduction: WHIR's point
+
+  uint32_t air(uint32_t T) const { return shape.order[T]; }
+  uint32_t log_height(uint32_t T) const;
+
+  // The reference's span open around the phases (prove_phase), until end_phases().
+  const char* outer_name = nullptr;
+  std::optional<Graph::SpanScope> outer_span{};
+  std::optional<Graph::GroupScope> outer_group{};
+};
+
+// Records `phase`'s tasks. Phase::StackedReduction starts where nothing reads the traces any more:
+// it turns the stacked matrices into the RS messages (finish_messages).
+void prove_phase(Phase phase, ProverContext& c);
+// Closes the span the last phase left open; before the graph's own enclosing span closes.
+void end_phases(ProverContext& c);
+
+}  // namespace vkstark
