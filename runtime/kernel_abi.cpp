@@ -177,6 +177,13 @@ std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
   if (desc.spirv.size() < 5 || desc.spirv[0] != kSpirvMagic)
     throw GraphError(fmt::format("run-time kernel {}: its code is not SPIR-V (no magic number)", desc.name));
   if (!desc.cpu) throw GraphError(fmt::format("run-time kernel {}: no CPU body", desc.name));
+  // Without them a dispatch could pass views shorter than its grid covers and be refused by no
+  // executor, or by one only (a CPU body's own bounds check).
+  if (!desc.grid || !desc.check)
+    throw GraphError(
+        fmt::format("run-time kernel {}: no {} (RuntimeKernelDesc: the grid its views need and what "
+                    "is wrong with them, as K::grid and K::check of a compiled kernel)",
+                    desc.name, !desc.grid ? "grid rule" : "check"));
   if (std::string e = spirv_interface_mismatch(desc.spirv, desc.abi); !e.empty())
     throw GraphError(fmt::format("run-time kernel {}: its SPIR-V does not match its interface: {}", desc.name, e));
   if (spirv_reads_num_workgroups(desc.spirv))
@@ -192,6 +199,8 @@ std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
   info->spirv_hash = spirv_content_hash(info->spirv);
   info->runtime = true;
   info->cpu = [body = std::move(desc.cpu)](const void*, const CpuContext& ctx) { body(ctx); };
+  info->runtime_grid = std::move(desc.grid);
+  info->runtime_check = std::move(desc.check);
   return info;
 }
 

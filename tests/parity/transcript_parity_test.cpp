@@ -470,6 +470,15 @@ void group_sponge_cpu(const CpuContext& ctx) {
     t[g] = {s.state(), s.absorb_idx(), s.sample_idx()};
   }
 }
+
+// One workgroup: 16 invocations per sponge state.
+Grid group_sponge_grid(const GroupSpongeArgs& a) { return {uint32_t(16 * a.t.view.count)}; }
+std::string group_sponge_problem(const GroupSpongeArgs& a) {
+  if (a.t.view.count != kGroups) return fmt::format("{} states, the body has {} groups", a.t.view.count, kGroups);
+  if (a.values.view.count != uint64_t(kGroups) * a.len || a.out.view.count != uint64_t(kGroups) * a.samples)
+    return "values or out is not len or samples per group";
+  return {};
+}
 }  // namespace
 
 // The cooperative sponge with four groups of 16 in one workgroup, each its own sponge: every group
@@ -480,7 +489,9 @@ TEST_P(TranscriptParity, GroupsOfSixteenInOneWorkgroupAreIndependentSponges) {
                                   .abi = kernel_abi<GroupSpongeArgs>(),
                                   .body = std::string(kGroupSpongeBody),
                                   .workgroup_size = 16 * kGroups,
-                                  .cpu = group_sponge_cpu});
+                                  .cpu = group_sponge_cpu,
+                                  .grid = over_args<GroupSpongeArgs>(group_sponge_grid),
+                                  .check = over_args<GroupSpongeArgs>(group_sponge_problem)});
   uint64_t seed = 400;
   for (uint32_t len : {0u, 3u, 8u, 17u}) {
     for (uint32_t a : {0u, 5u}) {

@@ -322,7 +322,9 @@ TEST(ConstraintCpu, KernelBodyRunsThroughTheCpuExecutor) {
   auto kernel = make_glsl_kernel({.name = "test_every_entry_constraints",
                                   .abi = kernel_abi<ConstraintKernelArgs>(),
                                   .body = "void main() {}\n",
-                                  .cpu = constraint_cpu_body(dag, air.shape)});
+                                  .cpu = constraint_cpu_body(dag, air.shape),
+                                  .grid = over_args<ConstraintKernelArgs>(constraint_chunk_grid),
+                                  .check = constraint_chunk_check(air.shape, dag.num_constraints())});
   std::mt19937_64 rng(5);
   const uint32_t log_h = 7, h = 1u << log_h;
   const std::vector<TraceMatrix> parts = random_parts(air.shape, h, rng);
