@@ -167,6 +167,7 @@ void main() {{
     auto host = probe.host;
     auto kernel = make_glsl_kernel({.name = std::string("latency_") + probe.name,
                                     .abi = kernel_abi<ProbeArgs>(),
+                                    .constants = {sponge_coop_groups(16)},
                                     .body = body,
                                     .workgroup_size = 16,
                                     .cpu =

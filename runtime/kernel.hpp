@@ -22,7 +22,10 @@
 // - `static Grid grid(const Args&)`: the grid the kernel needs for these views. Graph::dispatch
 //   checks a given grid against it (GraphError naming the task), or uses it when none is given;
 // - `static std::string check(const Args&)`: what is wrong with the scalars (empty if nothing), so
-//   that both executors reject a bad dispatch when the graph is built, not one of them at run time.
+//   that both executors reject a bad dispatch when the graph is built, not one of them at run time;
+// - `static constexpr KernelConstant constants[]`: the named constants its GLSL body shares with
+//   the C++ side (`{"LANES", kSumcheckLanes}`), written into the generated interface
+//   (runtime/kernel_abi.hpp); the build refuses a .comp that declares one of them itself.
 //
 // A run-time kernel (e.g. an AIR's constraints compiled at keygen) is a KernelInfo made with
 // make_runtime_kernel: SPIR-V words, a KernelAbi, a CPU body, and the grid rule and check that a

@@ -148,7 +148,8 @@ void pack_push_constants(const KernelAbi& abi, Grid grid, std::span<const Bindin
   out.insert(out.end(), scalars.begin(), scalars.end());
 }
 
-std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel) {
+std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel,
+                              std::span<const KernelConstant> constants) {
   std::string out = fmt::format(
       "// The interface of kernel {}, generated from its Args (runtime/kernel_abi.hpp). Do not edit.\n"
       "#include \"runtime.glsl\"\n",
@@ -167,6 +168,27 @@ std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel) {
   for (const PushMember& m : push_members(abi))
     out += m.count == 0 ? fmt::format("  uint {};\n", m.name) : fmt::format("  uint {}[{}];\n", m.name, m.count);
   out += "} pc;\n";
+  std::set<std::string_view> names;
+  for (const KernelConstant& c : constants) {
+    const bool upper = !c.name.empty() && c.name[0] >= 'A' && c.name[0] <= 'Z' &&
+                       std::all_of(c.name.begin(), c.name.end(), [](char ch) {
+                         return ch == '_' || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+                       });
+    if (!upper || c.name.rfind("VKS_", 0) == 0 || c.name.find("__") != std::string_view::npos)
+      throw GraphError(
+          fmt::format("kernel {}: constant '{}' is not an upper-case GLSL name of the kernel's own "
+                      "([A-Z][A-Z0-9_]*, not VKS_...)",
+                      kernel, c.name));
+    if (!names.insert(c.name).second)
+      throw GraphError(fmt::format("kernel {}: constant '{}' is declared twice", kernel, c.name));
+    if (c.table.empty()) {
+      out += fmt::format("const uint {} = {}u;\n", c.name, c.value);
+    } else {
+      out += fmt::format("const uint {0}[{1}] = uint[{1}](", c.name, c.table.size());
+      for (size_t i = 0; i < c.table.size(); ++i) out += fmt::format("{}{}u", i == 0 ? "" : ", ", c.table[i]);
+      out += ");\n";
+    }
+  }
   return out;
 }
 

@@ -250,7 +250,7 @@ std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc) {
       "#extension GL_KHR_shader_subgroup_basic : enable\n"
       "#extension GL_KHR_shader_subgroup_shuffle : enable\n"
       "#extension GL_KHR_shader_subgroup_arithmetic : enable\n" +
-      glsl_declarations(desc.abi, desc.name) + desc.body;
+      glsl_declarations(desc.abi, desc.name, desc.constants) + desc.body;
   RuntimeKernelDesc k;
   if (desc.cached_only) {
     std::optional<std::vector<uint32_t>> spirv = cached_glsl(source, desc.name);

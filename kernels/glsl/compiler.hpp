@@ -48,9 +48,11 @@ struct GlslCompileInfo {
 // GL_GOOGLE_include_directive, GL_EXT_control_flow_attributes and the KHR subgroup basic, shuffle
 // and arithmetic extensions (a body cannot: extensions precede declarations). The CPU body reads its views through
 // CpuContext::view / scalars in ABI order. `grid` and `check` are required (RuntimeKernelDesc).
+// `constants` go into the generated interface, as a compiled kernel's K::constants.
 struct GlslKernelDesc {
   std::string name;
   KernelAbi abi;
+  std::vector<KernelConstant> constants = {};
   std::string body;
   uint32_t workgroup_size = 0;
   std::function<void(const CpuContext& ctx)> cpu;

@@ -440,7 +440,6 @@ constexpr std::string_view kGroupSpongeBody = R"glsl(
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
-#define P2C_GROUPS 4u
 #include "sponge_coop.glsl"
 void main() {
   if (gl_WorkGroupSize.x != 16u * P2C_GROUPS || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
@@ -487,6 +486,7 @@ std::string group_sponge_problem(const GroupSpongeArgs& a) {
 TEST_P(TranscriptParity, GroupsOfSixteenInOneWorkgroupAreIndependentSponges) {
   auto kernel = make_glsl_kernel({.name = "test_group_sponge",
                                   .abi = kernel_abi<GroupSpongeArgs>(),
+                                  .constants = {sponge_coop_groups(16 * kGroups)},
                                   .body = std::string(kGroupSpongeBody),
                                   .workgroup_size = 16 * kGroups,
                                   .cpu = group_sponge_cpu,
