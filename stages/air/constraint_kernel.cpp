@@ -203,7 +203,7 @@ void for_each_chunk_dag(const ConstraintKernel& k, const std::string& air, const
 
 // Generated chunks: one run-time kernel each, compiled in parallel.
 // Null when `gen.cached_only` and some chunk's SPIR-V is not cached.
-// `rules`: the chunk kernel's grid rule and, for a chunk of n constraints, check(shape, n).
+// `grid`: the chunks' grid rule; check(shape, n): the check of a chunk of n constraints.
 template <class K, class Glsl, class Cpu, class GridRule, class Check>
 std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name, const SymbolicDag& dag,
                                 const AirShape& shape, uint32_t chunk_nodes, const KernelAbi& abi, Glsl glsl, Cpu cpu,
