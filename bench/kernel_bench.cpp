@@ -168,15 +168,21 @@ void main() {{
     auto host = probe.host;
     auto kernel = make_glsl_kernel({.name = std::string("latency_") + probe.name,
                                     .abi = kernel_abi<ProbeArgs>(),
+                                    .constants = {sponge_coop_groups(16)},
                                     .body = body,
                                     .workgroup_size = 16,
-                                    .cpu = [host](const CpuContext& ctx) {
-                                      auto x = ctx.view<Fp>(0);
-                                      std::array<Fp, 16> s;
-                                      std::copy(x.begin(), x.begin() + 16, s.begin());
-                                      for (uint32_t i = 0; i < ctx.scalars()[0]; ++i) host(s);
-                                      std::copy(s.begin(), s.end(), x.begin());
-                                    }});
+                                    .cpu =
+                                        [host](const CpuContext& ctx) {
+                                          auto x = ctx.view<Fp>(0);
+                                          std::array<Fp, 16> s;
+                                          std::copy(x.begin(), x.begin() + 16, s.begin());
+                                          for (uint32_t i = 0; i < ctx.scalars()[0]; ++i) host(s);
+                                          std::copy(s.begin(), s.end(), x.begin());
+                                        },
+                                    .grid = [](const RuntimeArgs&) { return Grid{16}; },
+                                    .check = over_args<ProbeArgs>([](const ProbeArgs& a) {
+                                      return a.x.view.count == 16 ? std::string() : std::string("x is not 16 lanes");
+                                    })});
     Graph g;
     auto x0 = g.input<Fp>("x0", 16);
     auto x = g.output<Fp>("x", 16);

@@ -10,7 +10,10 @@
 # A kernel's interface is declared once, in its Args: before compiling `foo.comp`, the build checks
 # (vkstark_check_shader_interface, run by this file in script mode) that it includes
 # "abi/foo.glsl" right after its #version / #extension lines and that neither it nor a shared
-# header (DEPENDS) declares descriptor bindings or push constants itself.
+# header (DEPENDS) declares descriptor bindings or push constants itself. Likewise for the named
+# constants a kernel shares with C++ (K::constants, written into abi/foo.glsl): neither foo.comp nor
+# a shared header may declare one of them again, nor a `const uint` whose comment names the C++
+# constant it copies (`// kFooLanes`, `// Foo::workgroup_size`).
 
 # The lines of `file` as a list. Semicolons and square brackets (list syntax) are kept out of the
 # elements as placeholders; vkstark_line_text puts them back.
@@ -31,13 +34,50 @@ function(vkstark_line_text line out_var)
   set(${out_var} "${line}" PARENT_SCOPE)
 endfunction()
 
+# The names of the constants declared in the generated interface `abi_file` (`const uint NAME ...`).
+function(vkstark_generated_constants abi_file out_var)
+  set(names "")
+  if(EXISTS ${abi_file})
+    vkstark_read_lines(${abi_file} lines)
+    foreach(line IN LISTS lines)
+      if(line MATCHES "^const uint ([A-Z][A-Z0-9_]*)")
+        list(APPEND names ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
+  endif()
+  set(${out_var} "${names}" PARENT_SCOPE)
+endfunction()
+
 # Fails with a message naming the file and line when `shader` (kernels/glsl/<name>.comp) does not
 # take its interface from abi/<name>.glsl, or when it or one of the shared headers given after it
-# declares bindings or push constants.
-function(vkstark_check_shader_interface shader)
+# declares bindings or push constants, or a constant that the interfaces in `abi_dir` generate
+# (the kernel's own for the .comp, any kernel's for a shared header), or a hand copy of a C++
+# constant.
+function(vkstark_check_shader_interface shader abi_dir)
   get_filename_component(name ${shader} NAME_WE)
   set(problems "")
+  vkstark_generated_constants(${abi_dir}/${name}.glsl own_constants)
+  file(GLOB abi_files ${abi_dir}/*.glsl)
+  set(all_constants "")
+  foreach(abi_file IN LISTS abi_files)
+    vkstark_generated_constants(${abi_file} constants)
+    list(APPEND all_constants ${constants})
+  endforeach()
+  list(REMOVE_DUPLICATES all_constants)
+  # A constant or macro whose comment names a C++ constant (kFoo, Foo::bar): a copy made by hand.
+  set(copies "^[ \t]*(const[ \t]+uint|#[ \t]*define)[ \t]+[A-Za-z_].*//.*(k[A-Z][A-Za-z0-9]*|[A-Za-z0-9_]::[A-Za-z_])")
   foreach(file IN ITEMS ${shader} ${ARGN})
+    if(file STREQUAL shader)
+      set(generated ${own_constants})
+      set(whose "abi/${name}.glsl generates from the kernel's C++ declaration")
+    else()
+      set(generated ${all_constants})
+      set(whose "a kernel's generated interface declares (the kernel that includes this header has it)")
+    endif()
+    # NAME = ..., NAME[n] = ... (not NAME == ...), or #define NAME.
+    list(JOIN generated "|" alternatives)
+    set(declares "(^|[^A-Za-z0-9_.])(${alternatives})[ \t]*(<vks:lbracket>[^<]*<vks:rbracket>)?[ \t]*=([^=]|$)")
+    set(defines "^[ \t]*#[ \t]*define[ \t]+(${alternatives})([ \t(]|$)")
     vkstark_read_lines(${file} lines)
     set(n 0)
     foreach(line IN LISTS lines)
@@ -46,6 +86,22 @@ function(vkstark_check_shader_interface shader)
          OR line MATCHES "VKS_PUSH_")
         vkstark_line_text("${line}" line)
         string(APPEND problems "\n  ${file}:${n}: declares a binding or push constants: `${line}`")
+      endif()
+      string(REGEX REPLACE "//.*$" "" code "${line}")  # comments may name the constants
+      set(constant "")
+      if(generated AND code MATCHES "${defines}")
+        set(constant "${CMAKE_MATCH_1}")
+      elseif(generated AND code MATCHES "${declares}")
+        set(constant "${CMAKE_MATCH_2}")
+      endif()
+      if(constant)
+        vkstark_line_text("${line}" line)
+        string(APPEND problems "\n  ${file}:${n}: declares ${constant}, which ${whose} (its constants, "
+                               "runtime/kernel_abi.hpp KernelConstant): `${line}`")
+      elseif(line MATCHES "${copies}")
+        vkstark_line_text("${line}" line)
+        string(APPEND problems "\n  ${file}:${n}: copies a C++ constant by hand (its comment names it): declare it "
+                               "in the kernel's constants (runtime/kernel_abi.hpp KernelConstant): `${line}`")
       endif()
     endforeach()
   endforeach()
@@ -70,8 +126,9 @@ function(vkstark_check_shader_interface shader)
                            "#include \"abi/${name}.glsl\" (found `${first}`)")
   endif()
   if(problems)
-    message(FATAL_ERROR "kernel ${name}: its interface is generated from its C++ Args (runtime/kernel_abi.hpp); "
-                        "its .comp includes abi/${name}.glsl and declares none of it itself:${problems}")
+    message(FATAL_ERROR "kernel ${name}: its interface and constants are generated from its C++ declaration "
+                        "(runtime/kernel_abi.hpp); its .comp includes abi/${name}.glsl and declares none of it "
+                        "itself:${problems}")
   endif()
 endfunction()
 
@@ -111,8 +168,8 @@ function(vkstark_embed_shaders out_var)
     set(header ${gen_dir}/${name}.h)
     add_custom_command(
       OUTPUT ${header}
-      COMMAND ${CMAKE_COMMAND} -DVKSTARK_SHADER=${shader} "-DVKSTARK_SHADER_HEADERS=${ARG_DEPENDS}"
-              -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
+      COMMAND ${CMAKE_COMMAND} -DVKSTARK_SHADER=${shader} -DVKSTARK_ABI_DIR=${abi_root}/abi
+              "-DVKSTARK_SHADER_HEADERS=${ARG_DEPENDS}" -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
       COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet ${include_flags}
               --vn vkstark_spv_${name} -o ${header} ${shader}
       DEPENDS ${shader} ${ARG_DEPENDS} ${abi_stamp} ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
@@ -138,5 +195,5 @@ function(vkstark_embed_shaders out_var)
 endfunction()
 
 if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
-  vkstark_check_shader_interface(${VKSTARK_SHADER} ${VKSTARK_SHADER_HEADERS})
+  vkstark_check_shader_interface(${VKSTARK_SHADER} ${VKSTARK_ABI_DIR} ${VKSTARK_SHADER_HEADERS})
 endif()

@@ -31,6 +31,7 @@ inline constexpr uint32_t kGkrMaxFusedLayers = 7;
 struct GkrFractionLayers {
   static constexpr std::string_view name = "gkr_fraction_layers";
   static constexpr uint32_t workgroup_size = kGkrLanes;
+  static constexpr KernelConstant constants[] = {{"LANES", kGkrLanes}};
   struct Args {
     In<Fp4> p_in;
     In<Fp4> q_in;
@@ -70,6 +71,7 @@ struct EqSuffixTables {
 struct GkrSumcheckPartials {
   static constexpr std::string_view name = "gkr_sumcheck_partials";
   static constexpr uint32_t workgroup_size = kGkrLanes;
+  static constexpr KernelConstant constants[] = {{"GKR_LANES", kGkrLanes}};  // gkr_sumcheck.glsl's
   struct Args {
     In<Fp4> p;
     In<Fp4> q;
@@ -91,6 +93,7 @@ struct GkrSumcheckPartials {
 struct GkrFoldSumcheckPartials {
   static constexpr std::string_view name = "gkr_fold_sumcheck_partials";
   static constexpr uint32_t workgroup_size = kGkrLanes;
+  static constexpr KernelConstant constants[] = {{"GKR_LANES", kGkrLanes}};  // gkr_sumcheck.glsl's
   struct Args {
     In<Fp4> p;
     In<Fp4> q;

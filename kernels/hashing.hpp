@@ -94,6 +94,7 @@ struct MerkleCompressLevels {
   static constexpr std::string_view name = "merkle_compress_levels";
   // 8 groups of 16 lanes, so 4 levels: 128 invocations is what Vulkan guarantees on every device.
   static constexpr uint32_t workgroup_size = 128;
+  static constexpr KernelConstant constants[] = {sponge_coop_groups(workgroup_size)};
   static constexpr uint32_t max_levels = 4;
   struct Args {
     In<Digest> in;

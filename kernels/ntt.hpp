@@ -136,6 +136,7 @@ std::string ntt_shared_problem(const NttStageSharedArgs<T>& a, uint32_t capacity
 struct NttStageSharedFp {
   static constexpr std::string_view name = "ntt_stage_shared_fp";
   static constexpr uint32_t workgroup_size = 128;  // 2048 entries: 16 per invocation and sub-pass
+  static constexpr KernelConstant constants[] = {{"NTT_SHARED_CAPACITY", kNttSharedCapacityFp}};
   using Args = NttStageSharedArgs<Fp>;
   static Grid grid(const Args& a) { return ntt_shared_grid(a, workgroup_size); }
   static std::string check(const Args& a) { return ntt_shared_problem(a, kNttSharedCapacityFp); }
@@ -145,6 +146,7 @@ struct NttStageSharedFp {
 struct NttStageSharedFp4 {
   static constexpr std::string_view name = "ntt_stage_shared_fp4";
   static constexpr uint32_t workgroup_size = 64;  // 1024 entries: 16 per invocation and sub-pass
+  static constexpr KernelConstant constants[] = {{"NTT_SHARED_CAPACITY", kNttSharedCapacityFp4}};
   using Args = NttStageSharedArgs<Fp4>;
   static Grid grid(const Args& a) { return ntt_shared_grid(a, workgroup_size); }
   static std::string check(const Args& a) { return ntt_shared_problem(a, kNttSharedCapacityFp4); }
@@ -180,6 +182,7 @@ inline constexpr uint32_t kNttMaxLogChunk = 10;
 struct NttRsMessage {
   static constexpr std::string_view name = "ntt_rs_message";
   static constexpr uint32_t workgroup_size = 128;  // the GLSL body stages up to 128 chunks of 16
+  static constexpr KernelConstant constants[] = {{"WG", workgroup_size}};
   struct Args {
     InOut<Fp> data;
     uint32_t log_chunk = 0;

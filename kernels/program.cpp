@@ -10,47 +10,21 @@ namespace vkstark {
 
 namespace {
 
-enum Field : uint8_t { kUnused, kReg, kInSlot, kOutSlot };
+using enum ProgramField;
 
-struct OpShape {
-  std::string_view name;
-  Field a, b, c;
-  uint32_t immediates;
-};
-
-// Indexed by op; entry 0 (no op) has an empty name.
-constexpr OpShape kShapes[kProgramOpCount] = {
-    {"", kUnused, kUnused, kUnused, 0},
-    {"const", kReg, kUnused, kUnused, 4},
-    {"load", kReg, kInSlot, kUnused, 1},
-    {"load_ext", kReg, kInSlot, kUnused, 1},
-    {"store", kReg, kOutSlot, kUnused, 1},
-    {"store_ext", kReg, kOutSlot, kUnused, 1},
-    {"add", kReg, kReg, kReg, 0},
-    {"sub", kReg, kReg, kReg, 0},
-    {"mul", kReg, kReg, kReg, 0},
-    {"inv", kReg, kReg, kUnused, 0},
-    {"sum_ext", kReg, kInSlot, kUnused, 3},
-    {"observe", kReg, kUnused, kUnused, 0},
-    {"observe_ext", kReg, kUnused, kUnused, 0},
-    {"observe_in", kUnused, kInSlot, kUnused, 2},
-    {"sample", kReg, kUnused, kUnused, 0},
-    {"sample_ext", kReg, kUnused, kUnused, 0},
-};
-
-std::string field_problem(char name, Field kind, uint32_t v, size_t in_count, size_t out_count) {
+std::string field_problem(char name, ProgramField kind, uint32_t v, size_t in_count, size_t out_count) {
   switch (kind) {
-    case kUnused:
+    case Unused:
       if (v != 0) return fmt::format("field {} is {}, unused by the op (must be 0)", name, v);
       return {};
-    case kReg:
+    case Reg:
       if (v >= kProgramRegisters)
         return fmt::format("register r{} (field {}) is not below {}", v, name, kProgramRegisters);
       return {};
-    case kInSlot:
+    case InSlot:
       if (v >= in_count) return fmt::format("in-view slot {} (field {}), {} in-views passed", v, name, in_count);
       return {};
-    case kOutSlot:
+    case OutSlot:
       if (v >= out_count) return fmt::format("out-view slot {} (field {}), {} out-views passed", v, name, out_count);
       return {};
   }
@@ -71,7 +45,7 @@ std::string decode_program_instruction(std::span<const uint32_t> code, size_t po
   const uint32_t w = code[pos];
   const uint32_t op = w & 0xFFu;
   if (op == 0 || op >= kProgramOpCount) return fmt::format("unknown op {}", op);
-  const OpShape& s = kShapes[op];
+  const ProgramOpShape& s = kProgramOpShapes[op];
   if (code.size() - pos - 1 < s.immediates)
     return fmt::format("{} needs {} immediate words, {} left", s.name, s.immediates, code.size() - pos - 1);
   ProgramInstruction ins;
@@ -138,18 +112,18 @@ std::string program_listing(std::span<const uint32_t> code) {
   std::string out;
   for (size_t pos = 0; pos < code.size();) {
     const uint32_t w = code[pos], op = w & 0xFFu;
-    if (op == 0 || op >= kProgramOpCount || code.size() - pos - 1 < kShapes[op].immediates) {
+    if (op == 0 || op >= kProgramOpCount || code.size() - pos - 1 < kProgramOpShapes[op].immediates) {
       out += fmt::format("{:5}: invalid word 0x{:08x}\n", pos, w);
       ++pos;
       continue;
     }
-    const OpShape& s = kShapes[op];
+    const ProgramOpShape& s = kProgramOpShapes[op];
     out += fmt::format("{:5}: {}", pos, s.name);
     const char* sep = " ";
     for (auto [kind, v] :
          {std::pair{s.a, (w >> 8) & 0xFFu}, std::pair{s.b, (w >> 16) & 0xFFu}, std::pair{s.c, w >> 24}}) {
-      if (kind == kUnused) continue;
-      out += fmt::format("{}{}{}", sep, kind == kReg ? "r" : kind == kInSlot ? "in" : "out", v);
+      if (kind == Unused) continue;
+      out += fmt::format("{}{}{}", sep, kind == Reg ? "r" : kind == InSlot ? "in" : "out", v);
       sep = ", ";
     }
     for (uint32_t i = 0; i < s.immediates; ++i) {

@@ -49,6 +49,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "kernels/program_limits.h"
 #include "kernels/transcript.hpp"
@@ -81,6 +82,43 @@ enum class ProgramOp : uint8_t {
 };
 inline constexpr uint32_t kProgramOpCount = 16;  // ops are 1 .. kProgramOpCount - 1
 
+// What fields a, b, c of an op hold, and its immediate words: the table both bodies decode by (the
+// GLSL body's OP_SHAPE is generated from kProgramOpShapeWords).
+enum class ProgramField : uint8_t { Unused = 0, Reg = 1, InSlot = 2, OutSlot = 3 };
+struct ProgramOpShape {
+  std::string_view name;
+  ProgramField a, b, c;
+  uint32_t immediates;
+};
+// Indexed by op; entry 0 (no op) has an empty name.
+inline constexpr std::array<ProgramOpShape, kProgramOpCount> kProgramOpShapes = {{
+    {"", ProgramField::Unused, ProgramField::Unused, ProgramField::Unused, 0},
+    {"const", ProgramField::Reg, ProgramField::Unused, ProgramField::Unused, 4},
+    {"load", ProgramField::Reg, ProgramField::InSlot, ProgramField::Unused, 1},
+    {"load_ext", ProgramField::Reg, ProgramField::InSlot, ProgramField::Unused, 1},
+    {"store", ProgramField::Reg, ProgramField::OutSlot, ProgramField::Unused, 1},
+    {"store_ext", ProgramField::Reg, ProgramField::OutSlot, ProgramField::Unused, 1},
+    {"add", ProgramField::Reg, ProgramField::Reg, ProgramField::Reg, 0},
+    {"sub", ProgramField::Reg, ProgramField::Reg, ProgramField::Reg, 0},
+    {"mul", ProgramField::Reg, ProgramField::Reg, ProgramField::Reg, 0},
+    {"inv", ProgramField::Reg, ProgramField::Reg, ProgramField::Unused, 0},
+    {"sum_ext", ProgramField::Reg, ProgramField::InSlot, ProgramField::Unused, 3},
+    {"observe", ProgramField::Reg, ProgramField::Unused, ProgramField::Unused, 0},
+    {"observe_ext", ProgramField::Reg, ProgramField::Unused, ProgramField::Unused, 0},
+    {"observe_in", ProgramField::Unused, ProgramField::InSlot, ProgramField::Unused, 2},
+    {"sample", ProgramField::Reg, ProgramField::Unused, ProgramField::Unused, 0},
+    {"sample_ext", ProgramField::Reg, ProgramField::Unused, ProgramField::Unused, 0},
+}};
+// One word per op: a | b << 2 | c << 4 | immediates << 8.
+inline constexpr std::array<uint32_t, kProgramOpCount> kProgramOpShapeWords = [] {
+  std::array<uint32_t, kProgramOpCount> words{};
+  for (uint32_t op = 0; op < kProgramOpCount; ++op) {
+    const ProgramOpShape& s = kProgramOpShapes[op];
+    words[op] = uint32_t(s.a) | uint32_t(s.b) << 2 | uint32_t(s.c) << 4 | s.immediates << 8;
+  }
+  return words;
+}();
+
 // Word 0 of an instruction.
 constexpr uint32_t program_word(ProgramOp op, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0) {
   return uint32_t(op) | (a << 8) | (b << 16) | (c << 24);
@@ -112,6 +150,24 @@ std::string program_listing(std::span<const uint32_t> code);
 struct ScalarProgram {
   static constexpr std::string_view name = "scalar_program";
   static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a sponge lane each
+  static constexpr KernelConstant constants[] = {sponge_coop_groups(workgroup_size),
+                                                 {"OP_CONST", uint32_t(ProgramOp::Const)},
+                                                 {"OP_LOAD", uint32_t(ProgramOp::Load)},
+                                                 {"OP_LOAD_EXT", uint32_t(ProgramOp::LoadExt)},
+                                                 {"OP_STORE", uint32_t(ProgramOp::Store)},
+                                                 {"OP_STORE_EXT", uint32_t(ProgramOp::StoreExt)},
+                                                 {"OP_ADD", uint32_t(ProgramOp::Add)},
+                                                 {"OP_SUB", uint32_t(ProgramOp::Sub)},
+                                                 {"OP_MUL", uint32_t(ProgramOp::Mul)},
+                                                 {"OP_INV", uint32_t(ProgramOp::Inv)},
+                                                 {"OP_SUM_EXT", uint32_t(ProgramOp::SumExt)},
+                                                 {"OP_OBSERVE", uint32_t(ProgramOp::Observe)},
+                                                 {"OP_OBSERVE_EXT", uint32_t(ProgramOp::ObserveExt)},
+                                                 {"OP_OBSERVE_IN", uint32_t(ProgramOp::ObserveIn)},
+                                                 {"OP_SAMPLE", uint32_t(ProgramOp::Sample)},
+                                                 {"OP_SAMPLE_EXT", uint32_t(ProgramOp::SampleExt)},
+                                                 {"OP_COUNT", kProgramOpCount},
+                                                 {"OP_SHAPE", 0, kProgramOpShapeWords}};
   struct Args {
     In<uint32_t> code;
     InOut<SpongeState> t;

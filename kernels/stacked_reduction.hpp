@@ -222,6 +222,7 @@ struct StackedKernelTable {
 struct StackedFoldPartials {
   static constexpr std::string_view name = "stacked_fold_partials";
   static constexpr uint32_t workgroup_size = kSumcheckLanes;
+  static constexpr KernelConstant constants[] = {{"LANES", kSumcheckLanes}};
   struct Args {
     In<Fp4> f;
     In<Fp4> w;

@@ -19,6 +19,7 @@ inline constexpr Grid kTranscriptGrid{16};
 struct TranscriptObserve {
   static constexpr std::string_view name = "transcript_observe";
   static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
+  static constexpr KernelConstant constants[] = {sponge_coop_groups(workgroup_size)};
   struct Args {
     InOut<SpongeState> t;
     In<Fp> values;
@@ -33,6 +34,7 @@ struct TranscriptObserve {
 struct TranscriptSample {
   static constexpr std::string_view name = "transcript_sample";
   static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
+  static constexpr KernelConstant constants[] = {sponge_coop_groups(workgroup_size)};
   struct Args {
     InOut<SpongeState> t;
     Out<Fp> out;
@@ -48,6 +50,7 @@ struct TranscriptSample {
 struct TranscriptObserveSample {
   static constexpr std::string_view name = "transcript_observe_sample";
   static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
+  static constexpr KernelConstant constants[] = {sponge_coop_groups(workgroup_size)};
   struct Args {
     InOut<SpongeState> t;
     In<Fp> values;
@@ -62,6 +65,7 @@ struct TranscriptObserveSample {
 struct TranscriptSampleBits {
   static constexpr std::string_view name = "transcript_sample_bits";
   static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
+  static constexpr KernelConstant constants[] = {sponge_coop_groups(workgroup_size)};
   struct Args {
     InOut<SpongeState> t;
     Out<uint32_t> out;
@@ -94,6 +98,7 @@ struct TranscriptGrindSearch {
 struct TranscriptGrindFinish {
   static constexpr std::string_view name = "transcript_grind_finish";
   static constexpr uint32_t workgroup_size = 16;  // one cooperating workgroup: a state lane each
+  static constexpr KernelConstant constants[] = {sponge_coop_groups(workgroup_size)};
   struct Args {
     InOut<SpongeState> t;
     In<uint32_t> best;
@@ -115,6 +120,7 @@ struct TranscriptGrindFinish {
 struct TranscriptGrindCoop {
   static constexpr std::string_view name = "transcript_grind_coop";
   static constexpr uint32_t workgroup_size = 256;  // 16 candidates a round (128 on a device with less)
+  static constexpr KernelConstant constants[] = {sponge_coop_groups(workgroup_size)};
   struct Args {
     InOut<SpongeState> t;
     Out<Fp> witness;

@@ -5,6 +5,7 @@
 #include "kernels/field/fp4.hpp"
 #include "kernels/hash/hash.hpp"
 #include "runtime/buffer.hpp"
+#include "runtime/kernel_abi.hpp"
 
 namespace vkstark {
 
@@ -32,6 +33,13 @@ struct SpongeState {
   bool operator==(const SpongeState&) const = default;
 };
 static_assert(sizeof(SpongeState) == 72);
+
+// The constant of kernels/glsl/sponge_coop.glsl in the interface of a kernel that includes it
+// (K::constants): its workgroup holds P2C_GROUPS groups of cooperating invocations, one state lane
+// each.
+constexpr KernelConstant sponge_coop_groups(uint32_t workgroup_size) {
+  return {"P2C_GROUPS", workgroup_size / uint32_t(POSEIDON2_WIDTH)};
+}
 template <>
 struct ElementTraits<SpongeState> {
   static constexpr std::string_view name = "SpongeState";

@@ -3,6 +3,8 @@
 // little-endian: bit k of b is coordinate k.
 #pragma once
 
+#include <bit>
+
 #include "kernels/detail/grid.hpp"
 #include "kernels/types.hpp"
 #include "runtime/kernel.hpp"
@@ -31,6 +33,9 @@ struct BatchColumnsExt {
 struct MobiusEqTable {
   static constexpr std::string_view name = "mobius_eq_table";
   static constexpr uint32_t workgroup_size = 256;  // a workgroup shares b's high factor
+  // WG: the workgroup whose invocations share b's high bits; LB = log2(WG) of them vary inside it.
+  static constexpr KernelConstant constants[] = {{"WG", workgroup_size},
+                                                 {"LB", uint32_t(std::bit_width(workgroup_size) - 1)}};
   struct Args {
     In<Fp4> u;
     Out<Fp4> out;
@@ -89,6 +94,7 @@ constexpr uint32_t sumcheck_partial_count(uint64_t pairs) {
 struct SumcheckProductPartials {
   static constexpr std::string_view name = "sumcheck_product_partials";
   static constexpr uint32_t workgroup_size = kSumcheckLanes;
+  static constexpr KernelConstant constants[] = {{"LANES", kSumcheckLanes}};
   struct Args {
     In<Fp4> f;
     In<Fp4> w;
@@ -185,6 +191,9 @@ struct QueryPoints {
 struct EqPowAccumulate {
   static constexpr std::string_view name = "eq_pow_accumulate";
   static constexpr uint32_t workgroup_size = 256;  // a workgroup shares each point's high factor
+  // WG: the workgroup whose invocations share b's high bits; LB = log2(WG) of them vary inside it.
+  static constexpr KernelConstant constants[] = {{"WG", workgroup_size},
+                                                 {"LB", uint32_t(std::bit_width(workgroup_size) - 1)}};
   struct Args {
     InOut<Fp4> w;
     In<Fp4> points;

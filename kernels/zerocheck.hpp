@@ -37,6 +37,7 @@ inline constexpr uint32_t kZerocheckFunctionals = 3;
 struct ZerocheckCosetExtend {
   static constexpr std::string_view name = "zerocheck_coset_extend";
   static constexpr uint32_t workgroup_size = 256;  // the staging of the N = 16 path assumes it
+  static constexpr KernelConstant constants[] = {{"WG", workgroup_size}};
   static constexpr uint32_t kFftLogN = 4;
   static constexpr uint32_t kFftTable = 32;
   struct Args {
@@ -76,6 +77,7 @@ inline constexpr uint32_t kZerocheckMaxSlices = 512;
 struct ZerocheckWeightedSums {
   static constexpr std::string_view name = "zerocheck_weighted_sums";
   static constexpr uint32_t workgroup_size = kZerocheckLanes;
+  static constexpr KernelConstant constants[] = {{"LANES", kZerocheckLanes}};
   struct Args {
     In<Fp4> values;
     In<Fp4> eq;

@@ -125,6 +125,9 @@ void Graph::dispatch(std::string name, std::shared_ptr<const KernelInfo> kernel,
   auto fail = [&](const std::string& what) {
     throw GraphError(fmt::format("task '{}' (kernel {}): {}", name, kernel->name, what));
   };
+  // A compiled kernel's body reads its Args, which DynamicArgs do not carry.
+  if (!kernel->runtime_grid || !kernel->runtime_check)
+    fail("not a run-time kernel (make_runtime_kernel): dispatch a compiled kernel with dispatch<K>");
   if (args.params_.size() != abi.views.size())
     fail(fmt::format("{} view arguments, the kernel declares {}", args.params_.size(), abi.views.size()));
   Task t;
@@ -146,11 +149,22 @@ void Graph::dispatch(std::string name, std::shared_ptr<const KernelInfo> kernel,
   }
   if (args.scalars_.size() != abi.scalar_words())
     fail(fmt::format("{} scalar words, the kernel declares {}", args.scalars_.size(), abi.scalar_words()));
+  t.scalars = args.scalars_;
+  // The kernel's own rules, as K::grid and K::check of a compiled kernel: the same checks and
+  // messages (add_dispatch).
+  Grid required;
+  std::string problem;
+  try {
+    const RuntimeArgs runtime_args{abi, t.bindings, t.scalars};
+    required = kernel->runtime_grid(runtime_args);
+    problem = kernel->runtime_check(runtime_args);
+  } catch (const GraphError& e) {
+    fail(e.what());
+  }
   t.name = std::move(name);
   t.kernel = std::move(kernel);
-  t.scalars = args.scalars_;
   t.grid = grid;
-  add_task(std::move(t));
+  add_dispatch(std::move(t), required, problem);
 }
 
 void Graph::add_task(Task t) {

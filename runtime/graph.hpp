@@ -205,8 +205,10 @@ class Graph {
   template <Kernel K>
   requires requires(const typename K::Args& a) { K::grid(a); }
   void dispatch(std::string name, const typename K::Args& args) { dispatch<K>(std::move(name), args, K::grid(args)); }
-  // A dispatch of a run-time kernel (make_runtime_kernel). GraphError when `args` does not match
-  // its ABI (number of views, element types, array capacities, scalar words).
+  // A dispatch of a run-time kernel (make_runtime_kernel). GraphError (naming the task) when `args`
+  // does not match its ABI (number of views, element types, array capacities, scalar words), and
+  // as dispatch<K>: a view out of range, ..., a grid other than the kernel's grid rule gives,
+  // arguments its check rejects.
   void dispatch(std::string name, std::shared_ptr<const KernelInfo> kernel, const DynamicArgs& args, Grid grid);
 
   // A C++ callable on host copies of the declared views. Forces a host sync; counted in the trace.

@@ -22,11 +22,15 @@
 // - `static Grid grid(const Args&)`: the grid the kernel needs for these views. Graph::dispatch
 //   checks a given grid against it (GraphError naming the task), or uses it when none is given;
 // - `static std::string check(const Args&)`: what is wrong with the scalars (empty if nothing), so
-//   that both executors reject a bad dispatch when the graph is built, not one of them at run time.
+//   that both executors reject a bad dispatch when the graph is built, not one of them at run time;
+// - `static constexpr KernelConstant constants[]`: the named constants its GLSL body shares with
+//   the C++ side (`{"LANES", kSumcheckLanes}`), written into the generated interface
+//   (runtime/kernel_abi.hpp); the build refuses a .comp that declares one of them itself.
 //
 // A run-time kernel (e.g. an AIR's constraints compiled at keygen) is a KernelInfo made with
-// make_runtime_kernel: SPIR-V words, a KernelAbi and a CPU body, owned by whoever made it (the
-// graph's tasks share ownership). It is dispatched with DynamicArgs (runtime/graph.hpp).
+// make_runtime_kernel: SPIR-V words, a KernelAbi, a CPU body, and the grid rule and check that a
+// compiled kernel has as statics (required here), owned by whoever made it (the graph's tasks share
+// ownership). It is dispatched with DynamicArgs (runtime/graph.hpp) and checked as a compiled one.
 //
 // Challenges are never scalars: kernels read them from buffers (architecture.md).
 #pragma once
@@ -41,6 +45,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "runtime/buffer.hpp"
@@ -205,6 +210,68 @@ void collect_bindings(const Args& args, std::vector<Binding>& bindings, std::vec
   });
 }
 
+// One dispatch of a run-time kernel as its grid rule and check see it (RuntimeKernelDesc): the
+// descriptor slots and scalar words in ABI order, as its CPU body sees them (CpuContext::bindings,
+// scalars). The rules run before the graph checks the views (as K::grid and K::check): they must
+// give an answer for any views, however wrong. Refers to the task's data; valid during the call.
+struct RuntimeArgs {
+  const KernelAbi& abi;
+  std::span<const Binding> slots;
+  std::span<const uint32_t> scalars;
+
+  // The dispatch as the Args its ABI was made from (kernel_abi<Args>()): a view array's count is
+  // its used slots, as the kernel's <name>_count. GraphError when Args does not have the ABI's
+  // shape (member kinds, element types, array capacities, scalar words).
+  template <class Args>
+  Args as() const;
+};
+
+// A run-time kernel's rule written over the Args its ABI was made from, as a compiled kernel's
+// K::grid and K::check are: `rule(args.as<Args>())`.
+template <class Args, class F>
+auto over_args(F rule) {
+  return [rule = std::move(rule)](const RuntimeArgs& a) { return rule(a.template as<Args>()); };
+}
+
+template <class Args>
+Args RuntimeArgs::as() const {
+  Args args{};
+  size_t view = 0, slot = 0, scalar = 0, word = 0;
+  bool fits = true;
+  for_each_field(args, [&]<class M>(M& member) {
+    if constexpr (is_param_v<M> || is_view_array_v<M>) {
+      using T = typename M::element;
+      uint32_t capacity = 0;
+      if constexpr (is_view_array_v<M>) capacity = M::capacity;
+      const uint32_t n = capacity == 0 ? 1 : capacity;
+      fits = fits && view < abi.views.size() && abi.views[view].type == type_tag<T>() &&
+             abi.views[view].array == capacity && abi.views[view].access == M::access && slot + n <= slots.size();
+      if (!fits) return;
+      auto view_of = [](const Binding& b) { return View<T>{b.buffer, b.offset, b.count, b.reinterpreted, b.graph}; };
+      if constexpr (is_view_array_v<M>) {
+        for (uint32_t i = 0; i < capacity; ++i) {
+          member.views[i] = view_of(slots[slot + i]);
+          member.count += slots[slot + i].used();
+        }
+      } else {
+        member.view = view_of(slots[slot]);
+      }
+      ++view;
+      slot += n;
+    } else {
+      constexpr size_t n = sizeof(M) / 4;
+      fits = fits && scalar < abi.scalars.size() && abi.scalars[scalar].words == n && word + n <= scalars.size();
+      if (!fits) return;
+      std::memcpy(&member, scalars.data() + word, sizeof(M));
+      ++scalar;
+      word += n;
+    }
+  });
+  if (!fits || view != abi.views.size() || scalar != abi.scalars.size())
+    throw GraphError("the kernel's rules read Args whose members are not its interface");
+  return args;
+}
+
 class CpuContext;
 
 template <class K>
@@ -226,6 +293,9 @@ struct KernelInfo {
   std::vector<uint32_t> spirv;
   uint64_t spirv_hash = 0;  // spirv_content_hash(spirv): executors share pipelines by content
   bool runtime = false;
+  // Run-time kernels: RuntimeKernelDesc::grid and check (compiled kernels: K::grid and K::check).
+  std::function<Grid(const RuntimeArgs&)> runtime_grid;
+  std::function<std::string(const RuntimeArgs&)> runtime_check;
 };
 
 template <Kernel K>
@@ -242,15 +312,23 @@ const KernelInfo& kernel_info() {
   return info;
 }
 
-// A kernel made at run time. GraphError when the ABI is not usable (KernelAbi::validate) or the
-// words are not SPIR-V (magic number); the SPIR-V's own interface is checked against the ABI when
-// an executor builds its pipeline.
+// A kernel made at run time. GraphError when the ABI is not usable (KernelAbi::validate), the
+// words are not SPIR-V (magic number) or their interface is not the ABI, or a body or rule is
+// missing.
+//
+// `grid` and `check` are required: the contract of a compiled kernel's K::grid and K::check, so
+// that a dispatch a body would read or write past its views is refused when the graph is built,
+// on every executor, with the same message. Graph::dispatch refuses a grid other than grid(args)
+// and a non-empty check(args) (GraphError naming the task and kernel). A kernel whose Args type
+// gave its ABI writes them over Args with over_args<Args>.
 struct RuntimeKernelDesc {
   std::string name;
   KernelAbi abi;
   std::vector<uint32_t> spirv;
   uint32_t workgroup_size = 0;
   std::function<void(const CpuContext& ctx)> cpu;
+  std::function<Grid(const RuntimeArgs&)> grid;          // the grid the views and scalars need
+  std::function<std::string(const RuntimeArgs&)> check;  // what is wrong with them ("" if nothing)
 };
 [[nodiscard]] std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc);
 

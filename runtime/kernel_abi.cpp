@@ -148,7 +148,8 @@ void pack_push_constants(const KernelAbi& abi, Grid grid, std::span<const Bindin
   out.insert(out.end(), scalars.begin(), scalars.end());
 }
 
-std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel) {
+std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel,
+                              std::span<const KernelConstant> constants) {
   std::string out = fmt::format(
       "// The interface of kernel {}, generated from its Args (runtime/kernel_abi.hpp). Do not edit.\n"
       "#include \"runtime.glsl\"\n",
@@ -167,6 +168,27 @@ std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel) {
   for (const PushMember& m : push_members(abi))
     out += m.count == 0 ? fmt::format("  uint {};\n", m.name) : fmt::format("  uint {}[{}];\n", m.name, m.count);
   out += "} pc;\n";
+  std::set<std::string_view> names;
+  for (const KernelConstant& c : constants) {
+    const bool upper = !c.name.empty() && c.name[0] >= 'A' && c.name[0] <= 'Z' &&
+                       std::all_of(c.name.begin(), c.name.end(), [](char ch) {
+                         return ch == '_' || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+                       });
+    if (!upper || c.name.rfind("VKS_", 0) == 0 || c.name.find("__") != std::string_view::npos)
+      throw GraphError(
+          fmt::format("kernel {}: constant '{}' is not an upper-case GLSL name of the kernel's own "
+                      "([A-Z][A-Z0-9_]*, not VKS_...)",
+                      kernel, c.name));
+    if (!names.insert(c.name).second)
+      throw GraphError(fmt::format("kernel {}: constant '{}' is declared twice", kernel, c.name));
+    if (c.table.empty()) {
+      out += fmt::format("const uint {} = {}u;\n", c.name, c.value);
+    } else {
+      out += fmt::format("const uint {0}[{1}] = uint[{1}](", c.name, c.table.size());
+      for (size_t i = 0; i < c.table.size(); ++i) out += fmt::format("{}{}u", i == 0 ? "" : ", ", c.table[i]);
+      out += ");\n";
+    }
+  }
   return out;
 }
 
@@ -177,6 +199,13 @@ std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
   if (desc.spirv.size() < 5 || desc.spirv[0] != kSpirvMagic)
     throw GraphError(fmt::format("run-time kernel {}: its code is not SPIR-V (no magic number)", desc.name));
   if (!desc.cpu) throw GraphError(fmt::format("run-time kernel {}: no CPU body", desc.name));
+  // Without them a dispatch could pass views shorter than its grid covers and be refused by no
+  // executor, or by one only (a CPU body's own bounds check).
+  if (!desc.grid || !desc.check)
+    throw GraphError(
+        fmt::format("run-time kernel {}: no {} (RuntimeKernelDesc: the grid its views need and what "
+                    "is wrong with them, as K::grid and K::check of a compiled kernel)",
+                    desc.name, !desc.grid ? "grid rule" : "check"));
   if (std::string e = spirv_interface_mismatch(desc.spirv, desc.abi); !e.empty())
     throw GraphError(fmt::format("run-time kernel {}: its SPIR-V does not match its interface: {}", desc.name, e));
   if (spirv_reads_num_workgroups(desc.spirv))
@@ -192,6 +221,8 @@ std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
   info->spirv_hash = spirv_content_hash(info->spirv);
   info->runtime = true;
   info->cpu = [body = std::move(desc.cpu)](const void*, const CpuContext& ctx) { body(ctx); };
+  info->runtime_grid = std::move(desc.grid);
+  info->runtime_check = std::move(desc.check);
   return info;
 }
 

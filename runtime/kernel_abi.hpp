@@ -2,7 +2,8 @@
 // (descriptor bindings, with element type and access), its scalars (push constants), and the one
 // push-constant layout that follows from them. Written once: a compiled kernel derives it from its
 // Args (runtime/kernel.hpp), a run-time kernel states it; the GLSL declarations of either are
-// generated from it (glsl_declarations), never written by hand.
+// generated from it (glsl_declarations), never written by hand, and so are the named constants its
+// GLSL body shares with C++ (KernelConstant).
 //
 // Push constants, in 32-bit words, in this order:
 //   grid_x, grid_y;
@@ -86,9 +87,24 @@ struct PushMember {
 };
 std::vector<PushMember> push_members(const KernelAbi& abi);
 
+// A named constant that a kernel's GLSL body shares with its C++ side (the lanes of a workgroup's
+// reduction, a shared-memory capacity, opcodes): declared once, next to the kernel's Args
+// (`static constexpr KernelConstant constants[]`, runtime/kernel.hpp), referring to the C++
+// constant itself, and written into the generated interface, never copied by hand into GLSL.
+// A `table` is an array constant (`value` unused). Names are upper case ([A-Z][A-Z0-9_]*), so they
+// cannot clash with the interface's own names, and not VKS_ (runtime.glsl's).
+struct KernelConstant {
+  std::string_view name;
+  uint32_t value = 0;
+  std::span<const uint32_t> table = {};
+};
+
 // The GLSL a kernel body includes instead of declaring its interface: the bindings (array
 // `<name>_` of the element type's GLSL type, readonly for reads, writeonly for writes) and the push
-// block `pc` laid out as above, after `#include "runtime.glsl"`.
-std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel);
+// block `pc` laid out as above, after `#include "runtime.glsl"`; then the kernel's constants, as
+// `const uint NAME = <value>u;` (a table: `const uint NAME[n] = uint[n](...);`). GraphError naming
+// the kernel for a constant's name that is not upper case, is VKS_..., or is given twice.
+std::string glsl_declarations(const KernelAbi& abi, std::string_view kernel,
+                              std::span<const KernelConstant> constants = {});
 
 }  // namespace vkstark

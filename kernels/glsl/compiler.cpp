@@ -238,6 +238,10 @@ std::vector<uint32_t> compile_glsl(std::string_view source, std::string_view nam
 
 std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc) {
   desc.abi.validate(desc.name);
+  // Refused before compiling (make_runtime_kernel would refuse it after; a cached_only miss, never).
+  if (!desc.grid || !desc.check)
+    throw GraphError(
+        fmt::format("run-time kernel {}: no {} (GlslKernelDesc)", desc.name, !desc.grid ? "grid rule" : "check"));
   // Extensions must come before any declaration: the ones kernel bodies use are enabled here.
   std::string source =
       "#version 460\n"
@@ -246,7 +250,7 @@ std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc) {
       "#extension GL_KHR_shader_subgroup_basic : enable\n"
       "#extension GL_KHR_shader_subgroup_shuffle : enable\n"
       "#extension GL_KHR_shader_subgroup_arithmetic : enable\n" +
-      glsl_declarations(desc.abi, desc.name) + desc.body;
+      glsl_declarations(desc.abi, desc.name, desc.constants) + desc.body;
   RuntimeKernelDesc k;
   if (desc.cached_only) {
     std::optional<std::vector<uint32_t>> spirv = cached_glsl(source, desc.name);
@@ -259,6 +263,8 @@ std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc) {
   k.abi = std::move(desc.abi);
   k.workgroup_size = desc.workgroup_size;
   k.cpu = std::move(desc.cpu);
+  k.grid = std::move(desc.grid);
+  k.check = std::move(desc.check);
   return make_runtime_kernel(std::move(k));
 }
 

@@ -47,13 +47,17 @@ struct GlslCompileInfo {
 // `body` (extra includes, helpers and main()). The source starts with #version 460 and enables
 // GL_GOOGLE_include_directive, GL_EXT_control_flow_attributes and the KHR subgroup basic, shuffle
 // and arithmetic extensions (a body cannot: extensions precede declarations). The CPU body reads its views through
-// CpuContext::view / scalars in ABI order.
+// CpuContext::view / scalars in ABI order. `grid` and `check` are required (RuntimeKernelDesc).
+// `constants` go into the generated interface, as a compiled kernel's K::constants.
 struct GlslKernelDesc {
   std::string name;
   KernelAbi abi;
+  std::vector<KernelConstant> constants = {};
   std::string body;
   uint32_t workgroup_size = 0;
   std::function<void(const CpuContext& ctx)> cpu;
+  std::function<Grid(const RuntimeArgs&)> grid;
+  std::function<std::string(const RuntimeArgs&)> check;
   bool cached_only = false;  // make_glsl_kernel returns null when the SPIR-V cache lacks it (cached_glsl)
 };
 [[nodiscard]] std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc);

@@ -17,7 +17,9 @@
 // Other workgroup sizes run the whole product per entry. The field is commutative, so any order
 // gives the same values.
 
-const uint WG = 256u, LB = 8u, HB = 4u, PB = 16u;  // LB = log2(WG); PB points per shared batch
+// WG and LB = log2(WG) come from the kernel's constants (kernels/whir.hpp). Two tables of 2^HB
+// cover the LB = 8 bits of a workgroup of 256; PB points per shared batch.
+const uint HB = 4u, PB = 16u;
 shared uvec4 squares_[PB * LB];                     // point j of the batch: z^(2^k) at j LB + k
 shared uvec4 high_[PB];                             // gamma^(i+1) prod_{LB <= k < m} (b_k ? z^(2^k) : 1 - z^(2^k))
 shared uint base_[PB];                              // 1: the point is in the base field

@@ -1,11 +1,12 @@
 // Build tool: writes <out>/abi/<kernel>.glsl, the GLSL interface (bindings and push constants) of
-// every compiled kernel, generated from its C++ Args (runtime/kernel_abi.hpp), so that a kernel's
-// interface is declared once. Each kernels/glsl/<kernel>.comp includes "abi/<kernel>.glsl".
+// every compiled kernel, generated from its C++ Args (runtime/kernel_abi.hpp), and the named
+// constants its body shares with C++ (K::constants), so that a kernel's interface is declared
+// once. Each kernels/glsl/<kernel>.comp includes "abi/<kernel>.glsl".
 //
 //   generate_abi OUT_DIR NAME...     (NAME: the basenames of the .comp files)
 //
-// Fails (exit 1, naming it) on a kernel without a .comp, a .comp without a kernel, or an Args the
-// GLSL side cannot declare. Files are rewritten only when their text changes.
+// Fails (exit 1, naming it) on a kernel without a .comp, a .comp without a kernel, or an Args or
+// constant the GLSL side cannot declare. Files are rewritten only when their text changes.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 
 #include "kernels/registry.hpp"
@@ -21,14 +23,19 @@ using namespace vkstark;
 
 namespace {
 
+// The interface of K and the constants it shares with its GLSL body (K::constants, if any).
+template <class K>
+std::string declarations_of() {
+  KernelAbi abi = kernel_abi<typename K::Args>();
+  abi.validate(K::name);
+  std::span<const KernelConstant> constants;
+  if constexpr (requires { K::constants; }) constants = K::constants;
+  return glsl_declarations(abi, K::name, constants);
+}
+
 std::map<std::string, std::string> declarations() {
   std::map<std::string, std::string> out;
-#define VKSTARK_GENERATE(K)                                \
-  {                                                        \
-    KernelAbi abi = kernel_abi<K::Args>();                 \
-    abi.validate(K::name);                                 \
-    out.emplace(K::name, glsl_declarations(abi, K::name)); \
-  }
+#define VKSTARK_GENERATE(K) out.emplace(K::name, declarations_of<K>());
   VKSTARK_KERNELS(VKSTARK_GENERATE)
 #undef VKSTARK_GENERATE
   return out;

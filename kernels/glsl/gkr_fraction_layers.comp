@@ -7,7 +7,6 @@
 // added from the previous one in shared memory, lane t taking entries 2t and 2t + 1. The layer of
 // N nodes is written at out[N - L + t], L = n >> (layers - 1).
 
-const uint LANES = 64u;  // kGkrLanes
 shared uvec4 sh_p[LANES];
 shared uvec4 sh_q[LANES];
 

@@ -1,11 +1,11 @@
 // Shared code of the GKR sumcheck partials kernels (kernels/gkr.hpp): the terms of one pair and the
-// sum over a workgroup of GKR_LANES invocations. Include after the kernel's abi/<kernel>.glsl.
+// sum over a workgroup of GKR_LANES invocations. Include after the kernel's abi/<kernel>.glsl,
+// which declares GKR_LANES (kGkrLanes: the kernel's constants, kernels/gkr.hpp).
 #ifndef VKSTARK_GKR_SUMCHECK_GLSL
 #define VKSTARK_GKR_SUMCHECK_GLSL
 
 #include "fp4.glsl"
 
-const uint GKR_LANES = 64u;  // kGkrLanes
 shared uvec4 gkr_sum1[GKR_LANES];
 shared uvec4 gkr_sum2[GKR_LANES];
 shared uvec4 gkr_sum3[GKR_LANES];

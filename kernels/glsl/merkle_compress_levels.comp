@@ -4,7 +4,6 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "abi/merkle_compress_levels.glsl"
-#define P2C_GROUPS 8u
 #include "sponge_coop.glsl"
 // MerkleCompressLevels (kernels/hashing.hpp): pc.levels layers of a Merkle tree in one dispatch.
 // Group g (16 invocations, one state lane each) of workgroup w makes compression c = 8 w + g of the

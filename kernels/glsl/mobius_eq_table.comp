@@ -12,7 +12,9 @@
 // m = 21: docs/decisions.md). Other workgroup sizes run the m products per entry. The field is
 // commutative, so any order gives the same values.
 
-const uint WG = 256u, LB = 8u, HB = 4u;  // LB = log2(WG): the bits that vary inside a workgroup
+// WG and LB = log2(WG), the bits that vary inside a workgroup, come from the kernel's constants
+// (kernels/whir.hpp). Two tables of 2^HB cover the LB = 8 bits of a workgroup of 256.
+const uint HB = 4u;
 shared uvec4 lo_[16];
 shared uvec4 hi_[16];
 

@@ -133,7 +133,8 @@ void main() {
 // then b_k times omega_{n/s}^(p k) goes to global memory. Shared layout: entry j of group g in row
 // j (swizzled, ntt_slot), column g: consecutive invocations (g fastest) touch consecutive global
 // entries.
-// Needs NTT_SHARED_CAPACITY (elements, >= T R) and log_tile in the push constants.
+// Needs NTT_SHARED_CAPACITY (elements, >= T R: the kernel's constant, kernels/ntt.hpp) and log_tile in
+// the push constants.
 #ifdef NTT_SHARED_MAIN
 
 shared NTT_T sh_[NTT_SHARED_CAPACITY];

@@ -9,10 +9,10 @@
 // the workgroup stages its consecutive chunks through shared memory so that global loads and stores
 // are coalesced. Larger chunks (up to 2^10 entries) are transformed where they lie.
 
-// Staging for the chunks of one workgroup (NttRsMessage::workgroup_size invocations, at most 16
-// entries each), one pad word after every 16 so that invocation t's chunk (words 17 t ..) and its
-// neighbours' fall in different banks.
-const uint STAGE_WORDS = 128u * 17u;
+// Staging for the chunks of one workgroup (WG = NttRsMessage::workgroup_size invocations, at most
+// 16 entries each), one pad word after every 16 so that invocation t's chunk (words 17 t ..) and
+// its neighbours' fall in different banks.
+const uint STAGE_WORDS = WG * 17u;
 shared uint stage_[STAGE_WORDS];
 uint stage_slot(uint e) { return e + (e >> 4); }
 

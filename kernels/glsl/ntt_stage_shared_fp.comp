@@ -11,6 +11,5 @@
 #define NTT_ADD(a, b) fp_add(a, b)
 #define NTT_SUB(a, b) fp_sub(a, b)
 #define NTT_SCALE(a, w) fp_mul(a, w)
-#define NTT_SHARED_CAPACITY 2048u  // kNttSharedCapacityFp
 #define NTT_SHARED_MAIN
 #include "ntt.glsl"

@@ -11,6 +11,5 @@
 #define NTT_ADD(a, b) fp4_add(a, b)
 #define NTT_SUB(a, b) fp4_sub(a, b)
 #define NTT_SCALE(a, w) fp4_scale(a, w)
-#define NTT_SHARED_CAPACITY 1024u  // kNttSharedCapacityFp4
 #define NTT_SHARED_MAIN
 #include "ntt.glsl"

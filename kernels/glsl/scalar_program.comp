@@ -28,27 +28,9 @@
 // the slowest pipeline to create.) Multi-word operations (observe_ext, observe_in, sample_ext) keep
 // their place in `sub` and stay at `pos` until their last word.
 
-const uint OP_CONST = 1u, OP_LOAD = 2u, OP_LOAD_EXT = 3u, OP_STORE = 4u, OP_STORE_EXT = 5u, OP_ADD = 6u,
-           OP_SUB = 7u, OP_MUL = 8u, OP_INV = 9u, OP_SUM_EXT = 10u, OP_OBSERVE = 11u, OP_OBSERVE_EXT = 12u,
-           OP_OBSERVE_IN = 13u, OP_SAMPLE = 14u, OP_SAMPLE_EXT = 15u, OP_COUNT = 16u;
-// Field kinds: 0 unused (must be 0), 1 register, 2 in-view slot, 3 out-view slot. Per op: a | b << 2 | c << 4,
-// immediates << 8 (the table of kernels/program.cpp).
-const uint OP_SHAPE[16] = uint[16](0u,                          // (none)
-                                   1u | (4u << 8),              // const
-                                   1u | (2u << 2) | (1u << 8),  // load
-                                   1u | (2u << 2) | (1u << 8),  // load_ext
-                                   1u | (3u << 2) | (1u << 8),  // store
-                                   1u | (3u << 2) | (1u << 8),  // store_ext
-                                   1u | (1u << 2) | (1u << 4),  // add
-                                   1u | (1u << 2) | (1u << 4),  // sub
-                                   1u | (1u << 2) | (1u << 4),  // mul
-                                   1u | (1u << 2),              // inv
-                                   1u | (2u << 2) | (3u << 8),  // sum_ext
-                                   1u,                          // observe
-                                   1u,                          // observe_ext
-                                   (2u << 2) | (2u << 8),       // observe_in
-                                   1u,                          // sample
-                                   1u);                         // sample_ext
+// OP_<name> (the ops), OP_COUNT and OP_SHAPE come from the kernel's constants (kernels/program.hpp):
+// field kinds 0 unused (must be 0), 1 register, 2 in-view slot, 3 out-view slot; per op a | b << 2
+// | c << 4, immediates << 8 (kProgramOpShapes).
 
 bool field_ok(uint kind, uint v) {
   if (kind == 0u) return v == 0u;
@@ -79,7 +61,7 @@ shared uvec4 regs_s[VKSTARK_PROGRAM_REGISTERS * 16];
 shared uint op_shape_s[OP_COUNT];
 
 void main() {
-  if (gl_WorkGroupSize.x != 16u || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  if (gl_WorkGroupSize.x != 16u * P2C_GROUPS || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
   const uint lane = gl_LocalInvocationID.x;
   const uint code_len = min(pc.code_len, uint(VKSTARK_PROGRAM_MAX_WORDS));  // check() keeps it within
   for (uint i = lane; i < code_len; i += 16u) code_s[i] = code_[pc.code_off + i];

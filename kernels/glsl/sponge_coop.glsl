@@ -4,9 +4,10 @@
 // bits as transcript.glsl and DuplexSponge: field arithmetic is exact, so any order of additions
 // and any rewriting of the linear layers gives the same state.
 //
-// Groups: a workgroup holds P2C_GROUPS independent groups of 16 invocations (define P2C_GROUPS
-// before including this file; default 1), each with its own sponge state; p2c_lane() and
-// p2c_group() say which. Every group runs the same control flow (the exchanges below synchronise
+// Groups: a workgroup holds P2C_GROUPS independent groups of 16 invocations, each with its own
+// sponge state; p2c_lane() and p2c_group() say which. The including kernel declares P2C_GROUPS in
+// its generated interface (sponge_coop_groups in its constants, kernels/types.hpp) before
+// including this file. Every group runs the same control flow (the exchanges below synchronise
 // the whole workgroup on the shared-memory path) and no invocation returns early. The workgroup
 // size must be 16 * P2C_GROUPS.
 //
@@ -22,10 +23,6 @@
 #define VKSTARK_SPONGE_COOP_GLSL
 
 #include "poseidon2.glsl"
-
-#ifndef P2C_GROUPS
-#define P2C_GROUPS 1u
-#endif
 
 // Shuffles within subgroups of a multiple of 16 invocations; shared memory otherwise. (One integer
 // comparison: glslang turns && of specialization constants into run-time control flow.)

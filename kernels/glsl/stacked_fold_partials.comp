@@ -7,7 +7,6 @@
 // folded at alpha, folding the pairs it reads: pair y of the folded tables comes from f[4y .. 4y+3]
 // (likewise w), and is written to f_dst[2y], f_dst[2y+1] (likewise w_dst).
 
-const uint LANES = 64u;  // kSumcheckLanes
 shared uvec4 sh1[LANES];
 shared uvec4 sh2[LANES];
 

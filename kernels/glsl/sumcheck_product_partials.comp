@@ -8,7 +8,6 @@
 // (P = partials.count / 2), with f_y(X) = f[2y] + X (f[2y+1] - f[2y]); the 64 lane sums are added
 // by a tree in shared memory.
 
-const uint LANES = 64u;  // kSumcheckLanes
 shared uvec4 sh1[LANES];
 shared uvec4 sh2[LANES];
 

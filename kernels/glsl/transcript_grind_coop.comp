@@ -4,12 +4,12 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "abi/transcript_grind_coop.glsl"
-#define P2C_GROUPS 16u
 #include "sponge_coop.glsl"
 // TranscriptGrindCoop (kernels/transcript.hpp): the smallest witness w with check_witness(bits, w),
 // then observe(w), one sample, witness[0] = w; bits == 0: witness 0, t untouched. One workgroup of
-// G = 8 or 16 groups of 16 invocations (sponge_coop.glsl; P2C_GROUPS sizes the exchange buffers for
-// 16). Round k: group g tests w = k G + g. Whatever absorb_idx is, observe(w) + sample() is one
+// G = P2C_GROUPS (16: the kernel's workgroup_size / 16) groups of 16 invocations, or half as many
+// on a device with less (sponge_coop.glsl; P2C_GROUPS sizes the exchange buffers for the most).
+// Round k: group g tests w = k G + g. Whatever absorb_idx is, observe(w) + sample() is one
 // permutation of the state with lane absorb_idx overwritten by w, the sample being lane 7
 // (DuplexSponge::grind). The first round with a valid candidate holds the smallest; every
 // invocation reads it after a barrier, so all leave the loop together.
@@ -19,7 +19,8 @@ shared uint found_s;
 
 void main() {
   const uint G = gl_WorkGroupSize.x / 16u;
-  if ((G != 8u && G != 16u) || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  if ((G != P2C_GROUPS && G != P2C_GROUPS / 2u) || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u)
+    return;
   if (pc.bits == 0u) {
     if (gl_LocalInvocationID.x == 0u) witness_[pc.witness_off] = 0u;
     return;

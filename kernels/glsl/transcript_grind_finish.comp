@@ -10,7 +10,7 @@
 // A SpongeState is 18 words of t_; best holds a canonical integer, witness a Montgomery form.
 
 void main() {
-  if (gl_WorkGroupSize.x != 16u || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  if (gl_WorkGroupSize.x != 16u * P2C_GROUPS || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
   if (pc.bits == 0u) {
     if (p2c_lane() == 0u) witness_[pc.witness_off] = 0u;
     return;

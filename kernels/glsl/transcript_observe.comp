@@ -9,7 +9,7 @@
 // order; one workgroup of 16 invocations, one state lane each (sponge_coop.glsl).
 
 void main() {
-  if (gl_WorkGroupSize.x != 16u || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  if (gl_WorkGroupSize.x != 16u * P2C_GROUPS || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
   CoopSponge sp;
   COOP_SPONGE_LOAD(sp, t_, pc.t_off * 18u);
   COOP_SPONGE_OBSERVE(sp, values_, pc.values_off, pc.values_len);

@@ -12,7 +12,7 @@
 // permutation) or takes samples, and says whether a permutation follows.
 
 void main() {
-  if (gl_WorkGroupSize.x != 16u || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  if (gl_WorkGroupSize.x != 16u * P2C_GROUPS || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
   CoopSponge sp;
   COOP_SPONGE_LOAD(sp, t_, pc.t_off * 18u);
   const uint lane = p2c_lane(), len = pc.values_len;

@@ -10,7 +10,7 @@
 // samples.
 
 void main() {
-  if (gl_WorkGroupSize.x != 16u || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
+  if (gl_WorkGroupSize.x != 16u * P2C_GROUPS || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
   CoopSponge sp;
   COOP_SPONGE_LOAD(sp, t_, pc.t_off * 18u);
   for (uint i = 0u; i < pc.out_len;) {

@@ -14,7 +14,6 @@
 // after every third one, Montgomery-reduced once per value (the constraint kernel's lazy fold,
 // stages/air/eval_glsl.cpp).
 
-const uint WG = 256u;  // ZerocheckCosetExtend::workgroup_size
 const uint PAD = 17u;  // 16 values per chunk and a spare word: conflict-free reads of a chunk
 shared uint stage_[WG * PAD];
 

@@ -8,7 +8,6 @@
 // (kernels/zerocheck.hpp; J = partials.count / (3N)); the 64 lane sums are added by a tree in shared
 // memory. A functional whose bit of `present` is clear is not read (its partials are 0).
 
-const uint LANES = 64u;  // kZerocheckLanes
 shared uvec4 sh[LANES];
 
 void main() {

@@ -13,6 +13,7 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/cpu/parallel.hpp"
+#include "kernels/detail/grid.hpp"
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
 #include "runtime/progress.hpp"
@@ -54,6 +55,15 @@ struct PartialsSumArgs {
   uint32_t slices = 0;
 };
 
+// One invocation per value of out, reading `slices` values of partials at H apart.
+std::string partials_sum_problem(const PartialsSumArgs& a) {
+  if (a.slices == 0) return "no slices";
+  if (a.partials.view.count / a.slices < a.out.view.count)
+    return fmt::format("partials has {} values, {} slices of {} need {}", a.partials.view.count, a.slices,
+                       a.out.view.count, uint64_t(a.slices) * a.out.view.count);
+  return {};
+}
+
 // Made once per process.
 const std::shared_ptr<const KernelInfo>& partials_sum_kernel() {
   static const std::shared_ptr<const KernelInfo> kernel = make_glsl_kernel(
@@ -68,19 +78,23 @@ const std::shared_ptr<const KernelInfo>& partials_sum_kernel() {
            "  for (uint c = 1u; c < pc.slices; ++c) a = fp4_add(a, partials_[pc.partials_off + c * pc.grid_x + r]);\n"
            "  out_[pc.out_off + r] = a;\n"
            "}\n",
-       .cpu = [](const CpuContext& ctx) {
-         const std::span<const Fp4> partials = ctx.view<Fp4>(0);
-         const std::span<Fp4> out = ctx.view<Fp4>(1);
-         const uint32_t slices = ctx.scalars()[0];
-         const uint64_t h = out.size();
-         cpu::for_each_chunk(h, [&](uint64_t begin, uint64_t end) {
-           for (uint64_t r = begin; r < end; ++r) {
-             Fp4 a = partials[r];
-             for (uint32_t c = 1; c < slices; ++c) a += partials[c * h + r];
-             out[r] = a;
-           }
-         });
-       }});
+       .cpu =
+           [](const CpuContext& ctx) {
+             const std::span<const Fp4> partials = ctx.view<Fp4>(0);
+             const std::span<Fp4> out = ctx.view<Fp4>(1);
+             const uint32_t slices = ctx.scalars()[0];
+             const uint64_t h = out.size();
+             cpu::for_each_chunk(h, [&](uint64_t begin, uint64_t end) {
+               for (uint64_t r = begin; r < end; ++r) {
+                 Fp4 a = partials[r];
+                 for (uint32_t c = 1; c < slices; ++c) a += partials[c * h + r];
+                 out[r] = a;
+               }
+             });
+           },
+       .grid = over_args<PartialsSumArgs>(
+           [](const PartialsSumArgs& a) { return Grid{detail::grid_dim(a.out.view.count)}; }),
+       .check = over_args<PartialsSumArgs>(partials_sum_problem)});
   return kernel;
 }
 
@@ -189,10 +203,11 @@ void for_each_chunk_dag(const ConstraintKernel& k, const std::string& air, const
 
 // Generated chunks: one run-time kernel each, compiled in parallel.
 // Null when `gen.cached_only` and some chunk's SPIR-V is not cached.
-template <class K, class Glsl, class Cpu>
+// `grid`: the chunks' grid rule; check(shape, n): the check of a chunk of n constraints.
+template <class K, class Glsl, class Cpu, class GridRule, class Check>
 std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name, const SymbolicDag& dag,
                                 const AirShape& shape, uint32_t chunk_nodes, const KernelAbi& abi, Glsl glsl, Cpu cpu,
-                                KernelGeneration gen = {}) {
+                                GridRule grid, Check check, KernelGeneration gen = {}) {
   auto k = std::make_shared<K>();
   init_chunked(*k, air, name, dag, shape, chunk_nodes);
   const size_t nchunks = k->chunks.size();
@@ -211,6 +226,8 @@ std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name,
                                             .body = std::move(body),
                                             .workgroup_size = kWorkgroupSize,
                                             .cpu = std::move(cpu_body),
+                                            .grid = grid,
+                                            .check = check(shape, k->chunks[c].range.count),
                                             .cached_only = gen.cached_only});
     if (!k->chunks[c].kernel) missing = true;
     if (!gen.quiet) report_progress(kWhat, generated.fetch_add(1, std::memory_order_relaxed) + 1, nchunks);
@@ -319,7 +336,7 @@ void eval_fused(Graph& g, const std::string& name, const ExtConstraintKernel& ke
   auto dispatch = [&](const std::string& task, View<Fp4> dst, uint64_t points, uint64_t slices, bool add) {
     DynamicArgs args;
     args.views<Fp4>(parts).view(public_values).view(coeffs).view(dst).view(programs);
-    args.scalar(log_len).scalar(x_first).scalar(uint32_t(kernel.chunks.size()));
+    args.scalar(log_len).scalar(x_first).scalar(uint32_t(kernel.chunks.size())).scalar(uint32_t(slices));
     g.dispatch(task, ext_fused_kernel(add), args, Grid{uint32_t(points), uint32_t(slices)});
   };
   if (fixed > 0) return dispatch(name, out, out.count / fixed, fixed, false);
@@ -335,13 +352,70 @@ void eval_fused(Graph& g, const std::string& name, const ExtConstraintKernel& ke
 
 }  // namespace
 
+std::string constraint_parts_problem(std::span<const uint64_t> counts, uint32_t log_len, uint32_t max_log_len,
+                                     std::span<const uint32_t> widths) {
+  if (log_len > max_log_len) return fmt::format("log length {} (at most {})", log_len, max_log_len);
+  if (!widths.empty() && counts.size() != widths.size())
+    return fmt::format("{} parts, the AIR has {} (preprocessed, cached, common)", counts.size(), widths.size());
+  const uint64_t len = uint64_t(1) << log_len;
+  for (size_t p = 0; p < counts.size(); ++p) {
+    if (counts[p] >= (uint64_t(1) << 32)) return fmt::format("part {} has {} values, 2^32 or more", p, counts[p]);
+    if (!widths.empty() && counts[p] != (uint64_t(widths[p]) << log_len))
+      return fmt::format("part {} has {} values, not width {} x {} = {}", p, counts[p], widths[p], len,
+                         uint64_t(widths[p]) << log_len);
+    if (counts[p] % len != 0) return fmt::format("part {} has {} values, not whole columns of {}", p, counts[p], len);
+  }
+  return {};
+}
+
+std::string ext_points_problem(uint32_t log_len, uint32_t x_first, uint64_t points) {
+  if (points == 0 || points >= (uint64_t(1) << 32)) return fmt::format("{} points", points);
+  if (log_len > 30) return fmt::format("log_len {} (at most 30)", log_len);
+  const uint64_t y = log_len == 0 ? 1 : (uint64_t(1) << log_len) / 2;
+  if (x_first + (points - 1) / y >= (uint64_t(1) << 31))
+    return fmt::format("points up to X = {}, at most 2^31 - 1", x_first + (points - 1) / y);
+  return {};
+}
+
+Grid constraint_chunk_grid(const ConstraintKernelArgs& a) { return {detail::grid_dim(a.out.view.count)}; }
+
+std::function<std::string(const RuntimeArgs&)> constraint_chunk_check(const AirShape& shape, uint32_t constraints) {
+  return over_args<ConstraintKernelArgs>([widths = shape.row_view_widths(), pvs = shape.num_public_values,
+                                          constraints](const ConstraintKernelArgs& a) {
+    // Row indices and every element index of a part (column * H + row) are 32-bit in the kernel.
+    if (std::string p = constraint_parts_problem(view_counts(a.parts), a.log_height, 31, widths); !p.empty()) return p;
+    if (a.out.view.count != (uint64_t(1) << a.log_height))
+      return fmt::format("out has {} values, the trace height is {}", a.out.view.count, uint64_t(1) << a.log_height);
+    if (a.public_values.view.count != pvs)
+      return fmt::format("{} public values, the AIR has {}", a.public_values.view.count, pvs);
+    if (a.lambda_powers.view.count < constraints)
+      return fmt::format("{} lambda powers, the chunk has {} constraints", a.lambda_powers.view.count, constraints);
+    return std::string();
+  });
+}
+
+Grid ext_constraint_chunk_grid(const ExtConstraintKernelArgs& a) { return {detail::grid_dim(a.out.view.count)}; }
+
+std::function<std::string(const RuntimeArgs&)> ext_constraint_chunk_check(const AirShape& shape, uint32_t constraints) {
+  return over_args<ExtConstraintKernelArgs>(
+      [widths = shape.row_view_widths(), pvs = shape.num_public_values, constraints](const ExtConstraintKernelArgs& a) {
+        if (std::string p = constraint_parts_problem(view_counts(a.parts), a.log_len, 30, widths); !p.empty()) return p;
+        if (std::string p = ext_points_problem(a.log_len, a.x_first, a.out.view.count); !p.empty()) return p;
+        if (a.public_values.view.count != pvs)
+          return fmt::format("{} public values, the AIR has {}", a.public_values.view.count, pvs);
+        if (a.coeffs.view.count < constraints)
+          return fmt::format("{} coefficients, the chunk has {} roots", a.coeffs.view.count, constraints);
+        return std::string();
+      });
+}
+
 std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
                                                                const AirShape& shape, uint32_t chunk_nodes,
                                                                bool interpreted, KernelGeneration gen) {
   if (!interpreted)
-    return make_chunked<ConstraintKernel>(air, kernel_name(air), dag, shape, chunk_nodes,
-                                          kernel_abi<ConstraintKernelArgs>(), constraint_glsl_body, constraint_cpu_body,
-                                          gen);
+    return make_chunked<ConstraintKernel>(
+        air, kernel_name(air), dag, shape, chunk_nodes, kernel_abi<ConstraintKernelArgs>(), constraint_glsl_body,
+        constraint_cpu_body, over_args<ConstraintKernelArgs>(constraint_chunk_grid), constraint_chunk_check, gen);
   auto k = std::make_shared<ConstraintKernel>();
   init_chunked(*k, air, kernel_name(air), dag, shape, chunk_nodes);
   std::vector<std::vector<uint32_t>> programs(k->chunks.size());
@@ -366,9 +440,10 @@ std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std:
                                                                       ExtKernelMode mode) {
   const std::string name = kernel_name(air + "_ext");
   if (mode == ExtKernelMode::Generated) {
-    auto k =
-        make_chunked<ExtConstraintKernel>(air, name, dag, shape, chunk_nodes, kernel_abi<ExtConstraintKernelArgs>(),
-                                          ext_constraint_glsl_body, ext_constraint_cpu_body);
+    auto k = make_chunked<ExtConstraintKernel>(
+        air, name, dag, shape, chunk_nodes, kernel_abi<ExtConstraintKernelArgs>(), ext_constraint_glsl_body,
+        ext_constraint_cpu_body, over_args<ExtConstraintKernelArgs>(ext_constraint_chunk_grid),
+        ext_constraint_chunk_check);
     k->mode = mode;
     return k;
   }

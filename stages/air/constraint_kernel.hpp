@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -54,6 +55,15 @@ struct ExtConstraintKernelArgs {
 };
 std::string ext_constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape);
 std::function<void(const CpuContext&)> ext_constraint_cpu_body(const SymbolicDag& dag, const AirShape& shape);
+// Its rules (RuntimeKernelDesc::grid and check) for a chunk of `constraints` roots of an AIR of
+// `shape`: one invocation per point of out, the parts exactly the AIR's tables (width_p x 2^log_len
+// each), its public values, a coefficient per root, ext_points_problem.
+[[nodiscard]] Grid ext_constraint_chunk_grid(const ExtConstraintKernelArgs& a);
+[[nodiscard]] std::function<std::string(const RuntimeArgs&)> ext_constraint_chunk_check(const AirShape& shape,
+                                                                                        uint32_t constraints);
+// "" or what is wrong with `points` points from X = x_first over tables of 2^log_len values
+// (Y = max(2^log_len / 2, 1) points per X): at least one, below 2^32, X below 2^31.
+[[nodiscard]] std::string ext_points_problem(uint32_t log_len, uint32_t x_first, uint64_t points);
 
 // The CPU body: the DAG compiled once into an instruction stream; the returned function evaluates a
 // dispatch (ConstraintKernelArgs through CpuContext, adding to out), parallel over blocks of rows.
@@ -129,6 +139,27 @@ struct BaseFusedArgs {
   uint32_t chunks = 0;
 };
 [[nodiscard]] const std::shared_ptr<const KernelInfo>& base_fused_kernel();
+
+// The rules of the constraint kernels (RuntimeKernelDesc::grid and check): what their bodies read
+// and write, so that a dispatch past a view is refused when the graph is built. A chunk of
+// `constraints` constraints of an AIR of `shape`: one invocation per row of out (2^log_height
+// values), the parts exactly the AIR's (width_p x H each), its public values, a lambda power per
+// constraint of the chunk.
+[[nodiscard]] Grid constraint_chunk_grid(const ConstraintKernelArgs& a);
+[[nodiscard]] std::function<std::string(const RuntimeArgs&)> constraint_chunk_check(const AirShape& shape,
+                                                                                    uint32_t constraints);
+// Shared by the rules: "" or what is wrong with parts of these counts for columns of 2^log_len
+// values (log_len at most `max_log_len`): each a whole number of columns below 2^32 values; with
+// `widths` non-empty, exactly widths[p] columns of part p and as many parts as widths.
+[[nodiscard]] std::string constraint_parts_problem(std::span<const uint64_t> counts, uint32_t log_len,
+                                                   uint32_t max_log_len, std::span<const uint32_t> widths = {});
+// The counts of a view array's used views.
+template <class T, uint32_t N, Access A>
+std::vector<uint64_t> view_counts(const ViewArray<T, N, A>& views) {
+  std::vector<uint64_t> counts;
+  for (uint32_t i = 0; i < views.count; ++i) counts.push_back(views.views[i].count);
+  return counts;
+}
 
 // Rows evaluated side by side: below this height, chunks of a short trace run side by side into
 // partial sums (see eval_constraints). An H100 holds 132 x 2048 invocations, yet 2^20 beat 2^18

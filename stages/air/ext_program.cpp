@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/cpu/parallel.hpp"
+#include "kernels/detail/grid.hpp"
 #include "kernels/field/simd_level.hpp"
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
@@ -543,6 +544,30 @@ std::string fused_glsl_body(bool accumulate) {
                      .store = accumulate ? "fp4_add(out_[at], acc)" : "acc"});
 }
 
+// The interpreters' rules see the views, not the programs' reads (the CPU bodies check those when
+// they decode the program): whole columns of tables, points the interpolation can address, a
+// directory of `chunks` entries.
+std::string interpreter_problem(const ExtInterpreterArgs& a) {
+  if (std::string p = constraint_parts_problem(view_counts(a.parts), a.log_len, 30); !p.empty()) return p;
+  return ext_points_problem(a.log_len, a.x_first, a.out.view.count);
+}
+
+template <class Args>
+Grid fused_grid(const Args& a) {
+  return {a.slices == 0 ? 0 : detail::grid_dim(a.out.view.count / a.slices), a.slices};
+}
+
+template <class Args>
+std::string fused_problem(const Args& a) {
+  if (a.slices == 0 || a.out.view.count % a.slices != 0)
+    return fmt::format("out has {} values, not {} slices of the points", a.out.view.count, a.slices);
+  if (std::string p = constraint_parts_problem(view_counts(a.parts), a.log_len, 30); !p.empty()) return p;
+  if (std::string p = ext_points_problem(a.log_len, a.x_first, a.out.view.count / a.slices); !p.empty()) return p;
+  if (a.chunks == 0 || a.program.view.count / 3 < a.chunks)
+    return fmt::format("{} chunks, the program's directory has room for {}", a.chunks, a.program.view.count / 3);
+  return {};
+}
+
 }  // namespace
 
 const std::shared_ptr<const KernelInfo>& ext_interpreter_kernel() {
@@ -551,11 +576,15 @@ const std::shared_ptr<const KernelInfo>& ext_interpreter_kernel() {
                         .abi = kernel_abi<ExtInterpreterArgs>(),
                         .body = interpreter_glsl_body(),
                         .workgroup_size = 64,
-                        .cpu = [](const CpuContext& ctx) {
-                          const ExtProgram p = decode_ext_program(ctx.view<uint32_t>(kMaxViewArray + 3),
-                                                                  bound_parts(ctx), ctx.task_name());
-                          run_ext_program(p, ctx);
-                        }});
+                        .cpu =
+                            [](const CpuContext& ctx) {
+                              const ExtProgram p = decode_ext_program(ctx.view<uint32_t>(kMaxViewArray + 3),
+                                                                      bound_parts(ctx), ctx.task_name());
+                              run_ext_program(p, ctx);
+                            },
+                        .grid = over_args<ExtInterpreterArgs>(
+                            [](const ExtInterpreterArgs& a) { return Grid{detail::grid_dim(a.out.view.count)}; }),
+                        .check = over_args<ExtInterpreterArgs>(interpreter_problem)});
   return kernel;
 }
 
@@ -606,13 +635,17 @@ const std::shared_ptr<const KernelInfo>& ext_fused_kernel(bool accumulate) {
                         .abi = kernel_abi<ExtFusedArgs>(),
                         .body = fused_glsl_body(false),
                         .workgroup_size = 64,
-                        .cpu = [](const CpuContext& ctx) { run_fused(ctx, false); }});
+                        .cpu = [](const CpuContext& ctx) { run_fused(ctx, false); },
+                        .grid = over_args<ExtFusedArgs>(fused_grid<ExtFusedArgs>),
+                        .check = over_args<ExtFusedArgs>(fused_problem<ExtFusedArgs>)});
   static const std::shared_ptr<const KernelInfo> add =
       make_glsl_kernel({.name = "ext_constraint_interpreter_fused_add",
                         .abi = kernel_abi<ExtFusedAddArgs>(),
                         .body = fused_glsl_body(true),
                         .workgroup_size = 64,
-                        .cpu = [](const CpuContext& ctx) { run_fused(ctx, true); }});
+                        .cpu = [](const CpuContext& ctx) { run_fused(ctx, true); },
+                        .grid = over_args<ExtFusedAddArgs>(fused_grid<ExtFusedAddArgs>),
+                        .check = over_args<ExtFusedAddArgs>(fused_problem<ExtFusedAddArgs>)});
   return accumulate ? add : write;
 }
 
@@ -687,14 +720,33 @@ void run_base_fused(const CpuContext& ctx) {
       1);
 }
 
+// Grid (H, S): S = out.count / H slices of the rows.
+Grid base_fused_grid(const BaseFusedArgs& a) {
+  const uint64_t h = a.log_height > 31 ? 0 : uint64_t(1) << a.log_height;
+  return {detail::grid_dim(h), h == 0 ? 0 : detail::grid_dim(a.out.view.count / h)};
+}
+
+std::string base_fused_problem(const BaseFusedArgs& a) {
+  if (std::string p = constraint_parts_problem(view_counts(a.parts), a.log_height, 31); !p.empty()) return p;
+  const uint64_t h = uint64_t(1) << a.log_height;
+  if (a.out.view.count == 0 || a.out.view.count % h != 0)
+    return fmt::format("out has {} values, not slices of height {}", a.out.view.count, h);
+  if (a.chunks == 0 || a.program.view.count / 3 < a.chunks)
+    return fmt::format("{} chunks, the program's directory has room for {}", a.chunks, a.program.view.count / 3);
+  return {};
+}
+
 }  // namespace
 
 const std::shared_ptr<const KernelInfo>& base_fused_kernel() {
-  static const std::shared_ptr<const KernelInfo> kernel = make_glsl_kernel({.name = "base_constraint_interpreter_fused",
-                                                                            .abi = kernel_abi<BaseFusedArgs>(),
-                                                                            .body = base_fused_glsl_body(),
-                                                                            .workgroup_size = 64,
-                                                                            .cpu = run_base_fused});
+  static const std::shared_ptr<const KernelInfo> kernel =
+      make_glsl_kernel({.name = "base_constraint_interpreter_fused",
+                        .abi = kernel_abi<BaseFusedArgs>(),
+                        .body = base_fused_glsl_body(),
+                        .workgroup_size = 64,
+                        .cpu = run_base_fused,
+                        .grid = over_args<BaseFusedArgs>(base_fused_grid),
+                        .check = over_args<BaseFusedArgs>(base_fused_problem)});
   return kernel;
 }
 

@@ -86,9 +86,10 @@ struct ExtInterpreterArgs {
 // dispatch whatever the chunk count, and all chunks run side by side). The program view is the
 // chunks' directory, 3 words per chunk (the program's first word, counted from the view's start;
 // its word count; the coefficient of its first root), then the programs (encode_ext_program).
-// Grid (points, S): invocation (o, s) runs chunks s, s + S, s + 2S, ... at point o and writes its
-// sum to out[s * points + o]: S unsummed slices, each value written by one invocation, so `out`
-// needs no clearing. The accumulating kernel (ExtFusedAddArgs) adds to out instead.
+// Grid (points, S), S = slices and points = out.count / S: invocation (o, s) runs chunks s, s + S,
+// s + 2S, ... at point o and writes its sum to out[s * points + o]: S unsummed slices, each value
+// written by one invocation, so `out` needs no clearing. The accumulating kernel (ExtFusedAddArgs)
+// adds to out instead.
 template <template <class> class OutT>
 struct ExtFusedArgsOf {
   InArray<Fp4, kMaxViewArray> parts;
@@ -99,6 +100,7 @@ struct ExtFusedArgsOf {
   uint32_t log_len = 0;
   uint32_t x_first = 0;
   uint32_t chunks = 0;
+  uint32_t slices = 1;  // S: the bodies read grid.y, which the kernel's grid rule makes S
 };
 using ExtFusedArgs = ExtFusedArgsOf<Out>;
 using ExtFusedAddArgs = ExtFusedArgsOf<InOut>;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "kernels/basic.hpp"
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/spirv_interface.hpp"
 #include "tests/parity/executor_fixture.hpp"
@@ -44,11 +45,25 @@ void sum_parts_cpu(const CpuContext& ctx) {
   }
 }
 
+// Its rules: one invocation per value of out; every part reaches past the grid by `shift`.
+Grid sum_parts_grid(const SumPartsArgs& a) { return {uint32_t(a.out.view.count)}; }
+std::string sum_parts_problem(const SumPartsArgs& a) {
+  for (uint32_t k = 0; k < a.parts.count; ++k)
+    if (a.parts.views[k].count < a.out.view.count + a.shift)
+      return fmt::format("part {} has {} values, the grid reads {}", k, a.parts.views[k].count,
+                         a.out.view.count + a.shift);
+  return {};
+}
+const auto kSumPartsGrid = over_args<SumPartsArgs>(sum_parts_grid);
+const auto kSumPartsCheck = over_args<SumPartsArgs>(sum_parts_problem);
+
 std::shared_ptr<const KernelInfo> sum_parts_kernel() {
   return make_glsl_kernel({.name = "test_sum_parts",
                            .abi = kernel_abi<SumPartsArgs>(),
                            .body = std::string(kSumPartsBody),
-                           .cpu = sum_parts_cpu});
+                           .cpu = sum_parts_cpu,
+                           .grid = kSumPartsGrid,
+                           .check = kSumPartsCheck});
 }
 
 }  // namespace
@@ -120,12 +135,119 @@ TEST(RuntimeKernelArgs, MismatchesWithTheAbiAreGraphErrors) {
   expect(DynamicArgs().views<Fp>({x.all()}), "view arguments");
 }
 
+// A run-time kernel is held to its grid rule and check as a compiled kernel to K::grid and
+// K::check: the same GraphError, naming the task and the kernel.
+TEST(RuntimeKernelArgs, AGridOtherThanItsRuleGivesIsRefused) {
+  auto kernel = sum_parts_kernel();
+  Graph g;
+  auto x = g.input<Fp>("x", 12);
+  auto out = g.output<Fp>("out", 8);
+  const DynamicArgs args = DynamicArgs().views<Fp>({x.all()}).view(out.all()).scalar(2);
+  for (Grid bad : {Grid{9}, Grid{7}, Grid{8, 2}}) {
+    try {
+      g.dispatch("sum.bad_grid", kernel, args, bad);
+      FAIL() << "no GraphError for grid " << bad.x << "x" << bad.y;
+    } catch (const GraphError& e) {
+      EXPECT_NE(std::string(e.what()).find("task 'sum.bad_grid' (kernel test_sum_parts)"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("need grid 8x1"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(g.tasks().empty());
+  g.dispatch("sum.good", kernel, args, Grid{8});
+  EXPECT_EQ(g.tasks().size(), 1u);
+}
+
+// A view shorter than the grid reads: refused by the check before any executor sees it.
+TEST(RuntimeKernelArgs, ArgumentsItsCheckRejectsAreRefused) {
+  auto kernel = sum_parts_kernel();
+  Graph g;
+  auto x = g.input<Fp>("x", 12);
+  auto out = g.output<Fp>("out", 8);
+  try {
+    g.dispatch("sum.short", kernel, DynamicArgs().views<Fp>({x.all(), x.slice(0, 9)}).view(out.all()).scalar(2),
+               Grid{8});
+    FAIL() << "no GraphError";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("task 'sum.short' (kernel test_sum_parts): part 1 has 9 values, the grid "
+                                         "reads 10"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(g.tasks().empty());
+}
+
+// Rules over Args that are not the kernel's interface cannot read it: a GraphError, not garbage.
+TEST(RuntimeKernelArgs, RulesOverOtherArgsAreAGraphError) {
+  struct OtherArgs {
+    In<Fp> a;
+    Out<Fp> out;
+  };
+  auto kernel = make_glsl_kernel(
+      {.name = "test_other_rules",
+       .abi = kernel_abi<SumPartsArgs>(),
+       .body = std::string(kSumPartsBody),
+       .cpu = sum_parts_cpu,
+       .grid = over_args<OtherArgs>([](const OtherArgs& a) { return Grid{uint32_t(a.out.view.count)}; }),
+       .check = kSumPartsCheck});
+  Graph g;
+  auto x = g.input<Fp>("x", 8);
+  auto out = g.output<Fp>("out", 8);
+  try {
+    g.dispatch("other", kernel, DynamicArgs().views<Fp>({x.all()}).view(out.all()).scalar(0), Grid{8});
+    FAIL() << "no GraphError";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("task 'other' (kernel test_other_rules)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not its interface"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RuntimeKernelArgs, AKernelWithoutAGridRuleOrACheckIsRefused) {
+  GlslKernelDesc desc{.name = "test_no_rules",
+                      .abi = kernel_abi<SumPartsArgs>(),
+                      .body = std::string(kSumPartsBody),
+                      .cpu = sum_parts_cpu,
+                      .grid = kSumPartsGrid,
+                      .check = kSumPartsCheck};
+  GlslKernelDesc no_grid = desc, no_check = desc;
+  no_grid.grid = nullptr;
+  no_check.check = nullptr;
+  for (const auto& [d, what] : {std::pair{no_grid, "no grid rule"}, std::pair{no_check, "no check"}}) {
+    try {
+      (void)make_glsl_kernel(d);
+      FAIL() << "no GraphError: " << what;
+    } catch (const GraphError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("run-time kernel test_no_rules: ") + what), std::string::npos)
+          << e.what();
+    }
+  }
+  RuntimeKernelDesc raw{.name = "test_no_rules",
+                        .abi = kernel_abi<SumPartsArgs>(),
+                        .spirv = sum_parts_kernel()->spirv,
+                        .cpu = sum_parts_cpu,
+                        .grid = kSumPartsGrid,
+                        .check = nullptr};
+  EXPECT_THROW((void)make_runtime_kernel(raw), GraphError);
+  raw.check = kSumPartsCheck;
+  EXPECT_NO_THROW((void)make_runtime_kernel(raw));
+}
+
+// DynamicArgs carry no Args for a compiled kernel's body.
+TEST(RuntimeKernelArgs, ACompiledKernelIsNotDispatchedWithDynamicArgs) {
+  Graph g;
+  auto out = g.output<uint32_t>("out", 8);
+  const auto fill = std::shared_ptr<const KernelInfo>(std::shared_ptr<const KernelInfo>(), &kernel_info<FillU32>());
+  EXPECT_THROW(g.dispatch("fill", fill, DynamicArgs().view(out.all()).scalar(0), Grid{8}), GraphError);
+}
+
 TEST(RuntimeKernelArgs, GlslThatDoesNotCompileIsAGraphErrorWithTheLog) {
   try {
     (void)make_glsl_kernel({.name = "broken",
                             .abi = kernel_abi<SumPartsArgs>(),
                             .body = "void main() { undefined_thing(); }\n",
-                            .cpu = sum_parts_cpu});
+                            .cpu = sum_parts_cpu,
+                            .grid = kSumPartsGrid,
+                            .check = kSumPartsCheck});
     FAIL() << "no GraphError";
   } catch (const GraphError& e) {
     EXPECT_NE(std::string(e.what()).find("broken"), std::string::npos) << e.what();
@@ -134,10 +256,13 @@ TEST(RuntimeKernelArgs, GlslThatDoesNotCompileIsAGraphErrorWithTheLog) {
 }
 
 TEST(RuntimeKernelArgs, WordsThatAreNotSpirvAreRejected) {
-  EXPECT_THROW(
-      (void)make_runtime_kernel(
-          {.name = "junk", .abi = kernel_abi<SumPartsArgs>(), .spirv = {1, 2, 3, 4, 5, 6}, .cpu = sum_parts_cpu}),
-      GraphError);
+  EXPECT_THROW((void)make_runtime_kernel({.name = "junk",
+                                          .abi = kernel_abi<SumPartsArgs>(),
+                                          .spirv = {1, 2, 3, 4, 5, 6},
+                                          .cpu = sum_parts_cpu,
+                                          .grid = kSumPartsGrid,
+                                          .check = kSumPartsCheck}),
+               GraphError);
 }
 
 // SPIR-V whose interface differs from the declared one is refused when the kernel is made: here a
@@ -154,7 +279,9 @@ void main() { parts_[0].a_[0] = 1u; out_[0] = 2u; }
     (void)make_runtime_kernel({.name = "writes_its_input",
                                .abi = kernel_abi<SumPartsArgs>(),
                                .spirv = compile_glsl(source, "writes_its_input"),
-                               .cpu = sum_parts_cpu});
+                               .cpu = sum_parts_cpu,
+                               .grid = kSumPartsGrid,
+                               .check = kSumPartsCheck});
     FAIL() << "no GraphError";
   } catch (const GraphError& e) {
     EXPECT_NE(std::string(e.what()).find("binding 0 ('parts') is read-only"), std::string::npos) << e.what();

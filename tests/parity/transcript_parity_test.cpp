@@ -440,7 +440,6 @@ constexpr std::string_view kGroupSpongeBody = R"glsl(
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
-#define P2C_GROUPS 4u
 #include "sponge_coop.glsl"
 void main() {
   if (gl_WorkGroupSize.x != 16u * P2C_GROUPS || gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z != 0u) return;
@@ -470,6 +469,15 @@ void group_sponge_cpu(const CpuContext& ctx) {
     t[g] = {s.state(), s.absorb_idx(), s.sample_idx()};
   }
 }
+
+// One workgroup: 16 invocations per sponge state.
+Grid group_sponge_grid(const GroupSpongeArgs& a) { return {uint32_t(16 * a.t.view.count)}; }
+std::string group_sponge_problem(const GroupSpongeArgs& a) {
+  if (a.t.view.count != kGroups) return fmt::format("{} states, the body has {} groups", a.t.view.count, kGroups);
+  if (a.values.view.count != uint64_t(kGroups) * a.len || a.out.view.count != uint64_t(kGroups) * a.samples)
+    return "values or out is not len or samples per group";
+  return {};
+}
 }  // namespace
 
 // The cooperative sponge with four groups of 16 in one workgroup, each its own sponge: every group
@@ -478,9 +486,12 @@ void group_sponge_cpu(const CpuContext& ctx) {
 TEST_P(TranscriptParity, GroupsOfSixteenInOneWorkgroupAreIndependentSponges) {
   auto kernel = make_glsl_kernel({.name = "test_group_sponge",
                                   .abi = kernel_abi<GroupSpongeArgs>(),
+                                  .constants = {sponge_coop_groups(16 * kGroups)},
                                   .body = std::string(kGroupSpongeBody),
                                   .workgroup_size = 16 * kGroups,
-                                  .cpu = group_sponge_cpu});
+                                  .cpu = group_sponge_cpu,
+                                  .grid = over_args<GroupSpongeArgs>(group_sponge_grid),
+                                  .check = over_args<GroupSpongeArgs>(group_sponge_problem)});
   uint64_t seed = 400;
   for (uint32_t len : {0u, 3u, 8u, 17u}) {
     for (uint32_t a : {0u, 5u}) {

@@ -5,6 +5,7 @@
 // random DAG; heights below one block included. Also: registers are reused by liveness, nodes that
 // only interactions read are not evaluated, inputs that do not fit are InputErrors, and the kernel
 // body runs through the CPU executor.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -322,7 +323,9 @@ TEST(ConstraintCpu, KernelBodyRunsThroughTheCpuExecutor) {
   auto kernel = make_glsl_kernel({.name = "test_every_entry_constraints",
                                   .abi = kernel_abi<ConstraintKernelArgs>(),
                                   .body = "void main() {}\n",
-                                  .cpu = constraint_cpu_body(dag, air.shape)});
+                                  .cpu = constraint_cpu_body(dag, air.shape),
+                                  .grid = over_args<ConstraintKernelArgs>(constraint_chunk_grid),
+                                  .check = constraint_chunk_check(air.shape, dag.num_constraints())});
   std::mt19937_64 rng(5);
   const uint32_t log_h = 7, h = 1u << log_h;
   const std::vector<TraceMatrix> parts = random_parts(air.shape, h, rng);
@@ -355,4 +358,53 @@ TEST(ConstraintCpu, KernelBodyRunsThroughTheCpuExecutor) {
   const std::vector<Fp4> want = eval_constraints_on_trace(dag, air.shape, parts, pvs, lambdas);
   for (uint32_t r = 0; r < h; ++r) ASSERT_EQ(got[3 + r], want[r] + Fp4(start, start, start, start)) << "row " << r;
   EXPECT_EQ(got[0], Fp4(start, start, start, start));  // outside the dispatch's view: untouched
+}
+
+// The chunk kernel's rules (constraint_chunk_grid / constraint_chunk_check) refuse a dispatch its
+// bodies would read or write past: the graph is never built, on any executor.
+TEST(ConstraintCpu, TheKernelsRulesRefuseDispatchesPastItsViews) {
+  const EveryEntryAir every;
+  const SymbolicAir air = symbolic_air(every);
+  const SymbolicDag dag = build_dag(air);
+  auto kernel = make_glsl_kernel({.name = "test_every_entry_rules",
+                                  .abi = kernel_abi<ConstraintKernelArgs>(),
+                                  .body = "void main() {}\n",
+                                  .cpu = constraint_cpu_body(dag, air.shape),
+                                  .grid = over_args<ConstraintKernelArgs>(constraint_chunk_grid),
+                                  .check = constraint_chunk_check(air.shape, dag.num_constraints())});
+  const uint32_t log_h = 5, h = 1u << log_h;
+  const std::vector<uint32_t> widths = air.shape.row_view_widths();
+  Graph g;
+  std::vector<View<Fp>> parts;
+  for (size_t p = 0; p < widths.size(); ++p)
+    parts.push_back(g.input<Fp>("part" + std::to_string(p), uint64_t(widths[p]) << log_h).all());
+  auto pvs = g.input<Fp>("public_values", air.shape.num_public_values);
+  auto lambdas = g.input<Fp4>("lambda_powers", dag.num_constraints());
+  auto out = g.output<Fp4>("out", h);
+  g.dispatch<FillU32>("out.zero", {.out = out.all().bitcast<uint32_t>(), .value = 0});  // the body adds to out
+  auto dispatch = [&](std::span<const View<Fp>> ps, View<Fp4> lambda_view, View<Fp4> out_view, Grid grid) {
+    DynamicArgs args;
+    args.views<Fp>(ps).view(pvs.all()).view(lambda_view).view(out_view).scalar(log_h);
+    g.dispatch("every_entry.constraints", kernel, args, grid);
+  };
+  auto expect = [&](auto&& add, const std::string& part) {
+    try {
+      add();
+      FAIL() << "no GraphError: " << part;
+    } catch (const GraphError& e) {
+      EXPECT_NE(std::string(e.what()).find("task 'every_entry.constraints' (kernel test_every_entry_rules): " + part),
+                std::string::npos)
+          << e.what();
+    }
+  };
+  std::vector<View<Fp>> short_part = parts;
+  short_part[0] = short_part[0].slice(0, short_part[0].count - h);
+  expect([&] { dispatch(short_part, lambdas.all(), out.all(), Grid{h}); }, "part 0 has");
+  expect([&] { dispatch(parts, lambdas.slice(0, dag.num_constraints() - 1), out.all(), Grid{h}); },
+         fmt::format("{} lambda powers", dag.num_constraints() - 1));
+  expect([&] { dispatch(parts, lambdas.all(), out.slice(0, h - 1), Grid{h - 1}); }, "out has");
+  expect([&] { dispatch(parts, lambdas.all(), out.all(), Grid{2 * h}); }, "grid");
+  EXPECT_EQ(g.tasks().size(), 1u);
+  dispatch(parts, lambdas.all(), out.all(), Grid{h});
+  EXPECT_EQ(g.tasks().size(), 2u);
 }

@@ -111,6 +111,50 @@ TEST(KernelAbi, GeneratesTheGlslInterface) {
             "} pc;\n");
 }
 
+// A kernel's named constants (KernelConstant) follow its interface, values from C++.
+TEST(KernelAbi, WritesTheKernelsConstantsAfterItsInterface) {
+  static constexpr std::array<uint32_t, 3> kTable = {1, 20, 300};
+  const KernelConstant constants[] = {{"LANES", 64}, {"TABLE", 0, kTable}};
+  const std::string glsl = glsl_declarations(kernel_abi<WriteOnlyArgs>(), "k", constants);
+  const std::string tail = "} pc;\nconst uint LANES = 64u;\nconst uint TABLE[3] = uint[3](1u, 20u, 300u);\n";
+  ASSERT_GE(glsl.size(), tail.size());
+  EXPECT_EQ(glsl.substr(glsl.size() - tail.size()), tail) << glsl;
+}
+
+TEST(KernelAbi, RejectsConstantsNotUpperCaseReservedOrTwice) {
+  auto expect = [](std::initializer_list<KernelConstant> constants, const std::string& part) {
+    try {
+      (void)glsl_declarations(kernel_abi<WriteOnlyArgs>(), "test_kernel",
+                              std::span<const KernelConstant>(constants.begin(), constants.size()));
+      FAIL() << "accepted: " << part;
+    } catch (const GraphError& e) {
+      EXPECT_NE(std::string(e.what()).find("kernel test_kernel: constant '" + part + "'"), std::string::npos)
+          << e.what();
+    }
+  };
+  expect({{"lanes", 64}}, "lanes");
+  expect({{"VKS_LANES", 64}}, "VKS_LANES");
+  expect({{"2LANES", 64}}, "2LANES");
+  expect({{"LANES", 64}, {"LANES", 32}}, "LANES");
+}
+
+// Each compiled kernel's constants are its C++ values: the workgroup-sized ones match its
+// workgroup_size (a body that assumes LANES == gl_WorkGroupSize.x would otherwise do nothing).
+TEST(KernelAbi, WorkgroupConstantsAreTheKernelsWorkgroupSize) {
+  EXPECT_EQ(SumcheckProductPartials::constants[0].value, SumcheckProductPartials::workgroup_size);
+  EXPECT_EQ(StackedFoldPartials::constants[0].value, StackedFoldPartials::workgroup_size);
+  EXPECT_EQ(ZerocheckWeightedSums::constants[0].value, ZerocheckWeightedSums::workgroup_size);
+  EXPECT_EQ(GkrFractionLayers::constants[0].value, GkrFractionLayers::workgroup_size);
+  EXPECT_EQ(GkrSumcheckPartials::constants[0].value, GkrSumcheckPartials::workgroup_size);
+  EXPECT_EQ(GkrFoldSumcheckPartials::constants[0].value, GkrFoldSumcheckPartials::workgroup_size);
+  EXPECT_EQ(MobiusEqTable::constants[0].value, MobiusEqTable::workgroup_size);
+  EXPECT_EQ(uint32_t(1) << MobiusEqTable::constants[1].value, MobiusEqTable::workgroup_size);
+  EXPECT_EQ(uint32_t(1) << EqPowAccumulate::constants[1].value, EqPowAccumulate::workgroup_size);
+  EXPECT_EQ(16 * MerkleCompressLevels::constants[0].value, MerkleCompressLevels::workgroup_size);
+  EXPECT_EQ(16 * TranscriptGrindCoop::constants[0].value, TranscriptGrindCoop::workgroup_size);
+  EXPECT_EQ(16 * ScalarProgram::constants[0].value, ScalarProgram::workgroup_size);
+}
+
 TEST(KernelAbi, AWriteOnlyViewIsDeclaredWriteonly) {
   const std::string glsl = glsl_declarations(kernel_abi<WriteOnlyArgs>(), "k");
   EXPECT_NE(glsl.find("layout(set = 0, binding = 0) writeonly buffer VksBinding0 { uint out_[]; };"), std::string::npos)
