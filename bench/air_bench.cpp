@@ -21,11 +21,11 @@
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "kernels/glsl/compiler.hpp"
+#include "product/airs/fibonacci.hpp"
+#include "product/airs/keccak.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/constraint_kernel.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/airs/fibonacci.hpp"
-#include "stages/airs/keccak.hpp"
 
 using namespace vkstark;
 

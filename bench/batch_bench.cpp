@@ -1,4 +1,4 @@
-// batch_bench: the throughput of proof batches (stages/batch/batch.hpp) over one worker and over
+// batch_bench: the throughput of proof batches (product/batch/batch.hpp) over one worker and over
 // every worker of the machine (each Vulkan GPU, optionally the CPU), in the same run. A batch is
 // --proofs-per-worker x workers keccakf jobs (--permutations each, secure params, seeds 1, 2, ..),
 // dealt dynamically, --in-flight proofs per worker; every job's traces are made, proved, verified and
@@ -21,7 +21,7 @@
 #include "bench/bench_util.hpp"
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
-#include "stages/batch/batch.hpp"
+#include "product/batch/batch.hpp"
 
 using namespace vkstark;
 

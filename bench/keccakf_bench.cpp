@@ -29,8 +29,8 @@
 #include "bench/prepare_steady.hpp"
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
+#include "product/airs/test_airs.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/test_airs.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 

@@ -2,7 +2,7 @@
 // time of a span holding R back-to-back dispatches (median of 5 runs):
 //   Poseidon2 permutations/s (poseidon2_permute), copy bandwidth (copy_u32, read + write bytes),
 //   BabyBear multiplications/s (fp_mul), one NTT of 2^log_n x batch (ntt forward), and the latency
-//   of the device transcript (stages/transcript.hpp): a chained permutation inside one observe, and
+//   of the device transcript (stages/common/transcript.hpp): a chained permutation inside one observe, and
 //   a chain of dependent observe + sample dispatches, separate and fused; and where a chained
 //   permutation's latency goes (--only latency: its pieces chained in one workgroup).
 //
@@ -21,10 +21,10 @@
 #include "kernels/hash/poseidon2.hpp"
 #include "kernels/hashing.hpp"
 #include "runtime/trace.hpp"
-#include "stages/ntt.hpp"
-#include "stages/device_value.hpp"
-#include "stages/program.hpp"
-#include "stages/transcript.hpp"
+#include "stages/common/device_value.hpp"
+#include "stages/common/ntt.hpp"
+#include "stages/common/program.hpp"
+#include "stages/common/transcript.hpp"
 
 using namespace vkstark;
 
@@ -202,7 +202,7 @@ void main() {{
                iters);
     json += fmt::format(", \"latency_{}_ns\": {}", probe.name, json_number(ns));
   }
-  // The scalar-program interpreter (stages/program.hpp): a program of n dependent Fp4 additions,
+  // The scalar-program interpreter (stages/common/program.hpp): a program of n dependent Fp4 additions,
   // then of n multiplications; device time / n is one interpreted instruction.
   for (const char* kind : {"add", "mul"}) {
     const uint32_t n = 200;

@@ -1,4 +1,4 @@
-// zkvm_bench: whole proofs of a synthetic zkVM-shaped segment (stages/airs/zkvm_segment.hpp): a
+// zkvm_bench: whole proofs of a synthetic zkVM-shaped segment (product/airs/zkvm_segment.hpp): a
 // hundred and more AIRs of widths 1 .. 300 and heights 2^0 .. 2^max over nine buses, preprocessed
 // and cached parts, absent AIRs. Builds and prepares the proof once, times R proofs after a
 // warm-up, then R proofs with the cached parts committed once (StarkProver::commit_cached),
@@ -16,8 +16,8 @@
 #include "bench/prepare_steady.hpp"
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
+#include "product/airs/zkvm_segment.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/zkvm_segment.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 

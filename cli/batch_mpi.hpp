@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-#include "stages/batch/batch.hpp"
+#include "product/batch/batch.hpp"
 
 namespace vkstark::batch {
 

@@ -21,12 +21,12 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
+#include "product/batch/batch.hpp"
+#include "product/batch/manifest.hpp"
 #include "runtime/error.hpp"
 #include "runtime/file.hpp"
 #include "runtime/json.hpp"
-#include "stages/batch/batch.hpp"
-#include "stages/batch/manifest.hpp"
-#include "stages/params.hpp"
+#include "stages/common/params.hpp"
 #ifdef VKSTARK_HAVE_MPI
 #include "cli/batch_mpi.hpp"
 #endif

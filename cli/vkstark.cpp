@@ -8,7 +8,7 @@
 //   vkstark prove-batch --manifest FILE | --traces DIR --out-dir DIR [--devices all|LIST] [--cpu-worker]
 //     (cli/prove_batch.cpp; under mpirun with VKSTARK_MPI=ON, over every rank)
 //
-// The proof file (stages/proof_file.hpp) holds the verifying key (with the params) and the proof.
+// The proof file (product/proof_file.hpp) holds the verifying key (with the params) and the proof.
 // Exit statuses: 0 success (verify: accepted); 1 the proof is rejected, or a run failed; 2 a bad
 // command line; 3 a file that cannot be read or is not a vkstark proof file (another format, another
 // version, a broken header or verifying key).
@@ -27,18 +27,18 @@
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "executors/executors.hpp"
+#include "product/airs/test_airs.hpp"
+#include "product/batch/batch.hpp"
+#include "product/proof_file.hpp"
+#include "product/trace_file.hpp"
 #include "runtime/error.hpp"
 #include "runtime/file.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/batch/batch.hpp"
-#include "stages/codec.hpp"
-#include "stages/proof.hpp"
-#include "stages/proof_file.hpp"
+#include "stages/proof/codec.hpp"
+#include "stages/proof/proof.hpp"
 #include "stages/prover.hpp"
-#include "stages/trace_file.hpp"
 #include "stages/verifier.hpp"
 
 using namespace vkstark;

@@ -18,10 +18,10 @@
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "executors/executors.hpp"
+#include "product/airs/test_airs.hpp"
 #include "runtime/error.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/test_airs.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 

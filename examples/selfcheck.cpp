@@ -11,11 +11,11 @@
 
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
+#include "product/selfcheck.hpp"
 #include "runtime/error.hpp"
 #include "runtime/file.hpp"
 #include "runtime/json.hpp"
 #include "runtime/trace.hpp"
-#include "stages/selfcheck.hpp"
 
 using namespace vkstark;
 

@@ -17,7 +17,7 @@ namespace vkstark {
 // throws DeviceError naming why: there is no silent fallback. Unknown kinds throw InputError.
 [[nodiscard]] std::unique_ptr<Executor> make_executor(std::string_view kind = "");
 
-// One executor of a batch (stages/batch/batch.hpp), named for messages: "vulkan 1 (NVIDIA H100 80GB
+// One executor of a batch (product/batch/batch.hpp), named for messages: "vulkan 1 (NVIDIA H100 80GB
 // HBM3)", "cpu".
 struct NamedExecutor {
   std::string label;

@@ -9,11 +9,11 @@
 #include <optional>
 #include <set>
 
-#include "stages/batch/manifest.hpp"
-#include "stages/codec.hpp"
-#include "stages/proof.hpp"
-#include "stages/proof_file.hpp"
-#include "stages/trace_file.hpp"
+#include "product/batch/manifest.hpp"
+#include "product/proof_file.hpp"
+#include "product/trace_file.hpp"
+#include "stages/proof/codec.hpp"
+#include "stages/proof/proof.hpp"
 #include "stages/verifier.hpp"
 #include "stages/whir/verify.hpp"
 

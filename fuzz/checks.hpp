@@ -9,7 +9,7 @@
 //   same bytes to different proofs;
 // - a verifier accepting anything but the seed proof of the shape's claim (compared by hash), or
 //   rejecting the seed itself (a stale corpus), or rejecting without a reason or a code (RejectCode,
-//   stages/verify_result.hpp), or with a code of a phase it does not run: the decoder's own code
+//   stages/proof/verify_result.hpp), or with a code of a phase it does not run: the decoder's own code
 //   when the decoder with the verifier's shape rejects the bytes, a code of the verifier's phases
 //   (never "decode") when it accepts them, a WHIR code from whir_verify;
 // and an exception other than DecodeError from a decoder, or any exception from a verifier, is
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "stages/air/verifying_key.hpp"
-#include "stages/params.hpp"
+#include "stages/common/params.hpp"
 #include "stages/pcs/opening.hpp"
 
 namespace vkstark::fuzz {
@@ -79,14 +79,14 @@ FuzzOutcome check_stark_proof_input(std::span<const uint8_t> input);
 // exception but DecodeError is a crash. "Accepted" means decoded to a seed's verifying key: a
 // mutation that decodes to another valid key is neither accepted nor a violation.
 FuzzOutcome check_vk_file_input(std::span<const uint8_t> input);
-// Target proof_file: the first byte picks a fixture, the rest is a proof file (stages/proof_file.hpp)
+// Target proof_file: the first byte picks a fixture, the rest is a proof file (product/proof_file.hpp)
 // through decode_proof_file (one canonical encoding: encode_proof_file gives the bytes back), then
 // verify_bytes with the file's own key. "Accepted" must mean the fixture's key and seed proof (the
 // AIR names are free); any exception but DecodeError is a crash.
 FuzzOutcome check_proof_file_input(std::span<const uint8_t> input);
 
 // Target batch_inputs: the hostile inputs of vkstark prove-batch. An even first byte: the rest is a
-// trace file (stages/trace_file.hpp) through decode_trace_file (one canonical encoding) and
+// trace file (product/trace_file.hpp) through decode_trace_file (one canonical encoding) and
 // trace_file_air (InputError only; to_trace_file gives the file back); an odd one: the rest is a
 // manifest's text through parse_manifest (InputError only; names and outs unique, each job a
 // shipped AIR with its size or a trace file). "Accepted": decoded or parsed.

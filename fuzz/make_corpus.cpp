@@ -16,10 +16,10 @@
 
 #include "executors/cpu/cpu_executor.hpp"
 #include "fuzz/checks.hpp"
-#include "stages/airs/fibonacci.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/proof_file.hpp"
-#include "stages/trace_file.hpp"
+#include "product/airs/fibonacci.hpp"
+#include "product/airs/test_airs.hpp"
+#include "product/proof_file.hpp"
+#include "product/trace_file.hpp"
 #include "stages/verifier.hpp"
 #include "tests/support/hybrid_prover.hpp"
 

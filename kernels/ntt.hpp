@@ -1,7 +1,7 @@
 // NTT kernel family (protocol.md 1.2, 6.3, 11.2, 14.1): twiddle table, batched Stockham radix-2^r
 // passes over Fp and Fp4 columns (base-field roots), zero-padded copies, the RS message of PLE
 // chunks, subset-zeta / Möbius passes and the row-major <-> column-major transpose. The graph
-// builder that strings these together is stages/ntt.hpp; the host reference is kernels/field/dft.hpp.
+// builder that strings these together is stages/common/ntt.hpp; the host reference is kernels/field/dft.hpp.
 //
 // Columns: a batch of grid.y columns, column c of a view starting at element c * <stride> of it; the
 // view of the columns a kernel writes holds exactly them (the last column ends the view), so the

@@ -1,7 +1,7 @@
 // The scalar-program kernel: small per-round scalar math of the prover (sums of partials,
 // interpolation, eq products, claim updates) together with the transcript operations around it,
 // in one dispatch of one workgroup, instead of one hand-written kernel per formula. The program is
-// an instruction stream in a buffer (a Graph::constant made by ProgramBuilder, stages/program.hpp);
+// an instruction stream in a buffer (a Graph::constant made by ProgramBuilder, stages/common/program.hpp);
 // the kernel interprets it. Both bodies (GLSL: kernels/glsl/scalar_program.comp; CPU:
 // kernels/cpu/program.cpp) give the same results for any instruction words.
 //

@@ -1,5 +1,5 @@
 // Kernels of the stacked opening reduction (protocol.md 10; the prover is
-// stages/reduction/prover.hpp). Values are Fp4 unless said otherwise; challenges (lambda', r, u)
+// stages/stacked_reduction/prover.hpp). Values are Fp4 unless said otherwise; challenges (lambda', r, u)
 // come from buffers. Notation: l = l_skip, N = 2^l, D = the subgroup of order N; a slice is one
 // trace column inside a stacked column (protocol.md 6.1); a class is the set of slices of one
 // trace height 2^h, with n = h - l, n~ = max(n, 0), L = min(h, l) and y = r_0^(2^(l - L)) (the

@@ -1,5 +1,5 @@
 // Kernels of round 0 of the batch constraint sumcheck (protocol.md 9.3; the graph builder is
-// stages/zerocheck/round0.hpp): everything around the evaluation of the constraint DAG at the
+// stages/batch_constraint/round0.hpp): everything around the evaluation of the constraint DAG at the
 // coset points. Notation: l = l_skip, N = 2^l, omega = omega_N; a trace has H = 2^log_height rows
 // and X = max(H / N, 1) chunks of N rows (rows taken mod H: a trace shorter than N is lifted by
 // repetition, protocol.md 5.4); coset c (c = 1..C) holds the M = N X points (z_k, x) with
@@ -32,7 +32,7 @@ inline constexpr uint32_t kZerocheckFunctionals = 3;
 // through shared memory with coalesced loads, and each chunk's values come from an inverse and a
 // forward DFT of 16 points instead of the N x N products: fft = omega_16^j, omega_16^-j (j < 8),
 // then s_j = g^(c j) / 16 (j < 16), Montgomery form (coset_extension_fft in
-// stages/zerocheck/round0.hpp). The values are the same; the CPU body uses `weights` alone. For
+// stages/batch_constraint/round0.hpp). The values are the same; the CPU body uses `weights` alone. For
 // other N, fft is empty; with N = 16 and an empty fft the device takes the general path.
 struct ZerocheckCosetExtend {
   static constexpr std::string_view name = "zerocheck_coset_extend";
@@ -97,7 +97,7 @@ struct ZerocheckWeightedSums {
 // of each coset one after another),
 //   coeffs[f C N + i] = sum_{m < C N} matrix[i C N + m] v(f, m),   f < 3, i < C N = grid.x / 3.
 // matrix = the inverse of the Vandermonde matrix of the C N points (coset_interpolation_matrix in
-// stages/zerocheck/round0.hpp); scale folds in the zerocheck's 1 / (z^N - 1) and norm_T.
+// stages/batch_constraint/round0.hpp); scale folds in the zerocheck's 1 / (z^N - 1) and norm_T.
 struct ZerocheckInterpolate {
   static constexpr std::string_view name = "zerocheck_interpolate";
   struct Args {

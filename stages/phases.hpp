@@ -6,7 +6,7 @@
 //   for (Phase phase : kProofPhases) prove_phase(phase, context);   // records the phase's tasks
 //   for (Phase phase : kProofPhases) if (VerifyResult v = verify_phase(phase); !v) return v;
 //
-// Before the phases, the prover commits the traces (stages/prover_commit.hpp) and the verifier
+// Before the phases, the prover commits the traces (stages/preamble/commit_traces.hpp) and the verifier
 // checks the proof's shape; the phases hand each other their challenges.
 #pragma once
 
@@ -18,22 +18,22 @@ namespace vkstark {
 
 enum class Phase : uint8_t {
   Preamble,          // protocol.md 7 steps 1-3: the vk, the commitments, heights, public values
-  LogupGkr,          // step 4: LogUp's grinding and challenges, the GKR fraction sumcheck, xi
-  Constraints,       // step 5: the batch constraint sumcheck (round 0, the MLE rounds, openings)
+  Gkr,               // step 4: LogUp's grinding and challenges, the GKR fraction sumcheck, xi
+  BatchConstraint,   // step 5: the batch constraint sumcheck (round 0, the MLE rounds, openings)
   StackedReduction,  // step 6: the column openings reduced to one point of every commitment
   Whir,              // step 7: WHIR at that point
 };
-inline constexpr std::array<Phase, 5> kProofPhases = {Phase::Preamble, Phase::LogupGkr, Phase::Constraints,
+inline constexpr std::array<Phase, 5> kProofPhases = {Phase::Preamble, Phase::Gkr, Phase::BatchConstraint,
                                                       Phase::StackedReduction, Phase::Whir};
 
 constexpr std::string_view phase_name(Phase phase) {
   switch (phase) {
     case Phase::Preamble:
       return "preamble";
-    case Phase::LogupGkr:
-      return "logup_gkr";
-    case Phase::Constraints:
-      return "constraint_sumcheck";
+    case Phase::Gkr:
+      return "gkr";
+    case Phase::BatchConstraint:
+      return "batch_constraint";
     case Phase::StackedReduction:
       return "stacked_reduction";
     case Phase::Whir:

@@ -21,16 +21,16 @@
 #include "runtime/plan.hpp"
 #include "stages/air/debug_check.hpp"
 #include "stages/air/eval.hpp"
+#include "stages/batch_constraint/prover.hpp"
+#include "stages/common/ntt.hpp"
+#include "stages/common/program.hpp"
 #include "stages/gkr/prover.hpp"
-#include "stages/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
+#include "stages/preamble/commit_traces.hpp"
+#include "stages/preamble/prover.hpp"
 #include "stages/prover_phases.hpp"
-#include "stages/preamble.hpp"
-#include "stages/program.hpp"
-#include "stages/prover_commit.hpp"
-#include "stages/reduction/prover.hpp"
+#include "stages/stacked_reduction/prover.hpp"
 #include "stages/whir/prover.hpp"
-#include "stages/zerocheck/prover.hpp"
 
 namespace vkstark {
 

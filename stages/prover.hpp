@@ -18,9 +18,9 @@
 #include "runtime/trace.hpp"
 #include "stages/air/input.hpp"
 #include "stages/air/keygen.hpp"
+#include "stages/batch_constraint/functionals.hpp"
 #include "stages/gkr/input.hpp"
-#include "stages/proof.hpp"
-#include "stages/zerocheck/functionals.hpp"
+#include "stages/proof/proof.hpp"
 
 namespace vkstark {
 

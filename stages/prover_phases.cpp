@@ -9,10 +9,10 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
+#include "stages/batch_constraint/prover.hpp"
+#include "stages/common/program.hpp"
 #include "stages/gkr/prover.hpp"
-#include "stages/preamble.hpp"
-#include "stages/program.hpp"
-#include "stages/zerocheck/prover.hpp"
+#include "stages/preamble/prover.hpp"
 
 namespace vkstark {
 
@@ -71,7 +71,7 @@ View<Fp> whole_part(Graph& g, const TracePart& part, const std::string& air, siz
 }
 
 // protocol.md 7 steps 1-3 (the verifier's mirror: Verifier::preamble).
-void prove_preamble(ProverContext& c) {
+void preamble_phase(ProverContext& c) {
   const MultiStarkVerifyingKey& vk = c.pk.vk;
   std::vector<PreambleAir> preamble(c.airs.size());
   for (uint32_t T = 0; T < c.shape.order.size(); ++T) {
@@ -88,7 +88,7 @@ void prove_preamble(ProverContext& c) {
 
 // Step 4: LogUp's grinding and alpha, beta; GKR on the interactions' fractions (q0 = 1 without
 // interactions); xi: GKR's point and then sampled up to l_skip + n_global.
-void prove_logup_gkr(ProverContext& c) {
+void gkr_phase(ProverContext& c) {
   Graph& g = c.g;
   const ProofShape& s = c.shape;
   const SystemParams& params = c.pk.vk.params;
@@ -141,7 +141,7 @@ void prove_logup_gkr(ProverContext& c) {
 // traces only: its E tables are made before the column openings are gathered, its slice sums
 // (most of its work) beside their observation. VKSTARK_OPENINGS_BESIDE=0 records them in the
 // reduction instead (measurements).
-void prove_constraints(ProverContext& c) {
+void batch_constraint_phase(ProverContext& c) {
   Graph& g = c.g;
   const MultiStarkVerifyingKey& vk = c.pk.vk;
   BatchConstraintInput in;
@@ -177,7 +177,7 @@ void prove_constraints(ProverContext& c) {
 }
 
 // Step 6: the column openings reduced to u (and u_cube, WHIR's point).
-void prove_stacked_reduction(ProverContext& c) {
+void stacked_reduction_phase(ProverContext& c) {
   const SystemParams& params = c.pk.vk.params;
   if (!c.reduction)
     c.reduction.emplace(c.g, params, StackedReductionInput{c.commits.pointers(), c.commits.need_rot, c.r});
@@ -188,7 +188,7 @@ void prove_stacked_reduction(ProverContext& c) {
 }
 
 // Step 7: WHIR on every commitment at u_cube.
-void prove_whir(ProverContext& c) {
+void whir_phase(ProverContext& c) {
   whir_prove(c.g, c.ntt, c.t, c.layout, *c.regions.whir, c.shape.whir, c.pk.vk.params,
              WhirOpening{c.commits.pointers(), c.u_cube});
 }
@@ -199,21 +199,21 @@ void prove_phase(Phase phase, ProverContext& c) {
   switch (phase) {
     case Phase::Preamble:
       enter_outer(c, nullptr);
-      return prove_preamble(c);
-    case Phase::LogupGkr:
+      return preamble_phase(c);
+    case Phase::Gkr:
       enter_outer(c, "prover.rap_constraints");
-      return prove_logup_gkr(c);
-    case Phase::Constraints:
+      return gkr_phase(c);
+    case Phase::BatchConstraint:
       enter_outer(c, "prover.rap_constraints");
-      return prove_constraints(c);
+      return batch_constraint_phase(c);
     case Phase::StackedReduction:
       enter_outer(c, nullptr);
       finish_messages(c.g, c.commits);  // nothing reads the traces any more
       enter_outer(c, "prover.openings", "openings (stacked reduction, WHIR)");
-      return prove_stacked_reduction(c);
+      return stacked_reduction_phase(c);
     case Phase::Whir:
       enter_outer(c, "prover.openings");
-      return prove_whir(c);
+      return whir_phase(c);
   }
 }
 

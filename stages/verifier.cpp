@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "stages/batch_constraint/verify.hpp"
 #include "stages/gkr/verify.hpp"
 #include "stages/pcs/layout.hpp"
 #include "stages/phases.hpp"
-#include "stages/reduction/verify.hpp"
+#include "stages/stacked_reduction/verify.hpp"
 #include "stages/whir/verify.hpp"
-#include "stages/zerocheck/verify.hpp"
 
 namespace vkstark {
 
@@ -30,10 +30,10 @@ class Verifier {
       case Phase::Preamble:
         preamble();
         return VerifyResult::accept();
-      case Phase::LogupGkr:
-        return logup_gkr();
-      case Phase::Constraints:
-        return constraints();
+      case Phase::Gkr:
+        return gkr();
+      case Phase::BatchConstraint:
+        return batch_constraint();
       case Phase::StackedReduction:
         return stacked_reduction();
       case Phase::Whir:
@@ -113,7 +113,7 @@ class Verifier {
   }
 
   // Step 7 (protocol.md 7 steps 1-3): AIR-index order over every AIR; the prover's mirror is
-  // observe_preamble (stages/preamble.hpp).
+  // observe_preamble (stages/preamble/prover.hpp).
   void preamble() {
     t_.observe_commit(vk_.pre_hash);
     t_.observe_commit(p_.common_main_commit);
@@ -133,7 +133,7 @@ class Verifier {
   }
 
   // Step 8: LogUp's grinding, alpha, beta, GKR, the extra xi.
-  VerifyResult logup_gkr() {
+  VerifyResult gkr() {
     const GkrProof& gkr = p_.gkr_proof;
     BatchConstraintStatement& st = constraints_;
     if (VerifyResult v = gkr_check_pow_and_challenges(t_, gkr, params_, st.alpha, st.beta); !v) return v;
@@ -155,7 +155,7 @@ class Verifier {
   }
 
   // The batch constraint sumcheck at xi, with GKR's claims.
-  VerifyResult constraints() {
+  VerifyResult batch_constraint() {
     BatchConstraintStatement& st = constraints_;
     st.vk = &vk_;
     st.order = shape_.order;

@@ -1,6 +1,6 @@
 # Tests of the manifest, trace files and batches (included from tests/CMakeLists.txt).
 
-# The manifest and trace folders (stages/batch/manifest.hpp) and trace files (stages/trace_file.hpp):
+# The manifest and trace folders (product/batch/manifest.hpp) and trace files (product/trace_file.hpp):
 # hostile input, every error naming the line or the field. Named batch.<suite>.<test>.
 vkstark_test(unit/manifest_test.cpp LABELS unit PREFIX batch.)
 vkstark_test(unit/trace_file_test.cpp LABELS unit PREFIX batch.)

@@ -5,7 +5,7 @@
 // point o: Y = max(len / 2, 1) with len = 2^log_len, X = x_first + o / Y, y = o mod Y; a column's
 // value t[2y] when X = 0 (t[2y + 1] not read: a table of one entry is a fully folded column), else
 // t[2y] + X (t[2y + 1] - t[2y]). The DAG reads local values only and has no selector node (the
-// batch sumcheck maps next rows and selectors to columns, stages/zerocheck/functionals.hpp).
+// batch sumcheck maps next rows and selectors to columns, stages/batch_constraint/functionals.hpp).
 // Both bodies (GLSL with uvec4 values, base-field values kept uint; CPU interpreting Fp4 slots) are
 // bit-identical to eval_nodes<Fp4> (stages/air/eval.hpp).
 //

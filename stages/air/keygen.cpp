@@ -8,7 +8,7 @@
 
 #include "kernels/basic.hpp"
 #include "runtime/kernel_abi.hpp"
-#include "stages/ntt.hpp"
+#include "stages/common/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
 
 namespace vkstark {

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "runtime/kernel_abi.hpp"
-#include "stages/codec.hpp"
+#include "stages/proof/codec.hpp"
 
 namespace vkstark {
 

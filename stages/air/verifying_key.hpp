@@ -24,7 +24,7 @@
 #include "kernels/hash/hash.hpp"
 #include "stages/air/air.hpp"
 #include "stages/air/dag.hpp"
-#include "stages/params.hpp"
+#include "stages/common/params.hpp"
 
 namespace vkstark {
 

@@ -7,8 +7,8 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
-#include "stages/device_value.hpp"
-#include "stages/program.hpp"
+#include "stages/common/device_value.hpp"
+#include "stages/common/program.hpp"
 
 namespace vkstark {
 

@@ -15,8 +15,8 @@
 #include "runtime/graph.hpp"
 #include "stages/air/constraint_kernel.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/proof.hpp"
-#include "stages/transcript.hpp"
+#include "stages/common/transcript.hpp"
+#include "stages/proof/proof.hpp"
 
 namespace vkstark {
 

@@ -7,8 +7,8 @@
 
 #include "kernels/gkr.hpp"
 #include "kernels/whir.hpp"
-#include "stages/device_value.hpp"
-#include "stages/program.hpp"
+#include "stages/common/device_value.hpp"
+#include "stages/common/program.hpp"
 
 namespace vkstark {
 

@@ -17,10 +17,10 @@
 #include <cstdint>
 
 #include "runtime/graph.hpp"
-#include "stages/params.hpp"
-#include "stages/proof.hpp"
-#include "stages/proof_regions.hpp"
-#include "stages/transcript.hpp"
+#include "stages/common/params.hpp"
+#include "stages/common/transcript.hpp"
+#include "stages/proof/proof.hpp"
+#include "stages/proof/regions.hpp"
 
 namespace vkstark {
 
@@ -54,7 +54,7 @@ inline constexpr uint32_t kGkrMaxProverLayers = 30;
                                   View<Fp4> p_leaves, View<Fp4> q_leaves, uint32_t n_tot);
 
 // The GKR part on its own in a proof buffer (tests, benches): its regions, reserved from its field
-// list (stages/proof.hpp gkr_fields) before the layout's create_buffer.
+// list (stages/proof/proof.hpp gkr_fields) before the layout's create_buffer.
 using GkrRegions = PartRegions<GkrProof>;
 [[nodiscard]] GkrRegions reserve_gkr_regions(ProofLayout& layout, const GkrShape& shape);
 

@@ -5,7 +5,7 @@
 #include <array>
 #include <utility>
 
-#include "stages/poly.hpp"
+#include "stages/common/poly.hpp"
 
 namespace vkstark {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "kernels/hash/transcript.hpp"
-#include "stages/params.hpp"
-#include "stages/proof.hpp"
-#include "stages/verify_result.hpp"
+#include "stages/common/params.hpp"
+#include "stages/proof/proof.hpp"
+#include "stages/proof/verify_result.hpp"
 
 namespace vkstark {
 

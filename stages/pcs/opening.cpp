@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "stages/codec.hpp"
+#include "stages/proof/codec.hpp"
 #include "stages/whir/verify.hpp"
 
 namespace vkstark {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "stages/pcs/stacked.hpp"
-#include "stages/verify_result.hpp"
+#include "stages/proof/verify_result.hpp"
 #include "stages/whir/proof.hpp"
 #include "stages/whir/prover.hpp"
 

@@ -10,7 +10,7 @@
 #include "kernels/basic.hpp"
 #include "kernels/mle.hpp"
 #include "kernels/whir.hpp"
-#include "stages/reduce.hpp"
+#include "stages/common/reduce.hpp"
 
 namespace vkstark {
 

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "stages/ntt.hpp"
-#include "stages/params.hpp"
+#include "stages/common/ntt.hpp"
+#include "stages/common/params.hpp"
+#include "stages/common/trace_part.hpp"
 #include "stages/pcs/layout.hpp"
 #include "stages/pcs/merkle.hpp"
-#include "stages/trace_part.hpp"
 
 namespace vkstark {
 

@@ -4,9 +4,9 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/whir.hpp"
-#include "stages/device_value.hpp"
-#include "stages/program.hpp"
-#include "stages/reduce.hpp"
+#include "stages/common/device_value.hpp"
+#include "stages/common/program.hpp"
+#include "stages/common/reduce.hpp"
 
 namespace vkstark {
 

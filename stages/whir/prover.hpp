@@ -4,15 +4,15 @@
 
 #include <vector>
 
-#include "stages/ntt.hpp"
+#include "stages/common/ntt.hpp"
+#include "stages/common/transcript.hpp"
 #include "stages/pcs/stacked.hpp"
-#include "stages/proof_regions.hpp"
-#include "stages/transcript.hpp"
+#include "stages/proof/regions.hpp"
 #include "stages/whir/proof.hpp"
 
 namespace vkstark {
 
-// The WHIR proof's regions in the device proof buffer (stages/proof_regions.hpp).
+// The WHIR proof's regions in the device proof buffer (stages/proof/regions.hpp).
 using WhirRegions = PartRegions<WhirProof>;
 WhirRegions reserve_whir_regions(ProofLayout& layout, const WhirShape& shape);
 

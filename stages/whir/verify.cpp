@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "stages/common/poly.hpp"
 #include "stages/pcs/merkle_verify.hpp"
-#include "stages/poly.hpp"
 
 namespace vkstark {
 

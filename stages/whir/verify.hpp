@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "kernels/hash/transcript.hpp"
-#include "stages/params.hpp"
-#include "stages/verify_result.hpp"
+#include "stages/common/params.hpp"
+#include "stages/proof/verify_result.hpp"
 #include "stages/whir/proof.hpp"
 
 namespace vkstark {

@@ -7,7 +7,7 @@
 //   * the glue to LogUp: Σ_T sum_p[T] = p̂(ξ) and α + Σ_T sum_q[T] = q̂(ξ), with p̂, q̂ the GKR input
 //     layer's MLE computed from the leaves of 8.2;
 //   * a valid trace's zerocheck part sums to 0 over D; one changed trace value makes it nonzero;
-//   * the verifier of 9.7 (stages/zerocheck/verify.hpp) accepts the model's proof, reaching the same
+//   * the verifier of 9.7 (stages/batch_constraint/verify.hpp) accepts the model's proof, reaching the same
 //     point r and transcript state, and rejects it with any one value of the proof changed, or
 //     when a constraint is violated (at its round-0 check).
 #include <gtest/gtest.h>
@@ -24,11 +24,11 @@
 #include <vector>
 
 #include "executors/executors.hpp"
+#include "product/airs/test_airs.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/proof.hpp"
-#include "stages/zerocheck/verify.hpp"
+#include "stages/batch_constraint/verify.hpp"
+#include "stages/proof/proof.hpp"
 #include "tests/support/model_batch_prover.hpp"
 
 using namespace vkstark;

@@ -1,4 +1,4 @@
-// Proof batches in one process (stages/batch/batch.hpp): jobs dealt to several workers (the CPU
+// Proof batches in one process (product/batch/batch.hpp): jobs dealt to several workers (the CPU
 // executor and Vulkan, lavapipe in CI, with validation) with proofs in flight give the bytes of
 // one-at-a-time proving; a device memory budget is kept (a proof that does not fit fails alone);
 // a job with a bad trace, an unknown trace file or a wrong width fails alone with its reason.
@@ -11,14 +11,14 @@
 #include <set>
 
 #include "executors/executors.hpp"
+#include "product/airs/fibonacci.hpp"
+#include "product/batch/batch.hpp"
+#include "product/proof_file.hpp"
+#include "product/trace_file.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/fibonacci.hpp"
-#include "stages/batch/batch.hpp"
-#include "stages/proof.hpp"
-#include "stages/proof_file.hpp"
+#include "stages/proof/proof.hpp"
 #include "stages/prover.hpp"
-#include "stages/trace_file.hpp"
 
 using namespace vkstark;
 using namespace vkstark::batch;

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "executors/executors.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/proof.hpp"
+#include "product/airs/test_airs.hpp"
+#include "stages/proof/proof.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 #include "tests/parity/executor_fixture.hpp"

@@ -10,8 +10,8 @@
 #include <iostream>
 
 #include "executors/executors.hpp"
+#include "product/airs/test_airs.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/test_airs.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 

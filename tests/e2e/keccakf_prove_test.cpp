@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "executors/executors.hpp"
+#include "product/airs/test_airs.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/test_airs.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 #include "tests/support/hybrid_prover.hpp"

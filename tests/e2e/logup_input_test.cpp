@@ -9,8 +9,8 @@
 #include <bit>
 
 #include "executors/executors.hpp"
+#include "product/airs/test_airs.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/airs/test_airs.hpp"
 #include "stages/gkr/input.hpp"
 #include "tests/parity/executor_fixture.hpp"
 

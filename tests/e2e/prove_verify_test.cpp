@@ -23,10 +23,10 @@
 #include "executors/executors.hpp"
 #include "kernels/basic.hpp"
 #include "kernels/hash/transcript.hpp"
-#include "stages/airs/fibonacci.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/codec.hpp"
-#include "stages/preamble.hpp"
+#include "product/airs/fibonacci.hpp"
+#include "product/airs/test_airs.hpp"
+#include "stages/preamble/prover.hpp"
+#include "stages/proof/codec.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 #include "tests/parity/executor_fixture.hpp"
@@ -90,7 +90,7 @@ Proved prove(Executor& exec, std::vector<AirWithTraces> airs, const SystemParams
   return p;
 }
 
-// Every field of a proof's parts, from their field lists (stages/proof_fields.hpp): its name and
+// Every field of a proof's parts, from their field lists (stages/proof/fields.hpp): its name and
 // its first base-field word, to change.
 class FieldCollector {
  public:
@@ -206,7 +206,7 @@ TEST_P(ProveVerify, ProofsAreTheHybridModelsBytesInOneRunOfAtMostTwoHostSyncs) {
   }
 }
 
-// The device preamble (stages/preamble.hpp) against protocol.md 7 steps 1-3 on the host: an absent
+// The device preamble (stages/preamble/prover.hpp) against protocol.md 7 steps 1-3 on the host: an absent
 // optional AIR, a preprocessed one, cached parts and public values.
 TEST_P(ProveVerify, PreambleObservesWhatProtocolSection7Lists) {
   const auto airs = mixture_fixture_standard(3);

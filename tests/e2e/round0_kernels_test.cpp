@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <string>
 
+#include "product/airs/test_airs.hpp"
 #include "runtime/error.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/proof.hpp"
+#include "stages/proof/proof.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 #include "tests/parity/executor_fixture.hpp"

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "stages/airs/fibonacci.hpp"
-#include "stages/airs/test_airs.hpp"
+#include "product/airs/fibonacci.hpp"
+#include "product/airs/test_airs.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 #include "tests/parity/executor_fixture.hpp"

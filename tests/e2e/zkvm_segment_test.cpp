@@ -1,11 +1,11 @@
-// A zkVM-shaped segment in one proof (stages/airs/zkvm_segment.hpp): over a hundred AIRs of heights
+// A zkVM-shaped segment in one proof (product/airs/zkvm_segment.hpp): over a hundred AIRs of heights
 // 2^0 .. 2^max and widths 1 .. 300, nine buses with sends and receives between AIRs, preprocessed
 // and cached parts, absent AIRs. It proves and verifies on every executor with the same bytes, also
 // when built for small allocations and bindings.
 #include <gtest/gtest.h>
 
+#include "product/airs/zkvm_segment.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/airs/zkvm_segment.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 #include "tests/parity/executor_fixture.hpp"

@@ -14,8 +14,8 @@
 #include <random>
 
 #include "executors/cpu/cpu_executor.hpp"
-#include "stages/codec.hpp"
 #include "stages/pcs/opening.hpp"
+#include "stages/proof/codec.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "product/airs/fibonacci.hpp"
+#include "product/airs/keccak.hpp"
+#include "product/airs/test_airs.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/constraint_kernel.hpp"
 #include "stages/air/dag.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/airs/fibonacci.hpp"
-#include "stages/airs/keccak.hpp"
-#include "stages/airs/test_airs.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

@@ -1,4 +1,4 @@
-// The batch sumcheck's functionals (stages/zerocheck/functionals.hpp) through the generated kernels
+// The batch sumcheck's functionals (stages/batch_constraint/functionals.hpp) through the generated kernels
 // of both fields, on both executors, against the host evaluator on the AIR's own DAG:
 //   * the points kernel (base field, round 0) over random source columns: every functional at every
 //     point equals sum_k c_k root_k of the original DAG evaluated on the row view the sources
@@ -21,12 +21,12 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/field/simd_level.hpp"
+#include "product/airs/keccak.hpp"
+#include "product/airs/test_airs.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/ext_program.hpp"
-#include "stages/airs/keccak.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/zerocheck/functionals.hpp"
+#include "stages/batch_constraint/functionals.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

@@ -1,5 +1,5 @@
 // The MLE tables of the batch constraint sumcheck (kernels/mle_tables.hpp, protocol.md 9.4, 9.6):
-//   * EqUniWeights is the Lagrange basis on D^(L) at r (eval_eq_uni of stages/poly.hpp), both
+//   * EqUniWeights is the Lagrange basis on D^(L) at r (eval_eq_uni of stages/common/poly.hpp), both
 //     executors bit-identical, L = 0..5, r random or in D;
 //   * PleFoldColumns is the column's PLE folded at r_0, chunk by chunk (eval_ple on each chunk's
 //     slice), local and rotated, traces taller and shorter than 2^l_skip (lifted by repetition);
@@ -14,8 +14,8 @@
 #include "kernels/field/simd_level.hpp"
 #include "kernels/mle_tables.hpp"
 #include "kernels/whir.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/poly.hpp"
+#include "product/airs/test_airs.hpp"
+#include "stages/common/poly.hpp"
 #include "tests/parity/executor_fixture.hpp"
 #include "tests/support/model_batch_prover.hpp"
 

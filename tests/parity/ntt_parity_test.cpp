@@ -1,4 +1,4 @@
-// Parity of the NTT kernel family (kernels/ntt.hpp) and its graph builders (stages/ntt.hpp): on
+// Parity of the NTT kernel family (kernels/ntt.hpp) and its graph builders (stages/common/ntt.hpp): on
 // each executor the results must equal the host reference (kernels/field/dft.hpp) bit for bit.
 // Every test first runs the twiddle setup graph as its own plan, then the transform graph as a
 // second plan on the same executor, which reads the Persistent table the first one wrote.
@@ -15,7 +15,7 @@
 
 #include "kernels/basic.hpp"
 #include "kernels/field/dft.hpp"
-#include "stages/ntt.hpp"
+#include "stages/common/ntt.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

@@ -1,4 +1,4 @@
-// The scalar-program kernel (kernels/program.hpp) and its builder (stages/program.hpp) on each
+// The scalar-program kernel (kernels/program.hpp) and its builder (stages/common/program.hpp) on each
 // executor: every op against the host field arithmetic, cooperative sums of 0 .. 256 entries,
 // observe / sample / grind interleavings against the host DuplexSponge step for step, and corrupt
 // programs, which stop at the first invalid instruction with the same memory on every executor.
@@ -12,8 +12,8 @@
 #include "kernels/basic.hpp"
 #include "kernels/hash/transcript.hpp"
 #include "kernels/program.hpp"
-#include "stages/device_value.hpp"
-#include "stages/program.hpp"
+#include "stages/common/device_value.hpp"
+#include "stages/common/program.hpp"
 
 using namespace vkstark;
 using namespace vkstark::testing;
@@ -25,23 +25,23 @@ namespace {
 // The builder's register level, which protocol code does not see (it uses DeviceFp4), opened for
 // these tests of the builder itself.
 struct RegisterBuilder : ProgramBuilder {
-  using ProgramBuilder::ProgramBuilder;
-  using ProgramBuilder::Reg;
+  using ProgramBuilder::add;
   using ProgramBuilder::constant;
+  using ProgramBuilder::inv;
   using ProgramBuilder::load;
   using ProgramBuilder::load_ext;
-  using ProgramBuilder::sum_ext;
-  using ProgramBuilder::add;
-  using ProgramBuilder::sub;
   using ProgramBuilder::mul;
-  using ProgramBuilder::inv;
-  using ProgramBuilder::store;
-  using ProgramBuilder::store_ext;
-  using ProgramBuilder::release;
   using ProgramBuilder::observe;
   using ProgramBuilder::observe_ext;
+  using ProgramBuilder::ProgramBuilder;
+  using ProgramBuilder::Reg;
+  using ProgramBuilder::release;
   using ProgramBuilder::sample;
   using ProgramBuilder::sample_ext;
+  using ProgramBuilder::store;
+  using ProgramBuilder::store_ext;
+  using ProgramBuilder::sub;
+  using ProgramBuilder::sum_ext;
 };
 using Reg = RegisterBuilder::Reg;
 
@@ -99,7 +99,7 @@ TEST_P(ProgramParity, EveryArithmeticOpMatchesTheHostField) {
 }
 
 namespace {
-// One formula for both sides (stages/device_value.hpp): host Fp4 values compute it, DeviceFp4 values
+// One formula for both sides (stages/common/device_value.hpp): host Fp4 values compute it, DeviceFp4 values
 // record it as a program. (b c - a)^-1 never meets zero for the values below.
 template <class F>
 F shared_formula(const F& a, const F& b, const F& c) {

@@ -1,7 +1,7 @@
 // Parity of the stacked-reduction kernels (kernels/stacked_reduction.hpp): on each executor the
 // outputs must equal a host reference written here bit for bit. The references follow the
 // headers' formulas term by term (no per-slice grouping, no incremental powers) or, for the
-// univariate kernels, derive the same values another way through stages/poly.hpp (eq_D as a
+// univariate kernels, derive the same values another way through stages/common/poly.hpp (eq_D as a
 // polynomial product with in_{l,n}, eq_D at points). Inputs are random with edge values (0, 1,
 // p-1), views sit at offsets inside larger buffers, and l_skip, heights, slice and part counts are
 // small, including the degenerate ones (l_skip 0, one chunk per slice, one part). Round 0's chain
@@ -14,7 +14,7 @@
 #include "kernels/basic.hpp"
 #include "kernels/field/dft.hpp"
 #include "kernels/stacked_reduction.hpp"
-#include "stages/poly.hpp"
+#include "stages/common/poly.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

@@ -1,4 +1,4 @@
-// The device transcript (stages/transcript.hpp) on each executor: the protocol.md 16.2 values for
+// The device transcript (stages/common/transcript.hpp) on each executor: the protocol.md 16.2 values for
 // Poseidon2, sponge samples and the 8-bit PoW witness computed by the device kernels, and random
 // observe/sample/grind sequences that must match, step for step, a naive duplex sponge written here
 // from protocol.md 2.5 / 2.6 over the KAT-checked permutation (independent of the host DuplexSponge,
@@ -21,7 +21,7 @@
 #include "kernels/hashing.hpp"
 #include "kernels/known_answers.hpp"
 #include "kernels/transcript.hpp"
-#include "stages/transcript.hpp"
+#include "stages/common/transcript.hpp"
 
 using namespace vkstark;
 using namespace vkstark::testing;

@@ -1,5 +1,5 @@
 // The kernels of round 0 of the batch constraint sumcheck (kernels/zerocheck.hpp, protocol.md 9.3)
-// and the host constants they take (stages/zerocheck/round0.hpp):
+// and the host constants they take (stages/batch_constraint/round0.hpp):
 //   * the constants are what they claim, against naive constructions: the extension weights are
 //     the Lagrange basis on D at the coset points (eval_eq_uni), the interpolation matrix is the
 //     inverse of the points' Vandermonde matrix (Gaussian elimination) and interpolates random
@@ -16,8 +16,8 @@
 
 #include "kernels/field/simd_level.hpp"
 #include "kernels/zerocheck.hpp"
-#include "stages/poly.hpp"
-#include "stages/zerocheck/round0.hpp"
+#include "stages/batch_constraint/round0.hpp"
+#include "stages/common/poly.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

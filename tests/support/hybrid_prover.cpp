@@ -9,9 +9,9 @@
 
 #include "kernels/basic.hpp"
 #include "runtime/plan.hpp"
-#include "stages/ntt.hpp"
+#include "stages/common/ntt.hpp"
+#include "stages/preamble/commit_traces.hpp"
 #include "stages/prover_phases.hpp"
-#include "stages/prover_commit.hpp"
 #include "tests/support/model_batch_prover.hpp"
 
 namespace vkstark {
@@ -101,7 +101,7 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
   // phases after it in run 2 from the model's transcript state and r.
   auto run = std::make_unique<Run>(pk, airs, s, interactions, 0);
   for (Phase phase : kProofPhases) {
-    if (phase != Phase::Constraints) {
+    if (phase != Phase::BatchConstraint) {
       prove_phase(phase, *run->context);
       continue;
     }

@@ -11,10 +11,10 @@
 #include <optional>
 #include <vector>
 
+#include "product/airs/test_airs.hpp"
 #include "runtime/executor.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/proof.hpp"
+#include "stages/proof/proof.hpp"
 
 namespace vkstark {
 

@@ -26,7 +26,7 @@
 #include "kernels/hash/transcript.hpp"
 #include "stages/air/air.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/proof.hpp"
+#include "stages/proof/proof.hpp"
 
 namespace vkstark {
 

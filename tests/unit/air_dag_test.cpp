@@ -3,10 +3,10 @@
 // the host evaluator and debug checker on the Fibonacci AIR.
 #include <gtest/gtest.h>
 
+#include "product/airs/fibonacci.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/dag.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/airs/fibonacci.hpp"
 
 using namespace vkstark;
 

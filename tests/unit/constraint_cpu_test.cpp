@@ -15,13 +15,13 @@
 #include "kernels/basic.hpp"
 #include "kernels/field/simd_level.hpp"
 #include "kernels/glsl/compiler.hpp"
+#include "product/airs/fibonacci.hpp"
 #include "runtime/error.hpp"
 #include "runtime/graph.hpp"
 #include "runtime/plan.hpp"
 #include "stages/air/constraint_kernel.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/eval_cpu.hpp"
-#include "stages/airs/fibonacci.hpp"
 
 using namespace vkstark;
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "product/airs/keccak.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/dag.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/airs/keccak.hpp"
 
 using namespace vkstark;
 

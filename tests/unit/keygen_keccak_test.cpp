@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "executors/executors.hpp"
+#include "product/airs/keccak.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/keccak.hpp"
 
 using namespace vkstark;
 

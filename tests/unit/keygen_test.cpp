@@ -13,12 +13,12 @@
 
 #include "executors/executors.hpp"
 #include "kernels/basic.hpp"
+#include "product/airs/fibonacci.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/fibonacci.hpp"
-#include "stages/codec.hpp"
-#include "stages/ntt.hpp"
+#include "stages/common/ntt.hpp"
 #include "stages/pcs/stacked.hpp"
+#include "stages/proof/codec.hpp"
 
 using namespace vkstark;
 

@@ -1,4 +1,4 @@
-// The batch manifest and trace folders (stages/batch/manifest.hpp): a manifest with every key,
+// The batch manifest and trace folders (product/batch/manifest.hpp): a manifest with every key,
 // comments, blank lines and CRLF line ends parses to its jobs with the defaults applied and relative
 // paths taken from its folder; every malformed line (an unknown or repeated key, a bad or
 // out-of-range number, a missing or misplaced field, a bad or repeated name, a repeated out, a NUL
@@ -15,9 +15,9 @@
 #include <fstream>
 #include <string>
 
+#include "product/batch/manifest.hpp"
 #include "runtime/error.hpp"
-#include "stages/batch/manifest.hpp"
-#include "stages/params.hpp"
+#include "stages/common/params.hpp"
 
 using namespace vkstark;
 using namespace vkstark::batch;

@@ -2,7 +2,7 @@
 // DFT / iDFT agree with the O(n^2) definition for every size 2^0 .. 2^10 on random and edge values,
 // over Fp and Fp4; the known answers of protocol.md 16.2 (DFT_8 and the RS message); round trips of
 // the DFT, the subset-zeta / Möbius pair and the RS message; and rejection of bad sizes. Also the
-// graph builders of stages/ntt.hpp, without an executor: task names, the ping-pong that ends in
+// graph builders of stages/common/ntt.hpp, without an executor: task names, the ping-pong that ends in
 // the destination, and the errors for arguments that do not describe the views. And the CPU
 // executor's NTT kernels at every SIMD level this processor has: the same bits at each level.
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include "kernels/field/dft.hpp"
 #include "kernels/field/simd_level.hpp"
 #include "runtime/error.hpp"
-#include "stages/ntt.hpp"
+#include "stages/common/ntt.hpp"
 
 using namespace vkstark;
 

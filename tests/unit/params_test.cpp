@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "runtime/error.hpp"
-#include "stages/params.hpp"
+#include "stages/common/params.hpp"
 
 using namespace vkstark;
 

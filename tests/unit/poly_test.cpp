@@ -1,11 +1,11 @@
-// Specifies the polynomial helpers of stages/poly.hpp (protocol.md 5, 9.7) by the algebraic
+// Specifies the polynomial helpers of stages/common/poly.hpp (protocol.md 5, 9.7) by the algebraic
 // self-checks of protocol.md 16.3, each against an independent naive computation written here:
 // eq_D is the indicator of D and reproduces polynomials of degree < N; eq# interpolates
 // eq(xi, bits(k)); kappa_rot is the indicator of the rotation on D x H_n points and gives the
 // rotated column's PLE; in_{l,n} is the indicator of the subgroup and has the closed form of
 // poly_common.rs; the closed-form selectors are the PLEs of the selector columns (lifted traces
 // too); Lagrange interpolation round-trips polynomials of every small degree.
-#include "stages/poly.hpp"
+#include "stages/common/poly.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,15 +1,15 @@
-// The proof file of the vkstark command (stages/proof_file.hpp): a round trip keeps the names, the
+// The proof file of the vkstark command (product/proof_file.hpp): a round trip keeps the names, the
 // verifying key and the proof bytes; every truncation, a foreign magic, another version, a name
 // that is not printable ASCII, a name count other than the key's AIR count and trailing bytes are
 // refused with a DecodeError naming the field; no single changed byte crashes the decoder. Also the
-// proof's part sizes (stages/proof.hpp), which vkstark info prints: they add up to the encoding.
+// proof's part sizes (stages/proof/proof.hpp), which vkstark info prints: they add up to the encoding.
 #include <gtest/gtest.h>
 
 #include "executors/executors.hpp"
+#include "product/airs/fibonacci.hpp"
+#include "product/proof_file.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/fibonacci.hpp"
-#include "stages/proof.hpp"
-#include "stages/proof_file.hpp"
+#include "stages/proof/proof.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 

@@ -5,10 +5,10 @@
 #include <functional>
 
 #include "executors/executors.hpp"
+#include "product/airs/fibonacci.hpp"
+#include "product/airs/test_airs.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/airs/fibonacci.hpp"
-#include "stages/airs/test_airs.hpp"
 #include "stages/prover.hpp"
 
 using namespace vkstark;

@@ -1,4 +1,4 @@
-// Specifies the test AIRs of protocol.md 15.2 (stages/airs/test_airs.hpp): every fixture's traces
+// Specifies the test AIRs of protocol.md 15.2 (product/airs/test_airs.hpp): every fixture's traces
 // satisfy their AIRs and balance their buses; a corrupted cell is named by the debug checker as the
 // constraint the reference's order gives it; the constraint-free interaction AIRs declare the
 // reference's interactions (bus, message, count, count weight); bad inputs name the AIR.
@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "product/airs/test_airs.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/dag.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/airs/test_airs.hpp"
 
 using namespace vkstark;
 

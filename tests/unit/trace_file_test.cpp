@@ -1,4 +1,4 @@
-// Trace files (stages/trace_file.hpp): the layout byte for byte (a known answer), round trips of a
+// Trace files (product/trace_file.hpp): the layout byte for byte (a known answer), round trips of a
 // Fibonacci and a Keccak-f trace through encode, decode and trace_file_air; every truncation and
 // every single-byte change of the header is refused with a DecodeError or decodes to another file
 // that re-encodes to the same bytes; a header that claims more than the file holds fails before
@@ -15,11 +15,11 @@
 #include <functional>
 #include <new>
 
-#include "stages/airs/fibonacci.hpp"
-#include "stages/airs/keccak.hpp"
-#include "stages/airs/test_airs.hpp"
-#include "stages/codec.hpp"
-#include "stages/trace_file.hpp"
+#include "product/airs/fibonacci.hpp"
+#include "product/airs/keccak.hpp"
+#include "product/airs/test_airs.hpp"
+#include "product/trace_file.hpp"
+#include "stages/proof/codec.hpp"
 
 using namespace vkstark;
 using ::testing::HasSubstr;

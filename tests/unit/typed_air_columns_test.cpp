@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "product/airs/fibonacci.hpp"
+#include "product/airs/keccak.hpp"
+#include "product/airs/test_airs.hpp"
 #include "stages/air/columns.hpp"
 #include "stages/air/debug_check.hpp"
-#include "stages/airs/fibonacci.hpp"
-#include "stages/airs/keccak.hpp"
-#include "stages/airs/test_airs.hpp"
 
 using namespace vkstark;
 

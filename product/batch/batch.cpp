@@ -1,0 +1,426 @@
+#include "product/batch/batch.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <bit>
+#include <chrono>
+#include <deque>
+#include <fstream>
+#include <future>
+#include <map>
+#include <thread>
+
+#include <tbb/task_arena.h>
+
+#include "product/airs/fibonacci.hpp"
+#include "product/airs/test_airs.hpp"
+#include "product/proof_file.hpp"
+#include "product/trace_file.hpp"
+#include "runtime/error.hpp"
+#include "runtime/trace.hpp"
+#include "stages/air/eval.hpp"
+#include "stages/air/keygen.hpp"
+#include "stages/proof/codec.hpp"
+#include "stages/proof/proof.hpp"
+#include "stages/prover.hpp"
+#include "stages/verifier.hpp"
+
+namespace vkstark::batch {
+
+// ---------------------------------------------------------------------------------------------
+// LocalSource
+
+LocalSource::LocalSource(uint64_t count, std::function<void(JobResult&)> on_result)
+    : count_(count), on_result_(std::move(on_result)), results_(count) {}
+
+std::optional<uint64_t> LocalSource::next() {
+  const uint64_t j = next_.fetch_add(1);
+  if (j >= count_) return std::nullopt;
+  return j;
+}
+
+void LocalSource::done(JobResult result) {
+  std::lock_guard lock(mutex_);
+  if (result.job >= count_) throw InputError(fmt::format("batch: a result for job {} of {}", result.job, count_));
+  if (on_result_) on_result_(result);
+  result.file.clear();
+  results_[result.job] = std::move(result);
+}
+
+std::vector<JobResult> LocalSource::results() const {
+  std::lock_guard lock(mutex_);
+  std::vector<JobResult> out;
+  for (uint64_t j = 0; j < count_; ++j) {
+    if (results_[j]) {
+      out.push_back(*results_[j]);
+    } else {
+      JobResult r;
+      r.job = j;
+      r.reason = "not run";
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Jobs
+
+namespace {
+
+// Trace files are read whole; a keccakf trace of 2^24 rows x 2633 columns would be 176 GB, so the
+// bound is the machine's business: 64 GiB.
+constexpr uint64_t kMaxTraceFileBytes = uint64_t(64) << 30;
+
+std::vector<uint8_t> read_trace_file(const Job& job) {
+  std::ifstream in(job.trace_file, std::ios::binary | std::ios::ate);
+  if (!in) throw InputError(fmt::format("cannot read the trace file '{}'", job.trace_file));
+  const std::streamoff size = in.tellg();
+  if (size < 0 || uint64_t(size) > kMaxTraceFileBytes)
+    throw InputError(fmt::format("the trace file '{}' is larger than {} bytes", job.trace_file, kMaxTraceFileBytes));
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), size))
+    throw InputError(fmt::format("cannot read the trace file '{}'", job.trace_file));
+  return bytes;
+}
+
+}  // namespace
+
+JobAirs make_job_airs(const Job& job, TraceMatrix&& storage, bool check_trace_file) {
+  JobAirs out;
+  if (!job.trace_file.empty()) {
+    TraceFile file;
+    try {
+      file = decode_trace_file(read_trace_file(job));
+    } catch (const DecodeError& e) {
+      throw InputError(fmt::format("{}: {}", job.trace_file, e.what()));
+    }
+    const uint32_t rows = file.main.height;
+    const std::string air = file.air;
+    try {
+      AirWithTraces t = trace_file_air(std::move(file));
+      // Checked before it is proved (when asked: it costs host time): a violated constraint is named
+      // (which constraint, which row) rather than found as a proof that does not verify.
+      if (check_trace_file)
+        if (const auto v =
+                find_violation(symbolic_air(*t.air), std::span<const TraceMatrix>(&t.common, 1), t.public_values))
+          throw InputError(v->message());
+      out.airs.emplace_back(std::move(t));
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", job.trace_file, e.what()));
+    }
+    out.statement = fmt::format("{} trace of {} rows from {}", air, rows, job.trace_file);
+  } else if (job.air == "keccakf") {
+    for (AirWithTraces& t : keccak_fixture(job.size, job.seed, std::move(storage))) out.airs.emplace_back(std::move(t));
+    out.statement = fmt::format("{} Keccak-f permutations (seed {})", job.size, job.seed);
+  } else if (job.air == "fibonacci") {
+    if (!std::has_single_bit(job.size) || job.size < 4)
+      throw InputError(fmt::format("rows={}: not a power of two >= 4", job.size));
+    const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), job.size);
+    AirWithTraces t;
+    t.air = std::make_shared<FibonacciAir>();
+    t.common = fib.main;
+    t.public_values = fib.public_values;
+    out.statement = fmt::format("Fibonacci from (0, 1): {} rows reach {}", job.size, fib.public_values[2].value());
+    out.airs.emplace_back(std::move(t));
+  } else {
+    throw InputError(fmt::format("unknown AIR '{}' (expected keccakf or fibonacci)", job.air));
+  }
+  return out;
+}
+
+SystemParams job_params(const Job& job) {
+  if (job.params != "secure" && job.params != "test")
+    throw InputError(fmt::format("params '{}' (expected secure or test)", job.params));
+  SystemParams p =
+      job.params == "secure" ? app_params_with_100_bits_security(job.log_stacked) : test_system_params_small(2, 8, 3);
+  p.validate();
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workers
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+// The key and prover of one AIR set under one set of params, on one worker's executor.
+struct KeyEntry {
+  ProvingKey pk;
+  std::vector<std::string> air_names;
+  std::unique_ptr<StarkProver> prover;
+};
+
+class WorkerCache {
+ public:
+  std::map<std::string, std::unique_ptr<KeyEntry>> keys;
+  std::multimap<std::string, std::unique_ptr<StarkProver::Prepared>> idle;
+};
+
+std::shared_ptr<WorkerCache> make_worker_cache() { return std::make_shared<WorkerCache>(); }
+
+namespace {
+
+struct InFlight {
+  uint64_t job = 0;
+  std::string shape;  // the idle cache's key
+  KeyEntry* key = nullptr;
+  std::unique_ptr<StarkProver::Prepared> prepared;
+  std::unique_ptr<Trace> trace;  // must stay put until finish()
+  Clock::time_point dealt, started;
+  double traces_ms = 0;
+};
+
+// The TBB arena of the workers' host work (traces, verification): at low priority, so that the
+// copies into staging memory when a proof starts (the executor's, on the default arena) are not
+// queued behind it; that start holds up the worker's device.
+tbb::task_arena& background() {
+  static tbb::task_arena arena(tbb::task_arena::automatic, 1, tbb::task_arena::priority::low);
+  return arena;
+}
+
+class WorkerLoop {
+ public:
+  WorkerLoop(const std::vector<Job>& jobs, JobSource& source, const Worker& worker, const WorkerOptions& options)
+      : jobs_(jobs),
+        source_(source),
+        worker_(worker),
+        options_(options),
+        cache_(worker.cache ? worker.cache : make_worker_cache()),
+        keys_(cache_->keys),
+        idle_(cache_->idle) {
+    const uint64_t device = worker.executor->limits().device_memory_bytes;
+    budget_ = options.memory_bytes ? options.memory_bytes : uint64_t(double(device) * options.memory_fraction);
+    budget_text_ = options.memory_bytes ? fmt::format("{} bytes", budget_)
+                                        : fmt::format("{} bytes ({:.0f}% of the device's {} bytes)", budget_,
+                                                      options.memory_fraction * 100, device);
+  }
+
+  // The pipeline of one worker: jobs taken up to max_in_flight ahead of those in flight, their
+  // traces made on other threads meanwhile (host work, parallel); on this thread (the executor's),
+  // the proofs started in order as room frees, and finished oldest first; each finished proof then
+  // verified and encoded on another thread, so that this one starts the next proof at once.
+  void run() {
+    const size_t in_flight = std::max<uint32_t>(options_.max_in_flight, 1);
+    bool dry = false;
+    while (true) {
+      while (!dry && pending_.size() + in_flight_.size() < 2 * in_flight) {
+        const std::optional<uint64_t> j = source_.next();
+        if (!j) {
+          dry = true;
+          break;
+        }
+        Pending p;
+        p.job = *j;
+        p.dealt = Clock::now();
+        p.airs = std::async(std::launch::async, [this, j = *j] {
+          const Clock::time_point t0 = Clock::now();
+          JobAirs airs;
+          background().execute([&] { airs = make_job_airs(jobs_.at(j), take_storage(), options_.check_trace_files); });
+          return std::pair(std::move(airs), ms_between(t0, Clock::now()));
+        });
+        pending_.push_back(std::move(p));
+      }
+      while (!pending_.empty() && in_flight_.size() < in_flight) {
+        Pending p = std::move(pending_.front());
+        pending_.pop_front();
+        start(p);
+      }
+      if (in_flight_.empty() && pending_.empty()) break;
+      if (!in_flight_.empty()) finish_oldest();
+    }
+    for (std::future<void>& f : checks_) f.get();
+  }
+
+ private:
+  struct Pending {
+    uint64_t job = 0;
+    Clock::time_point dealt;
+    std::future<std::pair<JobAirs, double>> airs;  // and the milliseconds it took
+  };
+
+  JobResult failure(uint64_t job, Clock::time_point dealt, std::string reason) const {
+    JobResult r;
+    r.job = job;
+    r.worker = worker_.label;
+    r.reason = std::move(reason);
+    r.total_ms = ms_between(dealt, Clock::now());
+    return r;
+  }
+
+  KeyEntry& key_for(const Job& job, const JobAirs& airs) {
+    std::string id = fmt::format("{}/{}", job.params, job.log_stacked);
+    for (const auto& a : airs.airs) id += "/" + a->air->name();
+    auto it = keys_.find(id);
+    if (it != keys_.end()) return *it->second;
+    const SystemParams params = job_params(job);
+    auto entry = std::make_unique<KeyEntry>();
+    std::vector<std::shared_ptr<const Air>> list;
+    for (const auto& a : airs.airs) {
+      list.push_back(a->air);
+      entry->air_names.push_back(a->air->name());
+    }
+    entry->pk = keygen(list, params, *worker_.executor);
+    entry->prover = std::make_unique<StarkProver>(entry->pk, *worker_.executor);
+    return *keys_.emplace(id, std::move(entry)).first->second;
+  }
+
+  // Trace memory of earlier jobs, for the next traces (keccak_trace writes every cell of it).
+  TraceMatrix take_storage() {
+    std::lock_guard lock(pool_mutex_);
+    if (pool_.empty()) return {};
+    TraceMatrix t = std::move(pool_.back());
+    pool_.pop_back();
+    return t;
+  }
+  void give_back(TraceMatrix&& t) {
+    std::lock_guard lock(pool_mutex_);
+    if (pool_.size() < 2 * size_t(std::max<uint32_t>(options_.max_in_flight, 1))) pool_.push_back(std::move(t));
+  }
+
+  uint64_t held_bytes() const {
+    uint64_t b = 0;
+    for (const InFlight& f : in_flight_) b += f.prepared->device_bytes();
+    for (const auto& [shape, p] : idle_) b += p->device_bytes();
+    return b;
+  }
+
+  void start(Pending& p) {
+    const Job& job = jobs_.at(p.job);
+    InFlight f;
+    f.job = p.job;
+    f.dealt = p.dealt;
+    try {
+      auto [airs, traces_ms] = p.airs.get();
+      f.traces_ms = traces_ms;
+      f.key = &key_for(job, airs);
+      f.shape = fmt::format("{}/{}/{}", job.params, job.log_stacked, fmt::join(f.key->air_names, ","));
+      for (const auto& a : airs.airs) f.shape += fmt::format("/{}", a->common.height);
+      if (auto it = idle_.find(f.shape); it != idle_.end()) {
+        f.prepared = std::move(it->second);
+        idle_.erase(it);
+      } else {
+        std::unique_ptr<StarkProver::Planned> planned = f.key->prover->plan(airs.airs, options_.plan);
+        const uint64_t need = planned->device_bytes();
+        if (need > budget_)
+          throw InputError(
+              fmt::format("the proof needs {} bytes of device memory; {} has {}", need, worker_.label, budget_text_));
+        while (held_bytes() + need > budget_) {
+          if (!idle_.empty()) {
+            idle_.erase(idle_.begin());
+          } else {
+            finish_oldest();  // in flight: wait for the oldest (its prepared proof then goes idle)
+          }
+        }
+        f.prepared = f.key->prover->prepare(std::move(planned));
+      }
+      f.trace = std::make_unique<Trace>();
+      f.started = Clock::now();
+      f.prepared->start(airs.airs, f.trace.get());  // the traces are uploaded: their memory is free again
+      in_flight_.push_back(std::move(f));
+      for (auto& a : airs.airs)
+        if (a) give_back(std::move(a->common));
+    } catch (const std::exception& e) {
+      source_.done(failure(p.job, p.dealt, e.what()));
+    }
+  }
+
+  void finish_oldest() {
+    InFlight f = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    std::optional<Proof> proof;
+    try {
+      proof = f.prepared->finish();
+    } catch (const std::exception& e) {
+      // The prepared proof is dropped: its state is unknown.
+      source_.done(failure(f.job, f.dealt, e.what()));
+      return;
+    }
+    JobResult r;
+    r.job = f.job;
+    r.worker = worker_.label;
+    r.traces_ms = f.traces_ms;
+    r.prove_ms = ms_between(f.started, Clock::now());
+    r.device_bytes = f.prepared->device_bytes();
+    idle_.emplace(f.shape, std::move(f.prepared));
+    // Verified and encoded off this thread (host work only: the key outlives run()).
+    checks_.push_back(std::async(std::launch::async, [this, r = std::move(r), key = f.key, dealt = f.dealt,
+                                                      proof = std::move(*proof)]() mutable {
+      try {
+        const Clock::time_point t0 = Clock::now();
+        ProofFile file;
+        file.air_names = key->air_names;
+        file.vk = key->pk.vk;
+        file.proof = encode(proof);
+        VerifyResult verdict;
+        background().execute([&] { verdict = verify_bytes(file.vk, file.proof); });
+        r.verify_ms = ms_between(t0, Clock::now());
+        if (!verdict.ok) {
+          r.reason = fmt::format("the proof does not verify [{}]: {}", to_string(verdict.code), verdict.reason);
+        } else {
+          r.ok = true;
+          r.file = encode_proof_file(file);
+        }
+        r.total_ms = ms_between(dealt, Clock::now());
+      } catch (const std::exception& e) {
+        r.ok = false;
+        r.reason = e.what();
+      }
+      source_.done(std::move(r));
+    }));
+    // Reap the checks that are done, so that the list stays short.
+    std::erase_if(checks_, [](std::future<void>& c) {
+      if (c.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+      c.get();
+      return true;
+    });
+  }
+
+  const std::vector<Job>& jobs_;
+  JobSource& source_;
+  const Worker& worker_;
+  const WorkerOptions& options_;
+  uint64_t budget_ = 0;
+  std::string budget_text_;
+  std::shared_ptr<WorkerCache> cache_;
+  std::map<std::string, std::unique_ptr<KeyEntry>>& keys_;
+  std::multimap<std::string, std::unique_ptr<StarkProver::Prepared>>& idle_;
+  std::mutex pool_mutex_;
+  std::vector<TraceMatrix> pool_;
+  std::deque<Pending> pending_;
+  std::deque<InFlight> in_flight_;
+  std::vector<std::future<void>> checks_;
+};
+
+}  // namespace
+
+void run_workers(const std::vector<Job>& jobs, JobSource& source, const std::vector<Worker>& workers,
+                 const WorkerOptions& options) {
+  if (workers.empty()) throw InputError("batch: no workers");
+  std::vector<std::thread> threads;
+  std::mutex error_mutex;
+  std::string fatal;
+  for (const Worker& w : workers) {
+    threads.emplace_back([&, &w = w] {
+      try {
+        WorkerLoop(jobs, source, w, options).run();
+      } catch (const std::exception& e) {
+        // The source itself failed (e.g. MPI): nothing more this worker can report.
+        std::lock_guard lock(error_mutex);
+        if (fatal.empty()) fatal = fmt::format("{}: {}", w.label, e.what());
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  if (!fatal.empty()) throw ExecutionError(fmt::format("batch worker stopped: {}", fatal));
+}
+
+}  // namespace vkstark::batch

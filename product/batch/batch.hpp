@@ -1,0 +1,123 @@
+// Proof batches (issue 12): many independent proofs dealt out to workers, one worker per executor
+// (every local Vulkan GPU, optionally the CPU), each keeping several proofs in flight within its
+// device's memory. Over many machines, cli/batch_mpi.hpp deals the same jobs to MPI ranks.
+//
+//   std::vector<batch::Job> jobs = batch::read_manifest("jobs.txt", defaults);
+//   batch::LocalSource source(jobs.size());
+//   batch::run_workers(jobs, source, workers, options);   // returns when every job is done
+//   for (const batch::JobResult& r : source.results()) ...
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "product/batch/manifest.hpp"
+#include "runtime/executor.hpp"
+#include "stages/air/input.hpp"
+#include "stages/common/params.hpp"
+
+namespace vkstark::batch {
+
+// What became of one job.
+struct JobResult {
+  uint64_t job = 0;           // index into the batch's jobs
+  bool ok = false;            // proved, verified (and, where the result is collected, written)
+  bool lost = false;          // never reported: its rank died with it in flight
+  std::string reason;         // why it failed or was lost (empty when ok)
+  std::string worker;         // who ran it: "rank 1 vulkan 0 (NVIDIA H100 80GB HBM3)"
+  double traces_ms = 0;       // making the traces (a shipped AIR's, or reading a trace file)
+  double prove_ms = 0;        // start to finish of the proof on its device (traces uploaded, proof downloaded)
+  double verify_ms = 0;       // encoding and verifying the proof
+  double total_ms = 0;        // the job from being dealt to its result (traces, keygen, prepare, prove, verify)
+  uint64_t device_bytes = 0;  // the proof's device memory, from its plan
+  std::vector<uint8_t> file;  // the proof file's bytes (ok only): the collector writes them to the job's out
+  bool operator==(const JobResult&) const = default;
+};
+
+// Where workers get their jobs and leave their results. Thread-safe: every worker thread calls it.
+class JobSource {
+ public:
+  virtual ~JobSource() = default;
+  // The next job for a worker (an index into the batch's jobs), blocking until one is dealt;
+  // nullopt when there are no more.
+  virtual std::optional<uint64_t> next() = 0;
+  // The result of a job next() gave out.
+  virtual void done(JobResult result) = 0;
+};
+
+// Hands out jobs 0..count-1 in order to the workers of this process and keeps their results.
+class LocalSource final : public JobSource {
+ public:
+  // on_result: called for each result as it comes (under a lock, from the worker's thread): the
+  // caller writes the proof file there (and may turn ok into a failure), then the file bytes are
+  // dropped.
+  explicit LocalSource(uint64_t count, std::function<void(JobResult&)> on_result = {});
+  std::optional<uint64_t> next() override;
+  void done(JobResult result) override;
+  // One per job, by index (a job never reported: ok false, reason "not run").
+  std::vector<JobResult> results() const;
+
+ private:
+  const uint64_t count_;
+  std::atomic<uint64_t> next_{0};
+  std::function<void(JobResult&)> on_result_;
+  mutable std::mutex mutex_;
+  std::vector<std::optional<JobResult>> results_;
+};
+
+// A job's computation: the AIRs with their traces (AIR-index order, all present) and a line saying
+// what is proved. InputError naming the file and the field for a trace file that cannot be read or
+// does not fit its AIR (the message does not repeat the job's name).
+struct JobAirs {
+  std::vector<std::optional<AirWithTraces>> airs;
+  std::string statement;  // "1024 Keccak-f permutations (seed 1)"
+};
+// `storage`: memory for a shipped AIR's trace (keccak_trace), e.g. an earlier job's.
+// `check_trace_file`: a trace file's constraints are checked on the host first (find_violation):
+// InputError naming the constraint and the row that fail, instead of a proof that does not verify.
+JobAirs make_job_airs(const Job& job, TraceMatrix&& storage = {}, bool check_trace_file = false);
+// The job's system params (secure: app_params_with_100_bits_security(log_stacked); test: small,
+// NOT secure), validated.
+SystemParams job_params(const Job& job);
+
+struct WorkerOptions {
+  uint32_t max_in_flight = 2;      // proofs a worker keeps in flight on its device
+  double memory_fraction = 0.85;   // of ExecutorLimits::device_memory_bytes the worker's plans may take
+  uint64_t memory_bytes = 0;       // a budget in bytes instead (0: from memory_fraction)
+  PlanOptions plan;                // fuse = false: the unfused baseline
+  bool check_trace_files = false;  // make_job_airs's check_trace_file
+};
+
+// A worker's keys (per AIR set and params) and idle prepared proofs (per shape).
+class WorkerCache;
+std::shared_ptr<WorkerCache> make_worker_cache();
+
+struct Worker {
+  std::string label;             // "vulkan 1 (NVIDIA H100 80GB HBM3)"; results carry it
+  Executor* executor = nullptr;  // used by this worker's thread only while run_workers runs
+  // Kept across run_workers calls when given (e.g. a benchmark's rounds, which then time proving
+  // only); else made for the call. A cache belongs to one executor.
+  std::shared_ptr<WorkerCache> cache;
+};
+
+// Runs one thread per worker until the source runs dry. A worker takes jobs up to max_in_flight
+// ahead of its proofs in flight and makes their traces on other threads meanwhile; on its own
+// thread it gets each job's key (kept per AIR set and params) and prepared proof (kept per shape,
+// reused by later jobs of that shape), starts the proof when it has room (fewer than max_in_flight
+// in flight), and finishes the oldest; the finished proof is verified and encoded as a proof file on
+// another thread while the worker starts the next. Memory: a proof's device memory is known from its
+// plan before any is allocated; the prepared proofs a worker holds never take more than its budget
+// together (idle ones are dropped first, then it waits for proofs in flight; a job that does not fit
+// the budget alone fails, naming both sizes). Any job's failure (bad traces, a proof that does not
+// verify, a device error) is reported with its reason and the worker goes on. The source's done()
+// is called from the worker's and the checking threads.
+void run_workers(const std::vector<Job>& jobs, JobSource& source, const std::vector<Worker>& workers,
+                 const WorkerOptions& options);
+
+}  // namespace vkstark::batch

@@ -1,0 +1,168 @@
+#include "stages/preamble/commit_traces.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <map>
+
+namespace vkstark {
+
+namespace {
+uint32_t log_height_of(const AirWithTraces& a) { return uint32_t(std::countr_zero(a.common.height)); }
+
+// An AIR's parts in row-view order, the preprocessed one from the key (not made again), with the
+// commitment each was made in once (or null).
+struct PartRef {
+  const TraceMatrix* matrix = nullptr;
+  const CommittedTrace* committed = nullptr;
+};
+std::vector<PartRef> part_refs(const ProvingKey& pk, uint32_t air, const AirWithTraces& a,
+                               const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed) {
+  std::vector<PartRef> out;
+  if (const auto& pre = pk.per_air[air].preprocessed_trace)
+    out.push_back({&*pre, air < preprocessed.size() ? preprocessed[air].get() : nullptr});
+  for (size_t i = 0; i < a.cached.size(); ++i)
+    out.push_back({&a.cached_part(i), a.is_committed(i) ? a.committed[i].get() : nullptr});
+  out.push_back({&a.common, nullptr});
+  return out;
+}
+}  // namespace
+
+std::vector<const StackedCommitment*> TraceCommitments::pointers() const {
+  std::vector<const StackedCommitment*> out;
+  for (const StackedCommitment& c : commits) out.push_back(&c);
+  return out;
+}
+
+TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
+                               const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s,
+                               const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed) {
+  TraceCommitments c;
+  const SystemParams& params = pk.params();
+  // A part below 2^l_skip rows is an Input of its own (stacked by a copy); the others live in place.
+  std::vector<std::vector<TraceView>> views(s.order.size());
+  std::vector<std::vector<Buffer<Fp>>> own(s.order.size());  // per part: its own Input (or none)
+  auto view_of = [&](size_t T, size_t p, const TraceMatrix& m, uint32_t log_height) -> TraceView {
+    if (log_height >= params.l_skip) {
+      own[T].emplace_back();
+      return {View<Fp>{}, m.width, log_height};
+    }
+    auto group = g.memory_group("trace");
+    own[T].push_back(g.input<Fp>(fmt::format("trace{}.part{}", T, p), m.values.size()));
+    return {own[T].back().all(), m.width, log_height};
+  };
+  std::vector<TraceView> common;
+  std::vector<bool> common_rot;
+  c.committed.resize(s.order.size());
+  std::map<std::string, Buffer<Fp>> traces_of;              // committed id -> its values
+  std::map<std::string, StackedCommitment> commitments_of;  // committed id -> its commitment
+  for (size_t T = 0; T < s.order.size(); ++T) {
+    const AirWithTraces& a = *airs[s.order[T]];
+    size_t p = 0;
+    for (const PartRef& r : part_refs(pk, s.order[T], a, preprocessed)) {
+      if (r.committed) {
+        // Its values where the commitment left them (the evaluations; its message is the RS message).
+        // (Declared once per graph: AIRs with equal preprocessed traces share one commitment.)
+        auto [it, fresh] = traces_of.try_emplace(r.committed->id);
+        if (fresh) it->second = g.persistent<Fp>(r.committed->id + ".trace", r.matrix->values.size());
+        own[T].push_back(it->second);
+        views[T].push_back({own[T].back().all(), r.matrix->width, log_height_of(a)});
+        c.committed[T].push_back(r.committed->id);
+      } else {
+        views[T].push_back(view_of(T, p, *r.matrix, log_height_of(a)));
+        c.committed[T].emplace_back();
+      }
+      ++p;
+    }
+    {
+      auto group = g.memory_group("trace");
+      c.public_values.push_back(a.public_values.empty()
+                                    ? Buffer<Fp>()
+                                    : g.input<Fp>(fmt::format("trace{}.public_values", T), a.public_values.size()));
+    }
+    common.push_back(views[T].back());
+    common_rot.push_back(pk.vk.per_air[s.order[T]].params.need_rot);
+  }
+  const StackedCommitOptions keep{.keep_traces = true};
+  // A trace part: its own Input, or where its commitment stored it.
+  auto part_of = [&](size_t T, size_t p, const StackedCommitment& sc, size_t matrix) {
+    const TraceView& v = views[T][p];
+    if (v.in_place()) return sc.in_place[matrix];
+    TracePart part;
+    part.width = v.width;
+    part.log_height = v.log_height;
+    if (v.width > 0) part.segments.push_back({v.data, 0, v.width, own[T][p]});
+    return part;
+  };
+  c.commits.push_back(stacked_commit(g, ntt, "common_main", common, params, keep));
+  c.names.push_back("common_main");
+  c.need_rot.push_back(common_rot);
+  c.parts.resize(s.order.size());
+  for (size_t T = 0; T < s.order.size(); ++T) {
+    const bool rot = pk.vk.per_air[s.order[T]].params.need_rot;
+    const bool pre = pk.per_air[s.order[T]].shape.preprocessed_width > 0;
+    c.preprocessed.push_back(pre ? int(c.commits.size()) : -1);
+    c.first_cached.push_back(int(c.commits.size()) + (pre ? 1 : 0));
+    for (size_t p = 0; p + 1 < views[T].size(); ++p) {
+      const std::string name = fmt::format("trace{}.commit{}", T, p);
+      if (!c.committed[T][p].empty()) {
+        auto it = commitments_of.find(c.committed[T][p]);
+        if (it == commitments_of.end())
+          it = commitments_of
+                   .emplace(c.committed[T][p],
+                            stacked_commitment_of(g, c.committed[T][p], std::span(&views[T][p], 1), params))
+                   .first;
+        c.commits.push_back(it->second);
+      } else
+        c.commits.push_back(stacked_commit(g, ntt, name, std::span(&views[T][p], 1), params, keep));
+      c.names.push_back(name);
+      c.need_rot.push_back({rot});
+      c.parts[T].push_back(part_of(T, p, c.commits.back(), 0));
+    }
+    c.parts[T].push_back(part_of(T, views[T].size() - 1, c.commits[0], T));
+  }
+  return c;
+}
+
+void finish_messages(Graph& g, TraceCommitments& c) {
+  for (size_t i = 0; i < c.commits.size(); ++i) finish_message(g, c.commits[i], c.names[i]);
+}
+
+void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const ProvingKey& pk,
+                   const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s,
+                   const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed) {
+  for (size_t T = 0; T < s.order.size(); ++T) {
+    const AirWithTraces& a = *airs[s.order[T]];
+    const std::vector<PartRef> parts = part_refs(pk, s.order[T], a, preprocessed);  // no copy of the traces
+    if (parts.size() != c.parts[T].size())
+      throw InputError(fmt::format("prover: AIR {} has {} trace parts, its proof was prepared for {}", a.air->name(),
+                                   parts.size(), c.parts[T].size()));
+    for (size_t p = 0; p < parts.size(); ++p) {
+      const std::string given = parts[p].committed ? parts[p].committed->id : std::string();
+      if (given != c.committed[T][p])
+        throw InputError(
+            fmt::format("prover: AIR {} trace part {} is {}, its proof was prepared with {}: prepare the proof again",
+                        a.air->name(), p,
+                        given.empty() ? std::string("given as values") : fmt::format("the committed trace {}", given),
+                        c.committed[T][p].empty() ? std::string("values")
+                                                  : fmt::format("the committed trace {}", c.committed[T][p])));
+      if (!given.empty()) continue;  // on the device since it was committed
+      const TracePart& part = c.parts[T][p];
+      const std::vector<Fp>& values = parts[p].matrix->values;
+      const uint64_t rows = uint64_t(1) << part.log_height;
+      if (values.size() != uint64_t(part.width) * rows)
+        throw InputError(fmt::format("prover: AIR {} part {} has {} values, its proof was prepared for {} x 2^{}",
+                                     a.air->name(), p, values.size(), part.width, part.log_height));
+      for (const TracePart::Segment& seg : part.segments) {
+        const std::span<const Fp> cols(values.data() + seg.first_column * rows, uint64_t(seg.columns) * rows);
+        if (seg.data.offset == 0 && seg.data.count == seg.buffer.count())
+          plan.upload(seg.buffer, cols);  // the whole buffer: its own Input, or a stacked matrix it fills
+        else
+          plan.upload(seg.buffer, seg.data.offset, cols);  // its place in the stacked matrix
+      }
+    }
+    if (!a.public_values.empty()) plan.upload(c.public_values[T], a.public_values);
+  }
+}
+
+}  // namespace vkstark
