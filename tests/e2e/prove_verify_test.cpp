@@ -9,7 +9,8 @@
 //   * optional AIRs absent or present, heights below 2^l_skip, public values, interactions across
 //     AIRs, preprocessed and cached parts;
 //   * invalid witnesses are rejected: a violated constraint, unbalanced interactions, a wrong
-//     public value;
+//     public value, each by the check that must catch it (its rejection code);
+//   * a proof not of the verifying key's shape is rejected by the shape check it breaks;
 //   * hostile bytes: 1000 random single-byte changes of a valid encoding, every truncation, an
 //     extension: all rejected with a reason and a code (the decoder's for bytes it rejects), none
 //     accepted, no exception; a changed proof field is rejected by its phase or a later one.
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <iterator>
 #include <random>
 
@@ -375,6 +377,67 @@ TEST_P(ProveVerify, EveryProofFieldChangedIsRejected) {
       }
     EXPECT_TRUE(verify(p.pk.vk, bad).ok) << "the proof restored";
   }
+}
+
+// The proof against the verifying key before any transcript (protocol.md 13 steps 2-6): each
+// mismatch is rejected by its own check, with its code.
+TEST_P(ProveVerify, AProofNotOfTheKeysShapeIsRejectedByItsShapeCheck) {
+  if (GetParam() != "cpu") GTEST_SKIP() << "the verifier is host code; one executor's proof is enough";
+  const SystemParams params = test_system_params_small(2, 8, 3);
+  const Proved p = prove(exec(), mixture_fixture_standard(3), params);
+  ASSERT_TRUE(verify(p.pk.vk, p.proof).ok);
+  auto expect = [&](ProofReject code, const std::string& what, const std::function<void(Proof&)>& change,
+                    const std::function<void(MultiStarkVerifyingKey&)>& change_key = nullptr) {
+    Proof bad = p.proof;
+    MultiStarkVerifyingKey vk = p.pk.vk;
+    change(bad);
+    if (change_key) change_key(vk);
+    const VerifyResult v = verify(vk, bad);
+    EXPECT_FALSE(v.ok) << what;
+    EXPECT_EQ(v.code, RejectCode(code)) << what << ": " << v.reason;
+  };
+  const auto with_pvs = std::find_if(p.proof.public_values.begin(), p.proof.public_values.end(),
+                                     [](const std::vector<Fp>& pvs) { return !pvs.empty(); });
+  ASSERT_NE(with_pvs, p.proof.public_values.end()) << "an AIR of the mixture has public values";
+  const size_t a = size_t(with_pvs - p.proof.public_values.begin());
+  expect(ProofReject::AirCount, "an AIR's entry missing", [](Proof& q) { q.trace_vdata.pop_back(); });
+  expect(
+      ProofReject::RequiredAirAbsent, "a required AIR absent",
+      [](Proof& q) {
+        q.trace_vdata[0].reset();
+        q.public_values[0].clear();
+      },
+      [](MultiStarkVerifyingKey& k) { k.per_air[0].is_required = true; });
+  expect(ProofReject::AbsentAirPublicValues, "an absent AIR with public values",
+         [&](Proof& q) { q.trace_vdata[a].reset(); });
+  expect(ProofReject::CachedCommitmentCount, "a cached commitment too many",
+         [](Proof& q) { q.trace_vdata[0]->cached_commitments.emplace_back(); });
+  expect(ProofReject::PublicValueCount, "a public value too many",
+         [&](Proof& q) { q.public_values[a].push_back(Fp::one()); });
+  expect(ProofReject::TraceTooHigh, "a trace above the stacked height",
+         [&](Proof& q) { q.trace_vdata[0]->log_height = params.log_stacked_height() + 1; });
+  expect(
+      ProofReject::ShapeUnsupported, "more stacked columns than w_stack", [](Proof&) {},
+      [](MultiStarkVerifyingKey& k) { k.params.w_stack = 1; });
+  expect(ProofReject::NoTrace, "no AIR present", [](Proof& q) {
+    for (auto& d : q.trace_vdata) d.reset();
+    for (auto& pvs : q.public_values) pvs.clear();
+  });
+  expect(ProofReject::PartShape, "a WHIR final coefficient too many",
+         [](Proof& q) { q.whir_proof.final_poly.push_back(Fp4::one()); });
+  expect(
+      ProofReject::TraceHeightConstraint, "heights above a trace height constraint", [](Proof&) {},
+      [](MultiStarkVerifyingKey& k) {
+        k.trace_height_constraints.push_back({std::vector<uint32_t>(k.per_air.size(), 1), 1});
+      });
+
+  // A preprocessed AIR's trace height is its preprocessed trace's.
+  const Proved pre = prove(exec(), preprocessed_and_cached_fixture({true, false, true, true}, 2), params);
+  ASSERT_TRUE(pre.pk.vk.per_air[0].preprocessed_data.has_value());
+  Proof bad = pre.proof;
+  --bad.trace_vdata[0]->log_height;
+  const VerifyResult v = verify(pre.pk.vk, bad);
+  EXPECT_EQ(v.code, RejectCode(ProofReject::PreprocessedHeightMismatch)) << v.reason;
 }
 
 TEST_P(ProveVerify, HostileBytesAreRejectedWithoutACrash) {
