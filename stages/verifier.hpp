@@ -1,7 +1,7 @@
 // The STARK verifier (protocol.md 13), on the host: the proof's shape against the verifying key,
 // the trace-height constraints, the transcript preamble, LogUp's GKR, the batch constraint
 // sumcheck, the stacked opening reduction and WHIR, each phase's verifier in its own folder
-// (stages/gkr, stages/zerocheck, stages/reduction, stages/whir).
+// (stages/gkr, stages/batch_constraint, stages/stacked_reduction, stages/whir).
 //
 // A result, never an exception, for anything about the proof: malformed, truncated or tampered
 // proofs are rejected with a code naming the check (its phase's enum, stages/proof/verify_result.hpp) and
