@@ -42,10 +42,10 @@ namespace {
 // LogUp GKR and the constraint sumcheck, prover.openings the stacked reduction and WHIR. Ends the
 // open one unless it is `name`, and opens `name` (none for nullptr) with its memory group.
 void enter_outer(ProverContext& c, const char* name, const char* group = nullptr) {
-  if (name != nullptr && name == c.outer_name) return;
+  if (name != nullptr && c.outer_name == name) return;  // by value: two equal literals may differ in address
   c.outer_group.reset();
   c.outer_span.reset();
-  c.outer_name = name;
+  c.outer_name = name ? name : "";
   if (name) c.outer_span.emplace(c.g.span(name));
   if (group) c.outer_group.emplace(c.g.memory_group(group));
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "runtime/graph.hpp"
@@ -69,7 +70,7 @@ struct ProverContext {
   uint32_t log_height(uint32_t T) const;
 
   // The reference's span open around the phases (prove_phase), until end_phases().
-  const char* outer_name = nullptr;
+  std::string outer_name{};  // empty: none
   std::optional<Graph::SpanScope> outer_span{};
   std::optional<Graph::GroupScope> outer_group{};
 };

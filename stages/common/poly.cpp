@@ -159,27 +159,6 @@ Fp4 interpolate_cubic(const Fp4& v0, const Fp4& v1, const Fp4& v2, const Fp4& v3
   return (v3 * (r_r1 * r2) - v0 * (r1 * r2_r3)) * inv6 + (v1 * (r * r2_r3) - v2 * (r_r1 * r3)) * inv2;
 }
 
-Fp4 interpolate_uniform(std::span<const Fp4> values, const Fp4& r) {
-  if (values.empty()) throw InputError("interpolate: no values");
-  const size_t d = values.size() - 1;
-  if (d == 0) return values[0];
-  if (d == 2) return interpolate_quadratic(values[0], values[1], values[2], r);
-  if (d == 3) return interpolate_cubic(values[0], values[1], values[2], values[3], r);
-  // suf[i] = prod_{j > i} (j - r); pref = prod_{j < i} (r - j), built as i goes up.
-  std::vector<Fp4> suf(d + 1);
-  suf[d] = Fp4::one();
-  for (size_t i = d; i-- > 0;) suf[i] = suf[i + 1] * (Fp4(Fp::reduce(i + 1)) - r);
-  std::vector<Fp> fact(d + 1);
-  fact[0] = Fp::one();
-  for (size_t i = 1; i <= d; ++i) fact[i] = fact[i - 1] * Fp::reduce(i);
-  Fp4 pref = Fp4::one(), acc;
-  for (size_t i = 0; i <= d; ++i) {
-    acc += values[i] * (pref * suf[i]) * (fact[i] * fact[d - i]).inverse();
-    pref *= r - Fp::reduce(i);
-  }
-  return acc;
-}
-
 Fp4 geometric_sum_pow2(uint32_t L, const Fp4& m) {
   Fp4 acc = Fp4::one(), p = m;
   for (uint32_t k = 0; k < L; ++k) {

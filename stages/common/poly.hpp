@@ -19,6 +19,7 @@
 
 #include "kernels/field/fp.hpp"
 #include "kernels/field/fp4.hpp"
+#include "runtime/error.hpp"
 
 namespace vkstark {
 
@@ -75,9 +76,6 @@ struct LiftedPoint {
 [[nodiscard]] Fp4 horner(std::span<const Fp4> coeffs, const Fp4& x);
 // sum_{z in D^(L)} s(z) for s(Z) = sum_j coeffs[j] Z^j: N sum_{j = 0 mod N} coeffs[j].
 [[nodiscard]] Fp4 sum_over_domain(uint32_t L, std::span<const Fp4> coeffs);
-// The degree-d polynomial through (i, values[i]) for i = 0..d (d = values.size() - 1 >= 0), at r:
-// Lagrange weights pref_i(r) suf_i(r) / (i! (d-i)!). d = 2 and d = 3 take the closed forms below.
-[[nodiscard]] Fp4 interpolate_uniform(std::span<const Fp4> values, const Fp4& r);
 // Through (0, v0), (1, v1), (2, v2) at r (stacked reduction, WHIR rounds).
 [[nodiscard]] Fp4 interpolate_quadratic(const Fp4& v0, const Fp4& v1, const Fp4& v2, const Fp4& r);
 // Through (0, v0) .. (3, v3) at r (GKR rounds).
@@ -91,6 +89,7 @@ struct LiftedPoint {
 // P_i with w_i = 1 / prod_(k != i) (i - k), P_i = prod_(k < i) (r - k); p(r) = U_(n-1).
 template <class F>
 [[nodiscard]] F eval_uniform(std::span<const F> values, const F& r) {
+  if (values.empty()) throw InputError("interpolate: no values");
   const uint32_t n = uint32_t(values.size());
   auto integer = [](uint32_t v) { return Fp::from_canonical_unchecked(v); };
   auto weight = [&](uint32_t i) {
@@ -114,6 +113,7 @@ template <class F>
 // p(n): sum_i p(i) w_i with w_i = prod_(k != i) (n - k) / (i - k).
 template <class F>
 [[nodiscard]] F extrapolate_next(std::span<const F> values) {
+  if (values.empty()) throw InputError("extrapolate: no values");
   const uint32_t n = uint32_t(values.size());
   auto integer = [](uint32_t v) { return Fp::from_canonical_unchecked(v); };
   std::optional<F> acc;

@@ -315,9 +315,9 @@ TEST(Lagrange, RoundTripsPolynomialsOfEveryDegree) {
       std::vector<Fp4> values(d + 1);
       for (size_t i = 0; i <= d; ++i) values[i] = naive_horner(c, Fp4(Fp::reduce(i)));
       const Fp4 r = rng.ext();
-      EXPECT_EQ(interpolate_uniform(values, r), naive_horner(c, r)) << "d=" << d;
+      EXPECT_EQ(eval_uniform<Fp4>(values, r), naive_horner(c, r)) << "d=" << d;
       // At the nodes themselves.
-      for (size_t i = 0; i <= d; ++i) EXPECT_EQ(interpolate_uniform(values, Fp4(Fp::reduce(i))), values[i]);
+      for (size_t i = 0; i <= d; ++i) EXPECT_EQ(eval_uniform<Fp4>(values, Fp4(Fp::reduce(i))), values[i]);
       if (d == 2) {
         EXPECT_EQ(interpolate_quadratic(values[0], values[1], values[2], r), naive_horner(c, r));
       }
@@ -325,5 +325,5 @@ TEST(Lagrange, RoundTripsPolynomialsOfEveryDegree) {
         EXPECT_EQ(interpolate_cubic(values[0], values[1], values[2], values[3], r), naive_horner(c, r));
       }
     }
-  EXPECT_THROW((void)interpolate_uniform({}, Fp4::one()), InputError);
+  EXPECT_THROW((void)eval_uniform<Fp4>({}, Fp4::one()), InputError);
 }
