@@ -16,21 +16,15 @@
 #include <string_view>
 
 #include "kernels/basic.hpp"
-#include "kernels/whir.hpp"
 #include "runtime/log.hpp"
 #include "runtime/plan.hpp"
 #include "stages/air/debug_check.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/batch_constraint/prover.hpp"
 #include "stages/common/ntt.hpp"
 #include "stages/common/program.hpp"
-#include "stages/gkr/prover.hpp"
 #include "stages/pcs/stacked.hpp"
 #include "stages/preamble/commit_traces.hpp"
-#include "stages/preamble/prover.hpp"
 #include "stages/prover_phases.hpp"
-#include "stages/stacked_reduction/prover.hpp"
-#include "stages/whir/prover.hpp"
 
 namespace vkstark {
 
