@@ -32,4 +32,15 @@ void ple_fold(SimdLevel level, const PleFold& f, uint64_t begin, uint64_t end) {
   }
 }
 
+void rs_message16(SimdLevel level, const RsMessage16& r, uint64_t begin, uint64_t end) {
+  switch (level) {
+    case SimdLevel::Avx512:
+      return rs_message16_avx512(r, begin, end);
+    case SimdLevel::Avx2:
+      return rs_message16_avx2(r, begin, end);
+    case SimdLevel::Scalar:
+      return rs_message16_blocks(r, begin, end);
+  }
+}
+
 }  // namespace vkstark::chunk_detail

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
+#include "kernels/cpu/detail/chunk_blocks.hpp"
 #include "kernels/cpu/detail/ntt_pass.hpp"
 #include "kernels/cpu/parallel.hpp"
 #include "kernels/field/dft.hpp"
@@ -72,11 +74,17 @@ void stockham_pass(const Args& a, const CpuContext& ctx) {
   for (uint32_t j = 0; j < (1u << LR); ++j) P.rev[j] = reverse_bits(j, LR);
 
   const uint64_t groups = uint64_t(1) << P.log_groups;  // = grid.x
-  if (groups >= kLanes) {
-    const SimdLevel level = cpu_simd_level();
+  const SimdLevel level = cpu_simd_level();
+  // Base-field passes at a SIMD level run blocks of the level's vector (detail/ntt_packed.inl).
+  uint64_t lanes = kLanes;
+  if constexpr (std::is_same_v<T, Fp>) {
+    if (level == SimdLevel::Avx512) lanes = ntt_detail::packed_lanes_avx512();
+    if (level == SimdLevel::Avx2) lanes = ntt_detail::packed_lanes_avx2();
+  }
+  if (groups >= lanes) {
     cpu::for_each_chunk(
-        uint64_t(grid.y) * (groups / kLanes), [&](uint64_t b, uint64_t e) { stockham_wide(level, P, b, e); },
-        std::max<uint64_t>(1, 512 >> LR));
+        uint64_t(grid.y) * (groups / lanes), [&](uint64_t b, uint64_t e) { stockham_wide(level, P, b, e); },
+        std::max<uint64_t>(1, 4096 / (lanes << LR)));
   } else {
     cpu::for_each_chunk(
         uint64_t(grid.y) * groups, [&](uint64_t b, uint64_t e) { ntt_detail::stockham_any_radix<T, 1>(P, b, e); },
@@ -156,9 +164,27 @@ void NttCopyPad::cpu(const Args& a, const CpuContext& ctx) {
 void NttRsMessage::cpu(const Args& a, const CpuContext& ctx) {
   auto data = ctx.span(a.data);
   const Grid grid = ctx.grid();
+  const uint64_t chunks = grid.x;
+  if (a.log_chunk == 4) {  // l_skip = 4: blocks of chunks over SIMD lanes (detail/chunk_blocks.hpp)
+    const Fp omega = two_adic_generator(4);
+    const Fp step = a.inverse ? omega : omega.inverse();  // the DFT's direction: forward when inverse
+    alignas(64) uint32_t tw[8];
+    Fp w = Fp::one();
+    for (uint32_t j = 0; j < 8; ++j, w *= step) tw[j] = w.mont();
+    const chunk_detail::RsMessage16 r{.data = data.data(),
+                                      .col_stride = a.col_stride,
+                                      .chunks = chunks,
+                                      .tw = tw,
+                                      .scale = (a.inverse ? Fp::one() : inverse_of_power_of_two(4)).mont(),
+                                      .inverse = a.inverse != 0};
+    const uint64_t blocks = (chunks + chunk_detail::kLanes - 1) / chunk_detail::kLanes;
+    const SimdLevel level = cpu_simd_level();
+    cpu::for_each_chunk(
+        uint64_t(grid.y) * blocks, [&](uint64_t b, uint64_t e) { chunk_detail::rs_message16(level, r, b, e); }, 64);
+    return;
+  }
   const Radix2Dft chunk_dft(a.log_chunk);
   const uint64_t len = chunk_dft.size();
-  const uint64_t chunks = grid.x;
   cpu::for_each_chunk(
       uint64_t(grid.y) * chunks,
       [&](uint64_t begin, uint64_t end) {

@@ -1,15 +1,19 @@
 // The wide Stockham blocks of the NTT passes, compiled for AVX2 (x86-64-v3; flags in
 // CMakeLists.txt). Only called where cpu_simd_level() allows it (kernels/cpu/ntt.cpp).
+#include <immintrin.h>
+
 #include "kernels/cpu/detail/ntt_pass.hpp"
 
 namespace vkstark::ntt_detail {
 namespace {
+#include "kernels/field/detail/packed_avx2.inl"
+// after the packed arithmetic they use
 #include "kernels/cpu/detail/ntt_stockham.inl"
+#include "kernels/cpu/detail/ntt_packed.inl"
 }  // namespace
 
-void stockham_wide_avx2(const Pass<Fp>& pass, uint64_t begin, uint64_t end) {
-  stockham_any_radix<Fp, kLanes>(pass, begin, end);
-}
+void stockham_wide_avx2(const Pass<Fp>& pass, uint64_t begin, uint64_t end) { stockham_packed(pass, begin, end); }
+uint32_t packed_lanes_avx2() { return LANES; }
 void stockham_wide_avx2(const Pass<Fp4>& pass, uint64_t begin, uint64_t end) {
   stockham_any_radix<Fp4, kLanes>(pass, begin, end);
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "executors/executors.hpp"
+#include "kernels/basic.hpp"
 #include "kernels/field/dft.hpp"
 #include "kernels/field/simd_level.hpp"
 #include "runtime/error.hpp"
@@ -390,4 +391,42 @@ TEST(NttCpuSimd, EveryAvailableLevelGivesTheBitsOfTheScalarBody) {
             << to_string(level) << " Fp4, log_n " << log_n << " radix " << radix;
       }
     }
+}
+
+// The RS message of chunks of 16 runs over blocks of SIMD lanes (kernels/cpu/detail/chunk_blocks.inl):
+// every level gives the host transform's bits, with a last block of fewer chunks than lanes and
+// columns that do not start on a vector boundary.
+TEST(RsMessageCpuSimd, EveryAvailableLevelGivesTheHostTransform) {
+  RestoreSimdLevel restore;
+  auto exec = make_executor("cpu");
+  const uint32_t l = 4, batch = 3;
+  const uint64_t col_len = uint64_t(37) << l, stride = col_len + 5;
+  for (bool inverse : {false, true}) {
+    const auto x = values(batch * stride, 300 + inverse);
+    std::vector<Fp> want = x;
+    for (uint32_t c = 0; c < batch; ++c) {
+      std::vector<Fp> col(x.begin() + c * stride, x.begin() + c * stride + col_len);
+      if (inverse)
+        rs_message_chunks_inverse(col, l);
+      else
+        rs_message_chunks(col, l);
+      std::copy(col.begin(), col.end(), want.begin() + c * stride);
+    }
+    for (SimdLevel level : available_levels()) {
+      set_cpu_simd_level(level);
+      Graph g;
+      auto data = g.writable_input<Fp>("data", x.size());
+      auto out = g.output<Fp>("out", x.size());
+      if (inverse)
+        add_rs_message_inverse(g, data.all(), l, col_len, stride, batch);
+      else
+        add_rs_message(g, data.all(), l, col_len, stride, batch);
+      g.dispatch<CopyU32>("copy", {.src = data.all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()});
+      auto p = exec->prepare(compile(g));
+      p->upload(data, x);
+      Trace trace;
+      p->run(trace);
+      EXPECT_EQ(p->download(out), want) << to_string(level) << (inverse ? " inverse" : "");
+    }
+  }
 }

@@ -41,11 +41,25 @@ struct PleFold {
   uint64_t shift;
 };
 
+// NttRsMessage for chunks of 16 (kernels/ntt.hpp): per chunk, the inverse DFT then the subset-zeta
+// transform over its 4 index bits, or (inverse) the Möbius transform then the forward DFT.
+struct RsMessage16 {
+  Fp* data;  // column-major, chunks * 16 entries per column at col_stride
+  uint64_t col_stride;
+  uint64_t chunks;
+  const uint32_t* tw;  // 8 roots omega_16^j of the DFT's direction (Montgomery words)
+  uint32_t scale;      // 16^-1 for the inverse DFT, 1 for the forward one (Montgomery word)
+  bool inverse;        // Möbius then forward DFT
+};
+
 // Blocks [begin, end) of kLanes chunks of one column each (block b: column b / ceil(B / kLanes)),
 // with the body of `level` (kernels/cpu/chunk_blocks.cpp).
 void extend16(SimdLevel level, const Extend16& e, uint64_t begin, uint64_t end);
 void ple_fold(SimdLevel level, const PleFold& f, uint64_t begin, uint64_t end);
+void rs_message16(SimdLevel level, const RsMessage16& r, uint64_t begin, uint64_t end);
 // The bodies compiled for one ISA.
+void rs_message16_avx512(const RsMessage16& r, uint64_t begin, uint64_t end);
+void rs_message16_avx2(const RsMessage16& r, uint64_t begin, uint64_t end);
 void extend16_avx512(const Extend16& e, uint64_t begin, uint64_t end);
 void extend16_avx2(const Extend16& e, uint64_t begin, uint64_t end);
 void ple_fold_avx512(const PleFold& f, uint64_t begin, uint64_t end);

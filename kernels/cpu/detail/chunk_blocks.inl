@@ -118,3 +118,48 @@ inline void ple_fold_blocks(const PleFold& f, uint64_t begin, uint64_t end) {
       for (uint32_t t = 0; t < 4; ++t) o[4 * l + t] = sums[t][l];
   }
 }
+
+// NttRsMessage over blocks of kLanes chunks of 16 (RsMessage16): the block transposed into lanes,
+// the transforms over the lanes, transposed back.
+inline void rs_message16_blocks(const RsMessage16& r, uint64_t begin, uint64_t end) {
+  const uint64_t blocks_per_col = (r.chunks + kLanes - 1) / kLanes;
+  alignas(64) uint32_t rows[16][kLanes];
+  Vec a[16][kVecs];
+  const Vec scale = vbroadcast(r.scale);
+  for (uint64_t blk = begin; blk < end; ++blk) {
+    const uint64_t c = blk / blocks_per_col, x0 = (blk % blocks_per_col) * kLanes;
+    const uint64_t lanes = r.chunks - x0 < kLanes ? r.chunks - x0 : kLanes;
+    uint32_t* col = reinterpret_cast<uint32_t*>(r.data + c * r.col_stride) + x0 * 16;
+    for (uint64_t l = 0; l < kLanes; ++l) {
+      const uint32_t* chunk = col + 16 * (l < lanes ? l : lanes - 1);
+      for (uint64_t i = 0; i < 16; ++i) rows[i][l] = chunk[i];
+    }
+    for (uint32_t i = 0; i < 16; ++i)
+      for (uint32_t v = 0; v < kVecs; ++v) a[i][v] = vload(&rows[i][v * LANES]);
+    if (r.inverse) {
+#pragma GCC unroll 4
+      for (uint32_t b = 4; b-- > 0;)
+#pragma GCC unroll 16
+        for (uint32_t j = 0; j < 16; ++j)
+          if ((j >> b) & 1)
+            for (uint32_t v = 0; v < kVecs; ++v) a[j][v] = vsub(a[j][v], a[j ^ (1u << b)][v]);
+      dft16_lanes(a, r.tw);
+    } else {
+      dft16_lanes(a, r.tw);
+#pragma GCC unroll 4
+      for (uint32_t b = 0; b < 4; ++b)
+#pragma GCC unroll 16
+        for (uint32_t j = 0; j < 16; ++j)
+          if ((j >> b) & 1)
+            for (uint32_t v = 0; v < kVecs; ++v) a[j][v] = vadd(a[j][v], a[j ^ (1u << b)][v]);
+      for (uint32_t j = 0; j < 16; ++j)
+        for (uint32_t v = 0; v < kVecs; ++v) a[j][v] = vmul(a[j][v], scale);
+    }
+    for (uint32_t i = 0; i < 16; ++i)
+      for (uint32_t v = 0; v < kVecs; ++v) vstore(&rows[i][v * LANES], a[i][v]);
+    for (uint64_t l = 0; l < lanes; ++l) {
+      uint32_t* chunk = col + 16 * l;
+      for (uint64_t i = 0; i < 16; ++i) chunk[i] = rows[i][l];
+    }
+  }
+}

@@ -34,10 +34,14 @@ struct Pass {
   uint32_t rev[1u << kMaxLogRadix];  // bit reversal over log_radix bits
 };
 
-// Blocks [begin, end) of kLanes consecutive groups each, of a pass with at least kLanes groups.
+// Fp4 columns: blocks [begin, end) of kLanes consecutive groups each, of a pass with at least
+// kLanes groups. Fp columns: blocks of packed_lanes_<isa>() groups (the ISA's vector, as
+// detail/ntt_packed.inl runs them), of a pass with at least that many.
 void stockham_wide_avx512(const Pass<Fp>& pass, uint64_t begin, uint64_t end);
 void stockham_wide_avx512(const Pass<Fp4>& pass, uint64_t begin, uint64_t end);
 void stockham_wide_avx2(const Pass<Fp>& pass, uint64_t begin, uint64_t end);
 void stockham_wide_avx2(const Pass<Fp4>& pass, uint64_t begin, uint64_t end);
+uint32_t packed_lanes_avx512();  // 16
+uint32_t packed_lanes_avx2();    // 8
 
 }  // namespace vkstark::ntt_detail
