@@ -43,4 +43,15 @@ void rs_message16(SimdLevel level, const RsMessage16& r, uint64_t begin, uint64_
   }
 }
 
+void slice_sums16(SimdLevel level, const SliceSums16& r, uint64_t begin, uint64_t end) {
+  switch (level) {
+    case SimdLevel::Avx512:
+      return slice_sums16_avx512(r, begin, end);
+    case SimdLevel::Avx2:
+      return slice_sums16_avx2(r, begin, end);
+    case SimdLevel::Scalar:
+      return slice_sums16_rows(r, begin, end);
+  }
+}
+
 }  // namespace vkstark::chunk_detail

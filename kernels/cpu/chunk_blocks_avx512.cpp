@@ -1,4 +1,4 @@
-// The blocks of chunks (ZerocheckCosetExtend for N = 16, PleFoldColumns, NttRsMessage) compiled for AVX512 (flags
+// The blocks of chunks (ZerocheckCosetExtend for N = 16, PleFoldColumns, NttRsMessage, StackedRound0SliceSums) compiled for AVX512 (flags
 // in CMakeLists.txt). Only called where cpu_simd_level() allows it (kernels/cpu/zerocheck.cpp,
 // mle_tables.cpp).
 #include <immintrin.h>
@@ -15,5 +15,6 @@ namespace {
 void extend16_avx512(const Extend16& e, uint64_t begin, uint64_t end) { extend16_blocks(e, begin, end); }
 void ple_fold_avx512(const PleFold& f, uint64_t begin, uint64_t end) { ple_fold_blocks(f, begin, end); }
 void rs_message16_avx512(const RsMessage16& r, uint64_t begin, uint64_t end) { rs_message16_blocks(r, begin, end); }
+void slice_sums16_avx512(const SliceSums16& r, uint64_t begin, uint64_t end) { slice_sums16_rows(r, begin, end); }
 
 }  // namespace vkstark::chunk_detail

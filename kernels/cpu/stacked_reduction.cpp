@@ -3,8 +3,10 @@
 #include "kernels/stacked_reduction.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <span>
 
+#include "kernels/cpu/detail/chunk_blocks.hpp"
 #include "kernels/cpu/parallel.hpp"
 #include "kernels/field/dft.hpp"
 
@@ -75,6 +77,16 @@ void StackedRound0SliceSums::cpu(const Args& a, const CpuContext& ctx) {
   const uint64_t rows = out.size() / (2 * n), run = uint64_t(1) << log_run;
   // About 2^14 entries per task.
   const uint64_t grain = uint64_t(1) << (14 - std::min<uint32_t>(14, log_run + a.l_skip));
+  if (a.l_skip == 4) {  // chunks of 16 over SIMD lanes (detail/chunk_blocks.hpp)
+    const chunk_detail::SliceSums16 r{.trace = trace.data(),
+                                      .eq = reinterpret_cast<const uint32_t*>(eq.data()),
+                                      .out = reinterpret_cast<uint32_t*>(out.data()),
+                                      .log_chunks = a.log_chunks,
+                                      .log_parts = a.log_parts};
+    const SimdLevel level = cpu_simd_level();
+    cpu::for_each_chunk(rows, [&](uint64_t b, uint64_t e) { chunk_detail::slice_sums16(level, r, b, e); }, grain);
+    return;
+  }
   cpu::for_each_index(
       rows,
       [&](uint64_t row) {
@@ -199,6 +211,22 @@ void StackedFoldChunks::cpu(const Args& a, const CpuContext& ctx) {
   auto w = ctx.span(a.weights);
   auto out = ctx.span(a.out);
   const uint64_t n = w.size();
+  if (n <= chunk_detail::kMaxFoldN && std::has_single_bit(n) && std::has_single_bit(msg.size())) {
+    // PleFoldColumns' blocks over SIMD lanes: one column of out.size() chunks of n.
+    using chunk_detail::kLanes;
+    const chunk_detail::PleFold f{.in = msg.data(),
+                                  .out = reinterpret_cast<uint32_t*>(out.data()),
+                                  .w = reinterpret_cast<const uint32_t*>(w.data()),
+                                  .log_height = uint64_t(std::countr_zero(msg.size())),
+                                  .log_n = uint64_t(std::countr_zero(n)),
+                                  .chunks = out.size(),
+                                  .first_chunk = 0,
+                                  .shift = 0};
+    const SimdLevel level = cpu_simd_level();
+    cpu::for_each_chunk((out.size() + kLanes - 1) / kLanes,
+                        [&](uint64_t begin, uint64_t end) { chunk_detail::ple_fold(level, f, begin, end); }, 16);
+    return;
+  }
   cpu::for_each_index(
       out.size(),
       [&](uint64_t j) {

@@ -121,7 +121,7 @@ TEST(StackedReductionKernels, PartCountHelpersFollowTheirBounds) {
 }
 
 TEST_P(StackedReductionParity, Round0SliceSumsAddEachPartsChunksUnderEAndD) {
-  for (uint32_t l : {0u, 1u, 2u, 3u})
+  for (uint32_t l : {0u, 1u, 2u, 3u, 4u})
     for (uint32_t log_chunks : {0u, 1u, 3u, 9u})
       for (uint32_t slices : {1u, 2u, 5u}) {
         std::vector<uint32_t> log_parts_set;

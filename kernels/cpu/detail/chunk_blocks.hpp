@@ -52,14 +52,27 @@ struct RsMessage16 {
   bool inverse;        // Möbius then forward DFT
 };
 
+// StackedRound0SliceSums for l_skip = 4 (kernels/stacked_reduction.hpp): row r = (k, part) sums
+// eq[x] chunk and (eq[x - 1] - eq[x]) chunk over its run of chunks x of slice k, 16 entries each.
+struct SliceSums16 {
+  const Fp* trace;      // slice k's chunk x at ((k << log_chunks) + x) 16
+  const uint32_t* eq;   // Fp4 words, 2^log_chunks entries
+  uint32_t* out;        // Fp4 words: row r's 16 sums with eq, then the 16 with the differences
+  uint64_t log_chunks;
+  uint64_t log_parts;   // rows per slice
+};
+
 // Blocks [begin, end) of kLanes chunks of one column each (block b: column b / ceil(B / kLanes)),
 // with the body of `level` (kernels/cpu/chunk_blocks.cpp).
 void extend16(SimdLevel level, const Extend16& e, uint64_t begin, uint64_t end);
 void ple_fold(SimdLevel level, const PleFold& f, uint64_t begin, uint64_t end);
 void rs_message16(SimdLevel level, const RsMessage16& r, uint64_t begin, uint64_t end);
+void slice_sums16(SimdLevel level, const SliceSums16& r, uint64_t begin, uint64_t end);  // rows
 // The bodies compiled for one ISA.
 void rs_message16_avx512(const RsMessage16& r, uint64_t begin, uint64_t end);
 void rs_message16_avx2(const RsMessage16& r, uint64_t begin, uint64_t end);
+void slice_sums16_avx512(const SliceSums16& r, uint64_t begin, uint64_t end);
+void slice_sums16_avx2(const SliceSums16& r, uint64_t begin, uint64_t end);
 void extend16_avx512(const Extend16& e, uint64_t begin, uint64_t end);
 void extend16_avx2(const Extend16& e, uint64_t begin, uint64_t end);
 void ple_fold_avx512(const PleFold& f, uint64_t begin, uint64_t end);

@@ -163,3 +163,39 @@ inline void rs_message16_blocks(const RsMessage16& r, uint64_t begin, uint64_t e
     }
   }
 }
+
+// StackedRound0SliceSums rows [begin, end) (SliceSums16): the 16 entries of a chunk over the lanes,
+// the 4 coefficients of each sum in their own vectors.
+inline void slice_sums16_rows(const SliceSums16& r, uint64_t begin, uint64_t end) {
+  constexpr uint32_t kChunkVecs = 16 / LANES;
+  static_assert(16 % LANES == 0);
+  const uint64_t cmask = (uint64_t(1) << r.log_chunks) - 1;
+  const uint64_t log_run = r.log_chunks - r.log_parts, run = uint64_t(1) << log_run;
+  alignas(64) uint32_t sums[8][16];
+  for (uint64_t row = begin; row < end; ++row) {
+    const uint64_t k = row >> r.log_parts, x0 = (row & ((uint64_t(1) << r.log_parts) - 1)) << log_run;
+    Vec acc[8][kChunkVecs];  // eq's 4 coefficients, then the differences'
+    for (uint32_t t = 0; t < 8; ++t)
+      for (uint32_t v = 0; v < kChunkVecs; ++v) acc[t][v] = vbroadcast(0);
+    for (uint64_t x = x0; x < x0 + run; ++x) {
+      const uint32_t* e = r.eq + 4 * x;
+      const uint32_t* ep = r.eq + 4 * ((x - 1) & cmask);
+      Vec w[8];
+      for (uint32_t t = 0; t < 4; ++t) {
+        w[t] = vbroadcast(e[t]);
+        w[4 + t] = vsub(vbroadcast(ep[t]), w[t]);
+      }
+      const uint32_t* chunk = reinterpret_cast<const uint32_t*>(r.trace) + (((k << r.log_chunks) + x) << 4);
+      for (uint32_t v = 0; v < kChunkVecs; ++v) {
+        const Vec c = vloadu(chunk + v * LANES);
+        for (uint32_t t = 0; t < 8; ++t) acc[t][v] = vadd(acc[t][v], vmul(c, w[t]));
+      }
+    }
+    for (uint32_t t = 0; t < 8; ++t)
+      for (uint32_t v = 0; v < kChunkVecs; ++v) vstore(&sums[t][v * LANES], acc[t][v]);
+    uint32_t* o = r.out + 2 * 16 * 4 * row;
+    for (uint32_t half = 0; half < 2; ++half)
+      for (uint32_t s = 0; s < 16; ++s)
+        for (uint32_t t = 0; t < 4; ++t) o[(16 * half + s) * 4 + t] = sums[4 * half + t][s];
+  }
+}
