@@ -17,8 +17,11 @@
 //                 [--runs 5] [--fuse on|off] [--verify-runs 9] [--profile] [--trace F] [--json F]
 //                 [--concurrent N]
 #include <fmt/format.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
 
 #include <fstream>
+#include <random>
 
 #include <algorithm>
 #include <chrono>
@@ -29,6 +32,7 @@
 #include "bench/prepare_steady.hpp"
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
+#include "kernels/hash/poseidon2_batch.hpp"
 #include "product/airs/test_airs.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/prover.hpp"
@@ -148,6 +152,25 @@ SweepPoint sweep_point(Executor& exec, uint32_t log_rows, const SystemParams& pa
     pt.error = e.what();
   }
   return pt;
+}
+
+// The machine's Poseidon2 rate as the CPU executor's kernels reach it: 2^20 random states permuted
+// in batches (poseidon2_permute_batch, at the CPU SIMD level) over TBB's default threads, the CPU
+// executor's; the median of `runs` passes after a warm-up, in permutations per second.
+double poseidon2_rate(uint32_t runs) {
+  std::vector<Poseidon2State> states(size_t(1) << 20);
+  std::mt19937 rng(7);
+  for (Poseidon2State& s : states)
+    for (Fp& x : s) x = Fp::from_canonical_unchecked(rng() % Fp::P);
+  std::vector<double> per_s;
+  for (uint32_t r = 0; r <= runs; ++r) {
+    const auto a = Clock::now();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, states.size(), 1024), [&](const tbb::blocked_range<size_t>& b) {
+      poseidon2_permute_batch(std::span<Poseidon2State>(states.data() + b.begin(), b.size()));
+    });
+    if (r > 0) per_s.push_back(double(states.size()) / (ms_since(a) / 1e3));
+  }
+  return bench::median(per_s);
 }
 
 // --sweep-from A --sweep-to B: the cost curve, one line per size, JSON keccakf_bench-<executor>-sweep.json.
@@ -339,6 +362,14 @@ int main(int argc, char** argv) try {
       replace_file(trace_file + ".tasks.tsv", tasks);
     }
   }
+  // The hashing floor: the Poseidon2 permutations the plan's hashing tasks perform (PlanCounts:
+  // row hashing and Merkle compression; the transcript's and grinding's are not counted) at the
+  // machine's rate on the CPU executor's threads, measured now, after the timed proofs.
+  const uint64_t plan_permutations = prepared->plan().counts.permutations;
+  const bool on_cpu = exec->name() == std::string_view("cpu");
+  const double rate = on_cpu ? poseidon2_rate(5) : 0;
+  const double floor_ms = rate > 0 ? double(plan_permutations) / rate * 1e3 : 0;
+  const double proof_ms = bench::median(host_ms["stark_prove_excluding_trace"]);
   const std::vector<uint8_t> bytes = encode(proof);
   VerifyResult verdict;
   std::vector<double> verify_times;
@@ -381,6 +412,14 @@ int main(int argc, char** argv) try {
       keygen_ms, prepare_ms, first_run_ms, round0);
   fmt::print("  run() wall time median {:.2f} ms, min {:.2f}, max {:.2f} (upload, run, download, decode)\n",
              bench::median(wall), min_of(wall), max_of(wall));
+  if (on_cpu)
+    fmt::print(
+        "  hashing floor: {} Poseidon2 permutations (row hashing, Merkle; transcript and grinding not counted) at "
+        "{:.2f} M/s ({} threads, {}) = {:.1f} ms; the proof is {:.2f} x the floor\n",
+        plan_permutations, rate / 1e6, tbb::info::default_concurrency(), poseidon2_batch_isa(), floor_ms,
+        floor_ms > 0 ? proof_ms / floor_ms : 0.0);
+  else
+    fmt::print("  Poseidon2 permutations of the plan (row hashing, Merkle): {}\n", plan_permutations);
   fmt::print(
       "  counters: dispatches {}, barriers {}, submissions {}, host syncs {}, bytes up {}, bytes down {}, peak device "
       "bytes {}\n",
@@ -397,10 +436,15 @@ int main(int argc, char** argv) try {
       "\"counters\": {{\"dispatches\": {}, \"barriers\": {}, \"submissions\": {}, \"host_syncs\": {}, "
       "\"peak_device_bytes\": {}}}, \"trace_bytes\": {}, \"proof_bytes\": {}, \"verify_ms\": {}, \"verified\": {}, "
       "\"keygen_ms\": {}, "
-      "\"prepare_ms\": {}, \"first_run_ms\": {}, \"round0_kernels\": {}}}",
+      "\"prepare_ms\": {}, \"first_run_ms\": {}, \"round0_kernels\": {}, \"plan_permutations\": {}, "
+      "\"poseidon2_per_s\": {}, \"hashing_floor_ms\": {}, \"proof_over_floor\": {}, \"threads\": {}, "
+      "\"simd\": {}}}",
       fused, permutations, log_stacked, runs, json_number(bench::median(wall)), spans_json, c.dispatches, c.barriers,
       c.submissions, c.host_syncs, c.peak_device_bytes, trace_bytes, bytes.size(), json_number(verify_ms), verdict.ok,
-      json_number(keygen_ms), json_number(prepare_ms), json_number(first_run_ms), json_string(round0));
+      json_number(keygen_ms), json_number(prepare_ms), json_number(first_run_ms), json_string(round0),
+      plan_permutations, on_cpu ? json_number(rate) : "null", on_cpu ? json_number(floor_ms) : "null",
+      on_cpu && floor_ms > 0 ? json_number(proof_ms / floor_ms) : "null", tbb::info::default_concurrency(),
+      json_string(poseidon2_batch_isa()));
   bench::write_result(result_file, "keccakf_bench", std::string(exec->name()), exec->device_name(), json);
   fmt::print("results: {}\n", result_file);
   if (!trace_file.empty()) write_chrome_trace_file(last, trace_file);

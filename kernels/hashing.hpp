@@ -15,6 +15,7 @@ struct Poseidon2Permute {
     InOut<Fp> states;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.states.view.count / 16)}; }
+  static uint64_t permutations(const Args& a) { return a.states.view.count / 16; }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
@@ -33,6 +34,7 @@ struct HashRows {
     uint32_t col_stride = 0;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static uint64_t permutations(const Args& a) { return a.out.view.count * ((uint64_t(a.width) + 7) / 8); }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
@@ -60,6 +62,11 @@ struct HashRowsAbsorb {
     uint32_t last = 0;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.state.view.count / 16)}; }
+  // Full blocks of 8 from the absorb position on, and the last tile's short block.
+  static uint64_t permutations(const Args& a) {
+    const uint64_t end = a.first_column % 8 + uint64_t(a.width);
+    return a.state.view.count / 16 * (end / 8 + (a.last != 0 && end % 8 != 0 ? 1 : 0));
+  }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
@@ -78,6 +85,7 @@ struct MerkleCompressLayer {
     uint32_t stride = 1;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(a.out.view.count)}; }
+  static uint64_t permutations(const Args& a) { return a.out.view.count; }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };
@@ -102,6 +110,11 @@ struct MerkleCompressLevels {
     uint32_t levels = 1;
   };
   static Grid grid(const Args& a) { return {detail::grid_dim(8 * a.in.view.count)}; }
+  static uint64_t permutations(const Args& a) {
+    uint64_t total = 0, n = a.in.view.count / 2;
+    for (uint32_t j = 0; j < a.levels; ++j, n /= 2) total += n;
+    return total;
+  }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };

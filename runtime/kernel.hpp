@@ -296,6 +296,9 @@ struct KernelInfo {
   // Run-time kernels: RuntimeKernelDesc::grid and check (compiled kernels: K::grid and K::check).
   std::function<Grid(const RuntimeArgs&)> runtime_grid;
   std::function<std::string(const RuntimeArgs&)> runtime_check;
+  // Compiled kernels that hash: the Poseidon2 permutations one dispatch performs
+  // (`static uint64_t permutations(const Args&)`); empty for the others. PlanCounts sums them.
+  std::function<uint64_t(const void* args)> permutations;
 };
 
 template <Kernel K>
@@ -307,6 +310,12 @@ const KernelInfo& kernel_info() {
     i.abi.validate(i.name);
     if constexpr (requires { K::workgroup_size; }) i.workgroup_size = K::workgroup_size;
     i.cpu = [](const void* args, const CpuContext& ctx) { K::cpu(*static_cast<const typename K::Args*>(args), ctx); };
+    if constexpr (requires(const typename K::Args& a) {
+                    { K::permutations(a) } -> std::convertible_to<uint64_t>;
+                  })
+      i.permutations = [](const void* args) -> uint64_t {
+        return K::permutations(*static_cast<const typename K::Args*>(args));
+      };
     return i;
   }();
   return info;

@@ -313,6 +313,7 @@ void place_barriers_and_segments(Plan& p) {
       if (writes(t.bindings[k].access)) pending_writes.add(mine[k]);
     }
     ++p.counts.dispatches;
+    if (t.kernel && t.kernel->permutations && t.args) p.counts.permutations += t.kernel->permutations(t.args.get());
     bool open = p.options.fuse && !p.segments.empty() && p.segments.back().kind == Segment::Kind::Submission;
     if (!open) p.segments.push_back({Segment::Kind::Submission, {}});
     p.segments.back().steps.push_back(step);

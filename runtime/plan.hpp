@@ -94,6 +94,9 @@ struct PlanCounts {
   uint64_t submissions = 0;
   uint64_t host_tasks = 0;
   uint64_t host_syncs = 0;  // one wait at the end of every submission
+  // Poseidon2 permutations of the dispatches whose kernels count them (KernelInfo::permutations:
+  // row hashing and Merkle compression; the transcript's and grinding's are not counted).
+  uint64_t permutations = 0;
   bool operator==(const PlanCounts&) const = default;
 };
 

@@ -211,19 +211,22 @@ void StackedFoldChunks::cpu(const Args& a, const CpuContext& ctx) {
   auto w = ctx.span(a.weights);
   auto out = ctx.span(a.out);
   const uint64_t n = w.size();
-  if (n <= chunk_detail::kMaxFoldN && std::has_single_bit(n) && std::has_single_bit(msg.size())) {
-    // PleFoldColumns' blocks over SIMD lanes: one column of out.size() chunks of n.
+  if (n <= chunk_detail::kMaxFoldN && std::has_single_bit(n) && !msg.empty()) {
+    // PleFoldColumns' blocks over SIMD lanes, the message cut into columns of the largest power of
+    // two that divides its length (n divides it: StackedFoldChunks::check).
     using chunk_detail::kLanes;
+    const uint64_t log_h = uint64_t(std::countr_zero(msg.size())), columns = msg.size() >> log_h;
+    const uint64_t per_column = (uint64_t(1) << log_h) / n;
     const chunk_detail::PleFold f{.in = msg.data(),
                                   .out = reinterpret_cast<uint32_t*>(out.data()),
                                   .w = reinterpret_cast<const uint32_t*>(w.data()),
-                                  .log_height = uint64_t(std::countr_zero(msg.size())),
+                                  .log_height = log_h,
                                   .log_n = uint64_t(std::countr_zero(n)),
-                                  .chunks = out.size(),
+                                  .chunks = per_column,
                                   .first_chunk = 0,
                                   .shift = 0};
     const SimdLevel level = cpu_simd_level();
-    cpu::for_each_chunk((out.size() + kLanes - 1) / kLanes,
+    cpu::for_each_chunk(columns * ((per_column + kLanes - 1) / kLanes),
                         [&](uint64_t begin, uint64_t end) { chunk_detail::ple_fold(level, f, begin, end); }, 16);
     return;
   }
