@@ -367,7 +367,7 @@ int main(int argc, char** argv) try {
   // machine's rate on the CPU executor's threads, measured now, after the timed proofs.
   const uint64_t plan_permutations = prepared->plan().counts.permutations;
   const bool on_cpu = exec->name() == std::string_view("cpu");
-  const double rate = on_cpu ? poseidon2_rate(5) : 0;
+  const double rate = on_cpu ? poseidon2_rate(9) : 0;
   const double floor_ms = rate > 0 ? double(plan_permutations) / rate * 1e3 : 0;
   const double proof_ms = bench::median(host_ms["stark_prove_excluding_trace"]);
   const std::vector<uint8_t> bytes = encode(proof);

@@ -50,6 +50,9 @@ struct ExecutorLimits {
   // (0: no such limit). llvmpipe's is 65535: long sequential loops (a transcript observing
   // thousands of words) must be split into dispatches there.
   uint64_t max_shader_loop_iterations = 0;
+  // The executor runs kernels as SPIR-V (Vulkan). False: it runs their CPU bodies only (the CPU
+  // executor), so kernels made at run time for it need no GLSL or SPIR-V (RuntimeKernelDesc::cpu_only).
+  bool runs_spirv = true;
 };
 
 // The limits above lowered by the environment variables (InputError naming a variable whose value

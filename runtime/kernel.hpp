@@ -293,6 +293,7 @@ struct KernelInfo {
   std::vector<uint32_t> spirv;
   uint64_t spirv_hash = 0;  // spirv_content_hash(spirv): executors share pipelines by content
   bool runtime = false;
+  bool cpu_only = false;  // a run-time kernel without SPIR-V (RuntimeKernelDesc::cpu_only)
   // Run-time kernels: RuntimeKernelDesc::grid and check (compiled kernels: K::grid and K::check).
   std::function<Grid(const RuntimeArgs&)> runtime_grid;
   std::function<std::string(const RuntimeArgs&)> runtime_check;
@@ -338,6 +339,9 @@ struct RuntimeKernelDesc {
   std::function<void(const CpuContext& ctx)> cpu;
   std::function<Grid(const RuntimeArgs&)> grid;          // the grid the views and scalars need
   std::function<std::string(const RuntimeArgs&)> check;  // what is wrong with them ("" if nothing)
+  // A kernel for executors that run CPU bodies only (ExecutorLimits::runs_spirv false): `spirv`
+  // empty and never compiled; an executor that runs SPIR-V refuses it (GraphError naming it).
+  bool cpu_only = false;
 };
 [[nodiscard]] std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc);
 

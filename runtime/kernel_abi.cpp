@@ -196,7 +196,9 @@ std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
   constexpr uint32_t kSpirvMagic = 0x07230203;
   if (desc.name.empty()) throw GraphError("a run-time kernel needs a name");
   desc.abi.validate(desc.name);
-  if (desc.spirv.size() < 5 || desc.spirv[0] != kSpirvMagic)
+  if (desc.cpu_only && !desc.spirv.empty())
+    throw GraphError(fmt::format("run-time kernel {}: CPU only, yet it has SPIR-V", desc.name));
+  if (!desc.cpu_only && (desc.spirv.size() < 5 || desc.spirv[0] != kSpirvMagic))
     throw GraphError(fmt::format("run-time kernel {}: its code is not SPIR-V (no magic number)", desc.name));
   if (!desc.cpu) throw GraphError(fmt::format("run-time kernel {}: no CPU body", desc.name));
   // Without them a dispatch could pass views shorter than its grid covers and be refused by no
@@ -206,9 +208,9 @@ std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
         fmt::format("run-time kernel {}: no {} (RuntimeKernelDesc: the grid its views need and what "
                     "is wrong with them, as K::grid and K::check of a compiled kernel)",
                     desc.name, !desc.grid ? "grid rule" : "check"));
-  if (std::string e = spirv_interface_mismatch(desc.spirv, desc.abi); !e.empty())
+  if (std::string e = desc.cpu_only ? std::string() : spirv_interface_mismatch(desc.spirv, desc.abi); !e.empty())
     throw GraphError(fmt::format("run-time kernel {}: its SPIR-V does not match its interface: {}", desc.name, e));
-  if (spirv_reads_num_workgroups(desc.spirv))
+  if (!desc.cpu_only && spirv_reads_num_workgroups(desc.spirv))
     spdlog::warn(
         "run-time kernel {} reads gl_NumWorkGroups: about 0.13 us more per dispatch on NVIDIA GPUs "
         "(vks_group_x / vks_launched_groups_x in runtime.glsl do without it)",
@@ -220,6 +222,7 @@ std::shared_ptr<const KernelInfo> make_runtime_kernel(RuntimeKernelDesc desc) {
   info->spirv = std::move(desc.spirv);
   info->spirv_hash = spirv_content_hash(info->spirv);
   info->runtime = true;
+  info->cpu_only = desc.cpu_only;
   info->cpu = [body = std::move(desc.cpu)](const void*, const CpuContext& ctx) { body(ctx); };
   info->runtime_grid = std::move(desc.grid);
   info->runtime_check = std::move(desc.check);

@@ -241,11 +241,12 @@ const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
   try {
     it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot,
                                              ext_kernel_mode(exec_), ext_chunk_nodes(ext_kernel_mode(exec_)),
-                                             round0_ != Round0Kernels::Generated, round0_chunk_nodes(exec_));
+                                             round0_ != Round0Kernels::Generated, round0_chunk_nodes(exec_),
+                                             {.spirv = exec_.limits().runs_spirv});
     if (round0_ == Round0Kernels::Auto) {
       // Generated kernels that would compile nothing (SPIR-V and pipelines in the caches) are used now.
       std::shared_ptr<const AirFunctionalKernels> cached =
-          with_generated_points(a.name, *it->second, round0_chunk_nodes(exec_), {.cached_only = true, .quiet = true});
+          with_generated_points(a.name, *it->second, round0_chunk_nodes(exec_), {.cached_only = true, .quiet = true, .spirv = exec_.limits().runs_spirv});
       const bool ready = cached && exec_.kernels_ready(generated_points(*cached));
       if (ready)
         it->second = std::move(cached);
@@ -275,7 +276,7 @@ void StarkProver::start_background() {
       try {
         const auto start = std::chrono::steady_clock::now();
         std::shared_ptr<const AirFunctionalKernels> k =
-            with_generated_points(name, *interpreted, chunk_nodes, {.quiet = true});
+            with_generated_points(name, *interpreted, chunk_nodes, {.quiet = true, .spirv = exec_.limits().runs_spirv});
         if (tbb::is_current_task_group_canceling() || !k) return;
         const std::vector<const KernelInfo*> kernels = generated_points(*k);
         exec_.compile_kernels(kernels);
@@ -299,7 +300,7 @@ void StarkProver::start_background() {
 
 const InteractionKernels& StarkProver::interaction_kernels(uint32_t air) {
   auto [it, fresh] = interactions_.try_emplace(air);
-  if (fresh) it->second = make_interaction_kernels(pk_.per_air[air]);
+  if (fresh) it->second = make_interaction_kernels(pk_.per_air[air], {.spirv = exec_.limits().runs_spirv});
   return *it->second;
 }
 

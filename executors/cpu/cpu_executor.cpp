@@ -4,6 +4,7 @@
 #include <tbb/info.h>
 #include <tbb/task_group.h>
 
+#include <sys/mman.h>
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
@@ -24,15 +25,32 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// 64-byte aligned, zero-initialised host memory.
+// 64-byte aligned, zero-initialised host memory. Large blocks are mapped pages that the kernel
+// zeroes on first touch (transparent huge pages where the system allows them): preparing a plan
+// writes none of its arena, and a run touches only what its tasks use.
+struct BlockFree {
+  uint64_t mapped = 0;  // bytes mapped; 0: from aligned_alloc
+  void operator()(std::byte* p) const {
+    if (mapped != 0)
+      munmap(p, mapped);
+    else
+      std::free(p);
+  }
+};
 struct Block {
-  struct Free {
-    void operator()(std::byte* p) const { std::free(p); }
-  };
+  static constexpr uint64_t kMapFrom = uint64_t(1) << 20;
+  using Free = BlockFree;
   std::unique_ptr<std::byte, Free> data;
   uint64_t bytes = 0;
   explicit Block(uint64_t n = 0) : bytes(n) {
-    uint64_t alloc = (std::max<uint64_t>(n, 1) + 63) / 64 * 64;
+    const uint64_t alloc = (std::max<uint64_t>(n, 1) + 63) / 64 * 64;
+    if (alloc >= kMapFrom) {
+      void* m = mmap(nullptr, alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED) throw DeviceError(fmt::format("CPU executor: out of memory mapping {} bytes", n));
+      (void)madvise(m, alloc, MADV_HUGEPAGE);  // advice only: refused where THP is off
+      data = std::unique_ptr<std::byte, Free>(static_cast<std::byte*>(m), Free{alloc});
+      return;
+    }
     auto* p = static_cast<std::byte*>(std::aligned_alloc(64, alloc));
     if (!p) throw DeviceError(fmt::format("CPU executor: out of memory allocating {} bytes", n));
     std::memset(p, 0, alloc);
@@ -101,6 +119,7 @@ class CpuExecutor final : public Executor {
     l.max_binding_bytes = ~uint64_t(0);
     l.unified_memory = true;
     l.unbounded_kernels = true;
+    l.runs_spirv = false;
     l.device_memory_bytes = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
     return apply_limit_overrides(l);
   }

@@ -114,6 +114,11 @@ Pipelines::~Pipelines() {
 }
 
 std::span<const uint32_t> Pipelines::spirv_of(const KernelInfo& kernel) {
+  if (kernel.cpu_only)
+    throw GraphError(fmt::format(
+        "kernel {} was made without SPIR-V, for an executor that runs CPU bodies only: make its kernels for this "
+        "executor (a StarkProver of this executor makes its own)",
+        kernel.name));
   if (kernel.runtime) return kernel.spirv;
   auto it = embedded_.find(kernel.name);
   if (it == embedded_.end()) {

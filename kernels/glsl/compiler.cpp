@@ -242,6 +242,17 @@ std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc) {
   if (!desc.grid || !desc.check)
     throw GraphError(
         fmt::format("run-time kernel {}: no {} (GlslKernelDesc)", desc.name, !desc.grid ? "grid rule" : "check"));
+  RuntimeKernelDesc k;
+  k.name = desc.name;
+  if (!desc.spirv) {
+    k.cpu_only = true;
+    k.abi = std::move(desc.abi);
+    k.workgroup_size = desc.workgroup_size;
+    k.cpu = std::move(desc.cpu);
+    k.grid = std::move(desc.grid);
+    k.check = std::move(desc.check);
+    return make_runtime_kernel(std::move(k));
+  }
   // Extensions must come before any declaration: the ones kernel bodies use are enabled here.
   std::string source =
       "#version 460\n"
@@ -251,7 +262,6 @@ std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc) {
       "#extension GL_KHR_shader_subgroup_shuffle : enable\n"
       "#extension GL_KHR_shader_subgroup_arithmetic : enable\n" +
       glsl_declarations(desc.abi, desc.name, desc.constants) + desc.body;
-  RuntimeKernelDesc k;
   if (desc.cached_only) {
     std::optional<std::vector<uint32_t>> spirv = cached_glsl(source, desc.name);
     if (!spirv) return nullptr;

@@ -59,6 +59,8 @@ struct GlslKernelDesc {
   std::function<Grid(const RuntimeArgs&)> grid;
   std::function<std::string(const RuntimeArgs&)> check;
   bool cached_only = false;  // make_glsl_kernel returns null when the SPIR-V cache lacks it (cached_glsl)
+  // False: a CPU-only kernel (RuntimeKernelDesc::cpu_only): `body` is not compiled (it may be empty).
+  bool spirv = true;
 };
 [[nodiscard]] std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc);
 

@@ -219,7 +219,7 @@ std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name,
   if (!gen.quiet) report_progress(kWhat, 0, nchunks);
   for_each_chunk_dag(*k, air, dag, [&](size_t c, const SymbolicDag& sub) {
     if (missing.load(std::memory_order_relaxed)) return;
-    std::string body = glsl(sub, shape);
+    std::string body = gen.spirv ? glsl(sub, shape) : std::string();
     std::function<void(const CpuContext&)> cpu_body = cpu(sub, shape);
     k->chunks[c].kernel = make_glsl_kernel({.name = nchunks == 1 ? k->name : fmt::format("{}_{}", k->name, c),
                                             .abi = abi,
@@ -228,7 +228,8 @@ std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name,
                                             .cpu = std::move(cpu_body),
                                             .grid = grid,
                                             .check = check(shape, k->chunks[c].range.count),
-                                            .cached_only = gen.cached_only});
+                                            .cached_only = gen.cached_only,
+                                            .spirv = gen.spirv});
     if (!k->chunks[c].kernel) missing = true;
     if (!gen.quiet) report_progress(kWhat, generated.fetch_add(1, std::memory_order_relaxed) + 1, nchunks);
   });
@@ -437,13 +438,13 @@ std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string
 
 std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std::string& air, const SymbolicDag& dag,
                                                                       const AirShape& shape, uint32_t chunk_nodes,
-                                                                      ExtKernelMode mode) {
+                                                                      ExtKernelMode mode, KernelGeneration gen) {
   const std::string name = kernel_name(air + "_ext");
   if (mode == ExtKernelMode::Generated) {
     auto k = make_chunked<ExtConstraintKernel>(
         air, name, dag, shape, chunk_nodes, kernel_abi<ExtConstraintKernelArgs>(), ext_constraint_glsl_body,
         ext_constraint_cpu_body, over_args<ExtConstraintKernelArgs>(ext_constraint_chunk_grid),
-        ext_constraint_chunk_check);
+        ext_constraint_chunk_check, gen);
     k->mode = mode;
     return k;
   }

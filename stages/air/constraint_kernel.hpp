@@ -121,6 +121,9 @@ struct ConstraintKernel {
 struct KernelGeneration {
   bool cached_only = false;  // from the SPIR-V cache only (cached_glsl), never compiled
   bool quiet = false;        // no progress reports (runtime/progress.hpp): work in the background
+  // False: CPU-only kernels, no GLSL generated or compiled (for an executor whose
+  // ExecutorLimits::runs_spirv is false).
+  bool spirv = true;
 };
 std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string& air, const SymbolicDag& dag,
                                                                const AirShape& shape,

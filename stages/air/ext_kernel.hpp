@@ -54,7 +54,8 @@ struct ExtConstraintKernel : ConstraintKernel {
 std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std::string& air, const SymbolicDag& dag,
                                                                       const AirShape& shape,
                                                                       uint32_t chunk_nodes = kConstraintChunkNodes,
-                                                                      ExtKernelMode mode = ExtKernelMode::Generated);
+                                                                      ExtKernelMode mode = ExtKernelMode::Generated,
+                                                                      KernelGeneration gen = {});
 
 // Adds the dispatches: `parts` in row-view order (each width_p << log_len values), `coeffs` at least
 // one per root, `out` the points (at least one). `out` is zeroed first unless `accumulate`. Chunks

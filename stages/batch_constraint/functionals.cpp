@@ -199,7 +199,7 @@ std::shared_ptr<const AirFunctionalKernels> with_generated_points(const std::str
 
 std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
     const std::string& air, const SymbolicDag& dag, const AirShape& shape, bool need_rot, ExtKernelMode ext_mode,
-    uint32_t ext_chunk_nodes, bool points_interpreted, uint32_t points_chunk_nodes) {
+    uint32_t ext_chunk_nodes, bool points_interpreted, uint32_t points_chunk_nodes, KernelGeneration gen) {
   auto k = std::make_shared<AirFunctionalKernels>();
   try {
     k->f = make_air_functionals(dag, shape, need_rot);
@@ -210,8 +210,8 @@ std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
     if (k->f.dags[f].constraint_idx.empty()) continue;
     const std::string name = functional_kernel_name(air, f);
     k->points[f] =
-        make_constraint_kernel(name, k->f.points_dags[f], k->f.points_shape, points_chunk_nodes, points_interpreted);
-    k->folded[f] = make_ext_constraint_kernel(name, k->f.dags[f], k->f.shape, ext_chunk_nodes, ext_mode);
+        make_constraint_kernel(name, k->f.points_dags[f], k->f.points_shape, points_chunk_nodes, points_interpreted, gen);
+    k->folded[f] = make_ext_constraint_kernel(name, k->f.dags[f], k->f.shape, ext_chunk_nodes, ext_mode, gen);
   }
   return k;
 }

@@ -96,7 +96,7 @@ struct AirFunctionalKernels {
 [[nodiscard]] std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
     const std::string& air, const SymbolicDag& dag, const AirShape& shape, bool need_rot,
     ExtKernelMode ext_mode = ExtKernelMode::Generated, uint32_t ext_chunk_nodes = kConstraintChunkNodes,
-    bool points_interpreted = false, uint32_t points_chunk_nodes = kConstraintChunkNodes);
+    bool points_interpreted = false, uint32_t points_chunk_nodes = kConstraintChunkNodes, KernelGeneration gen = {});
 
 // `kernels` (of AIR `air`, made by make_air_functional_kernels) with generated round-0 kernels of
 // `points_chunk_nodes` operations a chunk in place of its points kernels; the rest shared. Null

@@ -12,7 +12,7 @@
 
 namespace vkstark {
 
-std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProvingKey& air) {
+std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProvingKey& air, KernelGeneration gen) {
   auto k = std::make_shared<InteractionKernels>();
   const SymbolicDag& dag = air.dag;
   for (size_t s = 0; s < dag.interactions.size(); ++s) {
@@ -22,7 +22,8 @@ std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProv
     out.bus = in.bus;
     SymbolicDag count = dag;
     count.constraint_idx = {in.count};
-    out.count = make_constraint_kernel(fmt::format("{}_count{}", air.name, s), count, air.shape);
+    out.count = make_constraint_kernel(fmt::format("{}_count{}", air.name, s), count, air.shape,
+                                       kConstraintChunkNodes, false, gen);
     std::map<uint32_t, std::vector<uint32_t>> roots;  // node -> message positions
     for (uint32_t j = 0; j < in.message.size(); ++j) roots[in.message[j]].push_back(j);
     SymbolicDag message = dag;
@@ -36,7 +37,8 @@ std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProv
     one.constant = Fp::one();
     message.nodes.push_back(one);
     message.constraint_idx.push_back(uint32_t(message.nodes.size() - 1));
-    out.message = make_constraint_kernel(fmt::format("{}_message{}", air.name, s), message, air.shape);
+    out.message = make_constraint_kernel(fmt::format("{}_message{}", air.name, s), message, air.shape,
+                                         kConstraintChunkNodes, false, gen);
     k->interactions.push_back(std::move(out));
   }
   return k;

@@ -34,7 +34,7 @@ struct InteractionKernels {
 };
 
 // Compiles (or loads from the SPIR-V cache) the kernels of `air`'s interactions.
-std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProvingKey& air);
+std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProvingKey& air, KernelGeneration gen = {});
 
 // A present trace as the input layer reads it.
 struct LogupInputTrace {

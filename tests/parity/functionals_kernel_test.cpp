@@ -98,12 +98,16 @@ class FunctionalKernels : public ExecutorTest {
   // `interpreted`: the base-field fused interpreter (chunks of `chunk_nodes`); `concurrent` sets
   // its slices as eval_constraints does.
   void check_points(const Case& c, uint64_t seed, bool interpreted = false,
-                    uint32_t chunk_nodes = kConstraintChunkNodes, uint64_t concurrent = kConstraintConcurrentRows) {
+                    uint32_t chunk_nodes = kConstraintChunkNodes, uint64_t concurrent = kConstraintConcurrentRows,
+                    KernelGeneration gen = {}) {
     const SymbolicAir sym = symbolic_air(*c.air);
     const SymbolicDag dag = build_dag(sym);
     const bool rot = dag.need_rot();
     auto k = make_air_functional_kernels(c.name, dag, sym.shape, rot, ExtKernelMode::Generated, kConstraintChunkNodes,
-                                         interpreted, chunk_nodes);
+                                         interpreted, chunk_nodes, gen);
+    for (const auto& points : k->points)
+      if (points && !interpreted)
+        for (const auto& chunk : points->chunks) ASSERT_EQ(chunk.kernel->cpu_only, !gen.spirv) << chunk.kernel->name;
     const AirFunctionals& f = k->f;
     std::mt19937_64 rng(seed);
     const uint32_t log_m = 5;
@@ -227,6 +231,14 @@ VKSTARK_INSTANTIATE_FOR_EXECUTORS(FunctionalKernels);
 TEST_P(FunctionalKernels, PointsKernelIsTheDagOnTheSourcesRowView) {
   uint64_t seed = 1;
   for (const Case& c : cases()) check_points(c, seed++);
+}
+
+// As a StarkProver makes them for its executor: no GLSL or SPIR-V where only CPU bodies run.
+TEST_P(FunctionalKernels, PointsKernelsMadeForTheExecutorMatchTheHostModel) {
+  uint64_t seed = 70;
+  for (const Case& c : cases())
+    check_points(c, seed++, false, kConstraintChunkNodes, kConstraintConcurrentRows,
+                 {.spirv = exec().limits().runs_spirv});
 }
 
 // The same through the base-field fused interpreter: one chunk, many chunks side by side (slices

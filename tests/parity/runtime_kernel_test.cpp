@@ -113,6 +113,51 @@ TEST_P(RuntimeKernel, OutlivesItsMakerInsideAPlan) {
   EXPECT_EQ(p->download(out), data);
 }
 
+// A kernel made for executors that run CPU bodies only (GlslKernelDesc::spirv false, as a
+// StarkProver of the CPU executor makes its generated kernels): no GLSL compiled, no SPIR-V. It runs
+// there; an executor that runs SPIR-V refuses it by name.
+TEST_P(RuntimeKernel, ACpuOnlyKernelRunsWhereCpuBodiesRunAndIsRefusedElsewhere) {
+  auto kernel = make_glsl_kernel({.name = "test_sum_parts_cpu_only",
+                                  .abi = kernel_abi<SumPartsArgs>(),
+                                  .body = "this is not GLSL",
+                                  .cpu = sum_parts_cpu,
+                                  .grid = kSumPartsGrid,
+                                  .check = kSumPartsCheck,
+                                  .spirv = false});
+  ASSERT_TRUE(kernel);
+  EXPECT_TRUE(kernel->cpu_only);
+  EXPECT_TRUE(kernel->spirv.empty());
+  Graph g;
+  auto in = g.input<Fp>("in", 8);
+  auto out = g.output<Fp>("out", 8);
+  g.dispatch("sum", kernel, DynamicArgs().views<Fp>({in.all()}).view(out.all()).scalar(0), Grid{8});
+  auto data = field_values(8, 9);
+  if (!exec().limits().runs_spirv) {
+    auto p = run(g, [&](PreparedPlan& pp) { pp.upload(in, data); });
+    EXPECT_EQ(p->download(out), data);
+    return;
+  }
+  try {
+    (void)run(g, [&](PreparedPlan& pp) { pp.upload(in, data); });
+    ADD_FAILURE() << "a CPU-only kernel ran on " << GetParam();
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("test_sum_parts_cpu_only was made without SPIR-V"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(RuntimeKernelArgs, ACpuOnlyKernelWithSpirvIsRefused) {
+  const auto spirv = sum_parts_kernel()->spirv;
+  EXPECT_THROW((void)make_runtime_kernel({.name = "both",
+                                          .abi = kernel_abi<SumPartsArgs>(),
+                                          .spirv = spirv,
+                                          .cpu = sum_parts_cpu,
+                                          .grid = kSumPartsGrid,
+                                          .check = kSumPartsCheck,
+                                          .cpu_only = true}),
+               GraphError);
+}
+
 TEST(RuntimeKernelArgs, MismatchesWithTheAbiAreGraphErrors) {
   auto kernel = sum_parts_kernel();
   Graph g;

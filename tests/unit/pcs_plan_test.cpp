@@ -3,6 +3,7 @@
 // stages or to the scheduler that adds dispatches, barriers or syncs fails here; and the dependent
 // dispatches of one WHIR sumcheck round, counted from the barriers in the compiled plan. The tests
 // only build and compile graphs (milliseconds): no executor, no data.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "runtime/plan.hpp"
+#include "stages/pcs/merkle.hpp"
 #include "stages/pcs/opening.hpp"
 
 using namespace vkstark;
@@ -32,6 +34,9 @@ TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf184DispatchesWith166Barriers) {
   expected.submissions = 1;
   expected.host_syncs = 1;
   expected.host_tasks = 0;
+  // Poseidon2 permutations: the commitment's 2^22 rows of 42 values (6 each: 25,165,824) and its
+  // tree (2^22 - 1 compressions), WHIR's codewords' rows and trees (6,291,454).
+  expected.permutations = 25165824 + 4194303 + 6291454;
   EXPECT_EQ(p.counts, expected) << p.to_text();
 }
 
@@ -105,4 +110,33 @@ TEST(PcsPlan, AWhirSumcheckRoundWithFoldingGrindingIsFiveDependentDispatches) {
     EXPECT_EQ(r.dispatches, 5u) << "round " << idx << ": " << joined(r.names);
     EXPECT_EQ(r.barriers, 4u) << "round " << idx << ": " << joined(r.names);
   }
+}
+
+// PlanCounts::permutations over the hashing kernels: a tree of 2^n rows of width w hashes each row
+// in ceil(w / 8) permutations and compresses 2^n - 1 times, whether its columns come in one view
+// or in tiles whose sponges absorb across tile edges (HashRowsAbsorb), whatever its leaf groups.
+TEST(PcsPlan, CountsEveryRowBlockAndCompressionOfAMerkleTree) {
+  for (uint32_t width : {1u, 8u, 9u, 42u})
+    for (uint32_t log_rows : {3u, 10u, 13u})
+      for (uint32_t k : {0u, 2u}) {
+        const uint64_t rows = uint64_t(1) << log_rows;
+        const uint64_t want = rows * ((width + 7) / 8) + (rows - 1);
+        {
+          Graph g;
+          auto m = g.input<Fp>("m", rows * width);
+          (void)build_merkle_tree(g, "t", MatrixView{m.all(), width, log_rows, 1, rows}, k);
+          EXPECT_EQ(compile(std::move(g)).counts.permutations, want) << width << " x 2^" << log_rows << " k " << k;
+        }
+        if (width < 3) continue;
+        Graph g;
+        std::vector<MatrixView> tiles;
+        const uint32_t edges[] = {0, width / 3, width / 3 + 5 < width ? width / 3 + 5 : width - 1, width};
+        for (int t = 0; t < 3; ++t) {
+          const uint32_t w = edges[t + 1] - edges[t];
+          auto b = g.input<Fp>(fmt::format("tile{}", t), rows * w);
+          tiles.push_back(MatrixView{b.all(), w, log_rows, 1, rows});
+        }
+        (void)build_merkle_tree(g, "t", tiles, k);
+        EXPECT_EQ(compile(std::move(g)).counts.permutations, want) << "tiles: " << width << " x 2^" << log_rows;
+      }
 }
