@@ -59,17 +59,55 @@ inline void external_layer(std::array<T, 16>& x) {
   }
 }
 
-// Internal layer M_I = 1 1^T + diag(V).
+// x 2^-k for 0 < k <= 27, on the Montgomery word (the map is linear): with p = 15 2^27 + 1,
+// 2^-k = -15 2^(27-k), so for x = y 2^k + lo (lo < 2^k): x 2^-k = y - lo (2^(31-k) - 2^(27-k)),
+// both terms below p. Packed lane types have their own div_2exp (found by argument lookup).
+template <int k>
+inline Fp div_2exp(Fp x) {
+  static_assert(k > 0 && k <= 27);
+  const uint32_t lo = x.mont() & ((1u << k) - 1);
+  return Fp::from_mont(x.mont() >> k) - Fp::from_mont((lo << (31 - k)) - (lo << (27 - k)));
+}
+
+// Internal layer M_I = 1 1^T + diag(V), V = DIAG = [-2, 1, 2, 1/2, 3, 4, -1/2, -3, -4, 1/2^8, 1/4,
+// 1/8, 1/2^27, -1/2^8, -1/16, -1/2^27] (Plonky3's BabyBear width 16; static_asserts below): the
+// products by V as additions and div_2exp, no multiplication.
 template <class T>
 inline void internal_layer(std::array<T, 16>& x) {
   T sum = x[0];
   for (int i = 1; i < 16; ++i) sum = sum + x[i];
-  for (int i = 0; i < 16; ++i) x[i] = sum + x[i] * Fp::from_mont(DIAG[i]);
+  const T x0d = x[0] + x[0], x4d = x[4] + x[4], x5d = x[5] + x[5], x7d = x[7] + x[7], x8d = x[8] + x[8];
+  x[0] = sum - x0d;
+  x[1] = sum + x[1];
+  x[2] = sum + (x[2] + x[2]);
+  x[3] = sum + div_2exp<1>(x[3]);
+  x[4] = sum + (x4d + x[4]);
+  x[5] = sum + (x5d + x5d);
+  x[6] = sum - div_2exp<1>(x[6]);
+  x[7] = sum - (x7d + x[7]);
+  x[8] = sum - (x8d + x8d);
+  x[9] = sum + div_2exp<8>(x[9]);
+  x[10] = sum + div_2exp<2>(x[10]);
+  x[11] = sum + div_2exp<3>(x[11]);
+  x[12] = sum + div_2exp<27>(x[12]);
+  x[13] = sum - div_2exp<8>(x[13]);
+  x[14] = sum - div_2exp<4>(x[14]);
+  x[15] = sum - div_2exp<27>(x[15]);
 }
+
+// The diagonal internal_layer hard-codes, against the constants (canonical values).
+consteval uint32_t diag_value(int i) { return Fp::from_mont(DIAG[i]).value(); }
+consteval uint32_t inv_2exp(int k) { return Fp::P - ((Fp::P - 1) >> k); }  // 2^-k
+static_assert(diag_value(0) == Fp::P - 2 && diag_value(1) == 1 && diag_value(2) == 2 && diag_value(3) == inv_2exp(1));
+static_assert(diag_value(4) == 3 && diag_value(5) == 4 && diag_value(6) == Fp::P - inv_2exp(1));
+static_assert(diag_value(7) == Fp::P - 3 && diag_value(8) == Fp::P - 4 && diag_value(9) == inv_2exp(8));
+static_assert(diag_value(10) == inv_2exp(2) && diag_value(11) == inv_2exp(3) && diag_value(12) == inv_2exp(27));
+static_assert(diag_value(13) == Fp::P - inv_2exp(8) && diag_value(14) == Fp::P - inv_2exp(4));
+static_assert(diag_value(15) == Fp::P - inv_2exp(27));
 
 }  // namespace poseidon2_detail
 
-// The permutation, in place, for any lane type T with T+T, T*T and T*Fp, T+Fp.
+// The permutation, in place, for any lane type T with T+T, T-T, T*T, T+Fp and div_2exp<k>(T).
 template <class T>
 inline void poseidon2_permute_generic(std::array<T, 16>& x) {
   using namespace poseidon2_detail;

@@ -6,10 +6,18 @@
 struct Packed {
   Vec v;
   Packed operator+(Packed o) const { return {vadd(v, o.v)}; }
+  Packed operator-(Packed o) const { return {vsub(v, o.v)}; }
   Packed operator*(Packed o) const { return {vmul(v, o.v)}; }
   Packed operator+(Fp c) const { return {vadd(v, vbroadcast(c.mont()))}; }
   Packed operator*(Fp c) const { return {vmul(v, vbroadcast(c.mont()))}; }
 };
+
+// poseidon2_detail::div_2exp per lane: shifts and subtractions only.
+template <int k>
+inline Packed div_2exp(Packed x) {
+  return {vsub(vsrli(x.v, k), vsub(vslli(vand(x.v, vbroadcast((1u << k) - 1)), 31 - k),
+                                   vslli(vand(x.v, vbroadcast((1u << k) - 1)), 27 - k)))};
+}
 
 // Transposes LANES states into 16 packed lanes, permutes, transposes back.
 size_t permute_all(Poseidon2State* states, size_t n) {

@@ -23,6 +23,11 @@ inline Vec vsub(Vec a, Vec b) {
   return _mm256_min_epu32(d, _mm256_add_epi32(d, vbroadcast(Fp::P)));
 }
 
+// Bitwise and shifts of each 32-bit lane.
+inline Vec vand(Vec a, Vec b) { return _mm256_and_si256(a, b); }
+inline Vec vsrli(Vec a, int k) { return _mm256_srli_epi32(a, k); }
+inline Vec vslli(Vec a, int k) { return _mm256_slli_epi32(a, k); }
+
 inline Vec vneg(Vec a) { return vsub(_mm256_setzero_si256(), a); }
 
 inline Vec vmul(Vec a, Vec b) {

@@ -27,6 +27,11 @@ inline Vec vsub(Vec a, Vec b) {
   return _mm512_min_epu32(d, _mm512_add_epi32(d, vbroadcast(Fp::P)));
 }
 
+// Bitwise and shifts of each 32-bit lane.
+inline Vec vand(Vec a, Vec b) { return _mm512_and_si512(a, b); }
+inline Vec vsrli(Vec a, unsigned k) { return _mm512_srli_epi32(a, k); }
+inline Vec vslli(Vec a, unsigned k) { return _mm512_slli_epi32(a, k); }
+
 inline Vec vneg(Vec a) { return vsub(_mm512_setzero_si512(), a); }
 
 // Montgomery product per lane, as Fp::mont_mul: even and odd lanes through 32x32->64 multiplies,

@@ -13,6 +13,9 @@ inline void vstream(uint32_t* p, Vec v) { *p = v; }
 inline void vstream_fence() {}
 inline Vec vadd(Vec a, Vec b) { return (Fp::from_mont(a) + Fp::from_mont(b)).mont(); }
 inline Vec vsub(Vec a, Vec b) { return (Fp::from_mont(a) - Fp::from_mont(b)).mont(); }
+inline Vec vand(Vec a, Vec b) { return a & b; }
+inline Vec vsrli(Vec a, int k) { return a >> k; }
+inline Vec vslli(Vec a, int k) { return a << k; }
 inline Vec vneg(Vec a) { return (-Fp::from_mont(a)).mont(); }
 inline Vec vmul(Vec a, Vec b) { return (Fp::from_mont(a) * Fp::from_mont(b)).mont(); }
 inline void vmul_acc_wide(uint64_t* acc, Vec a, Vec b) { *acc += uint64_t(a) * b; }
