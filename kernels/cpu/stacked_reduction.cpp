@@ -7,6 +7,7 @@
 #include <span>
 
 #include "kernels/cpu/detail/chunk_blocks.hpp"
+#include "kernels/cpu/detail/fp4_blocks.hpp"
 #include "kernels/cpu/parallel.hpp"
 #include "kernels/field/dft.hpp"
 
@@ -264,11 +265,9 @@ void StackedKernelTable::cpu(const Args& a, const CpuContext& ctx) {
   auto eq = ctx.span(a.eq);
   auto c = ctx.span(a.coeffs);
   auto out = ctx.span(a.table);
-  const uint64_t cmask = (uint64_t(1) << a.log_chunks) - 1;
-  cpu::for_each_index(out.size(), [&](uint64_t i) {
-    const uint64_t k = i >> a.log_chunks, x = i & cmask;
-    out[i] = c[2 * k] * eq[x] + c[2 * k + 1] * (eq[(x - 1) & cmask] - eq[x]);
-  });
+  const fp4_detail::KernelTable t{.eq = eq.data(), .coeffs = c.data(), .out = out.data(), .log_chunks = a.log_chunks};
+  const SimdLevel level = cpu_simd_level();
+  cpu::for_each_chunk(out.size(), [&](uint64_t b, uint64_t e) { fp4_detail::kernel_table(level, t, b, e); }, 1024);
 }
 
 void StackedFoldPartials::cpu(const Args& a, const CpuContext& ctx) {
@@ -279,24 +278,22 @@ void StackedFoldPartials::cpu(const Args& a, const CpuContext& ctx) {
   auto wd = ctx.span(a.w_dst);
   auto partials = ctx.span(a.partials);
   const uint64_t parts = partials.size() / 2, stride = uint64_t(kSumcheckLanes) * parts, pairs = a.pairs;
+  // Pair y folds f[4y], f[4y + 1] into fd[2y] and f[4y + 2], f[4y + 3] into fd[2y + 1] (w likewise),
+  // then adds the products of the folded pair (fd[2y], fd[2y + 1]) and (wd[2y], wd[2y + 1]).
+  const fp4_detail::FoldPairs ff{.src = f.data(), .dst = fd.data(), .alpha = alpha};
+  const fp4_detail::FoldPairs fw{.src = w.data(), .dst = wd.data(), .alpha = alpha};
+  const SimdLevel level = cpu_simd_level();
   cpu::for_each_index(
       parts,
       [&](uint64_t p) {
         Fp4 s1, s2;
         for (uint64_t start = p * kSumcheckLanes; start < pairs; start += stride) {
           const uint64_t end = std::min<uint64_t>(start + kSumcheckLanes, pairs);
-          for (uint64_t y = start; y < end; ++y) {
-            const Fp4 f0 = f[4 * y] + alpha * (f[4 * y + 1] - f[4 * y]);
-            const Fp4 f1 = f[4 * y + 2] + alpha * (f[4 * y + 3] - f[4 * y + 2]);
-            const Fp4 w0 = w[4 * y] + alpha * (w[4 * y + 1] - w[4 * y]);
-            const Fp4 w1 = w[4 * y + 2] + alpha * (w[4 * y + 3] - w[4 * y + 2]);
-            fd[2 * y] = f0;
-            fd[2 * y + 1] = f1;
-            wd[2 * y] = w0;
-            wd[2 * y + 1] = w1;
-            s1 += f1 * w1;
-            s2 += (f1 + f1 - f0) * (w1 + w1 - w0);
-          }
+          fp4_detail::fold_pairs(level, ff, 2 * start, 2 * end);
+          fp4_detail::fold_pairs(level, fw, 2 * start, 2 * end);
+          const fp4_detail::ProductSums r = fp4_detail::product_sums(level, fd.data(), wd.data(), start, end);
+          s1 += r.s1;
+          s2 += r.s2;
         }
         partials[2 * p] = s1;
         partials[2 * p + 1] = s2;

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/cpu/detail/fp4_blocks.hpp"
 #include "kernels/cpu/parallel.hpp"
+#include "kernels/field/simd_level.hpp"
 #include "kernels/field/lazy_sum.hpp"
 
 namespace vkstark {
@@ -97,24 +99,11 @@ void BatchColumnsExt::cpu(const Args& a, const CpuContext& ctx) {
     x = p;
     p *= mu;
   }
-  const uint64_t cs = a.col_stride;
-  // Column by column over blocks of b whose sums stay in L1: each column is read contiguously.
-  constexpr uint64_t kBlock = 256;
+  const fp4_detail::BatchColumns bc{
+      .matrix = m.data(), .col_stride = a.col_stride, .powers = powers.data(), .width = a.width, .acc = acc.data()};
+  const SimdLevel level = cpu_simd_level();
   cpu::for_each_chunk(
-      ctx.grid().x,
-      [&](uint64_t b0, uint64_t b1) {
-        Fp4LazySum sums[kBlock];
-        for (uint64_t s0 = b0; s0 < b1; s0 += kBlock) {
-          const uint64_t len = std::min(kBlock, b1 - s0);
-          std::fill(sums, sums + len, Fp4LazySum());
-          for (uint64_t c = 0; c < powers.size(); ++c) {
-            const Fp* col = m.data() + c * cs + s0;
-            for (uint64_t b = 0; b < len; ++b) sums[b].add(powers[c], col[b]);
-          }
-          for (uint64_t b = 0; b < len; ++b) acc[s0 + b] += sums[b].value();
-        }
-      },
-      1024);
+      ctx.grid().x, [&](uint64_t b0, uint64_t b1) { fp4_detail::batch_columns(level, bc, b0, b1); }, 1024);
 }
 
 void MobiusEqTable::cpu(const Args& a, const CpuContext& ctx) {
@@ -154,6 +143,7 @@ void SumcheckProductPartials::cpu(const Args& a, const CpuContext& ctx) {
   auto w = ctx.span(a.w);
   auto partials = ctx.span(a.partials);
   const uint64_t parts = partials.size() / 2, stride = uint64_t(kSumcheckLanes) * parts, pairs = a.pairs;
+  const SimdLevel level = cpu_simd_level();
   // Partial p: the blocks of 64 pairs at 64 p, 64 p + stride, ... (the workgroups of the GLSL body).
   cpu::for_each_index(
       parts,
@@ -161,11 +151,9 @@ void SumcheckProductPartials::cpu(const Args& a, const CpuContext& ctx) {
         Fp4 s1, s2;
         for (uint64_t start = p * kSumcheckLanes; start < pairs; start += stride) {
           const uint64_t end = std::min<uint64_t>(start + kSumcheckLanes, pairs);
-          for (uint64_t y = start; y < end; ++y) {
-            const Fp4 f0 = f[2 * y], f1 = f[2 * y + 1], w0 = w[2 * y], w1 = w[2 * y + 1];
-            s1 += f1 * w1;
-            s2 += (f1 + f1 - f0) * (w1 + w1 - w0);
-          }
+          const fp4_detail::ProductSums r = fp4_detail::product_sums(level, f.data(), w.data(), start, end);
+          s1 += r.s1;
+          s2 += r.s2;
         }
         partials[2 * p] = s1;
         partials[2 * p + 1] = s2;
@@ -185,7 +173,9 @@ void FoldPairsFp4::cpu(const Args& a, const CpuContext& ctx) {
   auto src = ctx.span(a.src);
   const Fp4 alpha = ctx.span(a.alpha)[0];
   auto dst = ctx.span(a.dst);
-  cpu::for_each_index(ctx.grid().x, [&](uint64_t y) { dst[y] = src[2 * y] + alpha * (src[2 * y + 1] - src[2 * y]); });
+  const fp4_detail::FoldPairs f{.src = src.data(), .dst = dst.data(), .alpha = alpha};
+  const SimdLevel level = cpu_simd_level();
+  cpu::for_each_chunk(ctx.grid().x, [&](uint64_t b, uint64_t e) { fp4_detail::fold_pairs(level, f, b, e); }, 1024);
 }
 
 void FoldPairs2Fp4::cpu(const Args& a, const CpuContext& ctx) {
@@ -194,10 +184,16 @@ void FoldPairs2Fp4::cpu(const Args& a, const CpuContext& ctx) {
   const Fp4 alpha = ctx.span(a.alpha)[0];
   auto f_dst = ctx.span(a.f_dst);
   auto w_dst = ctx.span(a.w_dst);
-  cpu::for_each_index(ctx.grid().x, [&](uint64_t y) {
-    f_dst[y] = f[2 * y] + alpha * (f[2 * y + 1] - f[2 * y]);
-    w_dst[y] = w[2 * y] + alpha * (w[2 * y + 1] - w[2 * y]);
-  });
+  const fp4_detail::FoldPairs ff{.src = f.data(), .dst = f_dst.data(), .alpha = alpha};
+  const fp4_detail::FoldPairs fw{.src = w.data(), .dst = w_dst.data(), .alpha = alpha};
+  const SimdLevel level = cpu_simd_level();
+  cpu::for_each_chunk(
+      ctx.grid().x,
+      [&](uint64_t b, uint64_t e) {
+        fp4_detail::fold_pairs(level, ff, b, e);
+        fp4_detail::fold_pairs(level, fw, b, e);
+      },
+      1024);
 }
 
 void EvalPolyPartials::cpu(const Args& a, const CpuContext& ctx) {

@@ -464,7 +464,7 @@ TEST_P(StackedReductionParity, SliceCoeffsAreTheKernelsAtU0) {
 }
 
 TEST_P(StackedReductionParity, KernelTableCombinesEqAndItsPredecessorDifference) {
-  for (uint32_t log_chunks : {0u, 1u, 4u})
+  for (uint32_t log_chunks : {0u, 1u, 4u, 7u})
     for (uint32_t slices : {1u, 3u, 64u}) {
       const uint64_t c = uint64_t(1) << log_chunks;
       Graph g;

@@ -28,6 +28,19 @@ inline Vec vand(Vec a, Vec b) { return _mm256_and_si256(a, b); }
 inline Vec vsrli(Vec a, int k) { return _mm256_srli_epi32(a, k); }
 inline Vec vslli(Vec a, int k) { return _mm256_slli_epi32(a, k); }
 
+// Extension elements side by side (4 words each, a 128-bit unit): dword shuffles and blends that
+// repeat in every unit, and the even / odd units of a:b (a's first).
+template <int imm>
+inline Vec vshuffle32(Vec v) {
+  return _mm256_shuffle_epi32(v, imm);
+}
+template <int m>
+inline Vec vblend4(Vec a, Vec b) {  // word k of each unit from b where bit k of m is set
+  return _mm256_blend_epi32(a, b, m | m << 4);
+}
+inline Vec veven128(Vec a, Vec b) { return _mm256_permute2x128_si256(a, b, 0x20); }
+inline Vec vodd128(Vec a, Vec b) { return _mm256_permute2x128_si256(a, b, 0x31); }
+
 inline Vec vneg(Vec a) { return vsub(_mm256_setzero_si256(), a); }
 
 inline Vec vmul(Vec a, Vec b) {

@@ -32,6 +32,19 @@ inline Vec vand(Vec a, Vec b) { return _mm512_and_si512(a, b); }
 inline Vec vsrli(Vec a, unsigned k) { return _mm512_srli_epi32(a, k); }
 inline Vec vslli(Vec a, unsigned k) { return _mm512_slli_epi32(a, k); }
 
+// Extension elements side by side (4 words each, a 128-bit unit): dword shuffles and blends that
+// repeat in every unit, and the even / odd units of a:b (a's first).
+template <int imm>
+inline Vec vshuffle32(Vec v) {
+  return _mm512_shuffle_epi32(v, static_cast<_MM_PERM_ENUM>(imm));
+}
+template <int m>
+inline Vec vblend4(Vec a, Vec b) {  // word k of each unit from b where bit k of m is set
+  return _mm512_mask_blend_epi32(static_cast<__mmask16>(m | m << 4 | m << 8 | m << 12), a, b);
+}
+inline Vec veven128(Vec a, Vec b) { return _mm512_shuffle_i32x4(a, b, 0x88); }
+inline Vec vodd128(Vec a, Vec b) { return _mm512_shuffle_i32x4(a, b, 0xDD); }
+
 inline Vec vneg(Vec a) { return vsub(_mm512_setzero_si512(), a); }
 
 // Montgomery product per lane, as Fp::mont_mul: even and odd lanes through 32x32->64 multiplies,
