@@ -78,6 +78,28 @@ std::vector<Poseidon2State> random_states(size_t n) {
   return s;
 }
 
+// One state permuted again and again (each permutation waits for the last): the transcript's
+// case. Scalar: the portable permutation; One: poseidon2_permute_one (AVX-512: one vector).
+void BM_Poseidon2SingleScalar(benchmark::State& st) {
+  Poseidon2State s = random_states(1)[0];
+  for (auto _ : st) {
+    poseidon2_permute(s);
+    benchmark::DoNotOptimize(s);
+  }
+  st.SetItemsProcessed(int64_t(st.iterations()));
+}
+BENCHMARK(BM_Poseidon2SingleScalar);
+void BM_Poseidon2SingleOne(benchmark::State& st) {
+  Poseidon2State s = random_states(1)[0];
+  for (auto _ : st) {
+    poseidon2_permute_one(s);
+    benchmark::DoNotOptimize(s);
+  }
+  st.SetItemsProcessed(int64_t(st.iterations()));
+  st.SetLabel(std::string(poseidon2_batch_isa()));
+}
+BENCHMARK(BM_Poseidon2SingleOne);
+
 // Poseidon2 permutations/s of a batch of 2^20 states, on `threads` cores (TBB).
 void BM_Poseidon2Batch(benchmark::State& st) {
   const int threads = static_cast<int>(st.range(0));

@@ -12,7 +12,7 @@ Digest hash_slice(std::span<const Fp> input) {
   while (i < input.size()) {
     size_t n = std::min<size_t>(SPONGE_RATE, input.size() - i);
     for (size_t j = 0; j < n; ++j) state[j] = input[i + j];
-    poseidon2_permute(state);
+    poseidon2_permute_one(state);
     i += n;
   }
   Digest out;

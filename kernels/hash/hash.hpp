@@ -7,7 +7,7 @@
 
 #include "kernels/field/fp.hpp"
 #include "kernels/field/fp4.hpp"
-#include "kernels/hash/poseidon2.hpp"
+#include "kernels/hash/poseidon2_batch.hpp"
 
 namespace vkstark {
 
@@ -28,7 +28,7 @@ inline Digest compress(const Digest& left, const Digest& right) {
     s[i] = left[i];
     s[DIGEST_SIZE + i] = right[i];
   }
-  poseidon2_permute(s);
+  poseidon2_permute_one(s);
   Digest out;
   for (int i = 0; i < DIGEST_SIZE; ++i) out[i] = s[i];
   return out;

@@ -21,7 +21,7 @@ class DuplexSponge {
   void observe(Fp v) {
     state_[absorb_idx_] = v;
     if (++absorb_idx_ == SPONGE_RATE) {
-      poseidon2_permute(state_);
+      poseidon2_permute_one(state_);
       absorb_idx_ = 0;
       sample_idx_ = SPONGE_RATE;
     }
@@ -35,7 +35,7 @@ class DuplexSponge {
 
   Fp sample() {
     if (absorb_idx_ != 0 || sample_idx_ == 0) {
-      poseidon2_permute(state_);
+      poseidon2_permute_one(state_);
       absorb_idx_ = 0;
       sample_idx_ = SPONGE_RATE;
     }

@@ -137,6 +137,12 @@ Fp4 horner(std::span<const Fp4> coeffs, const Fp4& x) {
   return acc;
 }
 
+Fp4 horner(std::span<const Fp4> coeffs, Fp x) {
+  Fp4 acc;
+  for (size_t i = coeffs.size(); i-- > 0;) acc = acc * x + coeffs[i];
+  return acc;
+}
+
 Fp4 sum_over_domain(uint32_t L, std::span<const Fp4> coeffs) {
   const uint64_t n = uint64_t(1) << L;
   Fp4 s;

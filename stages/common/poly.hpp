@@ -74,6 +74,7 @@ struct LiftedPoint {
 
 // sum_i coeffs[i] x^i.
 [[nodiscard]] Fp4 horner(std::span<const Fp4> coeffs, const Fp4& x);
+[[nodiscard]] Fp4 horner(std::span<const Fp4> coeffs, Fp x);  // at a base-field point: 4 products a step
 // sum_{z in D^(L)} s(z) for s(Z) = sum_j coeffs[j] Z^j: N sum_{j = 0 mod N} coeffs[j].
 [[nodiscard]] Fp4 sum_over_domain(uint32_t L, std::span<const Fp4> coeffs);
 // Through (0, v0), (1, v1), (2, v2) at r (stacked reduction, WHIR rounds).

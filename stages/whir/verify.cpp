@@ -215,9 +215,11 @@ class WhirVerifier {
     const uint32_t R = s_.rounds(), total = R * k_;
     std::span<const Fp4> u(st_.u_cube), alphas(alphas_);
     Fp4 acc = mobius_eq(u.subspan(0, total), alphas.subspan(0, total)) * mle_eval(p_.final_poly, u.subspan(total));
-    auto weight_at = [&](uint32_t j, Fp4 z) {  // eq(alphas[j..t], (z, z^2, ...)) * FinalPoly(z^(2^(t-j)))
+    // eq(alphas[j..t], (z, z^2, ...)) * FinalPoly(z^(2^(t-j))); z in the base field (the queries'
+    // points) or the extension (z0), Horner's rule in the same field as z.
+    auto weight_at = [&](uint32_t j, auto z) {
       std::vector<Fp4> pw;
-      for (uint32_t e = j; e < total; ++e, z = z.square()) pw.push_back(z);
+      for (uint32_t e = j; e < total; ++e, z = z.square()) pw.push_back(Fp4(z));
       return eq_ext(alphas.subspan(j, total - j), pw) * horner(p_.final_poly, z);
     };
     for (uint32_t i = 0; i < R; ++i) {
@@ -225,7 +227,7 @@ class WhirVerifier {
       if (i + 1 < R) acc += gammas_[i] * weight_at(j, z0s_[i]);
       Fp4 g = gammas_[i] * gammas_[i];
       for (Fp z : zs_[i]) {
-        acc += g * weight_at(j, Fp4(z));
+        acc += g * weight_at(j, z);
         g *= gammas_[i];
       }
     }

@@ -208,6 +208,31 @@ TEST(Poseidon2Batch, EverySimdPathMatchesTheScalarPermutation) {
   set_cpu_simd_level(saved);
 }
 
+// The single-state path (the transcript's, AVX-512: the state in one vector) at every level, on
+// states with edge values, and chained as a transcript chains it.
+TEST(Poseidon2One, EverySimdPathMatchesTheScalarPermutation) {
+  const SimdLevel saved = cpu_simd_level();
+  std::mt19937_64 rng(23);
+  for (SimdLevel level : {SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512}) {
+    if (level > detected_simd_level()) continue;
+    set_cpu_simd_level(level);
+    for (int t = 0; t < 200; ++t) {
+      Poseidon2State a;
+      for (auto& x : a) {
+        const uint64_t r = rng() % 4;
+        x = r == 0 ? Fp::zero() : r == 1 ? Fp::from_canonical(Fp::P - 1) : Fp::reduce(rng());
+      }
+      Poseidon2State b = a;
+      for (int k = 0; k < 3; ++k) {
+        poseidon2_permute_one(a);
+        poseidon2_permute(b);
+      }
+      ASSERT_EQ(a, b) << "state " << t << " level " << to_string(level);
+    }
+  }
+  set_cpu_simd_level(saved);
+}
+
 // The verifiers' batched hashing (stages/pcs/merkle_verify.hpp) against the one-at-a-time functions.
 TEST(MerkleBatch, RowHashesLeafGroupsAndPathsMatchTheScalarFunctions) {
   std::mt19937_64 rng(5);
