@@ -8,13 +8,16 @@ namespace vkstark {
 // the first n - n % lanes states and returns how many it did.
 size_t poseidon2_permute_avx512(Poseidon2State* states, size_t n);
 size_t poseidon2_permute_avx2(Poseidon2State* states, size_t n);
-void poseidon2_permute_one_avx512(Poseidon2State& state);
+void poseidon2_permute_one_avx2(Poseidon2State& state);
 
 void poseidon2_permute_one(Poseidon2State& state) {
-  if (cpu_simd_level() == SimdLevel::Avx512)
-    poseidon2_permute_one_avx512(state);
-  else
-    poseidon2_permute(state);
+  switch (cpu_simd_level()) {
+    case SimdLevel::Avx512:  // the AVX2 body: faster than one 512-bit vector (decisions.md)
+    case SimdLevel::Avx2:
+      return poseidon2_permute_one_avx2(state);
+    case SimdLevel::Scalar:
+      return poseidon2_permute(state);
+  }
 }
 
 std::string_view poseidon2_batch_isa() { return to_string(cpu_simd_level()); }

@@ -13,8 +13,8 @@ namespace vkstark {
 
 void poseidon2_permute_batch(std::span<Poseidon2State> states);
 
-// One state on the fastest single-state path (AVX-512: the state in one vector; otherwise the
-// scalar permutation): the transcript's permutations, each waiting for the last.
+// One state on the fastest single-state path (AVX2 and AVX-512: the state in two 256-bit
+// vectors; otherwise the scalar permutation): the transcript's permutations, each waiting for the last.
 void poseidon2_permute_one(Poseidon2State& state);
 
 // "avx512", "avx2" or "scalar": the path poseidon2_permute_batch takes now (cpu_simd_level()).
