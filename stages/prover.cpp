@@ -239,14 +239,15 @@ const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
     return *it->second;
   }
   try {
-    it->second = make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot,
-                                             ext_kernel_mode(exec_), ext_chunk_nodes(ext_kernel_mode(exec_)),
-                                             round0_ != Round0Kernels::Generated, round0_chunk_nodes(exec_),
-                                             {.spirv = exec_.limits().runs_spirv});
+    it->second =
+        make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot, ext_kernel_mode(exec_),
+                                    ext_chunk_nodes(ext_kernel_mode(exec_)), round0_ != Round0Kernels::Generated,
+                                    round0_chunk_nodes(exec_), {.spirv = exec_.limits().runs_spirv});
     if (round0_ == Round0Kernels::Auto) {
       // Generated kernels that would compile nothing (SPIR-V and pipelines in the caches) are used now.
       std::shared_ptr<const AirFunctionalKernels> cached =
-          with_generated_points(a.name, *it->second, round0_chunk_nodes(exec_), {.cached_only = true, .quiet = true, .spirv = exec_.limits().runs_spirv});
+          with_generated_points(a.name, *it->second, round0_chunk_nodes(exec_),
+                                {.cached_only = true, .quiet = true, .spirv = exec_.limits().runs_spirv});
       const bool ready = cached && exec_.kernels_ready(generated_points(*cached));
       if (ready)
         it->second = std::move(cached);

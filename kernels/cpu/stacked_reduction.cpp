@@ -85,7 +85,8 @@ void StackedRound0SliceSums::cpu(const Args& a, const CpuContext& ctx) {
                                       .log_chunks = a.log_chunks,
                                       .log_parts = a.log_parts};
     const SimdLevel level = cpu_simd_level();
-    cpu::for_each_chunk(rows, [&](uint64_t b, uint64_t e) { chunk_detail::slice_sums16(level, r, b, e); }, grain);
+    cpu::for_each_chunk(
+        rows, [&](uint64_t b, uint64_t e) { chunk_detail::slice_sums16(level, r, b, e); }, grain);
     return;
   }
   cpu::for_each_index(
@@ -227,8 +228,9 @@ void StackedFoldChunks::cpu(const Args& a, const CpuContext& ctx) {
                                   .first_chunk = 0,
                                   .shift = 0};
     const SimdLevel level = cpu_simd_level();
-    cpu::for_each_chunk(columns * ((per_column + kLanes - 1) / kLanes),
-                        [&](uint64_t begin, uint64_t end) { chunk_detail::ple_fold(level, f, begin, end); }, 16);
+    cpu::for_each_chunk(
+        columns * ((per_column + kLanes - 1) / kLanes),
+        [&](uint64_t begin, uint64_t end) { chunk_detail::ple_fold(level, f, begin, end); }, 16);
     return;
   }
   cpu::for_each_index(
@@ -267,7 +269,8 @@ void StackedKernelTable::cpu(const Args& a, const CpuContext& ctx) {
   auto out = ctx.span(a.table);
   const fp4_detail::KernelTable t{.eq = eq.data(), .coeffs = c.data(), .out = out.data(), .log_chunks = a.log_chunks};
   const SimdLevel level = cpu_simd_level();
-  cpu::for_each_chunk(out.size(), [&](uint64_t b, uint64_t e) { fp4_detail::kernel_table(level, t, b, e); }, 1024);
+  cpu::for_each_chunk(
+      out.size(), [&](uint64_t b, uint64_t e) { fp4_detail::kernel_table(level, t, b, e); }, 1024);
 }
 
 void StackedFoldPartials::cpu(const Args& a, const CpuContext& ctx) {

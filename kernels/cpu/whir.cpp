@@ -8,8 +8,8 @@
 
 #include "kernels/cpu/detail/fp4_blocks.hpp"
 #include "kernels/cpu/parallel.hpp"
-#include "kernels/field/simd_level.hpp"
 #include "kernels/field/lazy_sum.hpp"
+#include "kernels/field/simd_level.hpp"
 
 namespace vkstark {
 
@@ -175,7 +175,8 @@ void FoldPairsFp4::cpu(const Args& a, const CpuContext& ctx) {
   auto dst = ctx.span(a.dst);
   const fp4_detail::FoldPairs f{.src = src.data(), .dst = dst.data(), .alpha = alpha};
   const SimdLevel level = cpu_simd_level();
-  cpu::for_each_chunk(ctx.grid().x, [&](uint64_t b, uint64_t e) { fp4_detail::fold_pairs(level, f, b, e); }, 1024);
+  cpu::for_each_chunk(
+      ctx.grid().x, [&](uint64_t b, uint64_t e) { fp4_detail::fold_pairs(level, f, b, e); }, 1024);
 }
 
 void FoldPairs2Fp4::cpu(const Args& a, const CpuContext& ctx) {

@@ -209,8 +209,8 @@ std::shared_ptr<const AirFunctionalKernels> make_air_functional_kernels(
   for (uint32_t f = 0; f < kFunctionals; ++f) {
     if (k->f.dags[f].constraint_idx.empty()) continue;
     const std::string name = functional_kernel_name(air, f);
-    k->points[f] =
-        make_constraint_kernel(name, k->f.points_dags[f], k->f.points_shape, points_chunk_nodes, points_interpreted, gen);
+    k->points[f] = make_constraint_kernel(name, k->f.points_dags[f], k->f.points_shape, points_chunk_nodes,
+                                          points_interpreted, gen);
     k->folded[f] = make_ext_constraint_kernel(name, k->f.dags[f], k->f.shape, ext_chunk_nodes, ext_mode, gen);
   }
   return k;

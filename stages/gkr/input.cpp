@@ -22,8 +22,8 @@ std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProv
     out.bus = in.bus;
     SymbolicDag count = dag;
     count.constraint_idx = {in.count};
-    out.count = make_constraint_kernel(fmt::format("{}_count{}", air.name, s), count, air.shape,
-                                       kConstraintChunkNodes, false, gen);
+    out.count = make_constraint_kernel(fmt::format("{}_count{}", air.name, s), count, air.shape, kConstraintChunkNodes,
+                                       false, gen);
     std::map<uint32_t, std::vector<uint32_t>> roots;  // node -> message positions
     for (uint32_t j = 0; j < in.message.size(); ++j) roots[in.message[j]].push_back(j);
     SymbolicDag message = dag;

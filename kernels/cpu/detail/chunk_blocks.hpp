@@ -55,11 +55,11 @@ struct RsMessage16 {
 // StackedRound0SliceSums for l_skip = 4 (kernels/stacked_reduction.hpp): row r = (k, part) sums
 // eq[x] chunk and (eq[x - 1] - eq[x]) chunk over its run of chunks x of slice k, 16 entries each.
 struct SliceSums16 {
-  const Fp* trace;      // slice k's chunk x at ((k << log_chunks) + x) 16
-  const uint32_t* eq;   // Fp4 words, 2^log_chunks entries
-  uint32_t* out;        // Fp4 words: row r's 16 sums with eq, then the 16 with the differences
+  const Fp* trace;     // slice k's chunk x at ((k << log_chunks) + x) 16
+  const uint32_t* eq;  // Fp4 words, 2^log_chunks entries
+  uint32_t* out;       // Fp4 words: row r's 16 sums with eq, then the 16 with the differences
   uint64_t log_chunks;
-  uint64_t log_parts;   // rows per slice
+  uint64_t log_parts;  // rows per slice
 };
 
 // Blocks [begin, end) of kLanes chunks of one column each (block b: column b / ceil(B / kLanes)),
