@@ -10,9 +10,8 @@ inline Vec vload(const uint32_t* p) { return _mm256_load_si256(reinterpret_cast<
 inline Vec vloadu(const uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 inline void vstore(uint32_t* p, Vec v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
 inline void vstoreu(uint32_t* p, Vec v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
-inline void vstream(uint32_t* p, Vec v) {
-  _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
-}  // 32-byte aligned, non-temporal
+// 32-byte aligned, non-temporal
+inline void vstream(uint32_t* p, Vec v) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v); }
 inline void vstream_fence() { _mm_sfence(); }  // orders the non-temporal stores before later ones
 
 inline Vec vadd(Vec a, Vec b) {

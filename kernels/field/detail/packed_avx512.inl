@@ -12,9 +12,8 @@ inline Vec vload(const uint32_t* p) { return _mm512_load_si512(p); }  // 64-byte
 inline Vec vloadu(const uint32_t* p) { return _mm512_loadu_si512(p); }
 inline void vstore(uint32_t* p, Vec v) { _mm512_store_si512(p, v); }
 inline void vstoreu(uint32_t* p, Vec v) { _mm512_storeu_si512(p, v); }
-inline void vstream(uint32_t* p, Vec v) {
-  _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
-}  // 64-byte aligned, non-temporal
+// 64-byte aligned, non-temporal
+inline void vstream(uint32_t* p, Vec v) { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
 inline void vstream_fence() { _mm_sfence(); }  // orders the non-temporal stores before later ones
 
 // a + b mod p: min(s, s - p) over unsigned lanes.
