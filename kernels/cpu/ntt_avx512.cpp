@@ -8,8 +8,9 @@ namespace vkstark::ntt_detail {
 namespace {
 #include "kernels/field/detail/packed_avx512.inl"
 // after the packed arithmetic they use
-#include "kernels/cpu/detail/ntt_packed.inl"
 #include "kernels/cpu/detail/ntt_stockham.inl"
+// after the twiddles of ntt_stockham.inl
+#include "kernels/cpu/detail/ntt_packed.inl"
 }  // namespace
 
 void stockham_wide_avx512(const Pass<Fp>& pass, uint64_t begin, uint64_t end) { stockham_packed(pass, begin, end); }
