@@ -7,8 +7,6 @@
 
 namespace vkstark::fp4_detail {
 
-namespace {
-
 void fold_pairs_scalar(const FoldPairs& f, uint64_t begin, uint64_t end) {
   for (uint64_t y = begin; y < end; ++y) f.dst[y] = f.src[2 * y] + f.alpha * (f.src[2 * y + 1] - f.src[2 * y]);
 }
@@ -38,8 +36,6 @@ void batch_columns_scalar(const BatchColumns& bc, uint64_t begin, uint64_t end) 
     bc.acc[b] += s.value();
   }
 }
-
-}  // namespace
 
 void fold_pairs(SimdLevel level, const FoldPairs& f, uint64_t begin, uint64_t end) {
   switch (level) {
@@ -72,7 +68,7 @@ ProductSums product_sums(SimdLevel level, const Fp4* f, const Fp4* w, uint64_t b
     case SimdLevel::Scalar:
       break;
   }
-  return product_sums_scalar(f, w, begin, end);
+  return product_sums_scalar(f, w, begin, end);  // (after the switch: a value on every path)
 }
 
 void batch_columns(SimdLevel level, const BatchColumns& b, uint64_t begin, uint64_t end) {

@@ -243,32 +243,25 @@ std::shared_ptr<const KernelInfo> make_glsl_kernel(GlslKernelDesc desc) {
     throw GraphError(
         fmt::format("run-time kernel {}: no {} (GlslKernelDesc)", desc.name, !desc.grid ? "grid rule" : "check"));
   RuntimeKernelDesc k;
-  k.name = desc.name;
-  if (!desc.spirv) {
-    k.cpu_only = true;
-    k.abi = std::move(desc.abi);
-    k.workgroup_size = desc.workgroup_size;
-    k.cpu = std::move(desc.cpu);
-    k.grid = std::move(desc.grid);
-    k.check = std::move(desc.check);
-    return make_runtime_kernel(std::move(k));
+  if (desc.spirv) {
+    // Extensions must come before any declaration: the ones kernel bodies use are enabled here.
+    const std::string source =
+        "#version 460\n"
+        "#extension GL_GOOGLE_include_directive : require\n"
+        "#extension GL_EXT_control_flow_attributes : enable\n"
+        "#extension GL_KHR_shader_subgroup_basic : enable\n"
+        "#extension GL_KHR_shader_subgroup_shuffle : enable\n"
+        "#extension GL_KHR_shader_subgroup_arithmetic : enable\n" +
+        glsl_declarations(desc.abi, desc.name, desc.constants) + desc.body;
+    if (desc.cached_only) {
+      std::optional<std::vector<uint32_t>> spirv = cached_glsl(source, desc.name);
+      if (!spirv) return nullptr;
+      k.spirv = std::move(*spirv);
+    } else {
+      k.spirv = compile_glsl(source, desc.name);
+    }
   }
-  // Extensions must come before any declaration: the ones kernel bodies use are enabled here.
-  std::string source =
-      "#version 460\n"
-      "#extension GL_GOOGLE_include_directive : require\n"
-      "#extension GL_EXT_control_flow_attributes : enable\n"
-      "#extension GL_KHR_shader_subgroup_basic : enable\n"
-      "#extension GL_KHR_shader_subgroup_shuffle : enable\n"
-      "#extension GL_KHR_shader_subgroup_arithmetic : enable\n" +
-      glsl_declarations(desc.abi, desc.name, desc.constants) + desc.body;
-  if (desc.cached_only) {
-    std::optional<std::vector<uint32_t>> spirv = cached_glsl(source, desc.name);
-    if (!spirv) return nullptr;
-    k.spirv = std::move(*spirv);
-  } else {
-    k.spirv = compile_glsl(source, desc.name);
-  }
+  k.cpu_only = !desc.spirv;  // nothing generated or compiled
   k.name = std::move(desc.name);
   k.abi = std::move(desc.abi);
   k.workgroup_size = desc.workgroup_size;

@@ -50,6 +50,12 @@ void kernel_table(SimdLevel level, const KernelTable& t, uint64_t begin, uint64_
 ProductSums product_sums(SimdLevel level, const Fp4* f, const Fp4* w, uint64_t begin, uint64_t end);
 void batch_columns(SimdLevel level, const BatchColumns& b, uint64_t begin, uint64_t end);
 
+// The portable bodies (kernels/cpu/fp4_blocks.cpp), also the SIMD bodies' tails.
+void fold_pairs_scalar(const FoldPairs& f, uint64_t begin, uint64_t end);
+void kernel_table_scalar(const KernelTable& t, uint64_t begin, uint64_t end);
+ProductSums product_sums_scalar(const Fp4* f, const Fp4* w, uint64_t begin, uint64_t end);
+void batch_columns_scalar(const BatchColumns& b, uint64_t begin, uint64_t end);
+
 // The bodies compiled for one ISA.
 void fold_pairs_avx512(const FoldPairs& f, uint64_t begin, uint64_t end);
 void fold_pairs_avx2(const FoldPairs& f, uint64_t begin, uint64_t end);

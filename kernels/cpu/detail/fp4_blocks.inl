@@ -4,7 +4,8 @@
 // order, as stored: F4S = LANES / 4 elements a vector. With X^4 = W,
 //   (a b)_k = sum_{j <= k} a_{k-j} b_j + W sum_{j > k} a_{k-j+4} b_j,
 // so a product is 4 lane products of b_j (broadcast in its unit) by a rotated (W times the wrapped
-// coefficients). Nothing here calls a standard-library template (its out-of-line copies could carry
+// coefficients). Tails shorter than a vector go to the portable bodies (*_scalar, compiled without
+// ISA flags). Nothing here calls a standard-library template (its out-of-line copies could carry
 // one ISA's code into another's callers).
 
 constexpr uint32_t F4S = LANES / 4;
@@ -73,7 +74,7 @@ inline void fold_pairs_body(const FoldPairs& f, uint64_t begin, uint64_t end) {
     const Vec e = veven128(a, b), o = vodd128(a, b);
     f4_store(f.dst + y, vadd(e, f4_mul(vsub(o, e), alpha)));
   }
-  for (; y < end; ++y) f.dst[y] = f.src[2 * y] + f.alpha * (f.src[2 * y + 1] - f.src[2 * y]);
+  fold_pairs_scalar(f, y, end);
 }
 
 inline void kernel_table_body(const KernelTable& t, uint64_t begin, uint64_t end) {
@@ -84,8 +85,8 @@ inline void kernel_table_body(const KernelTable& t, uint64_t begin, uint64_t end
     const uint64_t row_end = end < (k + 1) * C ? end : (k + 1) * C;
     const Fp4 c0 = t.coeffs[2 * k], c1 = t.coeffs[2 * k + 1];
     // out = (c0 - c1) eq[x] + c1 eq[x - 1]
-    if (x == 0) {
-      t.out[i] = c0 * t.eq[0] + c1 * (t.eq[cmask] - t.eq[0]);
+    if (x == 0) {  // eq[x - 1] wraps
+      kernel_table_scalar(t, i, i + 1);
       ++i;
       continue;
     }
@@ -94,10 +95,8 @@ inline void kernel_table_body(const KernelTable& t, uint64_t begin, uint64_t end
       const uint64_t xi = i & cmask;
       f4_store(t.out + i, vadd(f4_mul(f4_load(t.eq + xi), d), f4_mul(f4_load(t.eq + xi - 1), c)));
     }
-    for (; i < row_end; ++i) {
-      const uint64_t xi = i & cmask;
-      t.out[i] = c0 * t.eq[xi] + c1 * (t.eq[xi - 1] - t.eq[xi]);
-    }
+    kernel_table_scalar(t, i, row_end);
+    i = row_end;
   }
 }
 
@@ -111,13 +110,8 @@ inline ProductSums product_sums_body(const Fp4* f, const Fp4* w, uint64_t begin,
     s1 = vadd(s1, f4_mul(f1, w1));
     s2 = vadd(s2, f4_mul(vsub(vadd(f1, f1), f0), vsub(vadd(w1, w1), w0)));
   }
-  ProductSums r{f4_sum_units(s1), f4_sum_units(s2)};
-  for (; y < end; ++y) {
-    const Fp4 f0 = f[2 * y], f1 = f[2 * y + 1], w0 = w[2 * y], w1 = w[2 * y + 1];
-    r.s1 += f1 * w1;
-    r.s2 += (f1 + f1 - f0) * (w1 + w1 - w0);
-  }
-  return r;
+  const ProductSums tail = product_sums_scalar(f, w, y, end);
+  return {f4_sum_units(s1) + tail.s1, f4_sum_units(s2) + tail.s2};
 }
 
 // LANES consecutive b at a time: the 4 coefficients' lazy sums (packed_*.inl vmul_acc_wide, four
@@ -142,9 +136,5 @@ inline void batch_columns_body(const BatchColumns& bc, uint64_t begin, uint64_t 
                            Fp::from_mont(wide_value(acc[2][at])), Fp::from_mont(wide_value(acc[3][at]))};
     }
   }
-  for (; b < end; ++b) {
-    Fp4 s;
-    for (uint64_t c = 0; c < bc.width; ++c) s += bc.powers[c] * bc.matrix[c * bc.col_stride + b];
-    bc.acc[b] += s;
-  }
+  batch_columns_scalar(bc, b, end);
 }
