@@ -137,7 +137,7 @@ int main(int argc, char** argv) try {
   p2.reset();
   fmt::print("  prepare {:.1f} ms (first in the process), {:.1f} ms (second)\n", prepare_first_ms, prepare_second_ms);
 
-  p->upload(main_buf, w.main.values);
+  p->upload(main_buf, w.main.values.span());
   std::vector<Fp> pvs = w.public_values;
   if (pvs.empty()) pvs.push_back(Fp::zero());
   p->upload(pv_buf, pvs);

@@ -136,7 +136,7 @@ class Reader {
   const char* what_;
 };
 
-constexpr uint32_t kResultVersion = 2;  // 2: traces_ms and verify_ms
+constexpr uint32_t kResultVersion = 3;  // 2: traces_ms and verify_ms; 3: the stages, verified
 
 std::vector<uint8_t> encode_u64(uint64_t v) {
   Writer w;
@@ -800,10 +800,10 @@ std::vector<uint8_t> encode_result(const JobResult& result) {
   w.u64(result.job);
   w.u8(result.ok ? 1 : 0);
   w.u8(result.lost ? 1 : 0);
-  w.f64(result.traces_ms);
-  w.f64(result.prove_ms);
-  w.f64(result.verify_ms);
-  w.f64(result.total_ms);
+  w.u8(result.verified ? 1 : 0);
+  for (double ms : {result.traces_ms, result.staging_ms, result.upload_ms, result.device_ms, result.download_ms,
+                    result.verify_ms, result.encode_ms, result.write_ms, result.prove_ms, result.total_ms})
+    w.f64(ms);
   w.u64(result.device_bytes);
   w.text(result.reason);
   w.text(result.worker);
@@ -819,10 +819,10 @@ JobResult decode_result(std::span<const uint8_t> message) {
   r.job = reader.u64();
   r.ok = reader.flag();
   r.lost = reader.flag();
-  r.traces_ms = reader.f64();
-  r.prove_ms = reader.f64();
-  r.verify_ms = reader.f64();
-  r.total_ms = reader.f64();
+  r.verified = reader.flag();
+  for (double* ms : {&r.traces_ms, &r.staging_ms, &r.upload_ms, &r.device_ms, &r.download_ms, &r.verify_ms,
+                     &r.encode_ms, &r.write_ms, &r.prove_ms, &r.total_ms})
+    *ms = reader.f64();
   r.device_bytes = reader.u64();
   r.reason = reader.text();
   r.worker = reader.text();

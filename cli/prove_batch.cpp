@@ -56,19 +56,23 @@ void write_proof(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<batch::JobResult>& results,
-                         double wall_s, int ranks, const std::vector<int>& dead_ranks) {
+                         double wall_s, int ranks, const std::vector<int>& dead_ranks, const std::string& verify) {
   std::string entries;
   for (const batch::JobResult& r : results) {
     const batch::Job& j = jobs[r.job];
     entries += fmt::format(
-        "{}\n    {{\"name\": {}, \"status\": {}, \"reason\": {}, \"worker\": {}, \"out\": {}, \"traces_ms\": {}, "
-        "\"prove_ms\": {}, \"verify_ms\": {}, \"total_ms\": {}, \"device_bytes\": {}}}",
+        "{}\n    {{\"name\": {}, \"status\": {}, \"reason\": {}, \"worker\": {}, \"out\": {}, \"verified\": {}, "
+        "\"traces_ms\": {}, \"staging_ms\": {}, \"upload_ms\": {}, \"device_ms\": {}, \"download_ms\": {}, "
+        "\"verify_ms\": {}, \"encode_ms\": {}, \"write_ms\": {}, \"prove_ms\": {}, \"total_ms\": {}, "
+        "\"device_bytes\": {}}}",
         entries.empty() ? "" : ",", json_string(j.name),
         json_string(r.ok     ? "ok"
                     : r.lost ? "lost"
                              : "failed"),
-        json_string(r.reason), json_string(r.worker), json_string(j.out), json_number(r.traces_ms),
-        json_number(r.prove_ms), json_number(r.verify_ms), json_number(r.total_ms), r.device_bytes);
+        json_string(r.reason), json_string(r.worker), json_string(j.out), r.verified ? "true" : "false",
+        json_number(r.traces_ms), json_number(r.staging_ms), json_number(r.upload_ms), json_number(r.device_ms),
+        json_number(r.download_ms), json_number(r.verify_ms), json_number(r.encode_ms), json_number(r.write_ms),
+        json_number(r.prove_ms), json_number(r.total_ms), r.device_bytes);
   }
   const auto ok = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ok; });
   const auto lost = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.lost; });
@@ -76,9 +80,10 @@ std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<
   for (int d : dead_ranks) dead += fmt::format("{}{}", dead.empty() ? "" : ", ", d);
   return fmt::format(
       "{{\"jobs\": {}, \"ok\": {}, \"failed\": {}, \"lost\": {}, \"wall_s\": {}, \"proofs_per_s\": {}, \"ranks\": {}, "
-      "\"dead_ranks\": [{}], \"results\": [{}\n]}}\n",
+      "\"dead_ranks\": [{}], \"verify\": {}, \"stages\": {}, \"results\": [{}\n]}}\n",
       results.size(), ok, results.size() - ok - lost, lost, json_number(wall_s),
-      json_number(wall_s > 0 ? double(ok) / wall_s : 0), ranks, dead, entries);
+      json_number(wall_s > 0 ? double(ok) / wall_s : 0), ranks, dead, json_string(verify),
+      batch::to_json(batch::stage_times(results)), entries);
 }
 
 }  // namespace
@@ -92,7 +97,7 @@ int prove_batch_command(int argc, char** argv) {
                   "  the jobs are dealt out over every rank; each rank takes its share of its machine's GPUs.\n"
                   "  Exit status 0 when every job succeeded, 1 when one failed or was lost, 2 for a bad command\n"
                   "  line or manifest.");
-  std::string manifest, traces, out_dir, executor, devices, params_name, summary_file;
+  std::string manifest, traces, out_dir, executor, devices, params_name, summary_file, verify_text;
   uint32_t log_stacked = 0, in_flight = 0, memory_percent = 0, rank_timeout = 0;
   bool cpu_worker = false, quiet = false, check_traces = false;
   options.input("--manifest", manifest, "the jobs, one per line (docs/batch.md)");
@@ -107,6 +112,9 @@ int prove_batch_command(int argc, char** argv) {
                "check trace files' constraints on the host before proving: a failure names the constraint and "
                "the row (host time: seconds for a keccakf trace of 2^15 rows)");
   options.number<uint32_t>("--in-flight", "N", in_flight, 2, {1, 64}, "proofs in flight per worker");
+  options.text("--verify", "all|none|sample N", verify_text,
+               "which proofs are verified on the host before they are written: all (the default), none, or N of "
+               "the batch spread evenly (off the devices' path either way; the summary gives its cost)");
   options.number<uint32_t>("--memory-percent", "P", memory_percent, 85, {1, 100},
                            "the share of a device's memory its proofs in flight may take together");
   options.choice("--params", params_name, {"secure", "test"}, "secure",
@@ -122,6 +130,12 @@ int prove_batch_command(int argc, char** argv) {
   if (manifest.empty() == traces.empty()) options.fail("give one of --manifest FILE and --traces DIR");
   if (!traces.empty() && out_dir.empty()) options.fail("--traces needs --out-dir DIR");
   if (traces.empty() && !out_dir.empty()) options.fail("--out-dir goes with --traces");
+  batch::VerifyPolicy verify;
+  try {
+    verify = batch::VerifyPolicy::parse(verify_text.empty() ? "all" : verify_text);
+  } catch (const InputError& e) {
+    options.fail(e.what());
+  }
 
   int rank = 0, ranks = 1;
   uint32_t local_rank = 0, local_size = 1;
@@ -197,24 +211,28 @@ int prove_batch_command(int argc, char** argv) {
   worker_options.max_in_flight = in_flight;
   worker_options.check_trace_files = check_traces;
   worker_options.memory_fraction = memory_percent / 100.0;
+  worker_options.verify = verify;
 
   // The collector (rank 0): writes each proof, prints a line per job.
   uint64_t reported = 0;
   auto on_result = [&](batch::JobResult& r) {
     const batch::Job& job = jobs.at(r.job);
     if (r.ok) {
+      const auto w0 = Clock::now();
       try {
         write_proof(job.out, r.file);
       } catch (const std::exception& e) {
         r.ok = false;
         r.reason = e.what();
       }
+      r.write_ms = std::chrono::duration<double, std::milli>(Clock::now() - w0).count();
     }
     ++reported;
     if (quiet) return;
     if (r.ok)
-      fmt::print("[{}/{}] {}: ok on {}: proved in {:.1f} ms ({:.1f} ms in all), {} -> {}\n", reported, jobs.size(),
-                 job.name, r.worker, r.prove_ms, r.total_ms, r.file.size(), job.out);
+      fmt::print("[{}/{}] {}: ok on {}: proved in {:.1f} ms ({:.1f} ms in all){}, {} -> {}\n", reported, jobs.size(),
+                 job.name, r.worker, r.prove_ms, r.total_ms, r.verified ? "" : ", not verified (--verify)",
+                 r.file.size(), job.out);
     else
       fmt::print("[{}/{}] {}: {}{}: {}\n", reported, jobs.size(), job.name, r.lost ? "LOST" : "FAILED",
                  r.worker.empty() ? "" : " on " + r.worker, r.reason);
@@ -260,12 +278,19 @@ int prove_batch_command(int argc, char** argv) {
   fmt::print("prove-batch: {} of {} job(s) proved, {} failed, {} lost, in {:.2f} s ({:.2f} proofs/s) on {} rank(s)\n",
              ok, results.size(), failed, lost, wall_s, wall_s > 0 ? double(ok) / wall_s : 0.0, ranks);
   for (const auto& [worker, n] : per_worker) fmt::print("  {}: {} proof(s)\n", worker, n);
+  if (ok > 0) {
+    const batch::StageTimes stages = batch::stage_times(results);
+    fmt::print("  per proof (median): {}; on its device start to finish {:.1f} ms\n", batch::describe(stages),
+               stages.prove_median);
+    fmt::print("  host verification (--verify {}): {} proof(s), {:.2f} s of host time in all\n", verify.describe(),
+               stages.verified, stages.total[5] / 1000);
+  }
   for (const batch::JobResult& r : results)
     if (!r.ok) fmt::print("  {} {}: {}\n", r.lost ? "lost" : "failed", jobs.at(r.job).name, r.reason);
   for (int d : dead_ranks) fmt::print("  rank {} died\n", d);
   if (!summary_file.empty()) {
     try {
-      replace_file(summary_file, summary_json(jobs, results, wall_s, ranks, dead_ranks));
+      replace_file(summary_file, summary_json(jobs, results, wall_s, ranks, dead_ranks, verify.describe()));
     } catch (const std::runtime_error& e) {
       fmt::print(stderr, "vkstark prove-batch: the summary: {}\n", e.what());
     }

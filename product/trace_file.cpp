@@ -2,8 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <tbb/parallel_for.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <bit>
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <string_view>
 
@@ -113,10 +121,13 @@ std::vector<uint8_t> encode_trace_file(const TraceFile& file) {
   return out;
 }
 
-TraceFile decode_trace_file(std::span<const uint8_t> bytes) {
+namespace {
+
+// Everything before the values: the AIR, the shape and the public values (file.main has its width
+// and height, no values); the reader is left at the values.
+TraceFile decode_head(Reader& r, std::span<const uint8_t> bytes) {
   if (bytes.size() < kMagic.size() || !std::equal(kMagic.begin(), kMagic.end(), bytes.begin()))
     fail(fmt::format("magic: the file does not start with \"{}\": not a vkstark trace file", kMagic));
-  Reader r(bytes);
   (void)r.bytes(kMagic.size(), "magic");
   const uint32_t version = r.u32("version");
   if (version != kTraceFileVersion)
@@ -134,12 +145,10 @@ TraceFile decode_trace_file(std::span<const uint8_t> bytes) {
   const uint32_t width = r.u32("width");
   const uint32_t log_height = r.u32("log2 height");
   if (log_height > kMaxLogHeight) fail(fmt::format("log2 height {} > {}", log_height, kMaxLogHeight));
-  const uint32_t height = 1u << log_height;
   const uint32_t num_public = r.u32("public value count");
   if (num_public > kMaxPublicValues) fail(fmt::format("public value count {} > {}", num_public, kMaxPublicValues));
 
-  // Both lengths are checked against the bytes left before anything is allocated for them: the
-  // products fit a u64 (4096 x 4 and 2^32 x 2^24 x 4).
+  // Checked against the bytes left before anything is allocated for them (4096 x 4 fits a u64).
   const auto pv = r.bytes(uint64_t(num_public) * 4, "public values");
   file.public_values.resize(num_public);
   for (uint32_t i = 0; i < num_public; ++i) {
@@ -147,17 +156,93 @@ TraceFile decode_trace_file(std::span<const uint8_t> bytes) {
     if (v >= Fp::P) fail(fmt::format("public value {}: {} is not a canonical BabyBear element", i, v));
     file.public_values[i] = Fp::from_canonical_unchecked(v);
   }
+  file.main.width = width;
+  file.main.height = 1u << log_height;
+  return file;
+}
 
-  const uint64_t cells = uint64_t(width) * height;
+// The values, canonical little-endian words as the file has them, turned into field elements in
+// place (the bytes and `values` may be the same memory). DecodeError naming the column and row of
+// the first value that is not canonical.
+void convert_values(const uint8_t* bytes, Fp* values, uint64_t cells, uint32_t height) {
+  constexpr uint64_t kPiece = uint64_t(1) << 20;
+  std::atomic<uint64_t> first_bad{UINT64_MAX};
+  tbb::parallel_for(uint64_t{0}, (cells + kPiece - 1) / kPiece, [&](uint64_t piece) {
+    const uint64_t end = std::min(cells, (piece + 1) * kPiece);
+    for (uint64_t i = piece * kPiece; i < end; ++i) {
+      const uint32_t v = le32(bytes + 4 * i);
+      if (v >= Fp::P) {
+        uint64_t seen = first_bad.load();
+        while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+        }
+        return;
+      }
+      values[i] = Fp::from_canonical_unchecked(v);
+    }
+  });
+  if (const uint64_t i = first_bad.load(); i != UINT64_MAX)
+    fail(fmt::format("column {} row {}: {} is not a canonical BabyBear element", i / height, i % height,
+                     le32(bytes + 4 * i)));
+}
+
+}  // namespace
+
+TraceFile decode_trace_file(std::span<const uint8_t> bytes) {
+  Reader r(bytes);
+  TraceFile file = decode_head(r, bytes);
+  // The product fits a u64 (2^32 x 2^24 x 4) and is checked against the bytes left before the
+  // matrix is allocated.
+  const uint64_t cells = uint64_t(file.main.width) * file.main.height;
   const auto values = r.bytes(cells * 4, "values");
-  file.main = TraceMatrix(width, height);
-  for (uint64_t i = 0; i < cells; ++i) {
-    const uint32_t v = le32(&values[4 * i]);
-    if (v >= Fp::P)
-      fail(fmt::format("column {} row {}: {} is not a canonical BabyBear element", i / height, i % height, v));
-    file.main.values[i] = Fp::from_canonical_unchecked(v);
-  }
+  file.main.values = TraceValues(cells);
+  convert_values(values.data(), file.main.values.data(), cells, file.main.height);
   if (r.remaining() != 0) fail(fmt::format("{} bytes past the end", r.remaining()));
+  return file;
+}
+
+TraceFile read_trace_file(const std::string& path, const std::function<TraceValues(uint64_t)>& allocate) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("cannot read the trace file '{}': {}", path, std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    throw InputError(fmt::format("cannot read the trace file '{}': not a regular file", path));
+  const uint64_t size = uint64_t(st.st_size);
+  // Reads all of [at, at + n) into p; false at an early end of the file.
+  auto read_at = [&](void* p, uint64_t n, uint64_t at) {
+    auto* out = static_cast<uint8_t*>(p);
+    while (n > 0) {
+      const ssize_t got = ::pread(fd, out, std::min<uint64_t>(n, uint64_t(1) << 30), off_t(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw InputError(fmt::format("cannot read the trace file '{}': {}", path, std::strerror(errno)));
+      if (got == 0) return false;
+      out += got;
+      at += uint64_t(got);
+      n -= uint64_t(got);
+    }
+    return true;
+  };
+  // The head is at most the magic, 5 words, the longest name and the most public values.
+  std::vector<uint8_t> head(std::min<uint64_t>(size, kMagic.size() + 4 * 5 + kMaxNameBytes + 4 * kMaxPublicValues));
+  if (!read_at(head.data(), head.size(), 0)) fail("the file changed while it was read");
+  Reader r(head);
+  TraceFile file = decode_head(r, head);
+  const uint64_t at = head.size() - r.remaining();
+  const uint64_t cells = uint64_t(file.main.width) * file.main.height;
+  if (size - at < cells * 4)
+    fail(fmt::format("truncated in the values ({} bytes left, {} needed)", size - at, cells * 4));
+  if (size - at > cells * 4) fail(fmt::format("{} bytes past the end", size - at - cells * 4));
+  // Straight into the memory given (the upload's), converted there.
+  file.main.values = allocate ? allocate(cells) : TraceValues(cells);
+  if (file.main.values.size() != cells)
+    throw InputError(fmt::format("trace file '{}': {} cells of memory given for {}", path,
+                                 file.main.values.size(), cells));
+  if (!read_at(file.main.values.data(), cells * 4, at)) fail("the file changed while it was read");
+  convert_values(reinterpret_cast<const uint8_t*>(file.main.values.data()), file.main.values.data(), cells,
+                 file.main.height);
   return file;
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ std::vector<uint8_t> encode_trace_file(const TraceFile& file);
 // a non-canonical value (which column and row), trailing bytes ("N bytes past the end"). The shape
 // is not checked against an AIR here (trace_file_air does).
 TraceFile decode_trace_file(std::span<const uint8_t> bytes);
+// The same from a file, its values read straight into the memory `allocate` gives for that many
+// cells (e.g. host memory the upload reads in place: Executor::host_memory), else the heap, and
+// converted there. InputError when the file cannot be read; DecodeError as decode_trace_file.
+TraceFile read_trace_file(const std::string& path, const std::function<TraceValues(uint64_t cells)>& allocate = {});
 
 // The AIR of a shipped name with the file's trace: InputError naming the AIR and the field when the
 // name is unknown, the width is not the AIR's, the height is not a power of two >= 2, or the public

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/host_memory.hpp"
 #include "runtime/plan.hpp"
 #include "runtime/trace.hpp"
 
@@ -166,6 +167,11 @@ class Executor {
     (void)kernels;
     return true;
   }
+
+  // Host memory that uploads to this executor's plans read in place (runtime/host_memory.hpp): for
+  // data the host makes to upload, e.g. a batch's traces, kept and reused from job to job. It must
+  // not outlive the executor. Thread-safe. DeviceError when there is no memory for it.
+  [[nodiscard]] virtual std::shared_ptr<HostMemory> host_memory(uint64_t bytes) { return anonymous_host_memory(bytes); }
 
  protected:
   // `plan` is not null.

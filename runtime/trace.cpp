@@ -17,6 +17,8 @@ void Trace::begin_run(const Plan& plan, std::string executor_name, std::string d
   executor = std::move(executor_name);
   device = std::move(device_name);
   ++runs;
+  upload_device_ms = 0;
+  download_ms = 0;
   memory = memory_breakdown(plan);
   if (profile_tasks && tasks.size() != plan.tasks.size()) {
     tasks.clear();

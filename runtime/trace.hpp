@@ -63,6 +63,11 @@ class Trace {
   // bookkeeping and host tasks.
   double submit_wait_ms = 0;
   uint64_t runs = 0;
+  // The last run's transfers, as measured by the executor and by callers that upload and download
+  // (the prover); 0 where nothing was measured:
+  double staging_ms = 0;        // host: the inputs copied into staging memory before the run
+  double upload_device_ms = 0;  // device: the run's copies of its inputs from host memory (timestamped)
+  double download_ms = 0;       // host: the run's outputs read back after it
   // Progress: called with a span's index and its wall time so far as the span's last task
   // finishes, by executors that see that during the run (the CPU executor; the Vulkan executor
   // learns span times only at the run's host sync, so it does not call it). The span's times in

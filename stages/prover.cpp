@@ -326,6 +326,11 @@ class PreparedProof final : public StarkProver::Prepared {
   // Between start() and finish(): the public values of the proof being made (per AIR).
   std::optional<std::vector<std::vector<Fp>>> running;
   Trace local;
+  Trace* running_trace = nullptr;  // the run's: the caller's or `local`
+
+  static double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
 
   void start(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace) override {
     if (running) throw GraphError("prover: start() while a proof is in flight (finish() it first)");
@@ -345,11 +350,15 @@ class PreparedProof final : public StarkProver::Prepared {
                                      heights[a] ? fmt::format("2^{} rows", *heights[a]) : std::string("its absence")));
     }
     if (debug_check) debug_check_traces(*pk, airs);
+    const auto t0 = std::chrono::steady_clock::now();
     upload_traces(*prepared, commits, *pk, airs, shape, preprocessed);
+    const double staging_ms = ms_since(t0);
     std::vector<std::vector<Fp>> public_values;
     for (const auto& a : airs) public_values.push_back(a ? a->public_values : std::vector<Fp>{});
     local = Trace{};
-    prepared->start(trace ? *trace : local);
+    running_trace = trace ? trace : &local;
+    prepared->start(*running_trace);
+    running_trace->staging_ms = staging_ms;
     running = std::move(public_values);
   }
 
@@ -359,6 +368,7 @@ class PreparedProof final : public StarkProver::Prepared {
     proof.public_values = std::move(*running);
     running.reset();
     prepared->wait();
+    const auto t0 = std::chrono::steady_clock::now();
     const std::vector<uint32_t> words = prepared->download(layout.buffer());
     proof.trace_vdata.assign(heights.size(), std::nullopt);
     proof.common_main_commit = prepared->download(roots[0])[0];
@@ -369,6 +379,7 @@ class PreparedProof final : public StarkProver::Prepared {
         d.cached_commitments.push_back(prepared->download(roots[commits.first_cached[T] + i])[0]);
       proof.trace_vdata[a] = d;
     }
+    running_trace->download_ms = ms_since(t0);
     regions.decode(words, proof);
     return proof;
   }
@@ -438,7 +449,7 @@ std::shared_ptr<const CommittedTrace> StarkProver::commit_part(uint32_t air, uin
     root_out = download_copy(g, out->id + ".root", c.root());
   }
   std::unique_ptr<PreparedPlan> plan = exec_.prepare(compile(std::move(g)));
-  plan->upload(trace, m.values);
+  plan->upload(trace, m.values.span());
   Trace t;
   plan->run(t);
   out->root = plan->download(root_out)[0];

@@ -1,4 +1,5 @@
 #include "executors/vulkan/context.hpp"
+#include "executors/vulkan/memory.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -358,6 +359,33 @@ void Context::set_name(VkObjectType type, uint64_t handle, const std::string& na
   info.objectHandle = handle;
   info.pObjectName = name.c_str();
   fn.vkSetDebugUtilsObjectNameEXT(device, &info);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host memory the device copies from in place
+
+void Context::add_host_memory(HostMemory* memory, const DeviceBuffer* buffer) const {
+  std::lock_guard lock(host_mutex_);
+  host_memory_[memory->data()] = {memory, buffer};
+}
+
+void Context::remove_host_memory(HostMemory* memory) const {
+  std::lock_guard lock(host_mutex_);
+  host_memory_.erase(memory->data());
+}
+
+std::optional<Context::HostSource> Context::host_source(std::span<const std::byte> bytes) const {
+  if (bytes.empty()) return std::nullopt;
+  std::lock_guard lock(host_mutex_);
+  auto it = host_memory_.upper_bound(bytes.data());
+  if (it == host_memory_.begin()) return std::nullopt;
+  --it;
+  const auto& [memory, buffer] = it->second;
+  const uint64_t offset = static_cast<uint64_t>(bytes.data() - memory->data());
+  if (offset + bytes.size() > memory->size()) return std::nullopt;
+  std::shared_ptr<HostMemory> held = memory->weak_from_this().lock();
+  if (!held) return std::nullopt;  // being destroyed
+  return HostSource{buffer->buffer(), offset, std::move(held), buffer};
 }
 
 }  // namespace vkstark::vulkan

@@ -8,7 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +65,8 @@ const PhysicalDeviceInfo& choose_device(const std::vector<PhysicalDeviceInfo>& d
 
 // Queues the executor takes from its family, at most (proofs in flight on one device).
 inline constexpr uint32_t kMaxQueues = 4;
+
+class DeviceBuffer;
 
 class Context {
  public:
@@ -116,7 +122,22 @@ class Context {
   bool unified = false;
   MessageLog messages;
 
+  // HostMemory this device copies from in place (Executor::host_memory), by address. Thread-safe.
+  struct HostSource {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    uint64_t offset = 0;                  // of the bytes in the buffer
+    std::shared_ptr<HostMemory> memory;   // held by the plan until the run that copies has finished
+    const DeviceBuffer* device_buffer = nullptr;  // for flushes of non-coherent memory
+  };
+  void add_host_memory(HostMemory* memory, const DeviceBuffer* buffer) const;
+  void remove_host_memory(HostMemory* memory) const;
+  // The host memory that holds all of `bytes`, if any.
+  std::optional<HostSource> host_source(std::span<const std::byte> bytes) const;
+
  private:
+  mutable std::mutex host_mutex_;
+  mutable std::map<const std::byte*, std::pair<HostMemory*, const DeviceBuffer*>> host_memory_;  // by start
+
   void create_instance(bool validate);
   void create_messenger();
   void create_device(const PhysicalDeviceInfo& info);

@@ -30,6 +30,7 @@ TypeWish wish(MemoryUse use) {
     case MemoryUse::Upload:
       return {kVisible, kCoherent, kLocal};  // keep device memory for the device
     case MemoryUse::Download:
+    case MemoryUse::HostData:
       return {kVisible, kCached | kCoherent, kLocal};
   }
   return {};

@@ -16,6 +16,8 @@ enum class MemoryUse : uint8_t {
   Unified,   // device-local and host-visible/coherent, mapped (integrated GPUs, CPU devices)
   Upload,    // host-visible staging the host writes and the device copies from
   Download,  // host-visible staging the device copies into and the host reads (cached preferred)
+  HostData,  // host-visible memory the host works in (HostMemory: traces made in place), the device
+             // copies from (cached preferred: the host writes it in any order and reads it)
 };
 
 inline constexpr uint64_t kMinBufferBytes = 16;  // size-0 buffers still get memory

@@ -51,6 +51,8 @@ void VulkanPreparedPlan::start(Trace& trace) {
     vk_check(ctx_.fn.vkCreateQueryPool(ctx_.device, &info, nullptr, &task_queries_), "vkCreateQueryPool");
   }
   reset_queries(st);
+  held_by_run_ = std::move(held_);  // the host memory this run's copies read
+  held_.clear();
   for (size_t s = 0; s < plan_.segments.size(); ++s) {
     if (plan_.segments[s].kind == Segment::Kind::Submission)
       run_submission(s, st, s + 1 < plan_.segments.size());
@@ -66,6 +68,7 @@ void VulkanPreparedPlan::wait() {
   RunState& st = *state;
   const size_t mark = run_mark_;
   if (st.submitted >= 0) complete_submission(st);
+  held_by_run_.clear();
   finish_run(st);
   if (!ctx_.submitted) {
     ctx_.submitted = true;
@@ -104,7 +107,7 @@ void VulkanPreparedPlan::check_inputs() const {
 // the run's first prologue.
 void VulkanPreparedPlan::reset_queries(RunState& st) {
   if (!ctx_.host_query_reset) return;
-  if (queries_) ctx_.fn.vkResetQueryPool(ctx_.device, queries_, 0, static_cast<uint32_t>(2 * plan_.spans.size()));
+  if (queries_) ctx_.fn.vkResetQueryPool(ctx_.device, queries_, 0, query_count());
   if (st.profile)
     ctx_.fn.vkResetQueryPool(ctx_.device, task_queries_, 0, static_cast<uint32_t>(2 * plan_.tasks.size()));
   st.queries_reset = true;
@@ -175,15 +178,22 @@ bool VulkanPreparedPlan::needs_prologue(const RunState& st) const {
 bool VulkanPreparedPlan::record_prologue(VkCommandBuffer cb, RunState* st) {
   bool any = false;
   if (st && queries_ && !st->queries_reset) {
-    ctx_.fn.vkCmdResetQueryPool(cb, queries_, 0, static_cast<uint32_t>(2 * plan_.spans.size()));
+    ctx_.fn.vkCmdResetQueryPool(cb, queries_, 0, query_count());
     if (st->profile) ctx_.fn.vkCmdResetQueryPool(cb, task_queries_, 0, static_cast<uint32_t>(2 * plan_.tasks.size()));
     st->queries_reset = true;
     any = true;
   }
   if (pending_.empty() && persistents_.pending.empty()) return any;
   memory_barrier(ctx_, cb, kBeforeUpload);
+  // A run's uploads are timed on the device (Trace::upload_device_ms).
+  const bool stamp = st && queries_ && st->queries_reset && !st->upload_stamped;
+  if (stamp) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, upload_query());
   record_copies(ctx_, cb, persistents_.pending);
   record_copies(ctx_, cb, pending_);
+  if (stamp) {
+    ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, upload_query() + 1);
+    st->upload_stamped = true;
+  }
   memory_barrier(ctx_, cb, kAfterUpload);
   persistents_.pending.clear();
   pending_.clear();
@@ -276,6 +286,16 @@ void VulkanPreparedPlan::finish_run(RunState& st) {
 
 void VulkanPreparedPlan::read_timestamps(RunState& st) {
   if (!queries_) return;
+  if (st.upload_stamped) {
+    uint64_t ticks[2] = {0, 0};
+    vk_check(ctx_.fn.vkGetQueryPoolResults(ctx_.device, queries_, upload_query(), 2, sizeof(ticks), ticks,
+                                           sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "vkGetQueryPoolResults");
+    const uint64_t mask =
+        ctx_.timestamp_valid_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << ctx_.timestamp_valid_bits) - 1;
+    const uint64_t a = ticks[0] & mask, b = ticks[1] & mask;
+    st.trace.upload_device_ms = static_cast<double>(b >= a ? b - a : 0) * ctx_.limits().timestampPeriod / 1e6;
+  }
   struct Edge {
     uint64_t begin = 0, end = 0;
   };

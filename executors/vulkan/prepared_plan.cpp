@@ -254,7 +254,7 @@ void VulkanPreparedPlan::create_commands() {
   if (ctx_.timestamp_valid_bits > 0 && !plan_.spans.empty()) {
     auto queries = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
     queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    queries.queryCount = static_cast<uint32_t>(2 * plan_.spans.size());
+    queries.queryCount = query_count();
     vk_check(fn.vkCreateQueryPool(ctx_.device, &queries, nullptr, &queries_), "vkCreateQueryPool");
   }
   // Every body is recorded now, once: runs only submit them.
@@ -304,11 +304,21 @@ void VulkanPreparedPlan::upload_bytes(BufferId id, uint64_t at, std::span<const 
     return;
   }
   bool persistent = l.persistent != nullptr;
-  DeviceBuffer& staging = persistent ? l.persistent->staging_buffer(ctx_) : *l.staging;
-  copy_bytes(staging.mapped() + at, bytes.data(), bytes.size());
-  staging.flush();
-  PendingCopy copy{staging.buffer(), l.buffer, {at, l.offset + at, bytes.size()}};
   std::vector<PendingCopy>& queue = persistent ? persistents_.pending : pending_;
+  PendingCopy copy;
+  if (std::optional<Context::HostSource> src = ctx_.host_source(bytes)) {
+    // Host memory of the device's (Executor::host_memory): the device copies from it in place, and
+    // the plan holds it until the run that copies it has finished.
+    src->device_buffer->flush();
+    copy = {src->buffer, l.buffer, {src->offset, l.offset + at, bytes.size()}};
+    held_.push_back(std::move(src->memory));
+  } else {
+    DeviceBuffer& staging = persistent ? l.persistent->staging_buffer(ctx_) : *l.staging;
+    copy_bytes(staging.mapped() + at, bytes.data(), bytes.size());
+    staging.flush();
+    copy = {staging.buffer(), l.buffer, {at, l.offset + at, bytes.size()}};
+  }
+  // An upload again before the run replaces the earlier one's copy (same source and place).
   if (std::find(queue.begin(), queue.end(), copy) == queue.end()) queue.push_back(copy);
 }
 

@@ -121,6 +121,9 @@ class VulkanPreparedPlan final : public PreparedPlan {
   void flush_for_host(uint32_t task, RunState& st);
   void finish_run(RunState& st);
   void read_timestamps(RunState& st);
+  // Timestamps: two per span, then two around the uploads' copies.
+  uint32_t query_count() const { return static_cast<uint32_t>(2 * plan_.spans.size() + 2); }
+  uint32_t upload_query() const { return static_cast<uint32_t>(2 * plan_.spans.size()); }
   void read_task_timestamps(RunState& st);
   void fill_spans(RunState& st);
 
@@ -161,6 +164,8 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::vector<PendingCopy> pending_;  // staging -> device copies for the next submission
   std::vector<bool> uploaded_;        // per buffer
   uint64_t pending_bytes_up_ = 0;
+  std::vector<std::shared_ptr<HostMemory>> held_;  // host memory the pending copies read (until wait())
+  std::vector<std::shared_ptr<HostMemory>> held_by_run_;  // ... that the run in flight reads
   uint64_t deferred_submissions_ = 0;  // Persistent downloads in staging mode, added to the next run
 
   // A run between start() and wait(); the message-log mark at its start.
@@ -185,6 +190,7 @@ struct VulkanPreparedPlan::RunState {
   std::vector<double> task_begin, task_end;  // per task: host ms since `start` (-1: not reached)
   std::vector<bool> stamped;                 // per span: both timestamps written in this run
   bool queries_reset = false;                // (devices without host query reset) by a prologue
+  bool upload_stamped = false;               // the prologue's copies between two timestamps
   bool profile = false;                      // per-task timestamps this run
   int64_t submitted = -1;                    // the segment submitted and not yet waited for
   double submitted_at = 0;                   // host ms of its submission

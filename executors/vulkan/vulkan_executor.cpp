@@ -24,6 +24,22 @@ std::vector<std::pair<const KernelInfo*, Grid>> dispatches_of(std::span<const Ke
   return out;
 }
 
+// Host memory of the device's that its copies read in place: registered with the context by address,
+// so that an upload from it becomes a copy from this buffer (VulkanPreparedPlan::upload_bytes).
+class VulkanHostMemory final : public HostMemory {
+ public:
+  VulkanHostMemory(const vulkan::Context& ctx, uint64_t bytes)
+      : ctx_(ctx), buffer_(ctx, bytes, vulkan::MemoryUse::HostData, "host memory for uploads") {
+    set(buffer_.mapped(), bytes);
+    ctx_.add_host_memory(this, &buffer_);
+  }
+  ~VulkanHostMemory() override { ctx_.remove_host_memory(this); }
+
+ private:
+  const vulkan::Context& ctx_;
+  vulkan::DeviceBuffer buffer_;
+};
+
 class VulkanExecutorImpl final : public VulkanExecutor {
  public:
   explicit VulkanExecutorImpl(const VulkanOptions& options)
@@ -75,6 +91,13 @@ class VulkanExecutorImpl final : public VulkanExecutor {
 
   bool kernels_ready(std::span<const KernelInfo* const> kernels) override {
     return pipelines_->create_cached(dispatches_of(kernels));
+  }
+
+  // Larger than one allocation may be (or with unified memory, where uploads are a memcpy anyway):
+  // ordinary memory, whose uploads go through staging.
+  std::shared_ptr<HostMemory> host_memory(uint64_t bytes) override {
+    if (ctx_->unified || bytes > ctx_->max_allocation_bytes) return anonymous_host_memory(bytes);
+    return std::make_shared<VulkanHostMemory>(*ctx_, bytes);
   }
 
   std::vector<std::string> validation_messages() const override { return ctx_->messages.all(); }

@@ -4,9 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <bit>
+#include <charconv>
 #include <chrono>
 #include <deque>
-#include <fstream>
 #include <future>
 #include <map>
 #include <thread>
@@ -14,10 +14,12 @@
 #include <tbb/task_arena.h>
 
 #include "product/airs/fibonacci.hpp"
+#include "product/airs/keccak.hpp"
 #include "product/airs/test_airs.hpp"
 #include "product/proof_file.hpp"
 #include "product/trace_file.hpp"
 #include "runtime/error.hpp"
+#include "runtime/json.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
@@ -67,33 +69,12 @@ std::vector<JobResult> LocalSource::results() const {
 // ---------------------------------------------------------------------------------------------
 // Jobs
 
-namespace {
-
-// Trace files are read whole; a keccakf trace of 2^24 rows x 2633 columns would be 176 GB, so the
-// bound is the machine's business: 64 GiB.
-constexpr uint64_t kMaxTraceFileBytes = uint64_t(64) << 30;
-
-std::vector<uint8_t> read_trace_file(const Job& job) {
-  std::ifstream in(job.trace_file, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError(fmt::format("cannot read the trace file '{}'", job.trace_file));
-  const std::streamoff size = in.tellg();
-  if (size < 0 || uint64_t(size) > kMaxTraceFileBytes)
-    throw InputError(fmt::format("the trace file '{}' is larger than {} bytes", job.trace_file, kMaxTraceFileBytes));
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  if (!in.read(reinterpret_cast<char*>(bytes.data()), size))
-    throw InputError(fmt::format("cannot read the trace file '{}'", job.trace_file));
-  return bytes;
-}
-
-}  // namespace
-
-JobAirs make_job_airs(const Job& job, TraceMatrix&& storage, bool check_trace_file) {
+JobAirs make_job_airs(const Job& job, const TraceAllocator& allocate, bool check_trace_file) {
   JobAirs out;
   if (!job.trace_file.empty()) {
     TraceFile file;
     try {
-      file = decode_trace_file(read_trace_file(job));
+      file = read_trace_file(job.trace_file, allocate);  // the values straight into `allocate`'s memory
     } catch (const DecodeError& e) {
       throw InputError(fmt::format("{}: {}", job.trace_file, e.what()));
     }
@@ -113,6 +94,8 @@ JobAirs make_job_airs(const Job& job, TraceMatrix&& storage, bool check_trace_fi
     }
     out.statement = fmt::format("{} trace of {} rows from {}", air, rows, job.trace_file);
   } else if (job.air == "keccakf") {
+    TraceMatrix storage;  // keccak_trace writes every cell of it
+    if (allocate) storage.values = allocate(uint64_t(KeccakCols::kWidth) * keccak_trace_height(job.size));
     for (AirWithTraces& t : keccak_fixture(job.size, job.seed, std::move(storage))) out.airs.emplace_back(std::move(t));
     out.statement = fmt::format("{} Keccak-f permutations (seed {})", job.size, job.seed);
   } else if (job.air == "fibonacci") {
@@ -129,6 +112,102 @@ JobAirs make_job_airs(const Job& job, TraceMatrix&& storage, bool check_trace_fi
     throw InputError(fmt::format("unknown AIR '{}' (expected keccakf or fibonacci)", job.air));
   }
   return out;
+}
+
+bool VerifyPolicy::wants(uint64_t job, uint64_t jobs) const {
+  switch (mode) {
+    case Mode::All:
+      return true;
+    case Mode::None:
+      return false;
+    case Mode::Sample: {
+      if (sample == 0) return false;
+      const uint64_t stride = std::max<uint64_t>(1, (jobs + sample - 1) / sample);
+      return job % stride == 0;
+    }
+  }
+  return true;
+}
+
+VerifyPolicy VerifyPolicy::parse(std::string_view text) {
+  VerifyPolicy p;
+  if (text == "all") return p;
+  if (text == "none") {
+    p.mode = Mode::None;
+    return p;
+  }
+  constexpr std::string_view kSample = "sample ";
+  if (text.starts_with(kSample)) {
+    const std::string_view n = text.substr(kSample.size());
+    uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
+    if (ec == std::errc() && end == n.data() + n.size() && v >= 1) {
+      p.mode = Mode::Sample;
+      p.sample = v;
+      return p;
+    }
+  }
+  throw InputError(fmt::format("--verify '{}': expected all, none or sample N (N >= 1 proofs of the batch)", text));
+}
+
+std::string VerifyPolicy::describe() const {
+  switch (mode) {
+    case Mode::All:
+      return "all";
+    case Mode::None:
+      return "none";
+    case Mode::Sample:
+      return fmt::format("sample {}", sample);
+  }
+  return "all";
+}
+
+namespace {
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+}  // namespace
+
+StageTimes stage_times(const std::vector<JobResult>& results) {
+  StageTimes s;
+  std::vector<double> ms[StageTimes::kCount], prove;
+  for (const JobResult& r : results) {
+    if (!r.ok) continue;
+    ++s.proofs;
+    const double v[StageTimes::kCount] = {r.traces_ms, r.staging_ms, r.upload_ms, r.device_ms,
+                                          r.download_ms, r.verify_ms,  r.encode_ms, r.write_ms};
+    for (size_t i = 0; i < StageTimes::kCount; ++i) {
+      if (i == 5 && !r.verified) continue;
+      ms[i].push_back(v[i]);
+      s.total[i] += v[i];
+    }
+    s.verified += r.verified ? 1 : 0;
+    prove.push_back(r.prove_ms);
+  }
+  for (size_t i = 0; i < StageTimes::kCount; ++i) s.median[i] = median_of(ms[i]);
+  s.prove_median = median_of(prove);
+  return s;
+}
+
+std::string describe(const StageTimes& s) {
+  std::string out;
+  for (size_t i = 0; i < StageTimes::kCount; ++i) {
+    out += fmt::format("{}{} {:.1f}", i ? " | " : "", StageTimes::kNames[i], s.median[i]);
+    if (i == 5) out += fmt::format(" ({} of {})", s.verified, s.proofs);
+  }
+  return out + " ms";
+}
+
+std::string to_json(const StageTimes& s) {
+  std::string out = "{";
+  for (size_t i = 0; i < StageTimes::kCount; ++i)
+    out += fmt::format("\"{}\": {{\"median_ms\": {}, \"total_ms\": {}}}, ", StageTimes::kNames[i],
+                       json_number(s.median[i]), json_number(s.total[i]));
+  return out + fmt::format("\"proofs\": {}, \"verified\": {}, \"prove_median_ms\": {}}}", s.proofs, s.verified,
+                           json_number(s.prove_median));
 }
 
 SystemParams job_params(const Job& job) {
@@ -163,6 +242,10 @@ class WorkerCache {
  public:
   std::map<std::string, std::unique_ptr<KeyEntry>> keys;
   std::multimap<std::string, std::unique_ptr<StarkProver::Prepared>> idle;
+  // Host memory the executor's uploads read in place (Executor::host_memory), of traces done with:
+  // the next jobs' traces are made or read there.
+  std::mutex memory_mutex;
+  std::vector<std::shared_ptr<HostMemory>> memory;
 };
 
 std::shared_ptr<WorkerCache> make_worker_cache() { return std::make_shared<WorkerCache>(); }
@@ -175,6 +258,7 @@ struct InFlight {
   KeyEntry* key = nullptr;
   std::unique_ptr<StarkProver::Prepared> prepared;
   std::unique_ptr<Trace> trace;  // must stay put until finish()
+  JobAirs airs;                  // the traces: the device copies them in place until finish()
   Clock::time_point dealt, started;
   double traces_ms = 0;
 };
@@ -224,7 +308,10 @@ class WorkerLoop {
         p.airs = std::async(std::launch::async, [this, j = *j] {
           const Clock::time_point t0 = Clock::now();
           JobAirs airs;
-          background().execute([&] { airs = make_job_airs(jobs_.at(j), take_storage(), options_.check_trace_files); });
+          background().execute([&] {
+            airs = make_job_airs(
+                jobs_.at(j), [this](uint64_t cells) { return trace_memory(cells); }, options_.check_trace_files);
+          });
           return std::pair(std::move(airs), ms_between(t0, Clock::now()));
         });
         pending_.push_back(std::move(p));
@@ -273,17 +360,32 @@ class WorkerLoop {
     return *keys_.emplace(id, std::move(entry)).first->second;
   }
 
-  // Trace memory of earlier jobs, for the next traces (keccak_trace writes every cell of it).
-  TraceMatrix take_storage() {
-    std::lock_guard lock(pool_mutex_);
-    if (pool_.empty()) return {};
-    TraceMatrix t = std::move(pool_.back());
-    pool_.pop_back();
-    return t;
+  // Memory for a trace of `cells` cells that the executor's uploads read in place: an earlier job's
+  // (the smallest that holds it), else new (Executor::host_memory). Called on the traces' threads.
+  TraceValues trace_memory(uint64_t cells) {
+    const uint64_t bytes = cells * sizeof(Fp);
+    {
+      std::lock_guard lock(cache_->memory_mutex);
+      std::vector<std::shared_ptr<HostMemory>>& pool = cache_->memory;
+      auto best = pool.end();
+      for (auto it = pool.begin(); it != pool.end(); ++it)
+        if ((*it)->size() >= bytes && (best == pool.end() || (*it)->size() < (*best)->size())) best = it;
+      if (best != pool.end()) {
+        std::shared_ptr<HostMemory> m = std::move(*best);
+        pool.erase(best);
+        return TraceValues(std::move(m), cells);
+      }
+    }
+    return TraceValues(worker_.executor->host_memory(bytes), cells);
   }
-  void give_back(TraceMatrix&& t) {
-    std::lock_guard lock(pool_mutex_);
-    if (pool_.size() < 2 * size_t(std::max<uint32_t>(options_.max_in_flight, 1))) pool_.push_back(std::move(t));
+  // A finished job's trace memory, for the next jobs (as many as a worker's jobs hold at once).
+  void recycle(JobAirs&& airs) {
+    std::lock_guard lock(cache_->memory_mutex);
+    const size_t keep = 2 * size_t(std::max<uint32_t>(options_.max_in_flight, 1)) + 1;
+    for (auto& a : airs.airs)
+      if (a && a->common.values.memory() && cache_->memory.size() < keep)
+        cache_->memory.push_back(a->common.values.memory());
+    airs = {};
   }
 
   uint64_t held_bytes() const {
@@ -324,10 +426,9 @@ class WorkerLoop {
       }
       f.trace = std::make_unique<Trace>();
       f.started = Clock::now();
-      f.prepared->start(airs.airs, f.trace.get());  // the traces are uploaded: their memory is free again
+      f.prepared->start(airs.airs, f.trace.get());
+      f.airs = std::move(airs);  // the device copies the traces from their memory: kept until finish()
       in_flight_.push_back(std::move(f));
-      for (auto& a : airs.airs)
-        if (a) give_back(std::move(a->common));
     } catch (const std::exception& e) {
       source_.done(failure(p.job, p.dealt, e.what()));
     }
@@ -349,25 +450,40 @@ class WorkerLoop {
     r.worker = worker_.label;
     r.traces_ms = f.traces_ms;
     r.prove_ms = ms_between(f.started, Clock::now());
+    r.staging_ms = f.trace->staging_ms;
+    r.upload_ms = f.trace->upload_device_ms;
+    if (!f.trace->spans.empty())  // the run: on the device where it has timestamps, else on the host (CPU)
+      r.device_ms = f.trace->spans[0].device_ms >= 0 ? f.trace->spans[0].device_ms : f.trace->spans[0].host_ms;
+    r.download_ms = f.trace->download_ms;
     r.device_bytes = f.prepared->device_bytes();
     idle_.emplace(f.shape, std::move(f.prepared));
-    // Verified and encoded off this thread (host work only: the key outlives run()).
-    checks_.push_back(std::async(std::launch::async, [this, r = std::move(r), key = f.key, dealt = f.dealt,
+    recycle(std::move(f.airs));
+    // Verified (where the policy says) and encoded off this thread (host work only: the key outlives run()).
+    const bool verify = options_.verify.wants(f.job, jobs_.size());
+    checks_.push_back(std::async(std::launch::async, [this, r = std::move(r), key = f.key, dealt = f.dealt, verify,
                                                       proof = std::move(*proof)]() mutable {
       try {
-        const Clock::time_point t0 = Clock::now();
+        Clock::time_point t0 = Clock::now();
         ProofFile file;
         file.air_names = key->air_names;
         file.vk = key->pk.vk;
         file.proof = encode(proof);
+        r.encode_ms = ms_between(t0, Clock::now());
         VerifyResult verdict;
-        background().execute([&] { verdict = verify_bytes(file.vk, file.proof); });
-        r.verify_ms = ms_between(t0, Clock::now());
+        verdict.ok = true;
+        if (verify) {
+          t0 = Clock::now();
+          background().execute([&] { verdict = verify_bytes(file.vk, file.proof); });
+          r.verify_ms = ms_between(t0, Clock::now());
+          r.verified = true;
+        }
         if (!verdict.ok) {
           r.reason = fmt::format("the proof does not verify [{}]: {}", to_string(verdict.code), verdict.reason);
         } else {
-          r.ok = true;
+          t0 = Clock::now();
           r.file = encode_proof_file(file);
+          r.encode_ms += ms_between(t0, Clock::now());
+          r.ok = true;
         }
         r.total_ms = ms_between(dealt, Clock::now());
       } catch (const std::exception& e) {
@@ -393,8 +509,6 @@ class WorkerLoop {
   std::shared_ptr<WorkerCache> cache_;
   std::map<std::string, std::unique_ptr<KeyEntry>>& keys_;
   std::multimap<std::string, std::unique_ptr<StarkProver::Prepared>>& idle_;
-  std::mutex pool_mutex_;
-  std::vector<TraceMatrix> pool_;
   std::deque<Pending> pending_;
   std::deque<InFlight> in_flight_;
   std::vector<std::future<void>> checks_;

@@ -9,12 +9,14 @@
 #pragma once
 
 #include <atomic>
+#include <iterator>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "product/batch/manifest.hpp"
@@ -31,14 +33,40 @@ struct JobResult {
   bool lost = false;          // never reported: its rank died with it in flight
   std::string reason;         // why it failed or was lost (empty when ok)
   std::string worker;         // who ran it: "rank 1 vulkan 0 (NVIDIA H100 80GB HBM3)"
-  double traces_ms = 0;       // making the traces (a shipped AIR's, or reading a trace file)
-  double prove_ms = 0;        // start to finish of the proof on its device (traces uploaded, proof downloaded)
-  double verify_ms = 0;       // encoding and verifying the proof
-  double total_ms = 0;        // the job from being dealt to its result (traces, keygen, prepare, prove, verify)
+  bool verified = false;      // verified on the host (WorkerOptions::verify)
+  // Where its time went, in milliseconds: the stages of the batch summary, in order.
+  double traces_ms = 0;    // the traces made (a shipped AIR's) or read (a trace file), in upload memory
+  double staging_ms = 0;   // the traces copied into staging memory as the proof starts (0: read in place)
+  double upload_ms = 0;    // the device copying the traces in (its timestamps; 0 where not measured)
+  double device_ms = 0;    // the proof's run on the device (its timestamps, first to last)
+  double download_ms = 0;  // the proof read back
+  double verify_ms = 0;    // verifying the proof on the host (0 when not verified)
+  double encode_ms = 0;    // the proof and its proof file encoded
+  double write_ms = 0;     // the proof file written (by the collector: LocalSource's on_result)
+  double prove_ms = 0;     // start to finish of the proof on its device (traces uploaded, proof downloaded)
+  double total_ms = 0;     // the job from being dealt to its result (traces, keygen, prepare, prove, verify)
   uint64_t device_bytes = 0;  // the proof's device memory, from its plan
   std::vector<uint8_t> file;  // the proof file's bytes (ok only): the collector writes them to the job's out
   bool operator==(const JobResult&) const = default;
 };
+
+// The stages of a batch's proofs (JobResult's, over the results that are ok; verify over the
+// verified ones): medians and sums in milliseconds, for the summary of prove-batch and batch_bench.
+struct StageTimes {
+  static constexpr const char* kNames[] = {"traces", "staging", "upload", "device",
+                                           "download", "verify", "encode", "write"};
+  static constexpr size_t kCount = std::size(kNames);
+  uint64_t proofs = 0, verified = 0;
+  double median[kCount] = {};
+  double total[kCount] = {};
+  double prove_median = 0;  // start to finish on the device
+};
+StageTimes stage_times(const std::vector<JobResult>& results);
+// "traces 5.1 | staging 0.0 | upload 9.9 | device 40.2 | download 0.3 | verify 8.8 (12 of 12) | encode
+// 0.4 | write 1.1 ms"
+std::string describe(const StageTimes& s);
+// {"traces": {"median_ms": .., "total_ms": ..}, ..., "proofs": n, "verified": n, "prove_median_ms": ..}
+std::string to_json(const StageTimes& s);
 
 // Where workers get their jobs and leave their results. Thread-safe: every worker thread calls it.
 class JobSource {
@@ -78,13 +106,28 @@ struct JobAirs {
   std::vector<std::optional<AirWithTraces>> airs;
   std::string statement;  // "1024 Keccak-f permutations (seed 1)"
 };
-// `storage`: memory for a shipped AIR's trace (keccak_trace), e.g. an earlier job's.
-// `check_trace_file`: a trace file's constraints are checked on the host first (find_violation):
-// InputError naming the constraint and the row that fail, instead of a proof that does not verify.
-JobAirs make_job_airs(const Job& job, TraceMatrix&& storage = {}, bool check_trace_file = false);
+// Memory for a trace of that many cells (e.g. from a pool of Executor::host_memory, which uploads
+// read in place); empty: the heap.
+using TraceAllocator = std::function<TraceValues(uint64_t cells)>;
+// The traces are made (a shipped AIR's large trace: keccakf) or read (a trace file) straight into
+// memory from `allocate`. `check_trace_file`: a trace file's constraints are checked on the host
+// first (find_violation): InputError naming the constraint and the row that fail, instead of a
+// proof that does not verify.
+JobAirs make_job_airs(const Job& job, const TraceAllocator& allocate = {}, bool check_trace_file = false);
 // The job's system params (secure: app_params_with_100_bits_security(log_stacked); test: small,
 // NOT secure), validated.
 SystemParams job_params(const Job& job);
+
+// Which proofs of a batch are verified on the host before they are reported (and written).
+struct VerifyPolicy {
+  enum class Mode { All, Sample, None } mode = Mode::All;
+  uint64_t sample = 0;  // Sample: this many jobs of the batch, spread evenly by index (the first always)
+  // Whether job `job` of `jobs` is verified.
+  bool wants(uint64_t job, uint64_t jobs) const;
+  // "all" | "none" | "sample N" (N >= 1): InputError naming what is wrong otherwise.
+  static VerifyPolicy parse(std::string_view text);
+  std::string describe() const;  // as parse() takes it
+};
 
 struct WorkerOptions {
   uint32_t max_in_flight = 2;      // proofs a worker keeps in flight on its device
@@ -92,6 +135,7 @@ struct WorkerOptions {
   uint64_t memory_bytes = 0;       // a budget in bytes instead (0: from memory_fraction)
   PlanOptions plan;                // fuse = false: the unfused baseline
   bool check_trace_files = false;  // make_job_airs's check_trace_file
+  VerifyPolicy verify;             // every proof verified by default
 };
 
 // A worker's keys (per AIR set and params) and idle prepared proofs (per shape).

@@ -6,6 +6,25 @@
 
 namespace vkstark {
 
+TraceValues::TraceValues(std::shared_ptr<HostMemory> memory, size_t n) {
+  if (!memory) throw InputError("trace values: no host memory given");
+  if (memory->size() / sizeof(Fp) < n)
+    throw InputError(fmt::format("trace values: {} cells do not fit {} bytes of host memory", n, memory->size()));
+  cells_ = reinterpret_cast<Fp*>(memory->data());
+  count_ = n;
+  memory_ = std::move(memory);
+}
+
+void TraceValues::resize(size_t n) {
+  if (!memory_) {
+    heap_.resize(n);
+    return;
+  }
+  if (memory_->size() / sizeof(Fp) < n)
+    throw InputError(fmt::format("trace values: {} cells do not fit {} bytes of host memory", n, memory_->size()));
+  count_ = n;
+}
+
 std::vector<uint32_t> AirShape::row_view_widths() const {
   std::vector<uint32_t> w;
   if (preprocessed_width > 0) w.push_back(preprocessed_width);

@@ -13,13 +13,19 @@
 // Traces are host matrices, column-major like the device buffers (TraceMatrix). Thread-compatible.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/field/fp.hpp"
+#include "runtime/host_memory.hpp"
 #include "stages/air/expr.hpp"
 
 namespace vkstark {
@@ -35,12 +41,67 @@ struct AirShape {
   std::vector<uint32_t> row_view_widths() const;
 };
 
+// A trace's cells: an array of the heap (as a std::vector), or the first cells of HostMemory that
+// the executor's uploads read in place (Executor::host_memory: no staging copy when it is proved).
+// Copies are heap arrays of the same cells; a move keeps the memory. Where the cells live does not
+// change equality.
+class TraceValues {
+ public:
+  TraceValues() = default;
+  explicit TraceValues(size_t n) : heap_(n) {}                          // n zeros
+  TraceValues(std::vector<Fp> v) : heap_(std::move(v)) {}              // NOLINT: as the vector it stands for
+  TraceValues(std::initializer_list<Fp> v) : heap_(v) {}
+  // The first n cells of `memory`, as they are (the caller writes them). InputError when the memory
+  // is null or smaller than n cells.
+  TraceValues(std::shared_ptr<HostMemory> memory, size_t n);
+  TraceValues(const TraceValues& o) : heap_(o.begin(), o.end()) {}
+  TraceValues(TraceValues&& o) noexcept { *this = std::move(o); }
+  TraceValues& operator=(const TraceValues& o) {
+    if (this != &o) *this = TraceValues(o);
+    return *this;
+  }
+  TraceValues& operator=(TraceValues&& o) noexcept {
+    heap_ = std::exchange(o.heap_, {});
+    memory_ = std::exchange(o.memory_, nullptr);
+    cells_ = std::exchange(o.cells_, nullptr);
+    count_ = std::exchange(o.count_, 0);
+    return *this;
+  }
+
+  size_t size() const { return memory_ ? count_ : heap_.size(); }
+  bool empty() const { return size() == 0; }
+  Fp* data() { return memory_ ? cells_ : heap_.data(); }
+  const Fp* data() const { return memory_ ? cells_ : heap_.data(); }
+  Fp& operator[](size_t i) { return data()[i]; }
+  const Fp& operator[](size_t i) const { return data()[i]; }
+  Fp* begin() { return data(); }
+  Fp* end() { return data() + size(); }
+  const Fp* begin() const { return data(); }
+  const Fp* end() const { return data() + size(); }
+  operator std::span<const Fp>() const { return {data(), size()}; }  // NOLINT: as the vector's
+  std::span<const Fp> span() const { return {data(), size()}; }
+  std::vector<Fp> to_vector() const { return {begin(), end()}; }
+  // Fewer or more cells (more: zeros on the heap; in host memory, within it, as they are).
+  // InputError past the host memory.
+  void resize(size_t n);
+  void pop_back() { resize(size() - 1); }
+  // The HostMemory the cells live in (null: the heap).
+  const std::shared_ptr<HostMemory>& memory() const { return memory_; }
+  bool operator==(const TraceValues& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+
+ private:
+  std::vector<Fp> heap_;
+  std::shared_ptr<HostMemory> memory_;
+  Fp* cells_ = nullptr;
+  size_t count_ = 0;
+};
+
 // A host trace part: `width` columns of `height` rows, column-major (value(row, col) =
 // values[col * height + row]).
 struct TraceMatrix {
   uint32_t width = 0;
   uint32_t height = 0;
-  std::vector<Fp> values;
+  TraceValues values;
 
   TraceMatrix() = default;
   TraceMatrix(uint32_t w, uint32_t h) : width(w), height(h), values(size_t(w) * h) {}

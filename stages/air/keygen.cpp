@@ -244,7 +244,7 @@ void commit_preprocessed(ProvingKey& pk, const SystemParams& params, Executor& e
   if (jobs.empty()) return;
   prepare_ntt_twiddles(executor, log_codeword);
   auto plan = executor.prepare(compile(std::move(g)));
-  for (const Job& j : jobs) plan->upload(j.trace, pk.per_air[j.air].preprocessed_trace->values);
+  for (const Job& j : jobs) plan->upload(j.trace, pk.per_air[j.air].preprocessed_trace->values.span());
   Trace trace;
   plan->run(trace);
   for (const Job& j : jobs) {

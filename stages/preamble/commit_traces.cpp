@@ -148,7 +148,7 @@ void upload_traces(PreparedPlan& plan, const TraceCommitments& c, const ProvingK
                                                   : fmt::format("the committed trace {}", c.committed[T][p])));
       if (!given.empty()) continue;  // on the device since it was committed
       const TracePart& part = c.parts[T][p];
-      const std::vector<Fp>& values = parts[p].matrix->values;
+      const TraceValues& values = parts[p].matrix->values;
       const uint64_t rows = uint64_t(1) << part.log_height;
       if (values.size() != uint64_t(part.width) * rows)
         throw InputError(fmt::format("prover: AIR {} part {} has {} values, its proof was prepared for {} x 2^{}",

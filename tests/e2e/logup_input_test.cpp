@@ -108,7 +108,7 @@ class LogupInput : public ExecutorTest {
       size_t p = 0;
       for (const TraceMatrix& m : a.row_view_parts()) {
         auto b = g.input<Fp>(fmt::format("t{}.part{}", T, p++), m.values.size());
-        uploads.push_back({b, m.values});
+        uploads.push_back({b, m.values.to_vector()});
         tr.parts.push_back(b.all());
       }
       if (!a.public_values.empty()) {

@@ -117,7 +117,14 @@ void check_codec(Checks& c) {
   r.ok = true;
   r.reason = "a reason";
   r.worker = "rank 1 vulkan 0 (NVIDIA H100 80GB HBM3)";
+  r.verified = true;
   r.traces_ms = 28.25;
+  r.staging_ms = 1.5;
+  r.upload_ms = 10.25;
+  r.device_ms = 37.125;
+  r.download_ms = 0.5;
+  r.encode_ms = 0.75;
+  r.write_ms = 2.5;
   r.prove_ms = 1234.5;
   r.verify_ms = 34.75;
   r.total_ms = -0.0;
@@ -141,8 +148,8 @@ void check_codec(Checks& c) {
   longer.push_back(0);
   c.expect(refused(longer), "codec: a byte after the end is refused");
   std::vector<uint8_t> huge_length = wire;
-  // version, job, ok and lost, four timings, device bytes: then the reason's length (top byte).
-  huge_length[4 + 8 + 2 + 4 * 8 + 8 + 7] = 0x7f;
+  // version, job, ok, lost and verified, ten timings, device bytes: then the reason's length (top byte).
+  huge_length[4 + 8 + 3 + 10 * 8 + 8 + 7] = 0x7f;
   c.expect(refused(huge_length), "codec: a length past the message is refused");
   std::vector<uint8_t> bad_flag = wire;
   bad_flag[4 + 8] = 2;

@@ -164,7 +164,7 @@ TEST_P(MleTables, FoldedTablesAreTheModelsColumnOpenings) {
         // cached...): the common main first, the others one later.
         const size_t opening_part = rv + 1 == parts.size() ? 0 : 1 + rv;
         for (uint32_t shift = 0; shift < (vk.params.need_rot ? 2u : 1u); ++shift) {
-          std::vector<Fp4> table = fold(parts[rv].values, parts[rv].width, h, l, shift, out.r[0]);
+          std::vector<Fp4> table = fold(parts[rv].values.to_vector(), parts[rv].width, h, l, shift, out.r[0]);
           for (uint32_t j = 1; j <= n; ++j) {  // fold at r_j (pairs never cross a column: even lengths)
             std::vector<Fp4> next(table.size() / 2);
             for (size_t y = 0; y < next.size(); ++y)

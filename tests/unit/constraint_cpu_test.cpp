@@ -349,7 +349,7 @@ TEST(ConstraintCpu, KernelBodyRunsThroughTheCpuExecutor) {
   g.dispatch("every_entry.constraints", kernel, args, Grid{h});
   auto exec = make_cpu_executor();
   auto run = exec->prepare(compile(g));
-  for (size_t p = 0; p < parts.size(); ++p) run->upload(part_bufs[p], parts[p].values);
+  for (size_t p = 0; p < parts.size(); ++p) run->upload(part_bufs[p], parts[p].values.span());
   run->upload(pv_buf, pvs);
   run->upload(lambda_buf, lambdas);
   Trace trace;

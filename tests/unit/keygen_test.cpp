@@ -886,7 +886,7 @@ TEST(Keygen, PreprocessedCommitmentIsTheStackedCommitOfTheTrace) {
     StackedCommitment c = stacked_commit(g, ntt, "prep", std::span<const TraceView>(&view, 1), params);
     g.dispatch<CopyU32>("save_root", {.src = c.root().bitcast<uint32_t>(), .dst = root.all().bitcast<uint32_t>()});
     auto plan = cpu().prepare(compile(std::move(g)));
-    plan->upload(trace, selector_trace(height).values);
+    plan->upload(trace, selector_trace(height).values.span());
     Trace t;
     plan->run(t);
     EXPECT_EQ(plan->download(root)[0], vk.preprocessed_data->commit) << "height " << height;
