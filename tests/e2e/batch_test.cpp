@@ -11,6 +11,7 @@
 #include <set>
 
 #include "executors/executors.hpp"
+#include "executors/vulkan/vulkan_executor.hpp"
 #include "product/airs/fibonacci.hpp"
 #include "product/batch/batch.hpp"
 #include "product/proof_file.hpp"
@@ -170,6 +171,93 @@ TEST(Batch, BadJobsFailAloneWithTheirReason) {
   EXPECT_THAT(again[1].reason, HasSubstr("bad.vkt: AIR fibonacci: constraint"));
   EXPECT_THAT(again[1].reason, HasSubstr("violated at row"));
   EXPECT_TRUE(again[0].ok && again[3].ok);
+}
+
+// The discrete-GPU path on lavapipe (staging, with validation): trace files and keccakf traces are
+// made in the worker's upload memory and copied by the device in place, over several batches (the
+// memory reused); the bytes are serial proving's and every stage of every proof is reported.
+TEST(Batch, TracesInUploadMemoryGiveTheBytesOfSerialProvingAndEveryStage) {
+  const auto folder = temp_folder("upload");
+  std::vector<Job> jobs;
+  for (uint32_t i = 0; i < 3; ++i) {
+    const FibonacciTrace fib = fibonacci_trace(Fp::from_canonical(i), Fp::one(), 32u << i);
+    const std::vector<uint8_t> bytes = encode_trace_file(TraceFile{"fibonacci", fib.main, fib.public_values});
+    const std::string path = (folder / fmt::format("t{}.vkt", i)).string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    Job j = fib_job(fmt::format("file{}", i), 0);
+    j.air.clear();
+    j.trace_file = path;
+    jobs.push_back(j);
+  }
+  Job keccak = fib_job("keccak", 0);
+  keccak.air = "keccakf";
+  keccak.size = 1;
+  keccak.seed = 5;
+  jobs.push_back(keccak);
+  VulkanOptions staging;
+  staging.force_staging = true;
+  auto exec = make_vulkan_executor(staging);
+  const std::vector<Worker> workers{{"vulkan-staging", exec.get(), make_worker_cache()}};
+  WorkerOptions options;
+  options.max_in_flight = 2;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::vector<uint8_t>> files(jobs.size());
+    LocalSource source(jobs.size(), [&](JobResult& r) { files[r.job] = r.file; });
+    run_workers(jobs, source, workers, options);
+    for (const JobResult& r : source.results()) {
+      SCOPED_TRACE(fmt::format("{} (round {})", jobs[r.job].name, round));
+      ASSERT_TRUE(r.ok) << r.reason;
+      EXPECT_EQ(files[r.job], serial_proof_file(jobs[r.job]));
+      EXPECT_TRUE(r.verified);
+      EXPECT_GT(r.traces_ms, 0.0);
+      EXPECT_GT(r.device_ms, 0.0);
+      EXPECT_GT(r.verify_ms, 0.0);
+      EXPECT_GT(r.encode_ms, 0.0);
+      EXPECT_GE(r.upload_ms, 0.0);
+      EXPECT_GE(r.prove_ms, r.device_ms * 0.5);
+    }
+  }
+  std::filesystem::remove_all(folder);
+}
+
+// --verify none and sample N: the proofs are the same; only the chosen ones are verified (and a bad
+// trace's proof then goes out unverified: what none costs).
+TEST(Batch, VerifyNoneAndSampleVerifyWhatTheySay) {
+  std::vector<Job> jobs;
+  for (uint32_t i = 0; i < 5; ++i) jobs.push_back(fib_job(fmt::format("fib{}", i), 16));
+  const auto exec = make_executor("cpu");
+  const std::vector<Worker> workers{{"cpu", exec.get(), nullptr}};
+  WorkerOptions options;
+  options.verify = VerifyPolicy::parse("sample 2");  // every ceil(5 / 2) = 3rd: jobs 0 and 3
+  std::vector<JobResult> results = run(jobs, workers, options);
+  for (const JobResult& r : results) {
+    EXPECT_TRUE(r.ok) << r.reason;
+    EXPECT_EQ(r.verified, r.job == 0 || r.job == 3) << r.job;
+    EXPECT_EQ(r.verify_ms > 0, r.verified) << r.job;
+  }
+  EXPECT_EQ(stage_times(results).verified, 2u);
+  options.verify = VerifyPolicy::parse("none");
+  results = run(jobs, workers, options);
+  for (const JobResult& r : results) EXPECT_TRUE(r.ok && !r.verified && r.verify_ms == 0) << r.job;
+  const StageTimes st = stage_times(results);
+  EXPECT_EQ(st.proofs, 5u);
+  EXPECT_EQ(st.verified, 0u);
+  EXPECT_THAT(describe(st), HasSubstr("verify 0.0 (0 of 5)"));
+  EXPECT_THAT(to_json(st), HasSubstr("\"device\": {\"median_ms\": "));
+
+  EXPECT_EQ(VerifyPolicy::parse("all").describe(), "all");
+  EXPECT_EQ(VerifyPolicy::parse("sample 7").describe(), "sample 7");
+  EXPECT_TRUE(VerifyPolicy::parse("sample 1").wants(0, 10));
+  EXPECT_FALSE(VerifyPolicy::parse("sample 1").wants(1, 10));
+  EXPECT_TRUE(VerifyPolicy::parse("sample 10").wants(9, 10));
+  EXPECT_TRUE(VerifyPolicy::parse("sample 50").wants(9, 10));
+  for (const char* bad : {"", "some", "sample", "sample 0", "sample -1", "sample 2x", "sample  2", "All"})
+    EXPECT_THROW((void)VerifyPolicy::parse(bad), InputError) << bad;
+  try {
+    (void)VerifyPolicy::parse("sample 0");
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--verify 'sample 0': expected all, none or sample N"));
+  }
 }
 
 TEST(Batch, NoWorkersIsAnError) {

@@ -304,3 +304,80 @@ TEST(TraceFile, ToTraceFileRefusesOtherAirsAndOtherParts) {
   AirWithTraces no_air;
   EXPECT_THAT(input_error([&] { (void)to_trace_file(no_air); }), HasSubstr("no AIR"));
 }
+
+// read_trace_file: the same file, or the same error, as decode_trace_file of the file's bytes, for
+// good files, every kind of bad one and truncations; the values read straight into the memory
+// given (host memory here); a lying header allocates nothing of its size; a missing file is named.
+TEST(TraceFile, ReadingAFileGivesWhatDecodingItsBytesGives) {
+  const std::string path = ::testing::TempDir() + "/read_trace_file_test.vkt";
+  auto write = [&](const std::vector<uint8_t>& bytes) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+  };
+  std::shared_ptr<HostMemory> memory;
+  auto allocate = [&](uint64_t cells) {
+    memory = anonymous_host_memory(cells * sizeof(Fp));
+    return TraceValues(memory, cells);
+  };
+  auto same = [&](const std::vector<uint8_t>& bytes, const std::string& what) {
+    SCOPED_TRACE(what);
+    write(bytes);
+    std::string decode_message, read_message;
+    std::optional<TraceFile> decoded, read;
+    try {
+      decoded = decode_trace_file(bytes);
+    } catch (const DecodeError& e) {
+      decode_message = e.what();
+    }
+    memory.reset();
+    try {
+      read = read_trace_file(path, allocate);
+    } catch (const DecodeError& e) {
+      read_message = e.what();
+    }
+    EXPECT_EQ(read_message, decode_message);
+    ASSERT_EQ(read.has_value(), decoded.has_value());
+    if (!read) return;
+    EXPECT_EQ(*read, *decoded);
+    EXPECT_EQ(read->main.values.memory(), memory) << "the values were not read into the memory given";
+    EXPECT_EQ(read_trace_file(path), *decoded);  // on the heap
+  };
+  const std::vector<uint8_t> fib = encode_trace_file(fibonacci_file(64));
+  same(fib, "fibonacci");
+  const std::vector<AirWithTraces> keccak = keccak_fixture(2, 9);
+  same(encode_trace_file(to_trace_file(keccak[0])), "keccak");
+  for (size_t n : {size_t(0), size_t(5), size_t(12), size_t(30), fib.size() - 4, fib.size() - 1})
+    same(std::vector<uint8_t>(fib.begin(), fib.begin() + std::ptrdiff_t(n)), fmt::format("first {} bytes", n));
+  std::vector<uint8_t> b = fib;
+  b.resize(b.size() + 8, 0);
+  same(b, "past the end");
+  TraceFile wide{"wide", TraceMatrix(4, 32), {}};
+  b = encode_trace_file(wide);
+  set_u32(b, b.size() - 4 * (4 * 32) + 4 * (2 * 32 + 5), Fp::P + 3);
+  set_u32(b, b.size() - 4 * (4 * 32) + 4 * (3 * 32 + 17), Fp::P);
+  same(b, "two values that are not canonical: the first is named");
+
+  b = header("fibonacci", 4096, 24, 0);
+  b.resize(100, 0);
+  write(b);
+  g_largest_allocation = 0;
+  memory.reset();
+  try {
+    (void)read_trace_file(path, allocate);
+    ADD_FAILURE() << "a lying header was read";
+  } catch (const DecodeError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("trace file: truncated in the values"));
+  }
+  EXPECT_LT(g_largest_allocation.load(), size_t(1) << 20);
+  EXPECT_EQ(memory, nullptr) << "memory was asked for before the size was checked";
+
+  std::remove(path.c_str());
+  try {
+    (void)read_trace_file(path);
+    ADD_FAILURE() << "a missing file was read";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("read_trace_file_test.vkt"));
+  }
+}

@@ -236,6 +236,37 @@ TEST_P(VulkanExecutorTest, TransientsWithDisjointLifetimesShareMemoryAndKeepThei
   for (uint32_t i = 0; i < 300; ++i) ASSERT_EQ(got[i], i < 4 ? 103u : data[i]) << i;
 }
 
+// Host memory of the executor's (Executor::host_memory): uploads from it are copied by the device
+// in place (staging path) and the plan holds it until the run has finished; an upload from part of
+// it lands where it should; the device's copies are timed (Trace::upload_device_ms).
+TEST_P(VulkanExecutorTest, UploadsFromHostMemoryAreCopiedInPlaceAndHeldUntilTheRunEnds) {
+  Graph g;
+  auto in = g.input<uint32_t>("in", 1000);
+  auto out = g.output<uint32_t>("out", 1000);
+  g.dispatch<CopyU32>("copy", {.src = in, .dst = out});
+  auto p = exec().prepare(compile(g));
+  std::vector<uint32_t> expected(1000);
+  for (int round = 0; round < 2; ++round) {
+    std::shared_ptr<HostMemory> memory = exec().host_memory(4 * 1200);
+    ASSERT_GE(memory->size(), 4u * 1200);
+    auto* words = reinterpret_cast<uint32_t*>(memory->data());
+    for (uint32_t i = 0; i < 1200; ++i) words[i] = 7 * i + uint32_t(round);
+    // From an offset into the memory, which the caller then drops: the plan holds it.
+    p->upload(in, std::span<const uint32_t>(words + 100, 1000));
+    for (uint32_t i = 0; i < 1000; ++i) expected[i] = 7 * (i + 100) + uint32_t(round);
+    std::weak_ptr<HostMemory> weak = memory;
+    memory.reset();
+    words = nullptr;
+    EXPECT_EQ(weak.expired(), !staging()) << "a staging upload from host memory is copied in place";
+    p->start(trace);
+    p->wait();
+    EXPECT_TRUE(weak.expired()) << "held past the run";
+    EXPECT_EQ(p->download(out), expected);
+    EXPECT_EQ(trace.counters.bytes_up, 4000u * uint64_t(round + 1));
+  }
+  if (staging()) EXPECT_GE(trace.upload_device_ms, 0.0);
+}
+
 TEST_P(VulkanExecutorTest, APersistentBufferWrittenByOnePlanIsReadByTheNext) {
   {
     Graph g;
