@@ -53,7 +53,7 @@ struct Round {
 int main(int argc, char** argv) try {
   cli::Options options("batch_bench",
                        "  Proofs per second of keccakf batches on one worker and on all (every GPU), same run.");
-  std::string executor, devices, json, verify_text;
+  std::string executor, devices, json, verify_text, trace_memory;
   uint32_t permutations = 0, log_stacked = 0, per_worker = 0, in_flight = 0, runs = 0;
   bool cpu_worker = false;
   cli::executor_option(options, executor);
@@ -66,6 +66,9 @@ int main(int argc, char** argv) try {
   options.number<uint32_t>("--in-flight", "N", in_flight, 2, {1, 64}, "proofs in flight per worker");
   options.number<uint32_t>("--runs", "R", runs, 3, {1, 100}, "timed batches per configuration");
   options.text("--verify", "all|none|sample N", verify_text, "which proofs are verified on the host (default all)");
+  options.choice("--trace-memory", trace_memory, {"upload", "heap"}, "upload",
+                 "where traces are made: the worker's upload memory (copied by the device in place), or the heap "
+                 "(copied into staging as each proof starts: the baseline)");
   options.output("--json", json, "the result file (default bench/results/batch_bench-<executor>.json)");
   options.parse_or_exit(argc, argv);
   batch::VerifyPolicy verify;
@@ -85,8 +88,9 @@ int main(int argc, char** argv) try {
     device_names += (device_names.empty() ? "" : ", ") + e.label;
   }
   fmt::print(
-      "batch_bench: {} worker(s): {}; keccakf {} permutations, params(log stacked {}), {} in flight per worker\n",
-      all.size(), device_names, permutations, log_stacked, in_flight);
+      "batch_bench: {} worker(s): {}; keccakf {} permutations, params(log stacked {}), {} in flight per worker, "
+      "verify {}, traces in {} memory\n",
+      all.size(), device_names, permutations, log_stacked, in_flight, verify.describe(), trace_memory);
 
   // The host's part alone: one job's traces, made serially into the first worker's upload memory
   // (median of 3), and the threads TBB has.
@@ -126,6 +130,7 @@ int main(int argc, char** argv) try {
   batch::WorkerOptions worker_options;
   worker_options.max_in_flight = in_flight;
   worker_options.verify = verify;
+  worker_options.upload_memory = trace_memory == "upload";
   auto jobs_for = [&](size_t workers) {
     std::vector<batch::Job> jobs;
     for (uint32_t i = 0; i < per_worker * workers; ++i) {
@@ -263,10 +268,10 @@ int main(int argc, char** argv) try {
   bench::write_result(
       path, "batch_bench", kind, device_names,
       fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"in_flight\": {}, "
-                  "\"runs\": {}, \"verify\": {}, \"host_threads\": {}, \"traces_alone_ms\": {}, "
+                  "\"runs\": {}, \"verify\": {}, \"trace_memory\": {}, \"host_threads\": {}, \"traces_alone_ms\": {}, "
                   "\"device_alone_ms\": {}, \"serial_wall_ms\": {}, \"device_rate_per_s\": {}, "
                   "\"configurations\": [{}\n  ], \"ratio_all_to_one\": {}}}",
-                  permutations, log_stacked, in_flight, runs, json_string(verify.describe()),
+                  permutations, log_stacked, in_flight, runs, json_string(verify.describe()), json_string(trace_memory),
                   std::thread::hardware_concurrency(), json_number(traces_alone_ms), json_number(device_alone_ms),
                   json_number(serial_wall_ms), json_number(device_alone_ms > 0 ? 1000 / device_alone_ms : 0),
                   results_json, json_number(ratio)));

@@ -309,8 +309,9 @@ class WorkerLoop {
           const Clock::time_point t0 = Clock::now();
           JobAirs airs;
           background().execute([&] {
-            airs = make_job_airs(
-                jobs_.at(j), [this](uint64_t cells) { return trace_memory(cells); }, options_.check_trace_files);
+            TraceAllocator allocate;
+            if (options_.upload_memory) allocate = [this](uint64_t cells) { return trace_memory(cells); };
+            airs = make_job_airs(jobs_.at(j), allocate, options_.check_trace_files);
           });
           return std::pair(std::move(airs), ms_between(t0, Clock::now()));
         });

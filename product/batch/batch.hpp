@@ -136,6 +136,10 @@ struct WorkerOptions {
   PlanOptions plan;                // fuse = false: the unfused baseline
   bool check_trace_files = false;  // make_job_airs's check_trace_file
   VerifyPolicy verify;             // every proof verified by default
+  // Traces made (or read) in the executor's upload memory (Executor::host_memory), which the device
+  // copies from in place; false: on the heap, copied into staging memory as each proof starts (the
+  // baseline, for measurements).
+  bool upload_memory = true;
 };
 
 // A worker's keys (per AIR set and params) and idle prepared proofs (per shape).
