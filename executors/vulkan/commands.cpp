@@ -28,11 +28,17 @@ void end_commands(const Context& ctx, VkCommandBuffer cb) {
   vk_check(ctx.fn.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
 }
 
-void submit(const Context& ctx, VkQueue queue, std::span<const VkCommandBuffer> cbs, VkFence fence) {
+void submit(const Context& ctx, VkQueue queue, std::span<const VkCommandBuffer> cbs, VkFence fence, VkSemaphore wait) {
   vk_check(ctx.fn.vkResetFences(ctx.device, 1, &fence), "vkResetFences");
   auto info = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
   info.commandBufferCount = static_cast<uint32_t>(cbs.size());
   info.pCommandBuffers = cbs.data();
+  const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  if (wait) {
+    info.waitSemaphoreCount = 1;
+    info.pWaitSemaphores = &wait;
+    info.pWaitDstStageMask = &stage;
+  }
   vk_check(ctx.fn.vkQueueSubmit(queue, 1, &info, fence), "vkQueueSubmit");
 }
 

@@ -60,8 +60,10 @@ void begin_commands(const Context& ctx, VkCommandBuffer cb, bool reusable = fals
 void end_commands(const Context& ctx, VkCommandBuffer cb);
 // One vkQueueSubmit of the command buffers, in order, with `fence`, then one wait for it (one host sync).
 void submit_and_wait(const Context& ctx, std::span<const VkCommandBuffer> cbs, VkFence fence);
-// The two halves of submit_and_wait, on `queue` (one of ctx.queues).
-void submit(const Context& ctx, VkQueue queue, std::span<const VkCommandBuffer> cbs, VkFence fence);
+// The two halves of submit_and_wait, on `queue` (one of ctx.queues); the submission waits for
+// `wait` (a binary semaphore another submission signals) before any of its commands, when given.
+void submit(const Context& ctx, VkQueue queue, std::span<const VkCommandBuffer> cbs, VkFence fence,
+            VkSemaphore wait = VK_NULL_HANDLE);
 void wait_fence(const Context& ctx, VkFence fence);
 
 }  // namespace vkstark::vulkan

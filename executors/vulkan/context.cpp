@@ -124,7 +124,22 @@ Context::Context(const VulkanOptions& options) {
     std::vector<PhysicalDeviceInfo> devices = describe_devices(fn, instance);
     const PhysicalDeviceInfo& chosen = choose_device(devices, options);
     physical = chosen.handle;
-    create_device(chosen);
+    std::string transfer = options.transfer_queue;
+    if (const char* env = std::getenv("VKSTARK_TRANSFER_QUEUE"); env && *env) transfer = env;
+    if (transfer != "auto" && transfer != "off" && transfer != "same")
+      throw InputError(fmt::format("VKSTARK_TRANSFER_QUEUE / VulkanOptions::transfer_queue '{}': expected auto, off "
+                                   "or same",
+                                   transfer));
+    uint32_t compute_queues = options.compute_queues;
+    if (const char* env = std::getenv("VKSTARK_COMPUTE_QUEUES"); env && *env) {
+      char* end = nullptr;
+      const unsigned long v = std::strtoul(env, &end, 10);
+      if (*end != '\0' || v < 1 || v > kMaxQueues)
+        throw InputError(fmt::format("VKSTARK_COMPUTE_QUEUES '{}': expected a number of queues from 1 to {}", env,
+                                     kMaxQueues));
+      compute_queues = uint32_t(v);
+    }
+    create_device(chosen, transfer, compute_queues);
     read_properties(options.force_staging);
     arm_exit_guard();
   } catch (...) {
@@ -234,15 +249,26 @@ void Context::create_messenger() {
   vk_check(fn.vkCreateDebugUtilsMessengerEXT(instance, &info, nullptr, &messenger), "vkCreateDebugUtilsMessengerEXT");
 }
 
-void Context::create_device(const PhysicalDeviceInfo& chosen) {
+void Context::create_device(const PhysicalDeviceInfo& chosen, const std::string& transfer, uint32_t compute_queues) {
   queue_family = static_cast<uint32_t>(chosen.queue_family);
   timestamp_valid_bits = chosen.timestamp_valid_bits;
-  const uint32_t nqueues = std::clamp<uint32_t>(chosen.queue_count, 1, kMaxQueues);
+  const uint32_t nqueues =
+      std::clamp<uint32_t>(chosen.queue_count, 1, compute_queues ? std::min(compute_queues, kMaxQueues) : kMaxQueues);
   const std::vector<float> priorities(nqueues, 1.0f);
-  auto queue_info = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+  VkDeviceQueueCreateInfo queue_infos[2];
+  auto& queue_info = queue_infos[0];
+  queue_info = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   queue_info.queueFamilyIndex = queue_family;
   queue_info.queueCount = nqueues;
   queue_info.pQueuePriorities = priorities.data();
+  // One queue of the family for transfers only, where the device has one and it is wanted.
+  const bool dedicated = transfer == "auto" && chosen.transfer_family >= 0;
+  if (dedicated) {
+    queue_infos[1] = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+    queue_infos[1].queueFamilyIndex = static_cast<uint32_t>(chosen.transfer_family);
+    queue_infos[1].queueCount = 1;
+    queue_infos[1].pQueuePriorities = priorities.data();
+  }
   // Kernels may use 64- and 16-bit integers where the device has them; view arrays need dynamic
   // indexing of storage-buffer arrays; runs reset their timestamp queries from the host.
   auto reset =
@@ -292,8 +318,8 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
              &VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR::pipelineExecutableInfo);
   auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.pNext = &features;
-  info.queueCreateInfoCount = 1;
-  info.pQueueCreateInfos = &queue_info;
+  info.queueCreateInfoCount = dedicated ? 2 : 1;
+  info.pQueueCreateInfos = queue_infos;
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   vk_check(fn.vkCreateDevice(physical, &info, nullptr, &device), "vkCreateDevice");
@@ -303,6 +329,15 @@ void Context::create_device(const PhysicalDeviceInfo& chosen) {
   queues.assign(nqueues, VK_NULL_HANDLE);
   for (uint32_t i = 0; i < nqueues; ++i) fn.vkGetDeviceQueue(device, queue_family, i, &queues[i]);
   queue = queues[0];
+  if (dedicated) {
+    transfer_family = static_cast<uint32_t>(chosen.transfer_family);
+    transfer_timestamp_bits = chosen.transfer_timestamp_bits;
+    fn.vkGetDeviceQueue(device, transfer_family, 0, &transfer_queue);
+  } else if (transfer == "same") {  // the last queue of the family: the first plans' are others where it has several
+    transfer_family = queue_family;
+    transfer_timestamp_bits = timestamp_valid_bits;
+    transfer_queue = queues.back();
+  }
 }
 
 void Context::read_properties(bool force_staging) {

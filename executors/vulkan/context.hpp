@@ -50,6 +50,8 @@ struct PhysicalDeviceInfo {
   int32_t queue_family = -1;  // a family with compute, preferring one with timestamps
   uint32_t timestamp_valid_bits = 0;
   uint32_t queue_count = 0;  // queues of that family
+  int32_t transfer_family = -1;  // a family for transfers only (copy engines), if the device has one
+  uint32_t transfer_timestamp_bits = 0;
   std::string problem;       // why it cannot be used; empty if it can
   std::string describe() const;
 };
@@ -97,6 +99,12 @@ class Context {
   std::vector<VkQueue> queues;
   uint32_t queue_family = 0;
   uint32_t timestamp_valid_bits = 0;  // 0: no timestamps on this queue
+  // Where runs submit their uploads (VulkanOptions::transfer_queue); null: with the run. A queue of
+  // another family makes every buffer shared by the two (VK_SHARING_MODE_CONCURRENT).
+  VkQueue transfer_queue = VK_NULL_HANDLE;
+  uint32_t transfer_family = 0;
+  uint32_t transfer_timestamp_bits = 0;
+  bool shared_families() const { return transfer_queue != VK_NULL_HANDLE && transfer_family != queue_family; }
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
   uint32_t subgroup_size = 1;
@@ -140,7 +148,7 @@ class Context {
 
   void create_instance(bool validate);
   void create_messenger();
-  void create_device(const PhysicalDeviceInfo& info);
+  void create_device(const PhysicalDeviceInfo& info, const std::string& transfer_queue, uint32_t compute_queues);
   void read_properties(bool force_staging);
   void destroy() noexcept;
 };

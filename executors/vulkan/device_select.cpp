@@ -67,6 +67,14 @@ void find_compute_queue(const VkFunctions& fn, PhysicalDeviceInfo& info) {
     info.timestamp_valid_bits = families[i].timestampValidBits;
     info.queue_count = families[i].queueCount;
   }
+  for (uint32_t i = 0; i < n; ++i) {
+    const VkQueueFlags f = families[i].queueFlags;
+    if (!(f & VK_QUEUE_TRANSFER_BIT) || (f & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT)) || families[i].queueCount == 0)
+      continue;
+    if (info.transfer_family >= 0 && info.transfer_timestamp_bits >= families[i].timestampValidBits) continue;
+    info.transfer_family = static_cast<int32_t>(i);
+    info.transfer_timestamp_bits = families[i].timestampValidBits;
+  }
 }
 
 std::string lower(std::string_view s) {

@@ -67,6 +67,12 @@ DeviceBuffer::DeviceBuffer(const Context& ctx, uint64_t bytes, MemoryUse use, co
     info.usage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    const uint32_t families[2] = {ctx.queue_family, ctx.transfer_family};
+    if (ctx.shared_families()) {  // uploads on the transfer family's queue, the rest on the compute family's
+      info.sharingMode = VK_SHARING_MODE_CONCURRENT;
+      info.queueFamilyIndexCount = 2;
+      info.pQueueFamilyIndices = families;
+    }
     vk_check(ctx.fn.vkCreateBuffer(ctx.device, &info, nullptr, &buffer_), fmt::format("vkCreateBuffer ('{}')", name));
     VkMemoryRequirements req{};
     ctx.fn.vkGetBufferMemoryRequirements(ctx.device, buffer_, &req);

@@ -114,6 +114,9 @@ void VulkanPreparedPlan::reset_queries(RunState& st) {
 }
 
 void VulkanPreparedPlan::run_submission(size_t index, RunState& st, bool wait) {
+  // The run's uploads on the transfer queue, where there is one, so that they overlap the device's
+  // work on other plans (proofs in flight); this submission waits for them.
+  const bool uploads = transfer_cb_ && submit_uploads(st);
   VkCommandBuffer cbs[2];
   size_t n = 0;
   if (needs_prologue(st)) {  // most runs need none: a replay records nothing at all
@@ -124,7 +127,7 @@ void VulkanPreparedPlan::run_submission(size_t index, RunState& st, bool wait) {
   }
   cbs[n++] = body(index, st.profile);
   st.submitted_at = st.now();
-  submit(ctx_, queue_, {cbs, n}, fence_);
+  submit(ctx_, queue_, {cbs, n}, fence_, uploads ? upload_done_ : VK_NULL_HANDLE);
   st.submitted = static_cast<int64_t>(index);
   if (wait) complete_submission(st);
 }
@@ -195,6 +198,33 @@ bool VulkanPreparedPlan::record_prologue(VkCommandBuffer cb, RunState* st) {
     st->upload_stamped = true;
   }
   memory_barrier(ctx_, cb, kAfterUpload);
+  persistents_.pending.clear();
+  pending_.clear();
+  return true;
+}
+
+bool VulkanPreparedPlan::submit_uploads(RunState& st) {
+  if (pending_.empty() && persistents_.pending.empty()) return false;
+  begin_commands(ctx_, transfer_cb_);
+  // Timed where the transfer queue has timestamps and the queries were reset from the host (a
+  // prologue's reset would come after these).
+  const bool stamp = queries_ && st.queries_reset && !st.upload_stamped && ctx_.transfer_timestamp_bits > 0;
+  if (stamp) ctx_.fn.vkCmdWriteTimestamp(transfer_cb_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, upload_query());
+  // No barrier before the copies: this plan's memory was last used by its previous run, which the
+  // host has waited for; the semaphore orders them before the run's first submission.
+  record_copies(ctx_, transfer_cb_, persistents_.pending);
+  record_copies(ctx_, transfer_cb_, pending_);
+  if (stamp) {
+    ctx_.fn.vkCmdWriteTimestamp(transfer_cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, upload_query() + 1);
+    st.upload_stamped = true;
+  }
+  end_commands(ctx_, transfer_cb_);
+  auto info = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  info.commandBufferCount = 1;
+  info.pCommandBuffers = &transfer_cb_;
+  info.signalSemaphoreCount = 1;
+  info.pSignalSemaphores = &upload_done_;
+  vk_check(ctx_.fn.vkQueueSubmit(ctx_.transfer_queue, 1, &info, VK_NULL_HANDLE), "vkQueueSubmit (uploads)");
   persistents_.pending.clear();
   pending_.clear();
   return true;
@@ -291,8 +321,8 @@ void VulkanPreparedPlan::read_timestamps(RunState& st) {
     vk_check(ctx_.fn.vkGetQueryPoolResults(ctx_.device, queries_, upload_query(), 2, sizeof(ticks), ticks,
                                            sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
              "vkGetQueryPoolResults");
-    const uint64_t mask =
-        ctx_.timestamp_valid_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << ctx_.timestamp_valid_bits) - 1;
+    const uint32_t bits = transfer_cb_ ? ctx_.transfer_timestamp_bits : ctx_.timestamp_valid_bits;  // where written
+    const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
     const uint64_t a = ticks[0] & mask, b = ticks[1] & mask;
     st.trace.upload_device_ms = static_cast<double>(b >= a ? b - a : 0) * ctx_.limits().timestampPeriod / 1e6;
   }

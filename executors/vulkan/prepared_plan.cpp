@@ -251,6 +251,19 @@ void VulkanPreparedPlan::create_commands() {
   spare_ = extra[1];
   auto fence = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
   vk_check(fn.vkCreateFence(ctx_.device, &fence, nullptr, &fence_), "vkCreateFence");
+  if (ctx_.transfer_queue && !ctx_.unified) {
+    auto tpool = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+    tpool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    tpool.queueFamilyIndex = ctx_.transfer_family;
+    vk_check(fn.vkCreateCommandPool(ctx_.device, &tpool, nullptr, &transfer_pool_), "vkCreateCommandPool");
+    auto talloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    talloc.commandPool = transfer_pool_;
+    talloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    talloc.commandBufferCount = 1;
+    vk_check(fn.vkAllocateCommandBuffers(ctx_.device, &talloc, &transfer_cb_), "vkAllocateCommandBuffers");
+    auto semaphore = vk_struct<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+    vk_check(fn.vkCreateSemaphore(ctx_.device, &semaphore, nullptr, &upload_done_), "vkCreateSemaphore");
+  }
   if (ctx_.timestamp_valid_bits > 0 && !plan_.spans.empty()) {
     auto queries = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
     queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -269,6 +282,11 @@ void VulkanPreparedPlan::destroy_commands() noexcept {
   task_queries_ = VK_NULL_HANDLE;
   if (fence_) fn.vkDestroyFence(ctx_.device, fence_, nullptr);
   if (pool_) fn.vkDestroyCommandPool(ctx_.device, pool_, nullptr);  // frees the command buffers
+  if (transfer_pool_) fn.vkDestroyCommandPool(ctx_.device, transfer_pool_, nullptr);
+  if (upload_done_) fn.vkDestroySemaphore(ctx_.device, upload_done_, nullptr);
+  transfer_pool_ = VK_NULL_HANDLE;
+  transfer_cb_ = VK_NULL_HANDLE;
+  upload_done_ = VK_NULL_HANDLE;
   queries_ = VK_NULL_HANDLE;
   fence_ = VK_NULL_HANDLE;
   pool_ = VK_NULL_HANDLE;

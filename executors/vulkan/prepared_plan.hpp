@@ -117,6 +117,9 @@ class VulkanPreparedPlan final : public PreparedPlan {
   void record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d, BindState& bound) const;
   bool needs_prologue(const RunState& st) const;
   bool record_prologue(VkCommandBuffer cb, RunState* st);
+  // The uploads waiting (pending_, persistents_.pending) submitted on the transfer queue, signalling
+  // upload_done_; false when there are none.
+  bool submit_uploads(RunState& st);
   void finish_commands(VkCommandBuffer cb, size_t index);
   void flush_for_host(uint32_t task, RunState& st);
   void finish_run(RunState& st);
@@ -158,6 +161,11 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::vector<SpanStatic> segment_counts_;                // per segment: dispatches and barriers it records
   int64_t last_submission_ = -1;                          // segment index
   VkFence fence_ = VK_NULL_HANDLE;
+  // With a transfer queue (Context::transfer_queue): a run's uploads are recorded into their own
+  // command buffer, submitted there, and the run's first submission waits for `upload_done_`.
+  VkCommandPool transfer_pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer transfer_cb_ = VK_NULL_HANDLE;
+  VkSemaphore upload_done_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;       // two timestamps per span, when the queue has timestamps
   VkQueryPool task_queries_ = VK_NULL_HANDLE;  // two per task, made on the first profiled run
 

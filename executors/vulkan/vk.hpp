@@ -104,6 +104,8 @@ namespace vkstark::vulkan {
   X(vkDestroyFence)                    \
   X(vkResetFences)                     \
   X(vkWaitForFences)                   \
+  X(vkCreateSemaphore)                 \
+  X(vkDestroySemaphore)                \
   X(vkCmdPushDescriptorSetKHR)
 
 struct VkFunctions {

@@ -33,6 +33,16 @@ struct VulkanOptions {
   // Testing: use the discrete-GPU memory path (device-local buffers, staging copies) even where
   // the device has unified memory, so that path runs under validation on lavapipe.
   bool force_staging = false;
+  // Where a run's uploads go (staging path): "auto" (the default), a queue of the device's family for
+  // transfers only (its copy engines) where it has one, in a submission of its own that the run
+  // waits for, so that uploads overlap the device's work on other proofs; else with the run.
+  // "off": with the run always. "same": a submission of its own on a queue of the compute family
+  // (the same path where no device has a transfer family: tests). VKSTARK_TRANSFER_QUEUE overrides.
+  std::string transfer_queue = "auto";
+  // Queues of the compute family that prepared plans take in turn (0: as many as the device has, up
+  // to 4): plans in flight together on different queues run concurrently on the device; on one
+  // queue, one after the other. VKSTARK_COMPUTE_QUEUES overrides.
+  uint32_t compute_queues = 0;
 };
 
 // The Vulkan executor's interface beyond Executor (dynamic_cast an Executor to reach it).

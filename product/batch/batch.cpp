@@ -250,6 +250,11 @@ class WorkerCache {
 
 std::shared_ptr<WorkerCache> make_worker_cache() { return std::make_shared<WorkerCache>(); }
 
+void settle(WorkerCache& cache) {
+  for (auto& [id, key] : cache.keys) key->prover->wait_for_kernels();
+  cache.idle.clear();
+}
+
 namespace {
 
 struct InFlight {

@@ -146,6 +146,12 @@ struct WorkerOptions {
 class WorkerCache;
 std::shared_ptr<WorkerCache> make_worker_cache();
 
+// Waits for the kernels the cache's provers compile in the background (a prover's first proofs may
+// evaluate round 0 on the interpreter meanwhile: ProverOptions::round0_kernels) and drops its idle
+// prepared proofs, so that the proofs planned next use what was compiled. For benchmarks, between a
+// warm-up batch and the measured ones.
+void settle(WorkerCache& cache);
+
 struct Worker {
   std::string label;             // "vulkan 1 (NVIDIA H100 80GB HBM3)"; results carry it
   Executor* executor = nullptr;  // used by this worker's thread only while run_workers runs

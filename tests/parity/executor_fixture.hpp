@@ -22,7 +22,8 @@ namespace vkstark::testing {
 
 // One executor of each kind per test process (a Vulkan instance with validation is slow to make).
 // "vulkan-staging" is the Vulkan executor forced onto the discrete-GPU memory path (device-local
-// buffers and staging copies), so that path runs under validation on lavapipe too.
+// buffers and staging copies, the uploads in a submission of their own on a transfer queue), so
+// that path runs under validation on lavapipe too.
 inline Executor& executor(const std::string& kind) {
   static std::map<std::string, std::unique_ptr<Executor>> cache;
   auto& e = cache[kind];
@@ -30,6 +31,7 @@ inline Executor& executor(const std::string& kind) {
     if (kind == "vulkan-staging") {
       VulkanOptions options;
       options.force_staging = true;
+      options.transfer_queue = "same";
       e = make_vulkan_executor(options);
     } else {
       e = make_executor(kind);

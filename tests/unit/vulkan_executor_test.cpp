@@ -53,13 +53,16 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-// Parameter: true = force the staging path (what discrete GPUs use), false = lavapipe's unified memory.
-class VulkanExecutorTest : public ::testing::TestWithParam<bool> {
+// Parameter: lavapipe's unified memory (0); the staging path discrete GPUs use (1), with the uploads
+// in a submission of their own on a transfer queue that the run waits for (2: a queue of the compute
+// family, lavapipe having no transfer family; the path a GPU's copy engines take).
+class VulkanExecutorTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
     VulkanOptions options;
     options.validate = true;
-    options.force_staging = GetParam();
+    options.force_staging = GetParam() >= 1;
+    options.transfer_queue = GetParam() == 2 ? "same" : "off";
     executor_ = make_vulkan_executor(options);
   }
   void TearDown() override {
@@ -83,8 +86,10 @@ class VulkanExecutorTest : public ::testing::TestWithParam<bool> {
   Trace trace;
 };
 
-INSTANTIATE_TEST_SUITE_P(Memory, VulkanExecutorTest, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "Staging" : "Unified"; });
+INSTANTIATE_TEST_SUITE_P(Memory, VulkanExecutorTest, ::testing::Values(0, 1, 2),
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           return p.param == 0 ? "Unified" : p.param == 1 ? "Staging" : "StagingTransferQueue";
+                         });
 
 }  // namespace
 
