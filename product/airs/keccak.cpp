@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -150,93 +151,182 @@ void KeccakAir::eval(AirBuilder& b) const {
 
 namespace {
 
-// One permutation's rows, row-major (rows x kWidth), written into the trace afterwards column by
-// column so that the column-major stores are contiguous.
-class PermRows {
- public:
-  // The rows live in a buffer kept per thread: a fresh 250 KB buffer per permutation would be an
-  // mmap, page faults and an munmap each (the allocator's threshold is 128 KB), which serialises
-  // the threads on the process's memory map. Zeroed here: fill_permutation leaves the step flags
-  // of other rounds and the export flag at zero.
-  explicit PermRows(uint32_t rows) : rows_(rows), v_(buffer()) { v_.assign(size_t(rows) * kWidth, Fp()); }
-  uint32_t rows() const { return rows_; }
-  Fp& at(uint32_t row, uint32_t col) { return v_[size_t(row) * kWidth + col]; }
-  // The lane's 64 bits into the columns cols[z].
-  void bits(uint32_t row, uint64_t lane, const std::array<uint32_t, 64>& cols) {
-    for (uint32_t z = 0; z < 64; ++z) at(row, cols[z]) = (lane >> z) & 1 ? Fp::one() : Fp::zero();
-  }
-  // The lane's 16-bit limbs into the columns cols[l].
-  void limbs(uint32_t row, uint64_t lane, const std::array<uint32_t, kKeccakLimbs>& cols) {
-    for (uint32_t l = 0; l < kKeccakLimbs; ++l)
-      at(row, cols[l]) = Fp::from_canonical_unchecked(uint32_t(lane >> (kKeccakBitsPerLimb * l)) & 0xFFFF);
-  }
-  void store(TraceMatrix& t, uint32_t first_row) const {
-    for (uint32_t col = 0; col < kWidth; ++col)
-      for (uint32_t r = 0; r < rows_; ++r) t.at(first_row + r, col) = v_[size_t(r) * kWidth + col];
-  }
+// The trace is written column by column for a block of permutations at a time: first the block's
+// Keccak words (every round's lanes the columns come from), then each column's rows of the block,
+// contiguous in the column-major trace. A cell is written once and the stores stream.
+constexpr uint32_t kBlockPerms = 32;  // 768 rows: 3 KB of each column per block
+constexpr uint32_t kLanes = 25;
+// The words written as bits, per round: C[x], C'[x], A'[y][x] (word kAPrime + 5y + x), A''[0][0].
+constexpr uint32_t kC = 0, kCPrime = 5, kAPrime = 10, kAPrimePrime00 = 35, kBitWords = 36;
 
- private:
-  static std::vector<Fp>& buffer() {
-    thread_local std::vector<Fp> b;
-    return b;
-  }
-  uint32_t rows_;
-  std::vector<Fp>& v_;
+// The words of `Perms` permutations, each kept along the rows so that a column's rows are read
+// contiguously.
+template <uint32_t Perms>
+struct Words {
+  // bits[word][h][row]: half h (bits 32h..32h + 31) of the word on the row (24 p + round).
+  uint32_t bits[kBitWords][2][Perms * kRounds];
+  // states[lane][limb][p][i]: the 16-bit limbs of state i of permutation p (the input of round i;
+  // state 24 is the output), lane x + 5y, in Montgomery form. A is state i on row i, A''' state
+  // i + 1 (iota changes only lane 0, whose A'' is below), the preimage state 0.
+  Fp states[kLanes][kKeccakLimbs][Perms][kRounds + 1];
+  Fp a_prime_prime_0_0[kKeccakLimbs][Perms * kRounds];  // A''[0][0]'s limbs, before iota
 };
+using BlockWords = Words<kBlockPerms>;
+
+Fp limb_of(uint64_t lane, uint32_t limb) {
+  return Fp::from_canonical_unchecked(uint32_t(lane >> (kKeccakBitsPerLimb * limb)) & 0xFFFF);
+}
 
 // The state as lanes s[x][y] (standard indexing: lane x + 5y), as the reference's generator keeps it.
 using State = std::array<std::array<uint64_t, 5>, 5>;
 
-// Fills row `round` from the round's input state s and advances s to the round's output, column by
-// column as Plonky3's generate_trace_row_for_round (export stays 0).
-void fill_round(PermRows& rows, uint32_t round, State& s, const KeccakColumns<uint32_t>& col) {
-  rows.at(round, col.step_flags[round]) = Fp::one();
-  for (uint32_t y = 0; y < 5; ++y)
-    for (uint32_t x = 0; x < 5; ++x) rows.limbs(round, s[x][y], col.a[y][x]);
-
-  std::array<uint64_t, 5> c{}, c_prime{};
-  for (uint32_t x = 0; x < 5; ++x) c[x] = s[x][0] ^ s[x][1] ^ s[x][2] ^ s[x][3] ^ s[x][4];
-  for (uint32_t x = 0; x < 5; ++x) c_prime[x] = c[x] ^ c[(x + 4) % 5] ^ std::rotl(c[(x + 1) % 5], 1);
-  for (uint32_t x = 0; x < 5; ++x) {
-    rows.bits(round, c[x], col.c[x]);
-    rows.bits(round, c_prime[x], col.c_prime[x]);
-  }
-
-  State a_prime;  // theta: A ^ D with D[x] = C[x] ^ C'[x]
-  for (uint32_t x = 0; x < 5; ++x)
-    for (uint32_t y = 0; y < 5; ++y) {
-      a_prime[x][y] = s[x][y] ^ c[x] ^ c_prime[x];
-      rows.bits(round, a_prime[x][y], col.a_prime[y][x]);
-    }
-
-  State bb;  // rho and pi
-  for (uint32_t x = 0; x < 5; ++x)
-    for (uint32_t y = 0; y < 5; ++y) {
-      const uint32_t xs = (x + 3 * y) % 5;
-      bb[x][y] = std::rotl(a_prime[xs][x], int(kKeccakRho[xs][x]));
-    }
-
-  for (uint32_t x = 0; x < 5; ++x)  // chi
-    for (uint32_t y = 0; y < 5; ++y) {
-      s[x][y] = bb[x][y] ^ (~bb[(x + 1) % 5][y] & bb[(x + 2) % 5][y]);
-      rows.limbs(round, s[x][y], col.a_prime_prime[y][x]);
-    }
-  rows.bits(round, s[0][0], col.a_prime_prime_0_0_bits);
-
-  s[0][0] ^= kRoundConstants[round];  // iota
-  rows.limbs(round, s[0][0], col.a_prime_prime_prime_0_0_limbs);
-}
-
-// The rows of one permutation (24, or fewer for the last padding permutation).
-void fill_permutation(PermRows& rows, const std::array<uint64_t, 25>& input) {
-  const KeccakColumns<uint32_t>& col = keccak_columns();
+// Permutation p's words into w: Keccak-f on `input`, as Plonky3's generate_trace_row_for_round.
+template <uint32_t Perms>
+void compute_words(Words<Perms>& w, uint32_t p, const std::array<uint64_t, 25>& input) {
   State s;
   for (uint32_t x = 0; x < 5; ++x)
     for (uint32_t y = 0; y < 5; ++y) s[x][y] = input[x + 5 * y];
-  for (uint32_t r = 0; r < rows.rows(); ++r)
-    for (uint32_t y = 0; y < 5; ++y)
-      for (uint32_t x = 0; x < 5; ++x) rows.limbs(r, s[x][y], col.preimage[y][x]);
-  for (uint32_t r = 0; r < rows.rows(); ++r) fill_round(rows, r, s, col);
+  auto put_state = [&](uint32_t i) {
+    for (uint32_t x = 0; x < 5; ++x)
+      for (uint32_t y = 0; y < 5; ++y)
+        for (uint32_t l = 0; l < kKeccakLimbs; ++l) w.states[x + 5 * y][l][p][i] = limb_of(s[x][y], l);
+  };
+  put_state(0);
+  for (uint32_t round = 0; round < kRounds; ++round) {
+    const uint32_t row = p * kRounds + round;
+    auto put_bits = [&](uint32_t word, uint64_t v) {
+      w.bits[word][0][row] = uint32_t(v);
+      w.bits[word][1][row] = uint32_t(v >> 32);
+    };
+    std::array<uint64_t, 5> c{}, c_prime{};
+    for (uint32_t x = 0; x < 5; ++x) c[x] = s[x][0] ^ s[x][1] ^ s[x][2] ^ s[x][3] ^ s[x][4];
+    for (uint32_t x = 0; x < 5; ++x) c_prime[x] = c[x] ^ c[(x + 4) % 5] ^ std::rotl(c[(x + 1) % 5], 1);
+    for (uint32_t x = 0; x < 5; ++x) {
+      put_bits(kC + x, c[x]);
+      put_bits(kCPrime + x, c_prime[x]);
+    }
+
+    State a_prime;  // theta: A ^ D with D[x] = C[x] ^ C'[x]
+    for (uint32_t x = 0; x < 5; ++x)
+      for (uint32_t y = 0; y < 5; ++y) {
+        a_prime[x][y] = s[x][y] ^ c[x] ^ c_prime[x];
+        put_bits(kAPrime + 5 * y + x, a_prime[x][y]);
+      }
+
+    State bb;  // rho and pi
+    for (uint32_t x = 0; x < 5; ++x)
+      for (uint32_t y = 0; y < 5; ++y) {
+        const uint32_t xs = (x + 3 * y) % 5;
+        bb[x][y] = std::rotl(a_prime[xs][x], int(kKeccakRho[xs][x]));
+      }
+    for (uint32_t x = 0; x < 5; ++x)  // chi
+      for (uint32_t y = 0; y < 5; ++y) s[x][y] = bb[x][y] ^ (~bb[(x + 1) % 5][y] & bb[(x + 2) % 5][y]);
+    put_bits(kAPrimePrime00, s[0][0]);
+    for (uint32_t l = 0; l < kKeccakLimbs; ++l) w.a_prime_prime_0_0[l][row] = limb_of(s[0][0], l);
+
+    s[0][0] ^= kRoundConstants[round];  // iota
+    put_state(round + 1);
+  }
+}
+
+// The words of the all-zero state (every padding permutation), computed once.
+const Words<1>& zero_state_words() {
+  static const std::unique_ptr<Words<1>> words = [] {
+    auto w = std::make_unique<Words<1>>();
+    compute_words(*w, 0, {});
+    return w;
+  }();
+  return *words;
+}
+
+// Copies permutation 0 of `from` into permutation p of `to`.
+void copy_words(const Words<1>& from, BlockWords& to, uint32_t p) {
+  for (uint32_t k = 0; k < kBitWords; ++k)
+    for (uint32_t h = 0; h < 2; ++h) std::copy_n(from.bits[k][h], kRounds, to.bits[k][h] + p * kRounds);
+  for (uint32_t lane = 0; lane < kLanes; ++lane)
+    for (uint32_t l = 0; l < kKeccakLimbs; ++l)
+      std::copy_n(from.states[lane][l][0], kRounds + 1, to.states[lane][l][p]);
+  for (uint32_t l = 0; l < kKeccakLimbs; ++l)
+    std::copy_n(from.a_prime_prime_0_0[l], kRounds, to.a_prime_prime_0_0[l] + p * kRounds);
+}
+
+// The words of a block live in a buffer kept per thread (550 KB: a fresh one per block would be an
+// mmap and page faults each).
+BlockWords& block_words() {
+  thread_local const std::unique_ptr<BlockWords> w = std::make_unique<BlockWords>();
+  return *w;
+}
+
+// Writes the block of permutations [first, first + count) into the column-major trace t (its rows
+// from 24 first on, `rows` of them: the last padding permutation may be cut short), column by column.
+void write_block(Fp* t, uint32_t height, uint32_t first, uint32_t count, uint32_t rows,
+                 std::span<const std::array<uint64_t, 25>> inputs) {
+  BlockWords& w = block_words();
+  for (uint32_t p = 0; p < count; ++p) {
+    if (first + p < inputs.size())
+      compute_words(w, p, inputs[first + p]);
+    else
+      copy_words(zero_state_words(), w, p);
+  }
+  const KeccakColumns<uint32_t>& col = keccak_columns();
+  Fp* const block = t + size_t(first) * kRounds;  // column 0's first row of the block
+  auto column = [&](uint32_t c) { return block + size_t(c) * height; };
+  // A column's rows from value(p, round), permutation by permutation: 24 rows each (a count the
+  // compiler unrolls), but the last one's may be fewer.
+  auto per_perm = [&](uint32_t c, auto value) {
+    Fp* out = column(c);
+    for (uint32_t p = 0; p < count; ++p, out += kRounds) {
+      const uint32_t n = std::min(kRounds, rows - p * kRounds);
+      if (n == kRounds)
+        for (uint32_t r = 0; r < kRounds; ++r) out[r] = value(p, r);
+      else
+        for (uint32_t r = 0; r < n; ++r) out[r] = value(p, r);
+    }
+  };
+  // Bit z of a word into column cols[z]: Fp::one() (Montgomery form R mod p) for 1, zero for 0.
+  auto bits = [&](uint32_t word, const std::array<uint32_t, 64>& cols) {
+    for (uint32_t z = 0; z < 64; ++z) {
+      const uint32_t* half = w.bits[word][z / 32];
+      const uint32_t shift = z % 32;
+      Fp* out = column(cols[z]);
+      for (uint32_t r = 0; r < rows; ++r) out[r] = Fp::from_mont((0u - ((half[r] >> shift) & 1)) & Fp::R_MOD_P);
+    }
+  };
+  static_assert(Fp::one().mont() == Fp::R_MOD_P && Fp::zero().mont() == 0);
+
+  for (uint32_t i = 0; i < kRounds; ++i)  // step flag i: 1 on each permutation's round i
+    per_perm(col.step_flags[i], [i](uint32_t, uint32_t r) { return r == i ? Fp::one() : Fp::zero(); });
+  std::fill_n(column(col.export_flag), rows, Fp::zero());
+  for (uint32_t y = 0; y < 5; ++y)
+    for (uint32_t x = 0; x < 5; ++x)
+      for (uint32_t l = 0; l < kKeccakLimbs; ++l) {
+        const auto& state = w.states[x + 5 * y][l];
+        per_perm(col.preimage[y][x][l], [&](uint32_t p, uint32_t) { return state[p][0]; });
+      }
+  for (uint32_t y = 0; y < 5; ++y)
+    for (uint32_t x = 0; x < 5; ++x)
+      for (uint32_t l = 0; l < kKeccakLimbs; ++l) {
+        const auto& state = w.states[x + 5 * y][l];
+        per_perm(col.a[y][x][l], [&](uint32_t p, uint32_t r) { return state[p][r]; });
+      }
+  for (uint32_t x = 0; x < 5; ++x) bits(kC + x, col.c[x]);
+  for (uint32_t x = 0; x < 5; ++x) bits(kCPrime + x, col.c_prime[x]);
+  for (uint32_t y = 0; y < 5; ++y)
+    for (uint32_t x = 0; x < 5; ++x) bits(kAPrime + 5 * y + x, col.a_prime[y][x]);
+  for (uint32_t y = 0; y < 5; ++y)
+    for (uint32_t x = 0; x < 5; ++x)
+      for (uint32_t l = 0; l < kKeccakLimbs; ++l) {
+        const auto& state = w.states[x + 5 * y][l];
+        if (y == 0 && x == 0)
+          std::copy_n(w.a_prime_prime_0_0[l], rows, column(col.a_prime_prime[0][0][l]));
+        else  // off lane (0, 0), chi's output is the round's output: state round + 1
+          per_perm(col.a_prime_prime[y][x][l], [&](uint32_t p, uint32_t r) { return state[p][r + 1]; });
+      }
+  bits(kAPrimePrime00, col.a_prime_prime_0_0_bits);
+  for (uint32_t l = 0; l < kKeccakLimbs; ++l) {
+    const auto& state = w.states[0][l];
+    per_perm(col.a_prime_prime_prime_0_0_limbs[l], [&](uint32_t p, uint32_t r) { return state[p][r + 1]; });
+  }
 }
 
 }  // namespace
@@ -266,12 +356,12 @@ TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs, Trace
   } else {
     t = TraceMatrix(kWidth, height);
   }
-  tbb::parallel_for(uint32_t{0}, num_perms, [&](uint32_t p) {
-    static const std::array<uint64_t, 25> kZeroState{};
-    const uint32_t first_row = p * kRounds;
-    PermRows rows(std::min(kRounds, height - first_row));
-    fill_permutation(rows, p < inputs.size() ? inputs[p] : kZeroState);
-    rows.store(t, first_row);
+  // Blocks of kBlockPerms permutations in parallel, each writing its own rows of every column.
+  const uint32_t num_blocks = (num_perms + kBlockPerms - 1) / kBlockPerms;
+  Fp* const values = t.values.data();
+  tbb::parallel_for(uint32_t{0}, num_blocks, [&](uint32_t b) {
+    const uint32_t first = b * kBlockPerms, count = std::min(kBlockPerms, num_perms - first);
+    write_block(values, height, first, count, std::min(count * kRounds, height - first * kRounds), inputs);
   });
   return t;
 }
