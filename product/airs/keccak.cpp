@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "runtime/error.hpp"
@@ -151,29 +152,43 @@ void KeccakAir::eval(AirBuilder& b) const {
 
 namespace {
 
-// The trace is written column by column for a block of permutations at a time: first the block's
-// Keccak words (every round's lanes the columns come from), then each column's rows of the block,
-// contiguous in the column-major trace. A cell is written once and the stores stream.
-constexpr uint32_t kBlockPerms = 16;  // 384 rows: 1.5 KB of each column per block
+// The trace is written in two passes. First the Keccak words of every permutation (every round's
+// lanes the columns come from), kept along the rows; then the trace column by column, each column
+// whole: its 4 * height bytes in one run of stores, no cell written twice. Whole columns matter:
+// runs of a few KB per column (blocks of permutations) stored at less than half the speed.
 constexpr uint32_t kLanes = 25;
 // The words written as bits, per round: C[x], C'[x], A'[y][x] (word kAPrime + 5y + x), A''[0][0].
 constexpr uint32_t kC = 0, kCPrime = 5, kAPrime = 10, kAPrimePrime00 = 35, kBitWords = 36;
+constexpr uint32_t kStates = kRounds + 1;  // a permutation's states: each round's input, then the output
 
-// The words of `Perms` permutations, each kept along the rows so that a column's rows are read
-// contiguously.
-template <uint32_t Perms>
-struct Words {
-  // bits[word][h][row]: half h (bits 32h..32h + 31) of the word on the row (24 p + round). A row's
-  // 72 halves are stored together: a cache line of padding keeps them off a handful of L1 sets (a
-  // row's stores missing L1 took the words' time up by half and kept 2 threads from scaling).
-  uint32_t bits[kBitWords][2][Perms * kRounds + 16];
-  // states[lane][limb][p][i]: the 16-bit limbs of state i of permutation p (the input of round i;
-  // state 24 is the output), lane x + 5y, in Montgomery form. A is state i on row i, A''' state
-  // i + 1 (iota changes only lane 0, whose A'' is below), the preimage state 0.
-  Fp states[kLanes][kKeccakLimbs][Perms][kRounds + 1];
-  Fp a_prime_prime_0_0[kKeccakLimbs][Perms * kRounds];  // A''[0][0]'s limbs, before iota
+// The words of `perms` permutations, row r being round r % 24 of permutation r / 24, in one
+// allocation of 32-bit words (about 24 MB for 2^15 rows; left uninitialised: every word that is
+// read has been written). Field elements are kept as their Montgomery bits (Fp::mont()).
+class Words {
+ public:
+  explicit Words(uint32_t perms)
+      : perms_(perms),
+        // A row's 72 bit halves are stored together: a stride of a multiple of 4 KB plus a cache line
+        // keeps them off a handful of L1 sets (stores missing L1 made the words pass half slower).
+        stride_((perms * kRounds + 1023) / 1024 * 1024 + 16),
+        data_(std::make_unique_for_overwrite<uint32_t[]>(size_t(kBitWords * 2 + kKeccakLimbs) * stride_ +
+                                                         size_t(kLanes) * kKeccakLimbs * perms * kStates)) {}
+
+  // Half h (bits 32h..32h + 31) of bit word `word`, per row.
+  uint32_t* bits(uint32_t word, uint32_t h) { return data_.get() + size_t(2 * word + h) * stride_; }
+  // A''[0][0]'s limb `limb` (before iota), per row.
+  uint32_t* a_prime_prime_0_0(uint32_t limb) { return data_.get() + size_t(2 * kBitWords + limb) * stride_; }
+  // The limb `limb` of lane x + 5y of permutation p's states 0..24: A is state i on row i, A'''
+  // state i + 1 (iota changes only lane 0, whose A'' is above), the preimage state 0.
+  uint32_t* states(uint32_t lane, uint32_t limb, uint32_t p) {
+    return data_.get() + size_t(2 * kBitWords + kKeccakLimbs) * stride_ +
+           (size_t(lane * kKeccakLimbs + limb) * perms_ + p) * kStates;
+  }
+
+ private:
+  uint32_t perms_, stride_;
+  std::unique_ptr<uint32_t[]> data_;
 };
-using BlockWords = Words<kBlockPerms>;
 
 // Montgomery forms of the bytes b and b * 256: a 16-bit limb's is the sum of its bytes', two loads
 // and an addition in place of a multiplication and a reduction (2,600 of them per permutation).
@@ -189,32 +204,31 @@ constexpr ByteMonts kByteMonts = [] {
   return m;
 }();
 
-// Limb `limb` (16 bits) of a lane as a field element: Fp::from_canonical_unchecked's bits.
-Fp limb_of(uint64_t lane, uint32_t limb) {
+// Limb `limb` (16 bits) of a lane as a field element's Montgomery bits (Fp::from_canonical_unchecked's).
+uint32_t limb_of(uint64_t lane, uint32_t limb) {
   const uint32_t v = uint32_t(lane >> (kKeccakBitsPerLimb * limb));
-  return Fp::from_mont(kByteMonts.low[v & 0xFF]) + Fp::from_mont(kByteMonts.high[(v >> 8) & 0xFF]);
+  return (Fp::from_mont(kByteMonts.low[v & 0xFF]) + Fp::from_mont(kByteMonts.high[(v >> 8) & 0xFF])).mont();
 }
 
 // The state as lanes s[x][y] (standard indexing: lane x + 5y), as the reference's generator keeps it.
 using State = std::array<std::array<uint64_t, 5>, 5>;
 
-// Permutation p's words into w: Keccak-f on `input`, as Plonky3's generate_trace_row_for_round.
-template <uint32_t Perms>
-void compute_words(Words<Perms>& w, uint32_t p, const std::array<uint64_t, 25>& input) {
+// Permutation p's words: Keccak-f on `input`, as Plonky3's generate_trace_row_for_round.
+void compute_words(Words& w, uint32_t p, const std::array<uint64_t, 25>& input) {
   State s;
   for (uint32_t x = 0; x < 5; ++x)
     for (uint32_t y = 0; y < 5; ++y) s[x][y] = input[x + 5 * y];
   auto put_state = [&](uint32_t i) {
     for (uint32_t x = 0; x < 5; ++x)
       for (uint32_t y = 0; y < 5; ++y)
-        for (uint32_t l = 0; l < kKeccakLimbs; ++l) w.states[x + 5 * y][l][p][i] = limb_of(s[x][y], l);
+        for (uint32_t l = 0; l < kKeccakLimbs; ++l) w.states(x + 5 * y, l, p)[i] = limb_of(s[x][y], l);
   };
   put_state(0);
   for (uint32_t round = 0; round < kRounds; ++round) {
     const uint32_t row = p * kRounds + round;
     auto put_bits = [&](uint32_t word, uint64_t v) {
-      w.bits[word][0][row] = uint32_t(v);
-      w.bits[word][1][row] = uint32_t(v >> 32);
+      w.bits(word, 0)[row] = uint32_t(v);
+      w.bits(word, 1)[row] = uint32_t(v >> 32);
     };
     std::array<uint64_t, 5> c{}, c_prime{};
     for (uint32_t x = 0; x < 5; ++x) c[x] = s[x][0] ^ s[x][1] ^ s[x][2] ^ s[x][3] ^ s[x][4];
@@ -240,7 +254,7 @@ void compute_words(Words<Perms>& w, uint32_t p, const std::array<uint64_t, 25>& 
     for (uint32_t x = 0; x < 5; ++x)  // chi
       for (uint32_t y = 0; y < 5; ++y) s[x][y] = bb[x][y] ^ (~bb[(x + 1) % 5][y] & bb[(x + 2) % 5][y]);
     put_bits(kAPrimePrime00, s[0][0]);
-    for (uint32_t l = 0; l < kKeccakLimbs; ++l) w.a_prime_prime_0_0[l][row] = limb_of(s[0][0], l);
+    for (uint32_t l = 0; l < kKeccakLimbs; ++l) w.a_prime_prime_0_0(l)[row] = limb_of(s[0][0], l);
 
     s[0][0] ^= kRoundConstants[round];  // iota
     put_state(round + 1);
@@ -248,102 +262,113 @@ void compute_words(Words<Perms>& w, uint32_t p, const std::array<uint64_t, 25>& 
 }
 
 // The words of the all-zero state (every padding permutation), computed once.
-const Words<1>& zero_state_words() {
-  static const std::unique_ptr<Words<1>> words = [] {
-    auto w = std::make_unique<Words<1>>();
-    compute_words(*w, 0, {});
+Words& zero_state_words() {
+  static Words words = [] {
+    Words w(1);
+    compute_words(w, 0, {});
     return w;
   }();
-  return *words;
+  return words;
 }
 
 // Copies permutation 0 of `from` into permutation p of `to`.
-void copy_words(const Words<1>& from, BlockWords& to, uint32_t p) {
+void copy_words(Words& from, Words& to, uint32_t p) {
   for (uint32_t k = 0; k < kBitWords; ++k)
-    for (uint32_t h = 0; h < 2; ++h) std::copy_n(from.bits[k][h], kRounds, to.bits[k][h] + p * kRounds);
-  for (uint32_t lane = 0; lane < kLanes; ++lane)
-    for (uint32_t l = 0; l < kKeccakLimbs; ++l)
-      std::copy_n(from.states[lane][l][0], kRounds + 1, to.states[lane][l][p]);
+    for (uint32_t h = 0; h < 2; ++h) std::copy_n(from.bits(k, h), kRounds, to.bits(k, h) + p * kRounds);
   for (uint32_t l = 0; l < kKeccakLimbs; ++l)
-    std::copy_n(from.a_prime_prime_0_0[l], kRounds, to.a_prime_prime_0_0[l] + p * kRounds);
+    std::copy_n(from.a_prime_prime_0_0(l), kRounds, to.a_prime_prime_0_0(l) + p * kRounds);
+  for (uint32_t lane = 0; lane < kLanes; ++lane)
+    for (uint32_t l = 0; l < kKeccakLimbs; ++l) std::copy_n(from.states(lane, l, 0), kStates, to.states(lane, l, p));
 }
 
-// The words of a block live in a buffer kept per thread (550 KB: a fresh one per block would be an
-// mmap and page faults each).
-BlockWords& block_words() {
-  thread_local const std::unique_ptr<BlockWords> w = std::make_unique<BlockWords>();
-  return *w;
+// Where a column's values come from.
+struct ColumnSource {
+  enum Kind : uint8_t {
+    kStepFlag,       // 1 on each permutation's round `a`
+    kZero,           // the export flag
+    kState,          // limb b of lane a of the states, state `shift` on each permutation's rows
+    kStateOfRound,   // the same, state round + `shift` on the round's row
+    kBit,            // bit `shift` of half b of bit word a
+    kAPrimePrime00,  // limb b of A''[0][0]
+  } kind;
+  uint8_t a = 0, b = 0, shift = 0;
+};
+
+// Every column's source, in column order, computed once.
+const std::array<ColumnSource, kWidth>& column_sources() {
+  static const std::array<ColumnSource, kWidth> sources = [] {
+    std::array<ColumnSource, kWidth> s{};
+    const KeccakColumns<uint32_t>& col = keccak_columns();
+    auto set = [&](uint32_t c, ColumnSource::Kind kind, uint32_t a, uint32_t b, uint32_t shift) {
+      s[c] = {kind, uint8_t(a), uint8_t(b), uint8_t(shift)};
+    };
+    auto bits = [&](uint32_t word, const std::array<uint32_t, 64>& cols) {
+      for (uint32_t z = 0; z < 64; ++z) set(cols[z], ColumnSource::kBit, word, z / 32, z % 32);
+    };
+    for (uint32_t i = 0; i < kRounds; ++i) set(col.step_flags[i], ColumnSource::kStepFlag, i, 0, 0);
+    set(col.export_flag, ColumnSource::kZero, 0, 0, 0);
+    for (uint32_t y = 0; y < 5; ++y)
+      for (uint32_t x = 0; x < 5; ++x)
+        for (uint32_t l = 0; l < kKeccakLimbs; ++l) {
+          set(col.preimage[y][x][l], ColumnSource::kState, x + 5 * y, l, 0);
+          set(col.a[y][x][l], ColumnSource::kStateOfRound, x + 5 * y, l, 0);
+          if (y == 0 && x == 0)
+            set(col.a_prime_prime[0][0][l], ColumnSource::kAPrimePrime00, 0, l, 0);
+          else  // off lane (0, 0), chi's output is the round's output
+            set(col.a_prime_prime[y][x][l], ColumnSource::kStateOfRound, x + 5 * y, l, 1);
+        }
+    for (uint32_t x = 0; x < 5; ++x) bits(kC + x, col.c[x]);
+    for (uint32_t x = 0; x < 5; ++x) bits(kCPrime + x, col.c_prime[x]);
+    for (uint32_t y = 0; y < 5; ++y)
+      for (uint32_t x = 0; x < 5; ++x) bits(kAPrime + 5 * y + x, col.a_prime[y][x]);
+    bits(kAPrimePrime00, col.a_prime_prime_0_0_bits);
+    for (uint32_t l = 0; l < kKeccakLimbs; ++l)
+      set(col.a_prime_prime_prime_0_0_limbs[l], ColumnSource::kStateOfRound, 0, l, 1);
+    return s;
+  }();
+  return sources;
 }
 
-// Writes the block of permutations [first, first + count) into the column-major trace t (its rows
-// from 24 first on, `rows` of them: the last padding permutation may be cut short), column by column.
-void write_block(Fp* t, uint32_t height, uint32_t first, uint32_t count, uint32_t rows,
-                 std::span<const std::array<uint64_t, 25>> inputs) {
-  BlockWords& w = block_words();
-  for (uint32_t p = 0; p < count; ++p) {
-    if (first + p < inputs.size())
-      compute_words(w, p, inputs[first + p]);
-    else
-      copy_words(zero_state_words(), w, p);
-  }
-  const KeccakColumns<uint32_t>& col = keccak_columns();
-  Fp* const block = t + size_t(first) * kRounds;  // column 0's first row of the block
-  auto column = [&](uint32_t c) { return block + size_t(c) * height; };
-  // A column's rows from value(p, round), permutation by permutation: 24 rows each (a count the
-  // compiler unrolls), but the last one's may be fewer.
-  auto per_perm = [&](uint32_t c, auto value) {
-    Fp* out = column(c);
-    for (uint32_t p = 0; p < count; ++p, out += kRounds) {
-      const uint32_t n = std::min(kRounds, rows - p * kRounds);
-      if (n == kRounds)
-        for (uint32_t r = 0; r < kRounds; ++r) out[r] = value(p, r);
+// Writes column c's `height` rows to `out` from the words.
+void write_column(Fp* out, uint32_t height, uint32_t c, Words& w) {
+  const ColumnSource src = column_sources()[c];
+  // The rows from value(p, round), permutation by permutation: 24 rows each (a count the compiler
+  // unrolls), but the last one's may be fewer.
+  auto per_perm = [&](auto value) {
+    for (uint32_t p = 0, first = 0; first < height; ++p, first += kRounds) {
+      Fp* o = out + first;
+      if (height - first >= kRounds)
+        for (uint32_t r = 0; r < kRounds; ++r) o[r] = value(p, r);
       else
-        for (uint32_t r = 0; r < n; ++r) out[r] = value(p, r);
+        for (uint32_t r = 0; r < height - first; ++r) o[r] = value(p, r);
     }
   };
-  // Bit z of a word into column cols[z]: Fp::one() (Montgomery form R mod p) for 1, zero for 0.
-  auto bits = [&](uint32_t word, const std::array<uint32_t, 64>& cols) {
-    for (uint32_t z = 0; z < 64; ++z) {
-      const uint32_t* half = w.bits[word][z / 32];
-      const uint32_t shift = z % 32;
-      Fp* out = column(cols[z]);
-      for (uint32_t r = 0; r < rows; ++r) out[r] = Fp::from_mont((0u - ((half[r] >> shift) & 1)) & Fp::R_MOD_P);
+  switch (src.kind) {
+    case ColumnSource::kStepFlag:
+      per_perm([i = src.a](uint32_t, uint32_t r) { return r == i ? Fp::one() : Fp::zero(); });
+      break;
+    case ColumnSource::kZero:
+      std::fill_n(out, height, Fp::zero());
+      break;
+    case ColumnSource::kState:
+      per_perm([&](uint32_t p, uint32_t) { return Fp::from_mont(w.states(src.a, src.b, p)[src.shift]); });
+      break;
+    case ColumnSource::kStateOfRound:
+      per_perm([&](uint32_t p, uint32_t r) { return Fp::from_mont(w.states(src.a, src.b, p)[r + src.shift]); });
+      break;
+    case ColumnSource::kBit: {
+      // Fp::one() (Montgomery form R mod p) for 1, zero for 0.
+      static_assert(Fp::one().mont() == Fp::R_MOD_P && Fp::zero().mont() == 0);
+      const uint32_t* half = w.bits(src.a, src.b);
+      const uint32_t shift = src.shift;
+      for (uint32_t r = 0; r < height; ++r) out[r] = Fp::from_mont((0u - ((half[r] >> shift) & 1)) & Fp::R_MOD_P);
+      break;
     }
-  };
-  static_assert(Fp::one().mont() == Fp::R_MOD_P && Fp::zero().mont() == 0);
-
-  for (uint32_t i = 0; i < kRounds; ++i)  // step flag i: 1 on each permutation's round i
-    per_perm(col.step_flags[i], [i](uint32_t, uint32_t r) { return r == i ? Fp::one() : Fp::zero(); });
-  std::fill_n(column(col.export_flag), rows, Fp::zero());
-  for (uint32_t y = 0; y < 5; ++y)
-    for (uint32_t x = 0; x < 5; ++x)
-      for (uint32_t l = 0; l < kKeccakLimbs; ++l) {
-        const auto& state = w.states[x + 5 * y][l];
-        per_perm(col.preimage[y][x][l], [&](uint32_t p, uint32_t) { return state[p][0]; });
-      }
-  for (uint32_t y = 0; y < 5; ++y)
-    for (uint32_t x = 0; x < 5; ++x)
-      for (uint32_t l = 0; l < kKeccakLimbs; ++l) {
-        const auto& state = w.states[x + 5 * y][l];
-        per_perm(col.a[y][x][l], [&](uint32_t p, uint32_t r) { return state[p][r]; });
-      }
-  for (uint32_t x = 0; x < 5; ++x) bits(kC + x, col.c[x]);
-  for (uint32_t x = 0; x < 5; ++x) bits(kCPrime + x, col.c_prime[x]);
-  for (uint32_t y = 0; y < 5; ++y)
-    for (uint32_t x = 0; x < 5; ++x) bits(kAPrime + 5 * y + x, col.a_prime[y][x]);
-  for (uint32_t y = 0; y < 5; ++y)
-    for (uint32_t x = 0; x < 5; ++x)
-      for (uint32_t l = 0; l < kKeccakLimbs; ++l) {
-        const auto& state = w.states[x + 5 * y][l];
-        if (y == 0 && x == 0)
-          std::copy_n(w.a_prime_prime_0_0[l], rows, column(col.a_prime_prime[0][0][l]));
-        else  // off lane (0, 0), chi's output is the round's output: state round + 1
-          per_perm(col.a_prime_prime[y][x][l], [&](uint32_t p, uint32_t r) { return state[p][r + 1]; });
-      }
-  bits(kAPrimePrime00, col.a_prime_prime_0_0_bits);
-  for (uint32_t l = 0; l < kKeccakLimbs; ++l) {
-    const auto& state = w.states[0][l];
-    per_perm(col.a_prime_prime_prime_0_0_limbs[l], [&](uint32_t p, uint32_t r) { return state[p][r + 1]; });
+    case ColumnSource::kAPrimePrime00: {
+      const uint32_t* limbs = w.a_prime_prime_0_0(src.b);
+      for (uint32_t r = 0; r < height; ++r) out[r] = Fp::from_mont(limbs[r]);
+      break;
+    }
   }
 }
 
@@ -374,12 +399,20 @@ TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs, Trace
   } else {
     t = TraceMatrix(kWidth, height);
   }
-  // Blocks of kBlockPerms permutations in parallel, each writing its own rows of every column.
-  const uint32_t num_blocks = (num_perms + kBlockPerms - 1) / kBlockPerms;
+  // The words of every permutation (the padding ones copied from the zero state's), then every
+  // column whole, both in parallel.
+  Words words(num_perms);
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, num_perms), [&](const tbb::blocked_range<uint32_t>& perms) {
+    for (uint32_t p = perms.begin(); p < perms.end(); ++p) {
+      if (p < inputs.size())
+        compute_words(words, p, inputs[p]);
+      else
+        copy_words(zero_state_words(), words, p);
+    }
+  });
   Fp* const values = t.values.data();
-  tbb::parallel_for(uint32_t{0}, num_blocks, [&](uint32_t b) {
-    const uint32_t first = b * kBlockPerms, count = std::min(kBlockPerms, num_perms - first);
-    write_block(values, height, first, count, std::min(count * kRounds, height - first * kRounds), inputs);
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, kWidth), [&](const tbb::blocked_range<uint32_t>& cols) {
+    for (uint32_t c = cols.begin(); c < cols.end(); ++c) write_column(values + size_t(c) * height, height, c, words);
   });
   return t;
 }
