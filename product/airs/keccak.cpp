@@ -171,21 +171,28 @@ class Words {
         // A row's 72 bit halves are stored together: a stride of a multiple of 4 KB plus a cache line
         // keeps them off a handful of L1 sets (stores missing L1 made the words pass half slower).
         stride_((perms * kRounds + 1023) / 1024 * 1024 + 16),
-        data_(std::make_unique_for_overwrite<uint32_t[]>(size_t(kBitWords * 2 + kKeccakLimbs) * stride_ +
-                                                         size_t(kLanes) * kKeccakLimbs * perms * kStates)) {}
+        data_(std::make_unique_for_overwrite<uint32_t[]>(states_at(kLanes, 0, 0))) {}
 
   // Half h (bits 32h..32h + 31) of bit word `word`, per row.
-  uint32_t* bits(uint32_t word, uint32_t h) { return data_.get() + size_t(2 * word + h) * stride_; }
+  uint32_t* bits(uint32_t word, uint32_t h) { return data_.get() + bits_at(word, h); }
+  const uint32_t* bits(uint32_t word, uint32_t h) const { return data_.get() + bits_at(word, h); }
   // A''[0][0]'s limb `limb` (before iota), per row.
-  uint32_t* a_prime_prime_0_0(uint32_t limb) { return data_.get() + size_t(2 * kBitWords + limb) * stride_; }
+  uint32_t* a_prime_prime_0_0(uint32_t limb) { return data_.get() + bits_at(kBitWords, limb); }
+  const uint32_t* a_prime_prime_0_0(uint32_t limb) const { return data_.get() + bits_at(kBitWords, limb); }
   // The limb `limb` of lane x + 5y of permutation p's states 0..24: A is state i on row i, A'''
   // state i + 1 (iota changes only lane 0, whose A'' is above), the preimage state 0.
-  uint32_t* states(uint32_t lane, uint32_t limb, uint32_t p) {
-    return data_.get() + size_t(2 * kBitWords + kKeccakLimbs) * stride_ +
-           (size_t(lane * kKeccakLimbs + limb) * perms_ + p) * kStates;
+  uint32_t* states(uint32_t lane, uint32_t limb, uint32_t p) { return data_.get() + states_at(lane, limb, p); }
+  const uint32_t* states(uint32_t lane, uint32_t limb, uint32_t p) const {
+    return data_.get() + states_at(lane, limb, p);
   }
 
  private:
+  // Rows: the bit words' halves, then A''[0][0]'s limbs (as if halves of word 36); then the states.
+  size_t bits_at(uint32_t word, uint32_t h) const { return size_t(2 * word + h) * stride_; }
+  size_t states_at(uint32_t lane, uint32_t limb, uint32_t p) const {
+    return bits_at(kBitWords, kKeccakLimbs) + (size_t(lane * kKeccakLimbs + limb) * perms_ + p) * kStates;
+  }
+
   uint32_t perms_, stride_;
   std::unique_ptr<uint32_t[]> data_;
 };
@@ -262,8 +269,8 @@ void compute_words(Words& w, uint32_t p, const std::array<uint64_t, 25>& input) 
 }
 
 // The words of the all-zero state (every padding permutation), computed once.
-Words& zero_state_words() {
-  static Words words = [] {
+const Words& zero_state_words() {
+  static const Words words = [] {
     Words w(1);
     compute_words(w, 0, {});
     return w;
@@ -272,7 +279,7 @@ Words& zero_state_words() {
 }
 
 // Copies permutation 0 of `from` into permutation p of `to`.
-void copy_words(Words& from, Words& to, uint32_t p) {
+void copy_words(const Words& from, Words& to, uint32_t p) {
   for (uint32_t k = 0; k < kBitWords; ++k)
     for (uint32_t h = 0; h < 2; ++h) std::copy_n(from.bits(k, h), kRounds, to.bits(k, h) + p * kRounds);
   for (uint32_t l = 0; l < kKeccakLimbs; ++l)
@@ -330,7 +337,7 @@ const std::array<ColumnSource, kWidth>& column_sources() {
 }
 
 // Writes column c's `height` rows to `out` from the words.
-void write_column(Fp* out, uint32_t height, uint32_t c, Words& w) {
+void write_column(Fp* out, uint32_t height, uint32_t c, const Words& w) {
   const ColumnSource src = column_sources()[c];
   // The rows from value(p, round), permutation by permutation: 24 rows each (a count the compiler
   // unrolls), but the last one's may be fewer.
