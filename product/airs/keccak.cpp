@@ -157,6 +157,7 @@ namespace {
 // whole: its 4 * height bytes in one run of stores, no cell written twice. Whole columns matter:
 // runs of a few KB per column (blocks of permutations) stored at less than half the speed.
 constexpr uint32_t kLanes = 25;
+constexpr uint32_t kBlockPerms = 16;  // permutations per block of the words pass
 // The words written as bits, per round: C[x], C'[x], A'[y][x] (word kAPrime + 5y + x), A''[0][0].
 constexpr uint32_t kC = 0, kCPrime = 5, kAPrime = 10, kAPrimePrime00 = 35, kBitWords = 36;
 constexpr uint32_t kStates = kRounds + 1;  // a permutation's states: each round's input, then the output
@@ -164,13 +165,16 @@ constexpr uint32_t kStates = kRounds + 1;  // a permutation's states: each round
 // The words of `perms` permutations, row r being round r % 24 of permutation r / 24, in one
 // allocation of 32-bit words (about 24 MB for 2^15 rows; left uninitialised: every word that is
 // read has been written). Field elements are kept as their Montgomery bits (Fp::mont()).
+// Permutation p's words start at row 24 p of each row array and at p * 25 of each state array, so
+// that the words of consecutive permutations are contiguous (copy_words).
 class Words {
  public:
   explicit Words(uint32_t perms)
       : perms_(perms),
-        // A row's 72 bit halves are stored together: a stride of a multiple of 4 KB plus a cache line
-        // keeps them off a handful of L1 sets (stores missing L1 made the words pass half slower).
-        stride_((perms * kRounds + 1023) / 1024 * 1024 + 16),
+        // A row's 76 words are stored together: a stride of an odd number of cache lines spreads them
+        // over the cache sets (with 4 KB strides they fell on a few L1 sets, missed L1, and the words
+        // pass took half as long again).
+        stride_(((perms * kRounds + 15) / 16 | 1) * 16),
         data_(std::make_unique_for_overwrite<uint32_t[]>(states_at(kLanes, 0, 0))) {}
 
   // Half h (bits 32h..32h + 31) of bit word `word`, per row.
@@ -278,14 +282,17 @@ const Words& zero_state_words() {
   return words;
 }
 
-// Copies permutation 0 of `from` into permutation p of `to`.
-void copy_words(const Words& from, Words& to, uint32_t p) {
+// Copies the words of permutations [from_p, from_p + count) of `from` to those from to_p on of `to`.
+void copy_words(const Words& from, uint32_t from_p, Words& to, uint32_t to_p, uint32_t count) {
   for (uint32_t k = 0; k < kBitWords; ++k)
-    for (uint32_t h = 0; h < 2; ++h) std::copy_n(from.bits(k, h), kRounds, to.bits(k, h) + p * kRounds);
+    for (uint32_t h = 0; h < 2; ++h)
+      std::copy_n(from.bits(k, h) + from_p * kRounds, count * kRounds, to.bits(k, h) + to_p * kRounds);
   for (uint32_t l = 0; l < kKeccakLimbs; ++l)
-    std::copy_n(from.a_prime_prime_0_0(l), kRounds, to.a_prime_prime_0_0(l) + p * kRounds);
+    std::copy_n(from.a_prime_prime_0_0(l) + from_p * kRounds, count * kRounds,
+                to.a_prime_prime_0_0(l) + to_p * kRounds);
   for (uint32_t lane = 0; lane < kLanes; ++lane)
-    for (uint32_t l = 0; l < kKeccakLimbs; ++l) std::copy_n(from.states(lane, l, 0), kStates, to.states(lane, l, p));
+    for (uint32_t l = 0; l < kKeccakLimbs; ++l)
+      std::copy_n(from.states(lane, l, from_p), count * kStates, to.states(lane, l, to_p));
 }
 
 // Where a column's values come from.
@@ -406,17 +413,22 @@ TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs, Trace
   } else {
     t = TraceMatrix(kWidth, height);
   }
-  // The words of every permutation (the padding ones copied from the zero state's), then every
-  // column whole, both in parallel.
+  // The words of every permutation, a block of them at a time: computed into a block kept per thread
+  // (in L2), then copied whole (Keccak's stores straight into the 24 MB missed every cache, and did
+  // not scale with threads); the padding permutations' words are the zero state's.
   Words words(num_perms);
-  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, num_perms), [&](const tbb::blocked_range<uint32_t>& perms) {
-    for (uint32_t p = perms.begin(); p < perms.end(); ++p) {
-      if (p < inputs.size())
-        compute_words(words, p, inputs[p]);
+  tbb::parallel_for(uint32_t{0}, (num_perms + kBlockPerms - 1) / kBlockPerms, [&](uint32_t b) {
+    thread_local const std::unique_ptr<Words> block = std::make_unique<Words>(kBlockPerms);
+    const uint32_t first = b * kBlockPerms, count = std::min(kBlockPerms, num_perms - first);
+    for (uint32_t i = 0; i < count; ++i) {
+      if (first + i < inputs.size())
+        compute_words(*block, i, inputs[first + i]);
       else
-        copy_words(zero_state_words(), words, p);
+        copy_words(zero_state_words(), 0, *block, i, 1);
     }
+    copy_words(*block, 0, words, first, count);
   });
+  // Then every column whole, in parallel.
   Fp* const values = t.values.data();
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, kWidth), [&](const tbb::blocked_range<uint32_t>& cols) {
     for (uint32_t c = cols.begin(); c < cols.end(); ++c) write_column(values + size_t(c) * height, height, c, words);
