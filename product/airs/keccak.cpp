@@ -155,7 +155,7 @@ namespace {
 // The trace is written in two passes. First the Keccak words of every permutation (every round's
 // lanes the columns come from), kept along the rows; then the trace column by column, each column
 // whole: its 4 * height bytes in one run of stores, no cell written twice. Whole columns matter:
-// runs of a few KB per column (blocks of permutations) stored at less than half the speed.
+// runs of a few KB per column (blocks of permutations) stored at about half the speed.
 constexpr uint32_t kLanes = 25;
 constexpr uint32_t kBlockPerms = 16;  // permutations per block of the words pass
 // The words written as bits, per round: C[x], C'[x], A'[y][x] (word kAPrime + 5y + x), A''[0][0].
@@ -414,8 +414,8 @@ TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs, Trace
     t = TraceMatrix(kWidth, height);
   }
   // The words of every permutation, a block of them at a time: computed into a block kept per thread
-  // (in L2), then copied whole (Keccak's stores straight into the 24 MB missed every cache, and did
-  // not scale with threads); the padding permutations' words are the zero state's.
+  // (in L2), then copied whole (Keccak's stores straight into the 24 MB, to 176 arrays at once, did
+  // not speed up with a second thread); the padding permutations' words are the zero state's.
   Words words(num_perms);
   tbb::parallel_for(uint32_t{0}, (num_perms + kBlockPerms - 1) / kBlockPerms, [&](uint32_t b) {
     thread_local const std::unique_ptr<Words> block = std::make_unique<Words>(kBlockPerms);
