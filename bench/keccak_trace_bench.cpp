@@ -3,7 +3,7 @@
 // keccakf example's 2^15 rows), written into reused storage as batches do. Prints the median, min
 // and max of R runs (after a warm-up run) on 1 thread and on all threads (TBB).
 //
-//   keccak_trace_bench [--permutations 1024] [--runs 9]
+//   keccak_trace_bench [--permutations 1024] [--runs 9] [--threads N]
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -40,9 +40,10 @@ std::vector<double> time_traces(const std::vector<std::array<uint64_t, 25>>& inp
 int main(int argc, char** argv) try {
   cli::Options options("keccak_trace_bench",
                        "  Host time of the Keccak-f trace generator into reused storage, on 1 thread and all.");
-  uint32_t permutations = 0, runs = 0;
+  uint32_t permutations = 0, runs = 0, threads = 0;
   options.number<uint32_t>("--permutations", "N", permutations, 1024, {1, 1u << 20}, "permutation inputs");
   options.number<uint32_t>("--runs", "R", runs, 9, {1, 1000}, "timed runs (after a warm-up run)");
+  options.number<uint32_t>("--threads", "N", threads, 0, {0, 1024}, "only N threads (0: 1 thread, then all)");
   options.parse_or_exit(argc, argv);
 
   std::mt19937_64 rng(42);
@@ -52,10 +53,12 @@ int main(int argc, char** argv) try {
   fmt::print("keccak_trace: {} permutations, {} columns x {} rows ({:.0f} MB)\n", permutations, KeccakCols::kWidth,
              keccak_trace_height(permutations),
              double(KeccakCols::kWidth) * keccak_trace_height(permutations) * sizeof(Fp) / 1e6);
-  for (const int threads : {1, tbb::info::default_concurrency()}) {
-    const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, size_t(threads));
+  const std::vector<int> counts =
+      threads ? std::vector<int>{int(threads)} : std::vector{1, tbb::info::default_concurrency()};
+  for (const int n : counts) {
+    const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, size_t(n));
     const std::vector<double> ms = time_traces(inputs, runs);
-    fmt::print("  {:2} thread(s): median {:7.2f} ms  (min {:.2f}, max {:.2f}, {} runs)\n", threads, bench::median(ms),
+    fmt::print("  {:2} thread(s): median {:7.2f} ms  (min {:.2f}, max {:.2f}, {} runs)\n", n, bench::median(ms),
                *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()), runs);
   }
   return 0;
