@@ -123,7 +123,8 @@ uint32_t keccak_trace_height(size_t num_permutations);
 // permutation, padded to the next power of two with permutations of the all-zero state, the last of
 // them cut short when 24 does not divide the height (as the reference's generate_trace_rows).
 // Permutation p's output is in row 24p + 23's a''' columns (KeccakColumns::a_prime_prime_prime); row
-// 24p + 24 holds the next input. Runs the permutations in parallel (TBB).
+// 24p + 24 holds the next input. Runs in parallel (TBB): the permutations' Keccak words first (a
+// temporary buffer of about 7 % of the trace), then the columns, each written whole.
 TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs);
 // The same, written into `storage` when it holds exactly the trace's number of cells (every cell is
 // written: its old contents do not matter), which saves allocating and zeroing a large matrix per
