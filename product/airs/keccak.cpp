@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
@@ -177,6 +178,7 @@ class Words {
         stride_(((perms * kRounds + 15) / 16 | 1) * 16),
         data_(std::make_unique_for_overwrite<uint32_t[]>(states_at(kLanes, 0, 0))) {}
 
+  uint32_t perms() const { return perms_; }
   // Half h (bits 32h..32h + 31) of bit word `word`, per row.
   uint32_t* bits(uint32_t word, uint32_t h) { return data_.get() + bits_at(word, h); }
   const uint32_t* bits(uint32_t word, uint32_t h) const { return data_.get() + bits_at(word, h); }
@@ -280,6 +282,40 @@ const Words& zero_state_words() {
     return w;
   }();
   return words;
+}
+
+// The words of earlier traces, for the next ones of the same height: batches make trace after
+// trace, several at once, and a fresh 24 MB buffer each time would be an mmap, an munmap and
+// thousands of page faults, serialised on the process's memory map.
+class WordsPool {
+ public:
+  std::unique_ptr<Words> take(uint32_t perms) {
+    {
+      std::lock_guard lock(mutex_);
+      for (auto it = free_.begin(); it != free_.end(); ++it)
+        if ((*it)->perms() == perms) {
+          std::unique_ptr<Words> w = std::move(*it);
+          free_.erase(it);
+          return w;
+        }
+    }
+    return std::make_unique<Words>(perms);
+  }
+  void give_back(std::unique_ptr<Words> w) {
+    std::lock_guard lock(mutex_);
+    if (free_.size() >= kKept) free_.erase(free_.begin());  // the oldest
+    free_.push_back(std::move(w));
+  }
+
+ private:
+  static constexpr size_t kKept = 4;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Words>> free_;
+};
+
+WordsPool& words_pool() {
+  static WordsPool pool;
+  return pool;
 }
 
 // Copies the words of permutations [from_p, from_p + count) of `from` to those from to_p on of `to`.
@@ -416,7 +452,8 @@ TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs, Trace
   // The words of every permutation, a block of them at a time: computed into a block kept per thread
   // (in L2), then copied whole (Keccak's stores straight into the 24 MB, to 176 arrays at once, did
   // not speed up with a second thread); the padding permutations' words are the zero state's.
-  Words words(num_perms);
+  std::unique_ptr<Words> held = words_pool().take(num_perms);
+  Words& words = *held;
   tbb::parallel_for(uint32_t{0}, (num_perms + kBlockPerms - 1) / kBlockPerms, [&](uint32_t b) {
     thread_local const std::unique_ptr<Words> block = std::make_unique<Words>(kBlockPerms);
     const uint32_t first = b * kBlockPerms, count = std::min(kBlockPerms, num_perms - first);
@@ -433,6 +470,7 @@ TraceMatrix keccak_trace(std::span<const std::array<uint64_t, 25>> inputs, Trace
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, kWidth), [&](const tbb::blocked_range<uint32_t>& cols) {
     for (uint32_t c = cols.begin(); c < cols.end(); ++c) write_column(values + size_t(c) * height, height, c, words);
   });
+  words_pool().give_back(std::move(held));
   return t;
 }
 
