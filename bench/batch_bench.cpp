@@ -54,7 +54,7 @@ int main(int argc, char** argv) try {
   cli::Options options("batch_bench",
                        "  Proofs per second of keccakf batches on one worker and on all (every GPU), same run.");
   std::string executor, devices, json, verify_text, trace_memory;
-  uint32_t permutations = 0, log_stacked = 0, per_worker = 0, in_flight = 0, runs = 0;
+  uint32_t permutations = 0, log_stacked = 0, per_worker = 0, in_flight = 0, traces_ahead = 0, runs = 0;
   bool cpu_worker = false;
   cli::executor_option(options, executor);
   options.text("--devices", "all|LIST", devices, "the Vulkan devices (default all)");
@@ -64,6 +64,8 @@ int main(int argc, char** argv) try {
                            "the secure params' log2 stacked height");
   options.number<uint32_t>("--proofs-per-worker", "N", per_worker, 8, {1, 1000}, "jobs per batch, per worker");
   options.number<uint32_t>("--in-flight", "N", in_flight, 2, {1, 64}, "proofs in flight per worker");
+  options.number<uint32_t>("--traces-ahead", "N", traces_ahead, 1, {0, 64},
+                           "jobs a worker takes beyond its proofs in flight (their traces made meanwhile)");
   options.number<uint32_t>("--runs", "R", runs, 3, {1, 100}, "timed batches per configuration");
   options.text("--verify", "all|none|sample N", verify_text, "which proofs are verified on the host (default all)");
   options.choice("--trace-memory", trace_memory, {"upload", "heap"}, "upload",
@@ -129,6 +131,7 @@ int main(int argc, char** argv) try {
 
   batch::WorkerOptions worker_options;
   worker_options.max_in_flight = in_flight;
+  worker_options.traces_ahead = traces_ahead;
   worker_options.verify = verify;
   worker_options.upload_memory = trace_memory == "upload";
   auto jobs_for = [&](size_t workers) {
@@ -274,11 +277,16 @@ int main(int argc, char** argv) try {
   bench::write_result(
       path, "batch_bench", kind, device_names,
       fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"in_flight\": {}, "
-                  "\"runs\": {}, \"verify\": {}, \"trace_memory\": {}, \"host_threads\": {}, \"traces_alone_ms\": {}, "
+                  "\"traces_ahead\": {}, \"runs\": {}, \"verify\": {}, \"trace_memory\": {}, \"host_threads\": {}, "
+                  "\"traces_alone_ms\": {}, \"compute_queues\": {}, \"transfer_queue\": {}, "
                   "\"device_alone_ms\": {}, \"serial_wall_ms\": {}, \"device_rate_per_s\": {}, "
                   "\"configurations\": [{}\n  ], \"ratio_all_to_one\": {}}}",
-                  permutations, log_stacked, in_flight, runs, json_string(verify.describe()), json_string(trace_memory),
-                  std::thread::hardware_concurrency(), json_number(traces_alone_ms), json_number(device_alone_ms),
+                  permutations, log_stacked, in_flight, traces_ahead, runs, json_string(verify.describe()),
+                  json_string(trace_memory),
+                  std::thread::hardware_concurrency(), json_number(traces_alone_ms),
+                  json_string(std::getenv("VKSTARK_COMPUTE_QUEUES") ? std::getenv("VKSTARK_COMPUTE_QUEUES") : "default"),
+                  json_string(std::getenv("VKSTARK_TRANSFER_QUEUE") ? std::getenv("VKSTARK_TRANSFER_QUEUE") : "default"),
+                  json_number(device_alone_ms),
                   json_number(serial_wall_ms), json_number(device_alone_ms > 0 ? 1000 / device_alone_ms : 0),
                   results_json, json_number(ratio)));
   fmt::print("wrote {}\n", path);

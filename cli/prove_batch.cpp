@@ -98,7 +98,7 @@ int prove_batch_command(int argc, char** argv) {
                   "  Exit status 0 when every job succeeded, 1 when one failed or was lost, 2 for a bad command\n"
                   "  line or manifest.");
   std::string manifest, traces, out_dir, executor, devices, params_name, summary_file, verify_text;
-  uint32_t log_stacked = 0, in_flight = 0, memory_percent = 0, rank_timeout = 0;
+  uint32_t log_stacked = 0, in_flight = 0, traces_ahead = 0, memory_percent = 0, rank_timeout = 0;
   bool cpu_worker = false, quiet = false, check_traces = false;
   options.input("--manifest", manifest, "the jobs, one per line (docs/batch.md)");
   options.text("--traces", "DIR", traces, "one job per *.vkt trace file of DIR (vkstark trace writes them)");
@@ -112,6 +112,9 @@ int prove_batch_command(int argc, char** argv) {
                "check trace files' constraints on the host before proving: a failure names the constraint and "
                "the row (host time: seconds for a keccakf trace of 2^15 rows)");
   options.number<uint32_t>("--in-flight", "N", in_flight, 2, {1, 64}, "proofs in flight per worker");
+  options.number<uint32_t>("--traces-ahead", "N", traces_ahead, 1, {0, 64},
+                           "jobs a worker takes beyond its proofs in flight, their traces made meanwhile (more where "
+                           "traces come slower than proofs, e.g. trace files on a slow disk)");
   options.text("--verify", "all|none|sample N", verify_text,
                "which proofs are verified on the host before they are written: all (the default), none, or N of "
                "the batch spread evenly (off the devices' path either way; the summary gives its cost)");
@@ -209,6 +212,7 @@ int prove_batch_command(int argc, char** argv) {
 
   batch::WorkerOptions worker_options;
   worker_options.max_in_flight = in_flight;
+  worker_options.traces_ahead = traces_ahead;
   worker_options.check_trace_files = check_traces;
   worker_options.memory_fraction = memory_percent / 100.0;
   worker_options.verify = verify;

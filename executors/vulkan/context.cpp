@@ -252,8 +252,7 @@ void Context::create_messenger() {
 void Context::create_device(const PhysicalDeviceInfo& chosen, const std::string& transfer, uint32_t compute_queues) {
   queue_family = static_cast<uint32_t>(chosen.queue_family);
   timestamp_valid_bits = chosen.timestamp_valid_bits;
-  const uint32_t nqueues =
-      std::clamp<uint32_t>(chosen.queue_count, 1, compute_queues ? std::min(compute_queues, kMaxQueues) : kMaxQueues);
+  const uint32_t nqueues = std::clamp<uint32_t>(chosen.queue_count, 1, std::clamp<uint32_t>(compute_queues, 1, kMaxQueues));
   const std::vector<float> priorities(nqueues, 1.0f);
   VkDeviceQueueCreateInfo queue_infos[2];
   auto& queue_info = queue_infos[0];

@@ -39,10 +39,12 @@ struct VulkanOptions {
   // "off": with the run always. "same": a submission of its own on a queue of the compute family
   // (the same path where no device has a transfer family: tests). VKSTARK_TRANSFER_QUEUE overrides.
   std::string transfer_queue = "auto";
-  // Queues of the compute family that prepared plans take in turn (0: as many as the device has, up
-  // to 4): plans in flight together on different queues run concurrently on the device; on one
-  // queue, one after the other. VKSTARK_COMPUTE_QUEUES overrides.
-  uint32_t compute_queues = 0;
+  // Queues of the compute family that prepared plans take in turn (up to 4, and the device's count):
+  // plans in flight together on different queues run concurrently on the device; on one queue, one
+  // after the other, each plan's uploads overlapping the one before it on the transfer queue.
+  // One is the faster for batches of keccakf proofs on an H100 (docs/decisions.md, issue 27).
+  // VKSTARK_COMPUTE_QUEUES overrides.
+  uint32_t compute_queues = 1;
 };
 
 // The Vulkan executor's interface beyond Executor (dynamic_cast an Executor to reach it).

@@ -293,7 +293,7 @@ class WorkerLoop {
                                                       options.memory_fraction * 100, device);
   }
 
-  // The pipeline of one worker: jobs taken up to max_in_flight ahead of those in flight, their
+  // The pipeline of one worker: jobs taken up to traces_ahead beyond those in flight, their
   // traces made on other threads meanwhile (host work, parallel); on this thread (the executor's),
   // the proofs started in order as room frees, and finished oldest first; each finished proof then
   // verified and encoded on another thread, so that this one starts the next proof at once.
@@ -301,7 +301,7 @@ class WorkerLoop {
     const size_t in_flight = std::max<uint32_t>(options_.max_in_flight, 1);
     bool dry = false;
     while (true) {
-      while (!dry && pending_.size() + in_flight_.size() < 2 * in_flight) {
+      while (!dry && pending_.size() + in_flight_.size() < in_flight + options_.traces_ahead) {
         const std::optional<uint64_t> j = source_.next();
         if (!j) {
           dry = true;
@@ -387,7 +387,7 @@ class WorkerLoop {
   // A finished job's trace memory, for the next jobs (as many as a worker's jobs hold at once).
   void recycle(JobAirs&& airs) {
     std::lock_guard lock(cache_->memory_mutex);
-    const size_t keep = 2 * size_t(std::max<uint32_t>(options_.max_in_flight, 1)) + 1;
+    const size_t keep = size_t(std::max<uint32_t>(options_.max_in_flight, 1)) + options_.traces_ahead + 1;
     for (auto& a : airs.airs)
       if (a && a->common.values.memory() && cache_->memory.size() < keep)
         cache_->memory.push_back(a->common.values.memory());

@@ -131,6 +131,11 @@ struct VerifyPolicy {
 
 struct WorkerOptions {
   uint32_t max_in_flight = 2;      // proofs a worker keeps in flight on its device
+  // Jobs a worker takes beyond its proofs in flight, their traces made meanwhile (on other threads)
+  // so that a job is ready when a proof finishes. More help where traces come slower than proofs
+  // (trace files on a slow disk); each holds its trace's memory, and jobs taken early can leave one
+  // worker with the batch's last proofs while the others are idle.
+  uint32_t traces_ahead = 1;
   double memory_fraction = 0.85;   // of ExecutorLimits::device_memory_bytes the worker's plans may take
   uint64_t memory_bytes = 0;       // a budget in bytes instead (0: from memory_fraction)
   PlanOptions plan;                // fuse = false: the unfused baseline
