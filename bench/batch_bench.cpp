@@ -68,9 +68,9 @@ int main(int argc, char** argv) try {
                            "jobs a worker takes beyond its proofs in flight (their traces made meanwhile)");
   options.number<uint32_t>("--runs", "R", runs, 3, {1, 100}, "timed batches per configuration");
   options.text("--verify", "all|none|sample N", verify_text, "which proofs are verified on the host (default all)");
-  options.choice("--trace-memory", trace_memory, {"upload", "heap"}, "upload",
-                 "where traces are made: the worker's upload memory (copied by the device in place), or the heap "
-                 "(copied into staging as each proof starts: the baseline)");
+  options.choice("--trace-memory", trace_memory, {"upload", "ordinary"}, "upload",
+                 "where traces are made: the worker's upload memory (copied by the device in place), or ordinary "
+                 "memory, reused all the same (copied into staging as each proof starts: the design before)");
   options.output("--json", json, "the result file (default bench/results/batch_bench-<executor>.json)");
   options.parse_or_exit(argc, argv);
   batch::VerifyPolicy verify;

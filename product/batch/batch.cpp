@@ -314,9 +314,8 @@ class WorkerLoop {
           const Clock::time_point t0 = Clock::now();
           JobAirs airs;
           background().execute([&] {
-            TraceAllocator allocate;
-            if (options_.upload_memory) allocate = [this](uint64_t cells) { return trace_memory(cells); };
-            airs = make_job_airs(jobs_.at(j), allocate, options_.check_trace_files);
+            airs = make_job_airs(
+                jobs_.at(j), [this](uint64_t cells) { return trace_memory(cells); }, options_.check_trace_files);
           });
           return std::pair(std::move(airs), ms_between(t0, Clock::now()));
         });
@@ -367,7 +366,8 @@ class WorkerLoop {
   }
 
   // Memory for a trace of `cells` cells that the executor's uploads read in place: an earlier job's
-  // (the smallest that holds it), else new (Executor::host_memory). Called on the traces' threads.
+  // (the smallest that holds it), else new (Executor::host_memory; ordinary memory without
+  // upload_memory). Called on the traces' threads.
   TraceValues trace_memory(uint64_t cells) {
     const uint64_t bytes = cells * sizeof(Fp);
     {
@@ -382,7 +382,8 @@ class WorkerLoop {
         return TraceValues(std::move(m), cells);
       }
     }
-    return TraceValues(worker_.executor->host_memory(bytes), cells);
+    return TraceValues(
+        options_.upload_memory ? worker_.executor->host_memory(bytes) : anonymous_host_memory(bytes), cells);
   }
   // A finished job's trace memory, for the next jobs (as many as a worker's jobs hold at once).
   void recycle(JobAirs&& airs) {

@@ -142,8 +142,8 @@ struct WorkerOptions {
   bool check_trace_files = false;  // make_job_airs's check_trace_file
   VerifyPolicy verify;             // every proof verified by default
   // Traces made (or read) in the executor's upload memory (Executor::host_memory), which the device
-  // copies from in place; false: on the heap, copied into staging memory as each proof starts (the
-  // baseline, for measurements).
+  // copies from in place; false: in ordinary memory (reused all the same), copied into staging
+  // memory as each proof starts: the design before issue 27, for measurements.
   bool upload_memory = true;
 };
 
