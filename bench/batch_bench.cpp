@@ -213,10 +213,11 @@ int main(int argc, char** argv) try {
       device_alone_ms = bench::median(device);
       serial_wall_ms = bench::median(wall);
     }
-    fmt::print("{} alone, one proof at a time: device {:.2f} ms (median of {}; run() wall {:.2f} ms): the device's own "
-               "rate {:.2f} proofs/s\n",
-               all[0].label, device_alone_ms, device.size(), serial_wall_ms,
-               device_alone_ms > 0 ? 1000 / device_alone_ms : 0.0);
+    fmt::print(
+        "{} alone, one proof at a time: device {:.2f} ms (median of {}; run() wall {:.2f} ms): the device's own "
+        "rate {:.2f} proofs/s\n",
+        all[0].label, device_alone_ms, device.size(), serial_wall_ms,
+        device_alone_ms > 0 ? 1000 / device_alone_ms : 0.0);
   }
 
   // Warm-up: every worker's key, pipelines and in-flight prepared proofs.
@@ -276,19 +277,18 @@ int main(int argc, char** argv) try {
   }
   bench::write_result(
       path, "batch_bench", kind, device_names,
-      fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"in_flight\": {}, "
-                  "\"traces_ahead\": {}, \"runs\": {}, \"verify\": {}, \"trace_memory\": {}, \"host_threads\": {}, "
-                  "\"traces_alone_ms\": {}, \"compute_queues\": {}, \"transfer_queue\": {}, "
-                  "\"device_alone_ms\": {}, \"serial_wall_ms\": {}, \"device_rate_per_s\": {}, "
-                  "\"configurations\": [{}\n  ], \"ratio_all_to_one\": {}}}",
-                  permutations, log_stacked, in_flight, traces_ahead, runs, json_string(verify.describe()),
-                  json_string(trace_memory),
-                  std::thread::hardware_concurrency(), json_number(traces_alone_ms),
-                  json_string(std::getenv("VKSTARK_COMPUTE_QUEUES") ? std::getenv("VKSTARK_COMPUTE_QUEUES") : "default"),
-                  json_string(std::getenv("VKSTARK_TRANSFER_QUEUE") ? std::getenv("VKSTARK_TRANSFER_QUEUE") : "default"),
-                  json_number(device_alone_ms),
-                  json_number(serial_wall_ms), json_number(device_alone_ms > 0 ? 1000 / device_alone_ms : 0),
-                  results_json, json_number(ratio)));
+      fmt::format(
+          "{{\"permutations\": {}, \"log_stacked_height\": {}, \"in_flight\": {}, "
+          "\"traces_ahead\": {}, \"runs\": {}, \"verify\": {}, \"trace_memory\": {}, \"host_threads\": {}, "
+          "\"traces_alone_ms\": {}, \"compute_queues\": {}, \"transfer_queue\": {}, "
+          "\"device_alone_ms\": {}, \"serial_wall_ms\": {}, \"device_rate_per_s\": {}, "
+          "\"configurations\": [{}\n  ], \"ratio_all_to_one\": {}}}",
+          permutations, log_stacked, in_flight, traces_ahead, runs, json_string(verify.describe()),
+          json_string(trace_memory), std::thread::hardware_concurrency(), json_number(traces_alone_ms),
+          json_string(std::getenv("VKSTARK_COMPUTE_QUEUES") ? std::getenv("VKSTARK_COMPUTE_QUEUES") : "default"),
+          json_string(std::getenv("VKSTARK_TRANSFER_QUEUE") ? std::getenv("VKSTARK_TRANSFER_QUEUE") : "default"),
+          json_number(device_alone_ms), json_number(serial_wall_ms),
+          json_number(device_alone_ms > 0 ? 1000 / device_alone_ms : 0), results_json, json_number(ratio)));
   fmt::print("wrote {}\n", path);
   return 0;
 } catch (const std::exception& e) {

@@ -238,8 +238,8 @@ TraceFile read_trace_file(const std::string& path, const std::function<TraceValu
   // Straight into the memory given (the upload's), converted there.
   file.main.values = allocate ? allocate(cells) : TraceValues(cells);
   if (file.main.values.size() != cells)
-    throw InputError(fmt::format("trace file '{}': {} cells of memory given for {}", path,
-                                 file.main.values.size(), cells));
+    throw InputError(
+        fmt::format("trace file '{}': {} cells of memory given for {}", path, file.main.values.size(), cells));
   if (!read_at(file.main.values.data(), cells * 4, at)) fail("the file changed while it was read");
   convert_values(reinterpret_cast<const uint8_t*>(file.main.values.data()), file.main.values.data(), cells,
                  file.main.height);

@@ -127,16 +127,17 @@ Context::Context(const VulkanOptions& options) {
     std::string transfer = options.transfer_queue;
     if (const char* env = std::getenv("VKSTARK_TRANSFER_QUEUE"); env && *env) transfer = env;
     if (transfer != "auto" && transfer != "off" && transfer != "same")
-      throw InputError(fmt::format("VKSTARK_TRANSFER_QUEUE / VulkanOptions::transfer_queue '{}': expected auto, off "
-                                   "or same",
-                                   transfer));
+      throw InputError(
+          fmt::format("VKSTARK_TRANSFER_QUEUE / VulkanOptions::transfer_queue '{}': expected auto, off "
+                      "or same",
+                      transfer));
     uint32_t compute_queues = options.compute_queues;
     if (const char* env = std::getenv("VKSTARK_COMPUTE_QUEUES"); env && *env) {
       char* end = nullptr;
       const unsigned long v = std::strtoul(env, &end, 10);
       if (*end != '\0' || v < 1 || v > kMaxQueues)
-        throw InputError(fmt::format("VKSTARK_COMPUTE_QUEUES '{}': expected a number of queues from 1 to {}", env,
-                                     kMaxQueues));
+        throw InputError(
+            fmt::format("VKSTARK_COMPUTE_QUEUES '{}': expected a number of queues from 1 to {}", env, kMaxQueues));
       compute_queues = uint32_t(v);
     }
     create_device(chosen, transfer, compute_queues);
@@ -252,7 +253,8 @@ void Context::create_messenger() {
 void Context::create_device(const PhysicalDeviceInfo& chosen, const std::string& transfer, uint32_t compute_queues) {
   queue_family = static_cast<uint32_t>(chosen.queue_family);
   timestamp_valid_bits = chosen.timestamp_valid_bits;
-  const uint32_t nqueues = std::clamp<uint32_t>(chosen.queue_count, 1, std::clamp<uint32_t>(compute_queues, 1, kMaxQueues));
+  const uint32_t nqueues =
+      std::clamp<uint32_t>(chosen.queue_count, 1, std::clamp<uint32_t>(compute_queues, 1, kMaxQueues));
   const std::vector<float> priorities(nqueues, 1.0f);
   VkDeviceQueueCreateInfo queue_infos[2];
   auto& queue_info = queue_infos[0];

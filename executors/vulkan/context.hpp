@@ -49,10 +49,10 @@ struct PhysicalDeviceInfo {
   VkPhysicalDeviceProperties properties{};
   int32_t queue_family = -1;  // a family with compute, preferring one with timestamps
   uint32_t timestamp_valid_bits = 0;
-  uint32_t queue_count = 0;  // queues of that family
+  uint32_t queue_count = 0;      // queues of that family
   int32_t transfer_family = -1;  // a family for transfers only (copy engines), if the device has one
   uint32_t transfer_timestamp_bits = 0;
-  std::string problem;       // why it cannot be used; empty if it can
+  std::string problem;  // why it cannot be used; empty if it can
   std::string describe() const;
 };
 
@@ -133,8 +133,8 @@ class Context {
   // HostMemory this device copies from in place (Executor::host_memory), by address. Thread-safe.
   struct HostSource {
     VkBuffer buffer = VK_NULL_HANDLE;
-    uint64_t offset = 0;                  // of the bytes in the buffer
-    std::shared_ptr<HostMemory> memory;   // held by the plan until the run that copies has finished
+    uint64_t offset = 0;                          // of the bytes in the buffer
+    std::shared_ptr<HostMemory> memory;           // held by the plan until the run that copies has finished
     const DeviceBuffer* device_buffer = nullptr;  // for flushes of non-coherent memory
   };
   void add_host_memory(HostMemory* memory, const DeviceBuffer* buffer) const;

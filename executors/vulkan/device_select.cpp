@@ -69,7 +69,8 @@ void find_compute_queue(const VkFunctions& fn, PhysicalDeviceInfo& info) {
   }
   for (uint32_t i = 0; i < n; ++i) {
     const VkQueueFlags f = families[i].queueFlags;
-    if (!(f & VK_QUEUE_TRANSFER_BIT) || (f & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT)) || families[i].queueCount == 0)
+    if (!(f & VK_QUEUE_TRANSFER_BIT) || (f & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT)) ||
+        families[i].queueCount == 0)
       continue;
     if (info.transfer_family >= 0 && info.transfer_timestamp_bits >= families[i].timestampValidBits) continue;
     info.transfer_family = static_cast<int32_t>(i);

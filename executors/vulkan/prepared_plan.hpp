@@ -172,9 +172,9 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::vector<PendingCopy> pending_;  // staging -> device copies for the next submission
   std::vector<bool> uploaded_;        // per buffer
   uint64_t pending_bytes_up_ = 0;
-  std::vector<std::shared_ptr<HostMemory>> held_;  // host memory the pending copies read (until wait())
+  std::vector<std::shared_ptr<HostMemory>> held_;         // host memory the pending copies read (until wait())
   std::vector<std::shared_ptr<HostMemory>> held_by_run_;  // ... that the run in flight reads
-  uint64_t deferred_submissions_ = 0;  // Persistent downloads in staging mode, added to the next run
+  uint64_t deferred_submissions_ = 0;                     // Persistent downloads in staging mode, added to the next run
 
   // A run between start() and wait(); the message-log mark at its start.
   std::unique_ptr<RunState> run_;

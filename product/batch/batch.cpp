@@ -177,7 +177,7 @@ StageTimes stage_times(const std::vector<JobResult>& results) {
   for (const JobResult& r : results) {
     if (!r.ok) continue;
     ++s.proofs;
-    const double v[StageTimes::kCount] = {r.traces_ms, r.staging_ms, r.upload_ms, r.device_ms,
+    const double v[StageTimes::kCount] = {r.traces_ms,   r.staging_ms, r.upload_ms, r.device_ms,
                                           r.download_ms, r.verify_ms,  r.encode_ms, r.write_ms};
     for (size_t i = 0; i < StageTimes::kCount; ++i) {
       if (i == 5 && !r.verified) continue;
@@ -382,8 +382,8 @@ class WorkerLoop {
         return TraceValues(std::move(m), cells);
       }
     }
-    return TraceValues(
-        options_.upload_memory ? worker_.executor->host_memory(bytes) : anonymous_host_memory(bytes), cells);
+    return TraceValues(options_.upload_memory ? worker_.executor->host_memory(bytes) : anonymous_host_memory(bytes),
+                       cells);
   }
   // A finished job's trace memory, for the next jobs (as many as a worker's jobs hold at once).
   void recycle(JobAirs&& airs) {

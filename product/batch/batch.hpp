@@ -9,9 +9,9 @@
 #pragma once
 
 #include <atomic>
-#include <iterator>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,23 +28,23 @@ namespace vkstark::batch {
 
 // What became of one job.
 struct JobResult {
-  uint64_t job = 0;           // index into the batch's jobs
-  bool ok = false;            // proved, verified (and, where the result is collected, written)
-  bool lost = false;          // never reported: its rank died with it in flight
-  std::string reason;         // why it failed or was lost (empty when ok)
-  std::string worker;         // who ran it: "rank 1 vulkan 0 (NVIDIA H100 80GB HBM3)"
-  bool verified = false;      // verified on the host (WorkerOptions::verify)
+  uint64_t job = 0;       // index into the batch's jobs
+  bool ok = false;        // proved, verified (and, where the result is collected, written)
+  bool lost = false;      // never reported: its rank died with it in flight
+  std::string reason;     // why it failed or was lost (empty when ok)
+  std::string worker;     // who ran it: "rank 1 vulkan 0 (NVIDIA H100 80GB HBM3)"
+  bool verified = false;  // verified on the host (WorkerOptions::verify)
   // Where its time went, in milliseconds: the stages of the batch summary, in order.
-  double traces_ms = 0;    // the traces made (a shipped AIR's) or read (a trace file), in upload memory
-  double staging_ms = 0;   // the traces copied into staging memory as the proof starts (0: read in place)
-  double upload_ms = 0;    // the device copying the traces in (its timestamps; 0 where not measured)
-  double device_ms = 0;    // the proof's run on the device (its timestamps, first to last)
-  double download_ms = 0;  // the proof read back
-  double verify_ms = 0;    // verifying the proof on the host (0 when not verified)
-  double encode_ms = 0;    // the proof and its proof file encoded
-  double write_ms = 0;     // the proof file written (by the collector: LocalSource's on_result)
-  double prove_ms = 0;     // start to finish of the proof on its device (traces uploaded, proof downloaded)
-  double total_ms = 0;     // the job from being dealt to its result (traces, keygen, prepare, prove, verify)
+  double traces_ms = 0;       // the traces made (a shipped AIR's) or read (a trace file), in upload memory
+  double staging_ms = 0;      // the traces copied into staging memory as the proof starts (0: read in place)
+  double upload_ms = 0;       // the device copying the traces in (its timestamps; 0 where not measured)
+  double device_ms = 0;       // the proof's run on the device (its timestamps, first to last)
+  double download_ms = 0;     // the proof read back
+  double verify_ms = 0;       // verifying the proof on the host (0 when not verified)
+  double encode_ms = 0;       // the proof and its proof file encoded
+  double write_ms = 0;        // the proof file written (by the collector: LocalSource's on_result)
+  double prove_ms = 0;        // start to finish of the proof on its device (traces uploaded, proof downloaded)
+  double total_ms = 0;        // the job from being dealt to its result (traces, keygen, prepare, prove, verify)
   uint64_t device_bytes = 0;  // the proof's device memory, from its plan
   std::vector<uint8_t> file;  // the proof file's bytes (ok only): the collector writes them to the job's out
   bool operator==(const JobResult&) const = default;
@@ -53,8 +53,8 @@ struct JobResult {
 // The stages of a batch's proofs (JobResult's, over the results that are ok; verify over the
 // verified ones): medians and sums in milliseconds, for the summary of prove-batch and batch_bench.
 struct StageTimes {
-  static constexpr const char* kNames[] = {"traces", "staging", "upload", "device",
-                                           "download", "verify", "encode", "write"};
+  static constexpr const char* kNames[] = {"traces",   "staging", "upload", "device",
+                                           "download", "verify",  "encode", "write"};
   static constexpr size_t kCount = std::size(kNames);
   uint64_t proofs = 0, verified = 0;
   double median[kCount] = {};
@@ -130,7 +130,7 @@ struct VerifyPolicy {
 };
 
 struct WorkerOptions {
-  uint32_t max_in_flight = 2;      // proofs a worker keeps in flight on its device
+  uint32_t max_in_flight = 2;  // proofs a worker keeps in flight on its device
   // Jobs a worker takes beyond its proofs in flight, their traces made meanwhile (on other threads)
   // so that a job is ready when a proof finishes. More help where traces come slower than proofs
   // (trace files on a slow disk); each holds its trace's memory, and jobs taken early can leave one

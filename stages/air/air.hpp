@@ -48,8 +48,8 @@ struct AirShape {
 class TraceValues {
  public:
   TraceValues() = default;
-  explicit TraceValues(size_t n) : heap_(n) {}                          // n zeros
-  TraceValues(std::vector<Fp> v) : heap_(std::move(v)) {}              // NOLINT: as the vector it stands for
+  explicit TraceValues(size_t n) : heap_(n) {}             // n zeros
+  TraceValues(std::vector<Fp> v) : heap_(std::move(v)) {}  // NOLINT: as the vector it stands for
   TraceValues(std::initializer_list<Fp> v) : heap_(v) {}
   // The first n cells of `memory`, as they are (the caller writes them). InputError when the memory
   // is null or smaller than n cells.

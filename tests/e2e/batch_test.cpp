@@ -183,7 +183,8 @@ TEST(Batch, TracesInUploadMemoryGiveTheBytesOfSerialProvingAndEveryStage) {
     const FibonacciTrace fib = fibonacci_trace(Fp::from_canonical(i), Fp::one(), 32u << i);
     const std::vector<uint8_t> bytes = encode_trace_file(TraceFile{"fibonacci", fib.main, fib.public_values});
     const std::string path = (folder / fmt::format("t{}.vkt", i)).string();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     Job j = fib_job(fmt::format("file{}", i), 0);
     j.air.clear();
     j.trace_file = path;
