@@ -204,7 +204,9 @@ bool VulkanPreparedPlan::record_prologue(VkCommandBuffer cb, RunState* st) {
 }
 
 bool VulkanPreparedPlan::submit_uploads(RunState& st) {
-  if (pending_.empty() && persistents_.pending.empty()) return false;
+  // The plan's own buffers only: a Persistent may be read by another plan in flight on the compute
+  // queue, so its uploads stay in the prologue, ordered after that plan by the queue and a barrier.
+  if (pending_.empty()) return false;
   begin_commands(ctx_, transfer_cb_);
   // Timed where the transfer queue has timestamps and the queries were reset from the host (a
   // prologue's reset would come after these).
@@ -212,7 +214,6 @@ bool VulkanPreparedPlan::submit_uploads(RunState& st) {
   if (stamp) ctx_.fn.vkCmdWriteTimestamp(transfer_cb_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, upload_query());
   // No barrier before the copies: this plan's memory was last used by its previous run, which the
   // host has waited for; the semaphore orders them before the run's first submission.
-  record_copies(ctx_, transfer_cb_, persistents_.pending);
   record_copies(ctx_, transfer_cb_, pending_);
   if (stamp) {
     ctx_.fn.vkCmdWriteTimestamp(transfer_cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, upload_query() + 1);
@@ -225,7 +226,6 @@ bool VulkanPreparedPlan::submit_uploads(RunState& st) {
   info.signalSemaphoreCount = 1;
   info.pSignalSemaphores = &upload_done_;
   vk_check(ctx_.fn.vkQueueSubmit(ctx_.transfer_queue, 1, &info, VK_NULL_HANDLE), "vkQueueSubmit (uploads)");
-  persistents_.pending.clear();
   pending_.clear();
   return true;
 }

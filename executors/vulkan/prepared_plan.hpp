@@ -117,8 +117,8 @@ class VulkanPreparedPlan final : public PreparedPlan {
   void record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d, BindState& bound) const;
   bool needs_prologue(const RunState& st) const;
   bool record_prologue(VkCommandBuffer cb, RunState* st);
-  // The uploads waiting (pending_, persistents_.pending) submitted on the transfer queue, signalling
-  // upload_done_; false when there are none.
+  // The uploads to the plan's own buffers waiting (pending_) submitted on the transfer queue,
+  // signalling upload_done_; false when there are none.
   bool submit_uploads(RunState& st);
   void finish_commands(VkCommandBuffer cb, size_t index);
   void flush_for_host(uint32_t task, RunState& st);
