@@ -23,6 +23,7 @@
 #include "kernels/glsl/compiler.hpp"
 #include "product/airs/fibonacci.hpp"
 #include "product/airs/keccak.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/constraint_kernel.hpp"
 #include "stages/air/eval.hpp"
@@ -32,10 +33,6 @@ using namespace vkstark;
 namespace {
 
 constexpr int kRuns = 9;
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct Workload {
   std::shared_ptr<Air> air;

@@ -30,6 +30,7 @@
 #include "executors/executors.hpp"
 #include "product/batch/batch.hpp"
 #include "product/proof_file.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/file.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/proof/codec.hpp"
@@ -110,7 +111,7 @@ int main(int argc, char** argv) try {
         if (!memory) memory = all[0].executor->host_memory(cells * sizeof(Fp));
         return TraceValues(memory, cells);
       });
-      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      ms.push_back(ms_since(t0));
     }
     traces_alone_ms = bench::median(ms);
     fmt::print("host: {} hardware threads, TBB concurrency {}; one job's traces alone: {:.1f} ms (median of 3)\n",
@@ -156,7 +157,7 @@ int main(int argc, char** argv) try {
       if (!r.ok) return;
       const auto w0 = Clock::now();
       cli::write_binary_file((out_dir / fmt::format("{}.vkp", jobs[r.job].name)).string(), r.file);
-      r.write_ms = std::chrono::duration<double, std::milli>(Clock::now() - w0).count();
+      r.write_ms = ms_since(w0);
       files[r.job] = std::move(r.file);
     });
     const auto t0 = Clock::now();
@@ -201,7 +202,7 @@ int main(int argc, char** argv) try {
       Trace t;
       const auto t0 = Clock::now();
       const Proof proof = prepared->run(job.airs, &t);
-      wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      wall.push_back(ms_since(t0));
       device.push_back(t.spans[0].device_ms >= 0 ? t.spans[0].device_ms : t.spans[0].host_ms);
       ProofFile file;
       for (const auto& a : job.airs) file.air_names.push_back(a->air->name());

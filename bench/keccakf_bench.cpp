@@ -34,6 +34,7 @@
 #include "executors/executors.hpp"
 #include "kernels/hash/poseidon2_batch.hpp"
 #include "product/airs/test_airs.hpp"
+#include "runtime/clock.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
@@ -58,8 +59,6 @@ const std::vector<std::string> kSpans = {
     "stark_prove_excluding_trace/prover.openings/whir"};
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); }
 
 struct InFlight {
   uint32_t proofs = 0;

@@ -17,6 +17,7 @@
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "product/airs/zkvm_segment.hpp"
+#include "runtime/clock.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
@@ -25,7 +26,6 @@ using namespace vkstark;
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); }
 
 const char* const kSpans[] = {"stark_prove_excluding_trace",
                               "stark_prove_excluding_trace/prover.main_trace_commit",

@@ -23,6 +23,7 @@
 #include "executors/executors.hpp"
 #include "product/batch/batch.hpp"
 #include "product/batch/manifest.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/error.hpp"
 #include "runtime/file.hpp"
 #include "runtime/json.hpp"
@@ -229,7 +230,7 @@ int prove_batch_command(int argc, char** argv) {
         r.ok = false;
         r.reason = e.what();
       }
-      r.write_ms = std::chrono::duration<double, std::milli>(Clock::now() - w0).count();
+      r.write_ms = ms_since(w0);
     }
     ++reported;
     if (quiet) return;
@@ -287,7 +288,7 @@ int prove_batch_command(int argc, char** argv) {
     fmt::print("  per proof (median): {}; on its device start to finish {:.1f} ms\n", batch::describe(stages),
                stages.prove_median);
     fmt::print("  host verification (--verify {}): {} proof(s), {:.2f} s of host time in all\n", verify.describe(),
-               stages.verified, stages.total[5] / 1000);
+               stages.verified, stages.total[batch::StageTimes::kVerify] / 1000);
   }
   for (const batch::JobResult& r : results)
     if (!r.ok) fmt::print("  {} {}: {}\n", r.lost ? "lost" : "failed", jobs.at(r.job).name, r.reason);

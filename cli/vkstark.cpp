@@ -31,6 +31,7 @@
 #include "product/batch/batch.hpp"
 #include "product/proof_file.hpp"
 #include "product/trace_file.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/error.hpp"
 #include "runtime/file.hpp"
 #include "runtime/trace.hpp"
@@ -51,7 +52,6 @@ constexpr int kExitBadFile = 3;
 constexpr uint64_t kMaxFileBytes = uint64_t(1) << 30;
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 std::string hex(const Digest& d) {
   std::string s;

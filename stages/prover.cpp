@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "kernels/basic.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/log.hpp"
 #include "runtime/plan.hpp"
 #include "stages/air/debug_check.hpp"
@@ -327,10 +328,6 @@ class PreparedProof final : public StarkProver::Prepared {
   std::optional<std::vector<std::vector<Fp>>> running;
   Trace local;
   Trace* running_trace = nullptr;  // the run's: the caller's or `local`
-
-  static double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
 
   void start(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace) override {
     if (running) throw GraphError("prover: start() while a proof is in flight (finish() it first)");

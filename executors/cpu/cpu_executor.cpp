@@ -4,7 +4,6 @@
 #include <tbb/info.h>
 #include <tbb/task_group.h>
 
-#include <sys/mman.h>
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
@@ -25,37 +24,25 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// 64-byte aligned, zero-initialised host memory. Large blocks are mapped pages that the kernel
-// zeroes on first touch (transparent huge pages where the system allows them): preparing a plan
-// writes none of its arena, and a run touches only what its tasks use.
-struct BlockFree {
-  uint64_t mapped = 0;  // bytes mapped; 0: from aligned_alloc
-  void operator()(std::byte* p) const {
-    if (mapped != 0)
-      munmap(p, mapped);
-    else
-      std::free(p);
-  }
-};
+// 64-byte aligned, zero-initialised host memory. Large blocks are anonymous mappings
+// (anonymous_host_memory) that the kernel zeroes on first touch: preparing a plan writes none of
+// its arena, and a run touches only what its tasks use.
 struct Block {
   static constexpr uint64_t kMapFrom = uint64_t(1) << 20;
-  using Free = BlockFree;
-  std::unique_ptr<std::byte, Free> data;
+  std::shared_ptr<HostMemory> mapped;                                           // large blocks
+  std::unique_ptr<std::byte, decltype(&std::free)> small{nullptr, &std::free};  // the others
   uint64_t bytes = 0;
   explicit Block(uint64_t n = 0) : bytes(n) {
     const uint64_t alloc = (std::max<uint64_t>(n, 1) + 63) / 64 * 64;
     if (alloc >= kMapFrom) {
-      void* m = mmap(nullptr, alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (m == MAP_FAILED) throw DeviceError(fmt::format("CPU executor: out of memory mapping {} bytes", n));
-      (void)madvise(m, alloc, MADV_HUGEPAGE);  // advice only: refused where THP is off
-      data = std::unique_ptr<std::byte, Free>(static_cast<std::byte*>(m), Free{alloc});
+      mapped = anonymous_host_memory(alloc);
       return;
     }
-    auto* p = static_cast<std::byte*>(std::aligned_alloc(64, alloc));
-    if (!p) throw DeviceError(fmt::format("CPU executor: out of memory allocating {} bytes", n));
-    std::memset(p, 0, alloc);
-    data.reset(p);
+    small.reset(static_cast<std::byte*>(std::aligned_alloc(64, alloc)));
+    if (!small) throw DeviceError(fmt::format("CPU executor: out of memory allocating {} bytes", n));
+    std::memset(small.get(), 0, alloc);
   }
+  std::byte* data() const { return mapped ? mapped->data() : small.get(); }
 };
 
 std::string cpu_model() {
@@ -207,13 +194,13 @@ CpuPrepared::CpuPrepared(std::shared_ptr<const Plan> plan, CpuExecutor& exec)
     const BufferDesc& b = plan_.buffers[id];
     const Placement& pl = plan_.memory.placement[id];
     if (pl.in_arena()) {
-      bases_[id] = arena_.at(pl.chunk).data.get() + pl.offset;
+      bases_[id] = arena_.at(pl.chunk).data() + pl.offset;
     } else if (b.lifetime == Lifetime::Persistent) {
-      bases_[id] = exec_.persistent(b).data.get();
+      bases_[id] = exec_.persistent(b).data();
       allocated_ += b.bytes();
     } else {
       own_[id] = Block(b.bytes());
-      bases_[id] = own_[id].data.get();
+      bases_[id] = own_[id].data();
       allocated_ += b.bytes();
       if (b.lifetime == Lifetime::Constant) std::memcpy(bases_[id], b.data->data(), b.data->size());
     }

@@ -421,7 +421,7 @@ std::optional<Context::HostSource> Context::host_source(std::span<const std::byt
   if (offset + bytes.size() > memory->size()) return std::nullopt;
   std::shared_ptr<HostMemory> held = memory->weak_from_this().lock();
   if (!held) return std::nullopt;  // being destroyed
-  return HostSource{buffer->buffer(), offset, std::move(held), buffer};
+  return HostSource{buffer, offset, std::move(held)};
 }
 
 }  // namespace vkstark::vulkan

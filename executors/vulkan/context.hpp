@@ -132,10 +132,9 @@ class Context {
 
   // HostMemory this device copies from in place (Executor::host_memory), by address. Thread-safe.
   struct HostSource {
-    VkBuffer buffer = VK_NULL_HANDLE;
-    uint64_t offset = 0;                          // of the bytes in the buffer
-    std::shared_ptr<HostMemory> memory;           // held by the plan until the run that copies has finished
-    const DeviceBuffer* device_buffer = nullptr;  // for flushes of non-coherent memory
+    const DeviceBuffer* buffer = nullptr;
+    uint64_t offset = 0;                 // of the bytes in the buffer
+    std::shared_ptr<HostMemory> memory;  // held by the plan until the run that copies has finished
   };
   void add_host_memory(HostMemory* memory, const DeviceBuffer* buffer) const;
   void remove_host_memory(HostMemory* memory) const;

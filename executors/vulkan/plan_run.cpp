@@ -188,15 +188,7 @@ bool VulkanPreparedPlan::record_prologue(VkCommandBuffer cb, RunState* st) {
   }
   if (pending_.empty() && persistents_.pending.empty()) return any;
   memory_barrier(ctx_, cb, kBeforeUpload);
-  // A run's uploads are timed on the device (Trace::upload_device_ms).
-  const bool stamp = st && queries_ && st->queries_reset && !st->upload_stamped;
-  if (stamp) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, upload_query());
-  record_copies(ctx_, cb, persistents_.pending);
-  record_copies(ctx_, cb, pending_);
-  if (stamp) {
-    ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, upload_query() + 1);
-    st->upload_stamped = true;
-  }
+  record_upload_copies(cb, st, ctx_.timestamp_valid_bits, {persistents_.pending, pending_});
   memory_barrier(ctx_, cb, kAfterUpload);
   persistents_.pending.clear();
   pending_.clear();
@@ -208,17 +200,9 @@ bool VulkanPreparedPlan::submit_uploads(RunState& st) {
   // queue, so its uploads stay in the prologue, ordered after that plan by the queue and a barrier.
   if (pending_.empty()) return false;
   begin_commands(ctx_, transfer_cb_);
-  // Timed where the transfer queue has timestamps and the queries were reset from the host (a
-  // prologue's reset would come after these).
-  const bool stamp = queries_ && st.queries_reset && !st.upload_stamped && ctx_.transfer_timestamp_bits > 0;
-  if (stamp) ctx_.fn.vkCmdWriteTimestamp(transfer_cb_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, upload_query());
   // No barrier before the copies: this plan's memory was last used by its previous run, which the
   // host has waited for; the semaphore orders them before the run's first submission.
-  record_copies(ctx_, transfer_cb_, pending_);
-  if (stamp) {
-    ctx_.fn.vkCmdWriteTimestamp(transfer_cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, upload_query() + 1);
-    st.upload_stamped = true;
-  }
+  record_upload_copies(transfer_cb_, &st, ctx_.transfer_timestamp_bits, {pending_});
   end_commands(ctx_, transfer_cb_);
   auto info = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
   info.commandBufferCount = 1;
@@ -228,6 +212,18 @@ bool VulkanPreparedPlan::submit_uploads(RunState& st) {
   vk_check(ctx_.fn.vkQueueSubmit(ctx_.transfer_queue, 1, &info, VK_NULL_HANDLE), "vkQueueSubmit (uploads)");
   pending_.clear();
   return true;
+}
+
+void VulkanPreparedPlan::record_upload_copies(VkCommandBuffer cb, RunState* st, uint32_t bits,
+                                              std::initializer_list<std::span<const PendingCopy>> copies) {
+  // The queries must have been reset before (from the host, or by a prologue recorded before these).
+  const bool stamp = st && queries_ && st->queries_reset && st->upload_stamp_bits == 0 && bits > 0;
+  if (stamp) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, upload_query());
+  for (std::span<const PendingCopy> c : copies) record_copies(ctx_, cb, c);
+  if (stamp) {
+    ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, upload_query() + 1);
+    st->upload_stamp_bits = bits;
+  }
 }
 
 // The end of a submission: copies to staging for the host task that follows and (last submission)
@@ -314,17 +310,20 @@ void VulkanPreparedPlan::finish_run(RunState& st) {
   st.trace.total_host_ms += st.now();
 }
 
+double VulkanPreparedPlan::ticks_to_ms(uint64_t begin, uint64_t end, uint32_t bits) const {
+  const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const uint64_t a = begin & mask, b = end & mask;
+  return static_cast<double>(b >= a ? b - a : 0) * ctx_.limits().timestampPeriod / 1e6;
+}
+
 void VulkanPreparedPlan::read_timestamps(RunState& st) {
   if (!queries_) return;
-  if (st.upload_stamped) {
+  if (st.upload_stamp_bits > 0) {
     uint64_t ticks[2] = {0, 0};
     vk_check(ctx_.fn.vkGetQueryPoolResults(ctx_.device, queries_, upload_query(), 2, sizeof(ticks), ticks,
                                            sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
              "vkGetQueryPoolResults");
-    const uint32_t bits = transfer_cb_ ? ctx_.transfer_timestamp_bits : ctx_.timestamp_valid_bits;  // where written
-    const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-    const uint64_t a = ticks[0] & mask, b = ticks[1] & mask;
-    st.trace.upload_device_ms = static_cast<double>(b >= a ? b - a : 0) * ctx_.limits().timestampPeriod / 1e6;
+    st.trace.upload_device_ms = ticks_to_ms(ticks[0], ticks[1], st.upload_stamp_bits);
   }
   struct Edge {
     uint64_t begin = 0, end = 0;
@@ -353,16 +352,13 @@ void VulkanPreparedPlan::read_timestamps(RunState& st) {
 
 void VulkanPreparedPlan::read_task_timestamps(RunState& st) {
   if (!st.profile) return;
-  const uint64_t mask = ctx_.timestamp_valid_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << ctx_.timestamp_valid_bits) - 1;
-  const double ms_per_tick = ctx_.limits().timestampPeriod / 1e6;
   for (uint32_t t = 0; t < plan_.tasks.size(); ++t) {
     if (plan_.tasks[t].kind != TaskKind::Dispatch) continue;
     uint64_t ticks[2] = {0, 0};
     vk_check(ctx_.fn.vkGetQueryPoolResults(ctx_.device, task_queries_, 2 * t, 2, sizeof(ticks), ticks, sizeof(uint64_t),
                                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
              "vkGetQueryPoolResults");
-    const uint64_t a = ticks[0] & mask, b = ticks[1] & mask;
-    st.trace.tasks[t].device_ms += static_cast<double>(b >= a ? b - a : 0) * ms_per_tick;
+    st.trace.tasks[t].device_ms += ticks_to_ms(ticks[0], ticks[1], ctx_.timestamp_valid_bits);
   }
 }
 

@@ -327,8 +327,8 @@ void VulkanPreparedPlan::upload_bytes(BufferId id, uint64_t at, std::span<const 
   if (std::optional<Context::HostSource> src = ctx_.host_source(bytes)) {
     // Host memory of the device's (Executor::host_memory): the device copies from it in place, and
     // the plan holds it until the run that copies it has finished.
-    src->device_buffer->flush();
-    copy = {src->buffer, l.buffer, {src->offset, l.offset + at, bytes.size()}};
+    src->buffer->flush();
+    copy = {src->buffer->buffer(), l.buffer, {src->offset, l.offset + at, bytes.size()}};
     held_.push_back(std::move(src->memory));
   } else {
     DeviceBuffer& staging = persistent ? l.persistent->staging_buffer(ctx_) : *l.staging;

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <deque>
+#include <initializer_list>
 #include <span>
 #include <vector>
 
@@ -120,11 +121,16 @@ class VulkanPreparedPlan final : public PreparedPlan {
   // The uploads to the plan's own buffers waiting (pending_) submitted on the transfer queue,
   // signalling upload_done_; false when there are none.
   bool submit_uploads(RunState& st);
+  // `copies` into cb, between two timestamps (Trace::upload_device_ms) when the run's uploads are
+  // not timed yet and the queue's timestamps have `bits` valid bits (0: none).
+  void record_upload_copies(VkCommandBuffer cb, RunState* st, uint32_t bits,
+                            std::initializer_list<std::span<const PendingCopy>> copies);
   void finish_commands(VkCommandBuffer cb, size_t index);
   void flush_for_host(uint32_t task, RunState& st);
   void finish_run(RunState& st);
   void read_timestamps(RunState& st);
-  // Timestamps: two per span, then two around the uploads' copies.
+  // Timestamps: two per span, then two around the uploads' copies; `bits` of a raw one are valid.
+  double ticks_to_ms(uint64_t begin, uint64_t end, uint32_t bits) const;
   uint32_t query_count() const { return static_cast<uint32_t>(2 * plan_.spans.size() + 2); }
   uint32_t upload_query() const { return static_cast<uint32_t>(2 * plan_.spans.size()); }
   void read_task_timestamps(RunState& st);
@@ -198,7 +204,7 @@ struct VulkanPreparedPlan::RunState {
   std::vector<double> task_begin, task_end;  // per task: host ms since `start` (-1: not reached)
   std::vector<bool> stamped;                 // per span: both timestamps written in this run
   bool queries_reset = false;                // (devices without host query reset) by a prologue
-  bool upload_stamped = false;               // the prologue's copies between two timestamps
+  uint32_t upload_stamp_bits = 0;            // valid bits of the queue that timed the uploads (0: untimed)
   bool profile = false;                      // per-task timestamps this run
   int64_t submitted = -1;                    // the segment submitted and not yet waited for
   double submitted_at = 0;                   // host ms of its submission

@@ -19,6 +19,7 @@
 #include <span>
 #include <utility>
 
+#include "runtime/clock.hpp"
 #include "runtime/detail/sha256.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
@@ -56,10 +57,6 @@ void initialize_glslang() {
 spdlog::logger& logger() {
   static spdlog::logger& log = named_logger("vkstark.glsl");
   return log;
-}
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 // What compile() does to the source, for the cache key: any change here must change this text.

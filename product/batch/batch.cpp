@@ -18,6 +18,7 @@
 #include "product/airs/test_airs.hpp"
 #include "product/proof_file.hpp"
 #include "product/trace_file.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/error.hpp"
 #include "runtime/json.hpp"
 #include "runtime/trace.hpp"
@@ -180,7 +181,7 @@ StageTimes stage_times(const std::vector<JobResult>& results) {
     const double v[StageTimes::kCount] = {r.traces_ms,   r.staging_ms, r.upload_ms, r.device_ms,
                                           r.download_ms, r.verify_ms,  r.encode_ms, r.write_ms};
     for (size_t i = 0; i < StageTimes::kCount; ++i) {
-      if (i == 5 && !r.verified) continue;
+      if (i == StageTimes::kVerify && !r.verified) continue;
       ms[i].push_back(v[i]);
       s.total[i] += v[i];
     }
@@ -196,7 +197,7 @@ std::string describe(const StageTimes& s) {
   std::string out;
   for (size_t i = 0; i < StageTimes::kCount; ++i) {
     out += fmt::format("{}{} {:.1f}", i ? " | " : "", StageTimes::kNames[i], s.median[i]);
-    if (i == 5) out += fmt::format(" ({} of {})", s.verified, s.proofs);
+    if (i == StageTimes::kVerify) out += fmt::format(" ({} of {})", s.verified, s.proofs);
   }
   return out + " ms";
 }
@@ -222,14 +223,7 @@ SystemParams job_params(const Job& job) {
 // ---------------------------------------------------------------------------------------------
 // Workers
 
-namespace {
-
 using Clock = std::chrono::steady_clock;
-double ms_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-}  // namespace
 
 // The key and prover of one AIR set under one set of params, on one worker's executor.
 struct KeyEntry {
@@ -317,7 +311,7 @@ class WorkerLoop {
             airs = make_job_airs(
                 jobs_.at(j), [this](uint64_t cells) { return trace_memory(cells); }, options_.check_trace_files);
           });
-          return std::pair(std::move(airs), ms_between(t0, Clock::now()));
+          return std::pair(std::move(airs), ms_since(t0));
         });
         pending_.push_back(std::move(p));
       }
@@ -344,7 +338,7 @@ class WorkerLoop {
     r.job = job;
     r.worker = worker_.label;
     r.reason = std::move(reason);
-    r.total_ms = ms_between(dealt, Clock::now());
+    r.total_ms = ms_since(dealt);
     return r;
   }
 
@@ -456,7 +450,7 @@ class WorkerLoop {
     r.job = f.job;
     r.worker = worker_.label;
     r.traces_ms = f.traces_ms;
-    r.prove_ms = ms_between(f.started, Clock::now());
+    r.prove_ms = ms_since(f.started);
     r.staging_ms = f.trace->staging_ms;
     r.upload_ms = f.trace->upload_device_ms;
     if (!f.trace->spans.empty())  // the run: on the device where it has timestamps, else on the host (CPU)
@@ -475,19 +469,19 @@ class WorkerLoop {
         file.air_names = key->air_names;
         file.vk = key->pk.vk;
         file.proof = encode(proof);
-        r.encode_ms = ms_between(t0, Clock::now());
+        r.encode_ms = ms_since(t0);
         // The file encoded while the proof is verified (a batch's last proof waits for both).
         std::future<std::pair<std::vector<uint8_t>, double>> encoded = std::async(std::launch::async, [&file] {
           const Clock::time_point e0 = Clock::now();
           std::vector<uint8_t> bytes = encode_proof_file(file);
-          return std::pair(std::move(bytes), ms_between(e0, Clock::now()));
+          return std::pair(std::move(bytes), ms_since(e0));
         });
         VerifyResult verdict;
         verdict.ok = true;
         if (verify) {
           t0 = Clock::now();
           background().execute([&] { verdict = verify_bytes(file.vk, file.proof); });
-          r.verify_ms = ms_between(t0, Clock::now());
+          r.verify_ms = ms_since(t0);
           r.verified = true;
         }
         auto [bytes, encode_file_ms] = encoded.get();
@@ -498,7 +492,7 @@ class WorkerLoop {
           r.file = std::move(bytes);
           r.ok = true;
         }
-        r.total_ms = ms_between(dealt, Clock::now());
+        r.total_ms = ms_since(dealt);
       } catch (const std::exception& e) {
         r.ok = false;
         r.reason = e.what();

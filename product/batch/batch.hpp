@@ -56,6 +56,8 @@ struct StageTimes {
   static constexpr const char* kNames[] = {"traces",   "staging", "upload", "device",
                                            "download", "verify",  "encode", "write"};
   static constexpr size_t kCount = std::size(kNames);
+  static constexpr size_t kVerify = 5;  // kNames[kVerify]: over the verified proofs only
+  static_assert(std::string_view(kNames[kVerify]) == "verify");
   uint64_t proofs = 0, verified = 0;
   double median[kCount] = {};
   double total[kCount] = {};

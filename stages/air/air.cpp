@@ -6,11 +6,16 @@
 
 namespace vkstark {
 
+namespace {
+void check_cells_fit(const HostMemory& memory, size_t n) {
+  if (memory.size() / sizeof(Fp) < n)
+    throw InputError(fmt::format("trace values: {} cells do not fit {} bytes of host memory", n, memory.size()));
+}
+}  // namespace
+
 TraceValues::TraceValues(std::shared_ptr<HostMemory> memory, size_t n) {
   if (!memory) throw InputError("trace values: no host memory given");
-  if (memory->size() / sizeof(Fp) < n)
-    throw InputError(fmt::format("trace values: {} cells do not fit {} bytes of host memory", n, memory->size()));
-  cells_ = reinterpret_cast<Fp*>(memory->data());
+  check_cells_fit(*memory, n);
   count_ = n;
   memory_ = std::move(memory);
 }
@@ -20,8 +25,7 @@ void TraceValues::resize(size_t n) {
     heap_.resize(n);
     return;
   }
-  if (memory_->size() / sizeof(Fp) < n)
-    throw InputError(fmt::format("trace values: {} cells do not fit {} bytes of host memory", n, memory_->size()));
+  check_cells_fit(*memory_, n);
   count_ = n;
 }
 

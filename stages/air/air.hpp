@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,7 +49,6 @@ class TraceValues {
   TraceValues() = default;
   explicit TraceValues(size_t n) : heap_(n) {}             // n zeros
   TraceValues(std::vector<Fp> v) : heap_(std::move(v)) {}  // NOLINT: as the vector it stands for
-  TraceValues(std::initializer_list<Fp> v) : heap_(v) {}
   // The first n cells of `memory`, as they are (the caller writes them). InputError when the memory
   // is null or smaller than n cells.
   TraceValues(std::shared_ptr<HostMemory> memory, size_t n);
@@ -63,15 +61,14 @@ class TraceValues {
   TraceValues& operator=(TraceValues&& o) noexcept {
     heap_ = std::exchange(o.heap_, {});
     memory_ = std::exchange(o.memory_, nullptr);
-    cells_ = std::exchange(o.cells_, nullptr);
     count_ = std::exchange(o.count_, 0);
     return *this;
   }
 
   size_t size() const { return memory_ ? count_ : heap_.size(); }
   bool empty() const { return size() == 0; }
-  Fp* data() { return memory_ ? cells_ : heap_.data(); }
-  const Fp* data() const { return memory_ ? cells_ : heap_.data(); }
+  Fp* data() { return memory_ ? reinterpret_cast<Fp*>(memory_->data()) : heap_.data(); }
+  const Fp* data() const { return memory_ ? reinterpret_cast<const Fp*>(memory_->data()) : heap_.data(); }
   Fp& operator[](size_t i) { return data()[i]; }
   const Fp& operator[](size_t i) const { return data()[i]; }
   Fp* begin() { return data(); }
@@ -92,8 +89,7 @@ class TraceValues {
  private:
   std::vector<Fp> heap_;
   std::shared_ptr<HostMemory> memory_;
-  Fp* cells_ = nullptr;
-  size_t count_ = 0;
+  size_t count_ = 0;  // of memory_'s cells
 };
 
 // A host trace part: `width` columns of `height` rows, column-major (value(row, col) =
