@@ -53,12 +53,6 @@ constexpr uint64_t kMaxFileBytes = uint64_t(1) << 30;
 
 using Clock = std::chrono::steady_clock;
 
-std::string hex(const Digest& d) {
-  std::string s;
-  for (Fp c : d) s += fmt::format("{:08x}", c.value());
-  return s;
-}
-
 // A file that is not a readable vkstark proof file: exit status 3.
 struct BadFile {
   std::string message;
@@ -230,7 +224,7 @@ int prove_command(int argc, char** argv) {
   fmt::print("proved {} on {} ({}) in {:.1f} ms: {} submission(s), {} host sync(s)\n", statement, exec->name(),
              exec->device_name(), prove_ms, trace.counters.submissions, trace.counters.host_syncs);
   fmt::print("wrote {}: {} bytes (proof {} bytes), verifying key {}\n", out, bytes.size(), file.proof.size(),
-             hex(pk.vk.pre_hash));
+             to_hex(pk.vk.pre_hash));
   if (params_name == "test") fmt::print("warning: --params test is NOT secure (for tests and demos only)\n");
   return 0;
 }
@@ -284,7 +278,7 @@ int verify_command(int argc, char** argv) {
     if (trusted.pre_hash != file.vk.pre_hash) {
       print_rejected(VerifyResult::reject(ProofReject::VerifyingKeyMismatch,
                                           fmt::format("the proof file's verifying key ({}) is not the one of {} ({})",
-                                                      hex(file.vk.pre_hash), vk_path, hex(trusted.pre_hash))));
+                                                      to_hex(file.vk.pre_hash), vk_path, to_hex(trusted.pre_hash))));
       return kExitRejected;
     }
     vk = &trusted;
@@ -297,7 +291,7 @@ int verify_command(int argc, char** argv) {
     return kExitRejected;
   }
   fmt::print("accepted: {} ({} AIR{}), verifying key {}{}, in {:.1f} ms\n", fmt::join(file.air_names, ", "),
-             file.air_names.size(), file.air_names.size() == 1 ? "" : "s", hex(vk->pre_hash),
+             file.air_names.size(), file.air_names.size() == 1 ? "" : "s", to_hex(vk->pre_hash),
              vk_path.empty() ? " (from the file)" : fmt::format(" (= {})", vk_path), ms);
   return 0;
 }
@@ -330,7 +324,7 @@ int info_command(int argc, char** argv) {
              encode_proof_file(file).size());
   fmt::print("params: {}\n", params_line(vk.params));
   fmt::print("verifying key: {} bytes, pre-hash {}, {} AIR(s), {} trace-height constraint(s)\n", vk_bytes.size(),
-             hex(vk.pre_hash), vk.per_air.size(), vk.trace_height_constraints.size());
+             to_hex(vk.pre_hash), vk.per_air.size(), vk.trace_height_constraints.size());
   Proof proof;
   try {
     proof = decode_proof(file.proof, vk);

@@ -25,18 +25,14 @@
 
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
+#include "product/airs/interactions.hpp"
 #include "runtime/error.hpp"
-#include "stages/air/air.hpp"
-#include "stages/air/bus.hpp"
-#include "stages/air/columns.hpp"
 #include "stages/air/debug_check.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 
 using namespace vkstark;
-
-namespace {
 
 // A bus is a number (u16) the AIRs agree on, here a LookupBus object (stages/air/bus.hpp) that
 // names it. Every AIR may send and receive on any bus; a message is a list of expressions of the row
@@ -48,107 +44,14 @@ namespace {
 // and interaction, of count / (alpha + h(bus, message)), where alpha and the coefficients of h are
 // random: when the bus does not balance, the sum is not zero (except with negligible probability).
 // The proof carries the sum (LogUp's GKR) and the verifier checks that it is zero.
-constexpr LookupBus kBytes{0, "bytes"};
-constexpr uint32_t kTableRows = 256;
-
-// The program's columns, by name (stages/air/columns.hpp): read as expressions in eval(), as
-// column indices when the trace is made, and named in every message ("hi", "sum'").
-template <class T>
-struct DecomposeCols {
-  T x, lo, hi, sum;
-  template <class F>
-  void visit(F&& f) {
-    f("x", x);
-    f("lo", lo);
-    f("hi", hi);
-    f("sum", sum);
-  }
-};
-
-// The program. Columns DecomposeCols; public value [S].
-class Decompose final : public Air {
- public:
-  std::string name() const override { return "example_decompose"; }
-  AirShape shape() const override { return {.common_width = column_count<DecomposeCols>(), .num_public_values = 1}; }
-  std::vector<std::vector<std::string>> column_names() const override { return {column_names_of<DecomposeCols>()}; }
-  void eval(AirBuilder& b) const override {
-    const DecomposeCols<Expr> local = read_columns<DecomposeCols>(b.main(), 0);
-    const DecomposeCols<Expr> next = read_columns<DecomposeCols>(b.main(), 1);
-    b.assert_eq(local.x, local.lo + 256 * local.hi);  // no filter: on every row
-    b.when_first_row().assert_eq(local.sum, local.x);
-    b.when_transition().assert_eq(next.sum, local.sum + next.x);
-    b.when_last_row().assert_eq(local.sum, b.public_value(0));
-    // Each row looks lo and hi up in the byte table once (count 1). A row that should look nothing
-    // up, such as a padding row, would pass a boolean column as `enabled`.
-    kBytes.lookup(b, {local.lo});
-    kBytes.lookup(b, {local.hi});
-  }
-};
-
-// The table. Preprocessed column value (0..255); main column multiplicity; no public values and no
-// constraints (an AIR needs constraints or interactions; either is enough).
-class ByteTable final : public Air {
- public:
-  std::string name() const override { return "example_byte_table"; }
-  AirShape shape() const override { return {.preprocessed_width = 1, .common_width = 1}; }
-  std::vector<std::vector<std::string>> column_names() const override { return {{"value"}, {"multiplicity"}}; }
-  void eval(AirBuilder& b) const override {
-    const Expr value = b.preprocessed().local(0), multiplicity = b.main().local(0);
-    // provide() receives the key `multiplicity` times with count weight 0. The count weight is a
-    // bound the AIR promises on its count per row, for the verifier's trace-height check: per bus,
-    // the sum over the AIRs of height * (their count weights on the bus) must stay below p, so that
-    // sends cannot add up to a multiple of p (p sends of 273 would balance with no receive).
-    // lookup() gives weight 1, which the lookups above keep (count 1). The table's multiplicities
-    // have no bound, and need none: a value not in the table has only sends, which are bounded. So
-    // weight 0, as OpenVM's lookup buses (LookupBus::add_key_with_lookups) do.
-    kBytes.provide(b, {value}, multiplicity);
-  }
-  // The table is fixed at keygen: the verifying key holds its commitment, so the prover cannot add
-  // a 273 to it. (As a main column it would need constraints: value = 0 on the first row, +1 per row.)
-  std::optional<TraceMatrix> preprocessed_trace() const override {
-    TraceMatrix t(1, kTableRows);
-    for (uint32_t v = 0; v < kTableRows; ++v) t.at(v, 0) = Fp::from_canonical(v);
-    return t;
-  }
-};
-
-struct Traces {
-  AirWithTraces program, table;
-  uint32_t tampered_row = 0;  // with --tamper: the row of x = 70000
-};
-
-// The traces: the program's rows, then the table's multiplicities counted from its lookups.
-Traces make_traces(std::shared_ptr<const Air> program, std::shared_ptr<const Air> table, uint32_t rows, bool tamper) {
-  static const DecomposeCols<uint32_t> col = column_indices<DecomposeCols>();
-  Traces t;
-  t.program.air = std::move(program);
-  t.program.common = TraceMatrix(column_count<DecomposeCols>(), rows);
-  t.table.air = std::move(table);
-  t.table.common = TraceMatrix(1, kTableRows);
-  LookupCounts counts("bytes", kTableRows);
-  Fp sum;
-  for (uint32_t r = 0; r < rows; ++r) {
-    uint32_t x = (r * 2654435761u) >> 16;  // any numbers below 2^16
-    if (tamper && r == rows / 2) {
-      x = 70000;
-      t.tampered_row = r;
-    }
-    const uint32_t lo = x & 255, hi = x >> 8;
-    sum += Fp::from_canonical(x);
-    t.program.common.at(r, col.x) = Fp::from_canonical(x);
-    t.program.common.at(r, col.lo) = Fp::from_canonical(lo);
-    t.program.common.at(r, col.hi) = Fp::from_canonical(hi);
-    t.program.common.at(r, col.sum) = sum;
-    for (uint32_t byte : {lo, hi})
-      if (byte < kTableRows || !tamper) counts.add(byte);  // 273 has no row: sent, never received
-  }
-  const std::vector<Fp> multiplicity = counts.column();
-  for (uint32_t v = 0; v < kTableRows; ++v) t.table.common.at(v, 0) = multiplicity[v];
-  t.program.public_values = {sum};
-  return t;
-}
-
-}  // namespace
+//
+// The two AIRs are product/airs/interactions.{hpp,cpp} (the vkstark command proves them too: `vkstark
+// prove --air interactions`). Read them there: Decompose::eval asserts x = lo + 256 hi and the running
+// sum, and looks lo and hi up on the bus (kBytesBus.lookup); ByteTable::eval provides each value of its
+// preprocessed column `multiplicity` times (kBytesBus.provide), with count weight 0 (a table's
+// multiplicities need no bound: a value not in the table has only sends, which are bounded).
+// interactions_traces makes the traces: the program's rows, then the table's multiplicities
+// counted from its lookups (LookupCounts).
 
 int main(int argc, char** argv) try {
   cli::Options options("interactions",
@@ -171,7 +74,7 @@ int main(int argc, char** argv) try {
   // Both AIRs in one key: they are proved together, in one proof, so the bus spans them.
   const std::vector<std::shared_ptr<const Air>> air_list{std::make_shared<Decompose>(), std::make_shared<ByteTable>()};
   const ProvingKey pk = keygen(air_list, params, *exec);
-  Traces t = make_traces(air_list[0], air_list[1], rows, tamper);
+  InteractionsTraces t = interactions_traces(air_list[0], air_list[1], rows, tamper);
 
   if (tamper) {
     // The debug checker: every constraint of both AIRs on every row, and every bus balanced. Only
@@ -211,7 +114,7 @@ int main(int argc, char** argv) try {
   fmt::print(
       "interactions: {} rows and {} table rows on {} ({}): S = {}, proof {} bytes, {} submission(s), {} host "
       "sync(s): {}\n",
-      rows, kTableRows, exec->name(), exec->device_name(), t.program.public_values[0].value(), bytes.size(),
+      rows, kByteTableRows, exec->name(), exec->device_name(), t.program.public_values[0].value(), bytes.size(),
       trace.counters.submissions, trace.counters.host_syncs, result);
   if (!proof_file.empty()) cli::write_binary_file(proof_file, bytes);
   return (tamper ? rejected_as_expected : verdict.ok) ? 0 : 1;

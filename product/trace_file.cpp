@@ -2,21 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <tbb/parallel_for.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <bit>
-#include <cerrno>
-#include <cstring>
 #include <memory>
 #include <string_view>
 
-#include "product/airs/fibonacci.hpp"
-#include "product/airs/keccak.hpp"
+#include "product/airs/shipped.hpp"
+#include "product/detail/field_file.hpp"
 #include "runtime/error.hpp"
 #include "stages/proof/codec.hpp"
 
@@ -31,49 +23,17 @@ constexpr uint32_t kMaxPublicValues = 4096;
 
 [[noreturn]] void fail(std::string_view what) { throw DecodeError(fmt::format("trace file: {}", what)); }
 
-// "" when `name` may be a trace file's AIR name, else what is wrong with it. Printable ASCII only,
-// so that an error message that quotes a hostile name stays one line of text.
-std::string name_problem(std::string_view name) {
-  if (name.empty() || name.size() > kMaxNameBytes)
-    return fmt::format("AIR name length {} (expected 1 to {})", name.size(), kMaxNameBytes);
-  for (size_t i = 0; i < name.size(); ++i)
-    if (name[i] < 0x20 || name[i] > 0x7e) return fmt::format("AIR name byte {} is not printable ASCII", i);
-  return "";
-}
+std::string name_problem(std::string_view name) { return detail::name_problem(name, kMaxNameBytes); }
 
-uint32_t padded(uint32_t n) { return (n + 3) & ~3u; }
-
-// Reads through a ByteReader, each read checked first so that a short file fails with
-// "truncated in the <field>".
-class Reader {
+// Checked reads whose errors start "trace file: ".
+class Reader : public detail::CheckedReader {
  public:
-  explicit Reader(std::span<const uint8_t> bytes) : r_(bytes) {}
-  void need(uint64_t n, std::string_view field) const {
-    if (r_.remaining() < n)
-      fail(fmt::format("truncated in the {} ({} bytes left, {} needed)", field, r_.remaining(), n));
-  }
-  uint32_t u32(std::string_view field) {
-    need(4, field);
-    return r_.u32("trace file");
-  }
-  std::span<const uint8_t> bytes(uint64_t n, std::string_view field) {
-    need(n, field);
-    return r_.bytes(n, "trace file");
-  }
-  size_t remaining() const { return r_.remaining(); }
-
- private:
-  ByteReader r_;
+  explicit Reader(std::span<const uint8_t> bytes) : CheckedReader(bytes, "trace file") {}
 };
-
-uint32_t le32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
 
 // The shipped AIR of a trace file's name (InputError for another name).
 std::shared_ptr<const Air> shipped_air(const std::string& name) {
-  if (name == "fibonacci") return std::make_shared<FibonacciAir>();
-  if (name == "keccak") return std::make_shared<KeccakAir>();
+  if (name == "fibonacci" || name == "keccak") return shipped_air_named(name);
   throw InputError(fmt::format("unknown AIR '{}' (trace files hold fibonacci or keccak)", name));
 }
 
@@ -106,13 +66,13 @@ std::vector<uint8_t> encode_trace_file(const TraceFile& file) {
     throw InputError(fmt::format("trace file: {} public values > {}", file.public_values.size(), kMaxPublicValues));
 
   std::vector<uint8_t> out(kMagic.begin(), kMagic.end());
-  out.reserve(kMagic.size() + 4 * 5 + padded(uint32_t(file.air.size())) + 4 * file.public_values.size() +
+  out.reserve(kMagic.size() + 4 * 5 + detail::padded4(uint32_t(file.air.size())) + 4 * file.public_values.size() +
               4 * m.values.size());
   ByteWriter w(out);
   w.u32(kTraceFileVersion);
   w.u32(uint32_t(file.air.size()));
   out.insert(out.end(), file.air.begin(), file.air.end());
-  out.resize(out.size() + padded(uint32_t(file.air.size())) - file.air.size(), 0);
+  out.resize(out.size() + detail::padded4(uint32_t(file.air.size())) - file.air.size(), 0);
   w.u32(m.width);
   w.u32(uint32_t(std::countr_zero(m.height)));
   w.u32(uint32_t(file.public_values.size()));
@@ -134,13 +94,7 @@ TraceFile decode_head(Reader& r, std::span<const uint8_t> bytes) {
     fail(fmt::format("version {} (this build reads version {})", version, kTraceFileVersion));
 
   TraceFile file;
-  const uint32_t name_len = r.u32("AIR name length");
-  if (name_len > kMaxNameBytes) fail(fmt::format("AIR name length {} > {}", name_len, kMaxNameBytes));
-  const auto name = r.bytes(padded(name_len), "AIR name");
-  file.air.assign(name.begin(), name.begin() + name_len);
-  if (std::string p = name_problem(file.air); !p.empty()) fail(p);
-  for (uint32_t i = name_len; i < name.size(); ++i)
-    if (name[i] != 0) fail(fmt::format("AIR name padding byte {} is {}, not 0", i - name_len, name[i]));
+  file.air = r.name("AIR name", kMaxNameBytes);
 
   const uint32_t width = r.u32("width");
   const uint32_t log_height = r.u32("log2 height");
@@ -152,7 +106,7 @@ TraceFile decode_head(Reader& r, std::span<const uint8_t> bytes) {
   const auto pv = r.bytes(uint64_t(num_public) * 4, "public values");
   file.public_values.resize(num_public);
   for (uint32_t i = 0; i < num_public; ++i) {
-    const uint32_t v = le32(&pv[4 * size_t(i)]);
+    const uint32_t v = detail::le32(&pv[4 * size_t(i)]);
     if (v >= Fp::P) fail(fmt::format("public value {}: {} is not a canonical BabyBear element", i, v));
     file.public_values[i] = Fp::from_canonical_unchecked(v);
   }
@@ -165,24 +119,9 @@ TraceFile decode_head(Reader& r, std::span<const uint8_t> bytes) {
 // place (the bytes and `values` may be the same memory). DecodeError naming the column and row of
 // the first value that is not canonical.
 void convert_values(const uint8_t* bytes, Fp* values, uint64_t cells, uint32_t height) {
-  constexpr uint64_t kPiece = uint64_t(1) << 20;
-  std::atomic<uint64_t> first_bad{UINT64_MAX};
-  tbb::parallel_for(uint64_t{0}, (cells + kPiece - 1) / kPiece, [&](uint64_t piece) {
-    const uint64_t end = std::min(cells, (piece + 1) * kPiece);
-    for (uint64_t i = piece * kPiece; i < end; ++i) {
-      const uint32_t v = le32(bytes + 4 * i);
-      if (v >= Fp::P) {
-        uint64_t seen = first_bad.load();
-        while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
-        }
-        return;
-      }
-      values[i] = Fp::from_canonical_unchecked(v);
-    }
-  });
-  if (const uint64_t i = first_bad.load(); i != UINT64_MAX)
-    fail(fmt::format("column {} row {}: {} is not a canonical BabyBear element", i / height, i % height,
-                     le32(bytes + 4 * i)));
+  if (const auto i = detail::convert_canonical(bytes, values, cells))
+    fail(fmt::format("column {} row {}: {} is not a canonical BabyBear element", *i / height, *i % height,
+                     detail::le32(bytes + 4 * *i)));
 }
 
 }  // namespace
@@ -201,33 +140,11 @@ TraceFile decode_trace_file(std::span<const uint8_t> bytes) {
 }
 
 TraceFile read_trace_file(const std::string& path, const std::function<TraceValues(uint64_t)>& allocate) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(fmt::format("cannot read the trace file '{}': {}", path, std::strerror(errno)));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    throw InputError(fmt::format("cannot read the trace file '{}': not a regular file", path));
-  const uint64_t size = uint64_t(st.st_size);
-  // Reads all of [at, at + n) into p; false at an early end of the file.
-  auto read_at = [&](void* p, uint64_t n, uint64_t at) {
-    auto* out = static_cast<uint8_t*>(p);
-    while (n > 0) {
-      const ssize_t got = ::pread(fd, out, std::min<uint64_t>(n, uint64_t(1) << 30), off_t(at));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) throw InputError(fmt::format("cannot read the trace file '{}': {}", path, std::strerror(errno)));
-      if (got == 0) return false;
-      out += got;
-      at += uint64_t(got);
-      n -= uint64_t(got);
-    }
-    return true;
-  };
+  const detail::PositionalFile in(path, "trace file");
+  const uint64_t size = in.size();
   // The head is at most the magic, 5 words, the longest name and the most public values.
   std::vector<uint8_t> head(std::min<uint64_t>(size, kMagic.size() + 4 * 5 + kMaxNameBytes + 4 * kMaxPublicValues));
-  if (!read_at(head.data(), head.size(), 0)) fail("the file changed while it was read");
+  if (!in.read_at(head.data(), head.size(), 0)) fail("the file changed while it was read");
   Reader r(head);
   TraceFile file = decode_head(r, head);
   const uint64_t at = head.size() - r.remaining();
@@ -240,7 +157,7 @@ TraceFile read_trace_file(const std::string& path, const std::function<TraceValu
   if (file.main.values.size() != cells)
     throw InputError(
         fmt::format("trace file '{}': {} cells of memory given for {}", path, file.main.values.size(), cells));
-  if (!read_at(file.main.values.data(), cells * 4, at)) fail("the file changed while it was read");
+  if (!in.read_at(file.main.values.data(), cells * 4, at)) fail("the file changed while it was read");
   convert_values(reinterpret_cast<const uint8_t*>(file.main.values.data()), file.main.values.data(), cells,
                  file.main.height);
   return file;

@@ -30,4 +30,10 @@ std::string to_string(const Digest& d) {
                      d[4].value(), d[5].value(), d[6].value(), d[7].value());
 }
 
+std::string to_hex(const Digest& d) {
+  std::string s;
+  for (Fp c : d) s += fmt::format("{:08x}", c.value());
+  return s;
+}
+
 }  // namespace vkstark

@@ -35,5 +35,7 @@ inline Digest compress(const Digest& left, const Digest& right) {
 }
 
 std::string to_string(const Digest& d);
+// The eight elements as 8-digit hex words, concatenated (how the vkstark command prints a key's pre-hash).
+std::string to_hex(const Digest& d);
 
 }  // namespace vkstark

@@ -96,6 +96,42 @@ void AirBuilder::push_interaction(uint16_t bus, std::vector<Expr> message, Expr 
   interactions_.push_back({bus, std::move(message), std::move(count), count_weight});
 }
 
+std::string variable_problem(const Variable& v, const AirShape& s) {
+  switch (v.entry) {
+    case EntryKind::Challenge:
+      return "challenge variables are not supported";
+    case EntryKind::Public:
+      if (v.part != 0 || v.offset != 0)
+        return fmt::format("a public-value variable with part {} and row offset {} (public values have neither)",
+                           v.part, v.offset);
+      if (v.index >= s.num_public_values)
+        return fmt::format("public value {} is past the {} public values", v.index, s.num_public_values);
+      return {};
+    case EntryKind::Preprocessed:
+      if (v.part != 0)
+        return fmt::format("a preprocessed variable with part {} (only main variables have one)", v.part);
+      if (v.offset > 1) return fmt::format("row offset {}; only 0 (local) and 1 (next) exist", v.offset);
+      if (s.preprocessed_width == 0) return "the AIR has no preprocessed part";
+      if (v.index >= s.preprocessed_width)
+        return fmt::format("column {} is past the preprocessed width {}", v.index, s.preprocessed_width);
+      return {};
+    case EntryKind::Main: {
+      if (v.offset > 1) return fmt::format("row offset {}; only 0 (local) and 1 (next) exist", v.offset);
+      const uint32_t m = s.num_cached();
+      if (v.part > m)
+        return fmt::format("main part {} does not exist (the AIR has {} cached parts, so the common main is part {})",
+                           v.part, m, m);
+      const uint32_t width = v.part == m ? s.common_width : s.cached_widths[v.part];
+      if (v.index >= width)
+        return fmt::format(
+            "column {} is past the width {} of {}", v.index, width,
+            v.part == m ? fmt::format("the common main (part {})", m) : fmt::format("cached part {}", v.part));
+      return {};
+    }
+  }
+  return "unknown entry kind";
+}
+
 SymbolicAir symbolic_air(const Air& air) {
   AirBuilder b(air.name(), air.shape());
   air.eval(b);

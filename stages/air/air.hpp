@@ -29,6 +29,8 @@
 
 namespace vkstark {
 
+struct StarkVerifyingKey;  // stages/air/verifying_key.hpp
+
 // The widths of an AIR's trace parts and its number of public values.
 struct AirShape {
   uint32_t preprocessed_width = 0;        // 0: no preprocessed trace
@@ -221,7 +223,17 @@ class Air {
   // wide as its part; {} (the default): unnamed, messages say "main[0][5]". With typed columns
   // (stages/air/columns.hpp) column_names_of<Cols>() gives a part's names.
   virtual std::vector<std::vector<std::string>> column_names() const { return {}; }
+  // An AIR given as data (DagAir, stages/air/dag_air.hpp) returns the verifying key entry it was
+  // built from: keygen then takes that entry's constraint DAG, max_constraint_degree and
+  // is_required as they are, instead of building them from eval(), so that the key it makes has
+  // the entry's bytes. Null (the default): an AIR written in code.
+  virtual const StarkVerifyingKey* given_key() const { return nullptr; }
 };
+
+// What is wrong with variable `v` in an AIR of shape `s` ("column 7 is past the width 4 of cached
+// part 0", "challenge variables are not supported", ...), or "" when it names a column of a part, or
+// one of the public values.
+std::string variable_problem(const Variable& v, const AirShape& s);
 
 // The constraints and interactions of `air`, from running its eval() on a symbolic builder.
 struct SymbolicAir {

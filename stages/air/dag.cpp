@@ -170,6 +170,16 @@ bool SymbolicDag::need_rot() const {
   });
 }
 
+uint32_t SymbolicDag::max_root_degree() const {
+  uint32_t d = 0;
+  for (uint32_t i : constraint_idx) d = std::max(d, node_degree(nodes[i]));
+  for (const DagInteraction& in : interactions) {
+    d = std::max(d, node_degree(nodes[in.count]));
+    for (uint32_t m : in.message) d = std::max(d, node_degree(nodes[m]));
+  }
+  return d;
+}
+
 std::vector<uint32_t> SymbolicDag::count_by_kind() const {
   std::vector<uint32_t> c(9, 0);
   for (const DagNode& n : nodes) ++c[static_cast<size_t>(n.kind)];
@@ -205,6 +215,63 @@ std::vector<bool> SymbolicDag::reachable(std::span<const uint32_t> roots) const 
     }
   }
   return live;
+}
+
+uint32_t node_degree(const DagNode& n) {
+  switch (n.kind) {
+    case NodeKind::Variable:
+      return n.var.entry == EntryKind::Preprocessed || n.var.entry == EntryKind::Main ? 1 : 0;
+    case NodeKind::IsFirstRow:
+    case NodeKind::IsLastRow:
+    case NodeKind::IsTransition:
+      return 1;
+    case NodeKind::Constant:
+      return 0;
+    default:
+      return n.degree;
+  }
+}
+
+std::string dag_problem(const SymbolicDag& dag) {
+  const size_t n = dag.nodes.size();
+  if (n > kMaxDagNodes) return fmt::format("{} nodes, more than the {} supported", n, kMaxDagNodes);
+  std::vector<uint32_t> depth(n, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const DagNode& d = dag.nodes[i];
+    if (static_cast<uint8_t>(d.kind) > static_cast<uint8_t>(NodeKind::Mul))
+      return fmt::format("node {}: kind {} is not a node kind (0..8)", i, static_cast<uint32_t>(d.kind));
+    const bool binary = d.kind == NodeKind::Add || d.kind == NodeKind::Sub || d.kind == NodeKind::Mul;
+    if (!binary && d.kind != NodeKind::Neg) continue;
+    if (d.left >= i || (binary && d.right >= i))
+      return fmt::format("node {}: child {} is not below {}", i, d.left >= i ? d.left : d.right, i);
+    const uint32_t l = node_degree(dag.nodes[d.left]);
+    const uint32_t r = binary ? node_degree(dag.nodes[d.right]) : 0;
+    const uint64_t least = d.kind == NodeKind::Mul ? uint64_t(l) + r : std::max(l, r);
+    if (d.degree < least)
+      return fmt::format("node {}: degree {} is below the degree {} its children give it", i, d.degree, least);
+    depth[i] = 1 + std::max(depth[d.left], binary ? depth[d.right] : 0);
+    if (depth[i] > kMaxDagDepth)
+      return fmt::format("node {}: depth {} is more than the {} supported", i, depth[i], kMaxDagDepth);
+  }
+  for (size_t j = 0; j < dag.constraint_idx.size(); ++j) {
+    const uint32_t c = dag.constraint_idx[j];
+    if (c >= n) return fmt::format("constraint {}: node {} is not below the {} nodes", j, c, n);
+    if (j > 0 && c <= dag.constraint_idx[j - 1])
+      return fmt::format("constraint {}: node {} does not follow {} (constraint_idx is sorted, without repeats)", j, c,
+                         dag.constraint_idx[j - 1]);
+  }
+  for (size_t j = 0; j < dag.interactions.size(); ++j) {
+    const DagInteraction& in = dag.interactions[j];
+    if (in.message.empty()) return fmt::format("interaction {} (bus {}): the message is empty", j, in.bus);
+    for (size_t f = 0; f < in.message.size(); ++f)
+      if (in.message[f] >= n)
+        return fmt::format("interaction {} (bus {}): message field {} is node {}, not below the {} nodes", j, in.bus,
+                           f, in.message[f], n);
+    if (in.count >= n)
+      return fmt::format("interaction {} (bus {}): the count is node {}, not below the {} nodes", j, in.bus, in.count,
+                         n);
+  }
+  return {};
 }
 
 uint32_t max_constraint_degree(const SymbolicAir& air) {

@@ -49,6 +49,8 @@ struct SymbolicDag {
   uint32_t num_constraints() const { return static_cast<uint32_t>(constraint_idx.size()); }
   // Some variable node reads the next row.
   bool need_rot() const;
+  // The largest node_degree of a constraint, message field or count node (0 when none).
+  uint32_t max_root_degree() const;
   // Node counts by kind, indexed by NodeKind.
   std::vector<uint32_t> count_by_kind() const;
   // Nodes reachable from a constraint or an interaction (unused folded children are not), as a mask.
@@ -56,6 +58,24 @@ struct SymbolicDag {
   // Nodes reachable from `roots` (node indices; children come before their parents), as a mask.
   std::vector<bool> reachable(std::span<const uint32_t> roots) const;
 };
+
+// The degree a node carries: its degree_multiple for Add, Sub, Neg, Mul; 1 for trace variables
+// and row selectors; 0 for constants and public values.
+uint32_t node_degree(const DagNode& n);
+
+// Bounds on a DAG taken as data (a verifying key from a file): nodes per AIR, and the depth of a
+// node (a leaf is at depth 0, an operation one below its deeper child). The shipped AIRs stay far
+// below them (keccakf: about 10^4 nodes, depth below 100).
+inline constexpr uint32_t kMaxDagNodes = uint32_t(1) << 22;
+inline constexpr uint32_t kMaxDagDepth = uint32_t(1) << 16;
+
+// What is wrong with `dag` as a verifying key holds it, or "" when nothing is: more than
+// kMaxDagNodes nodes, a node kind out of range, a child that is not below its node, a node deeper
+// than kMaxDagDepth, an operation whose degree is below what its children give it (keygen stores the
+// degree of the expression before simplification, which is never less), constraint_idx not sorted
+// and distinct or past the nodes, an interaction with an empty message or a node past the nodes.
+// Variables are not checked against a shape (variable_problem in air.hpp does that).
+std::string dag_problem(const SymbolicDag& dag);
 
 // The DAG of an AIR's constraints and interactions. Variables and public values are not checked
 // against a shape here (keygen does that).

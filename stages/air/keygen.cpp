@@ -104,43 +104,6 @@ void check_degrees(const std::string& air, const SymbolicAir& s, const SystemPar
   if (degree > UINT8_MAX) reject(air, fmt::format("constraint degree {} does not fit the verifying key's u8", degree));
 }
 
-// What is wrong with a variable of an AIR of shape `s`, or empty.
-std::string variable_problem(const Variable& v, const AirShape& s) {
-  switch (v.entry) {
-    case EntryKind::Challenge:
-      return "challenge variables are not supported";
-    case EntryKind::Public:
-      if (v.part != 0 || v.offset != 0)
-        return fmt::format("a public-value variable with part {} and row offset {} (public values have neither)",
-                           v.part, v.offset);
-      if (v.index >= s.num_public_values)
-        return fmt::format("public value {} is past the {} public values", v.index, s.num_public_values);
-      return {};
-    case EntryKind::Preprocessed:
-      if (v.part != 0)
-        return fmt::format("a preprocessed variable with part {} (only main variables have one)", v.part);
-      if (v.offset > 1) return fmt::format("row offset {}; only 0 (local) and 1 (next) exist", v.offset);
-      if (s.preprocessed_width == 0) return "the AIR has no preprocessed part";
-      if (v.index >= s.preprocessed_width)
-        return fmt::format("column {} is past the preprocessed width {}", v.index, s.preprocessed_width);
-      return {};
-    case EntryKind::Main: {
-      if (v.offset > 1) return fmt::format("row offset {}; only 0 (local) and 1 (next) exist", v.offset);
-      const uint32_t m = s.num_cached();
-      if (v.part > m)
-        return fmt::format("main part {} does not exist (the AIR has {} cached parts, so the common main is part {})",
-                           v.part, m, m);
-      const uint32_t width = v.part == m ? s.common_width : s.cached_widths[v.part];
-      if (v.index >= width)
-        return fmt::format(
-            "column {} is past the width {} of {}", v.index, width,
-            v.part == m ? fmt::format("the common main (part {})", m) : fmt::format("cached part {}", v.part));
-      return {};
-    }
-  }
-  return "unknown entry kind";
-}
-
 // The first constraint (emission order), then interaction field, whose expression reads `v`.
 std::string user_of(const Variable& v, const SymbolicAir& s) {
   std::unordered_set<const ExprNode*> seen;
@@ -179,7 +142,9 @@ void check_variables(const std::string& air, const SymbolicAir& s, const Symboli
   }
 }
 
-StarkVerifyingKey verifying_key_of(const SymbolicAir& s, const SymbolicDag& dag) {
+// `given`: the entry an AIR given as data was built from (Air::given_key): its degree and
+// is_required stand as they are.
+StarkVerifyingKey verifying_key_of(const SymbolicAir& s, const SymbolicDag& dag, const StarkVerifyingKey* given) {
   StarkVerifyingKey k;
   TraceWidth& w = k.params.width;
   if (s.shape.preprocessed_width > 0) w.preprocessed = s.shape.preprocessed_width;
@@ -188,8 +153,9 @@ StarkVerifyingKey verifying_key_of(const SymbolicAir& s, const SymbolicDag& dag)
   k.params.num_public_values = s.shape.num_public_values;
   k.params.need_rot = dag.need_rot();
   k.symbolic_constraints = dag;
-  k.max_constraint_degree = static_cast<uint8_t>(max_constraint_degree(s));
-  k.is_required = false;
+  k.max_constraint_degree =
+      given ? given->max_constraint_degree : static_cast<uint8_t>(max_constraint_degree(s));
+  k.is_required = given ? given->is_required : false;
   k.unused_variables = find_unused_variables(dag, w, k.params.need_rot);
   return k;
 }
@@ -207,7 +173,15 @@ AirProvingKey air_keygen(const std::shared_ptr<const Air>& air, const SystemPara
   if (s.constraints.empty() && s.interactions.empty()) reject(pk.name, "no constraints and no interactions");
   check_interactions(pk.name, s, params);
   check_degrees(pk.name, s, params);
-  pk.dag = build_dag(s);
+  if (const StarkVerifyingKey* given = air->given_key()) {
+    // The DAG as the key has it (with the nodes simplification left unused): the same vk bytes.
+    pk.dag = given->symbolic_constraints;
+    if (given->max_constraint_degree > params.max_constraint_degree)
+      reject(pk.name, fmt::format("its verifying key entry has degree {}, above params.max_constraint_degree = {}",
+                                  given->max_constraint_degree, params.max_constraint_degree));
+  } else {
+    pk.dag = build_dag(s);
+  }
   check_variables(pk.name, s, pk.dag);
   return pk;
 }
@@ -264,12 +238,33 @@ ProvingKey keygen(std::span<const std::shared_ptr<const Air>> airs, const System
   for (size_t i = 0; i < airs.size(); ++i) {
     if (!airs[i]) throw InputError(fmt::format("keygen: AIR {} is null", i));
     pk.per_air.push_back(air_keygen(airs[i], params));
-    pk.vk.per_air.push_back(verifying_key_of(pk.per_air.back().symbolic, pk.per_air.back().dag));
+    pk.vk.per_air.push_back(
+        verifying_key_of(pk.per_air.back().symbolic, pk.per_air.back().dag, airs[i]->given_key()));
   }
   pk.vk.trace_height_constraints = compute_trace_height_constraints(pk.vk.per_air, params);
   commit_preprocessed(pk, params, executor);
   pk.vk.pre_hash = vk_pre_hash(encode_vk_postcard(pk.vk));
   return pk;
+}
+
+ProvingKey keygen_from_vk(const MultiStarkVerifyingKey& vk, std::span<const std::shared_ptr<const Air>> airs,
+                          Executor& executor) {
+  if (airs.size() != vk.per_air.size())
+    throw InputError(fmt::format("{} AIRs for a verifying key of {}", airs.size(), vk.per_air.size()));
+  ProvingKey pk = keygen(airs, vk.params, executor);
+  if (pk.vk == vk) return pk;
+  for (size_t a = 0; a < airs.size(); ++a) {
+    const StarkVerifyingKey& got = pk.vk.per_air[a];
+    const StarkVerifyingKey& want = vk.per_air[a];
+    const std::string name = pk.per_air[a].name;
+    if (got.preprocessed_data && want.preprocessed_data && got.preprocessed_data != want.preprocessed_data)
+      reject(name, fmt::format("its preprocessed trace ({} x {} rows) is not the one the verifying key was made with: "
+                               "it commits to {}, the key holds {}",
+                               pk.per_air[a].preprocessed_trace->width, pk.per_air[a].preprocessed_trace->height,
+                               to_hex(got.preprocessed_data->commit), to_hex(want.preprocessed_data->commit)));
+    if (got != want) reject(name, "keygen gives another verifying key entry than the key's");
+  }
+  throw InputError("keygen gives the verifying key's AIRs but other trace-height constraints or params");
 }
 
 }  // namespace vkstark

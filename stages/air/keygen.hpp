@@ -56,4 +56,11 @@ struct ProvingKey {
 // offset, public value) or a challenge variable; count weights on a bus overflowing a u32.
 ProvingKey keygen(std::span<const std::shared_ptr<const Air>> airs, const SystemParams& params, Executor& executor);
 
+// keygen of `airs` (data-built from `vk`, or any AIRs meant to have that key) under vk.params, and
+// the check that it gives `vk` itself: InputError naming the AIR whose preprocessed trace does not
+// have the key's commitment ("its preprocessed trace is not the one the verifying key was made
+// with"), or whose entry differs otherwise, or naming the trace-height constraints.
+ProvingKey keygen_from_vk(const MultiStarkVerifyingKey& vk, std::span<const std::shared_ptr<const Air>> airs,
+                          Executor& executor);
+
 }  // namespace vkstark

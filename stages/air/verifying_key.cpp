@@ -12,12 +12,12 @@
 
 namespace vkstark {
 
-AirShape StarkVerifyingKey::shape() const {
+AirShape StarkVerifyingParams::shape() const {
   AirShape s;
-  s.preprocessed_width = params.width.preprocessed.value_or(0);
-  s.cached_widths = params.width.cached_mains;
-  s.common_width = params.width.common_main;
-  s.num_public_values = params.num_public_values;
+  s.preprocessed_width = width.preprocessed.value_or(0);
+  s.cached_widths = width.cached_mains;
+  s.common_width = width.common_main;
+  s.num_public_values = num_public_values;
   return s;
 }
 
@@ -273,22 +273,6 @@ constexpr uint64_t kMinInteractionBytes = 4;  // empty message length, count, bu
 constexpr uint64_t kMinVariableBytes = 3;     // entry variant, offset, index
 constexpr uint64_t kMinConstraintBytes = 2;   // empty coefficients length, threshold
 
-// The degree a node carries: degree_multiple for Add, Sub, Neg, Mul; 1 for trace variables and
-// selectors; 0 for constants and public values.
-uint32_t node_degree(const DagNode& n) {
-  switch (n.kind) {
-    case NodeKind::Variable:
-      return n.var.entry == EntryKind::Preprocessed || n.var.entry == EntryKind::Main ? 1 : 0;
-    case NodeKind::IsFirstRow:
-    case NodeKind::IsLastRow:
-    case NodeKind::IsTransition:
-      return 1;
-    case NodeKind::Constant:
-      return 0;
-    default:
-      return n.degree;
-  }
-}
 
 class VkDecoder {
  public:
@@ -391,26 +375,7 @@ class VkDecoder {
   }
 
   // A variable must name a column of the AIR's parts, or one of its public values.
-  void check_in_shape(const Variable& v, const StarkVerifyingParams& p, const FieldName& what) {
-    const TraceWidth& w = p.width;
-    if (v.entry == EntryKind::Public) {
-      if (v.index >= p.num_public_values)
-        r_.fail(what, fmt::format("{} is past the {} public values", to_string(v), p.num_public_values));
-    } else if (v.entry == EntryKind::Preprocessed) {
-      if (!w.preprocessed) r_.fail(what, fmt::format("{} but the AIR has no preprocessed part", to_string(v)));
-      if (v.index >= *w.preprocessed)
-        r_.fail(what, fmt::format("{} is past the preprocessed width {}", to_string(v), *w.preprocessed));
-    } else {
-      const uint32_t cached = static_cast<uint32_t>(w.cached_mains.size());
-      if (v.part > cached)
-        r_.fail(what, fmt::format("{} names main part {}, the AIR has parts 0..{}", to_string(v), v.part, cached));
-      const uint32_t width = v.part == cached ? w.common_main : w.cached_mains[v.part];
-      if (v.index >= width)
-        r_.fail(what, fmt::format("{} is past the width {} of main part {}", to_string(v), width, v.part));
-    }
-  }
-
-  DagNode node(uint32_t a, uint32_t i, const StarkVerifyingParams& p) {
+  DagNode node(uint32_t a, uint32_t i, const AirShape& shape) {
     const FieldName what{"verifying key: air {} node {}", a, i};
     DagNode n;
     const uint64_t kind = r_.varint(what);
@@ -424,7 +389,8 @@ class VkDecoder {
     switch (n.kind) {
       case NodeKind::Variable:
         n.var = variable(what);
-        check_in_shape(n.var, p, what);
+        if (const std::string problem = variable_problem(n.var, shape); !problem.empty())
+          r_.fail(what, fmt::format("{}: {}", to_string(n.var), problem));
         break;
       case NodeKind::IsFirstRow:
       case NodeKind::IsLastRow:
@@ -486,9 +452,11 @@ class VkDecoder {
     SymbolicDag dag;
     const FieldName nodes{"verifying key: air {} nodes length", a};
     const uint64_t num_nodes = r_.varint_count(nodes, 1);
-    if (num_nodes > UINT32_MAX) r_.fail(nodes, fmt::format("{} nodes do not fit a u32 index", num_nodes));
+    if (num_nodes > kMaxDagNodes)
+      r_.fail(nodes, fmt::format("{} nodes, more than the {} supported", num_nodes, kMaxDagNodes));
     dag.nodes.reserve(num_nodes);
-    for (uint32_t i = 0; i < num_nodes; ++i) dag.nodes.push_back(node(a, i, p));
+    const AirShape shape = p.shape();
+    for (uint32_t i = 0; i < num_nodes; ++i) dag.nodes.push_back(node(a, i, shape));
     const uint64_t num_constraints = r_.varint_count({"verifying key: air {} constraint_idx length", a}, 1);
     dag.constraint_idx.reserve(num_constraints);
     for (uint64_t j = 0; j < num_constraints; ++j) {
@@ -555,6 +523,9 @@ class VkDecoder {
     const TraceWidth& w = k.params.width;
     if (dag.constraint_idx.empty() && dag.interactions.empty())
       r_.fail({"verifying key: air {}", a}, "no constraints and no interactions");
+    // Degrees and depth (the rest dag_problem checks was checked while reading).
+    if (const std::string problem = dag_problem(dag); !problem.empty())
+      r_.fail({"verifying key: air {} nodes", a}, problem);
     if (k.params.need_rot != dag.need_rot())
       r_.fail({"verifying key: air {} need_rot", a}, fmt::format("{} but {} variable node reads the next row",
                                                                  k.params.need_rot, dag.need_rot() ? "a" : "no"));
@@ -562,12 +533,7 @@ class VkDecoder {
     if (k.max_constraint_degree > params.max_constraint_degree)
       r_.fail(degree, fmt::format("{} is above params.max_constraint_degree {}", k.max_constraint_degree,
                                   params.max_constraint_degree));
-    uint32_t root_degree = 0;
-    for (uint32_t i : dag.constraint_idx) root_degree = std::max(root_degree, node_degree(dag.nodes[i]));
-    for (const DagInteraction& in : dag.interactions) {
-      root_degree = std::max(root_degree, node_degree(dag.nodes[in.count]));
-      for (uint32_t m : in.message) root_degree = std::max(root_degree, node_degree(dag.nodes[m]));
-    }
+    const uint32_t root_degree = dag.max_root_degree();
     if (root_degree > k.max_constraint_degree)
       r_.fail(degree, fmt::format("{} is below the degree {} of a constraint or interaction node",
                                   k.max_constraint_degree, root_degree));

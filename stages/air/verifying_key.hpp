@@ -50,6 +50,8 @@ struct StarkVerifyingParams {
   uint32_t num_public_values = 0;
   bool need_rot = false;  // some variable node reads the next row
   bool operator==(const StarkVerifyingParams&) const = default;
+  // The AirShape these widths describe.
+  AirShape shape() const;
 };
 
 struct StarkVerifyingKey {
@@ -61,8 +63,7 @@ struct StarkVerifyingKey {
   std::vector<Variable> unused_variables;  // find_unused_variables' order
   bool operator==(const StarkVerifyingKey&) const = default;
 
-  // The AirShape these widths describe.
-  AirShape shape() const;
+  AirShape shape() const { return params.shape(); }
 };
 
 // sum_{present AIRs} 2^max(log_height, l_skip) * coefficients[air] < threshold (protocol.md 4.5).
