@@ -482,14 +482,16 @@ const std::vector<std::shared_ptr<const CommittedTrace>>& StarkProver::preproces
   for (uint32_t a = 0; a < pk_.per_air.size(); ++a) {
     const AirProvingKey& k = pk_.per_air[a];
     if (!k.preprocessed_trace) continue;
-    // The key's matrix, not a copy: the key outlives the prover. Named by its root and the params: provers of one key
-    // on one executor share the buffers.
+    // The key's matrix, not a copy: the key outlives the prover. Named by its root, its shape and the params: provers
+    // of one key on one executor share the buffers. (The root alone does not name a shape: 2 x 1 and 1 x 2 cells stack
+    // into the same matrix when the stacked columns are that short.)
     if (!k.preprocessed_root)
       throw InputError(fmt::format("AIR {}: the proving key has a preprocessed trace but no root for it", k.name));
     std::string id = "preprocessed";
     for (const Fp& x : *k.preprocessed_root) id += fmt::format(".{:08x}", x.value());
     const SystemParams& p = pk_.params();
-    id += fmt::format(".l{}.n{}.b{}.k{}", p.l_skip, p.n_stack, p.log_blowup, p.whir.k);
+    id += fmt::format(".{}x{}.l{}.n{}.b{}.k{}", k.preprocessed_trace->width, k.preprocessed_trace->height, p.l_skip,
+                      p.n_stack, p.log_blowup, p.whir.k);
     made[a] = commit_part(a, 0, std::move(id),
                           std::shared_ptr<const TraceMatrix>(std::shared_ptr<const void>(), &*k.preprocessed_trace));
     if (made[a]->root != *k.preprocessed_root)
