@@ -280,6 +280,21 @@ ProvingInput read_proving_input(const std::string& path, const std::function<Tra
   });
 }
 
+MultiStarkVerifyingKey read_vk_file(const std::string& path) {
+  const detail::PositionalFile in(path, "vk file");
+  if (in.size() > kMaxVkFileBytes)
+    throw InputError(fmt::format("the vk file '{}' has {} bytes, more than the {} a verifying key may take", path,
+                                 in.size(), kMaxVkFileBytes));
+  std::vector<uint8_t> bytes(in.size());
+  if (!in.read_at(bytes.data(), bytes.size(), 0))
+    throw InputError(fmt::format("cannot read the vk file '{}': it changed while it was read", path));
+  try {
+    return decode_vk_file(bytes);
+  } catch (const DecodeError& e) {
+    throw DecodeError(fmt::format("{}: {}", path, e.what()), e.code());
+  }
+}
+
 ProvingInput to_proving_input(std::span<const std::shared_ptr<const Air>> key_airs,
                               std::span<const std::optional<AirWithTraces>> traces) {
   if (key_airs.size() != traces.size())

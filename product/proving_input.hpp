@@ -77,6 +77,12 @@ ProvingInput read_proving_input(const std::string& path,
 ProvingInput to_proving_input(std::span<const std::shared_ptr<const Air>> key_airs,
                               std::span<const std::optional<AirWithTraces>> traces);
 
+// A vk file (stages/air/verifying_key.hpp: encode_vk_file) read and decoded. InputError naming the
+// path when it cannot be read or is larger than kMaxVkFileBytes; DecodeError as decode_vk_file's,
+// its message prefixed with the path.
+inline constexpr uint64_t kMaxVkFileBytes = uint64_t(256) << 20;
+MultiStarkVerifyingKey read_vk_file(const std::string& path);
+
 // A proof of AIRs given as data: the AIRs built from the key's entries with the input's names and
 // preprocessed traces (DagAir), for keygen_from_vk, and the traces for the prover.
 struct DataJob {

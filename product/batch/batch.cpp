@@ -14,14 +14,18 @@
 #include <tbb/task_arena.h>
 
 #include "product/airs/fibonacci.hpp"
+#include "product/airs/interactions.hpp"
 #include "product/airs/keccak.hpp"
+#include "product/airs/shipped.hpp"
 #include "product/airs/test_airs.hpp"
 #include "product/proof_file.hpp"
+#include "product/proving_input.hpp"
 #include "product/trace_file.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/error.hpp"
 #include "runtime/json.hpp"
 #include "runtime/trace.hpp"
+#include "stages/air/debug_check.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/proof/codec.hpp"
@@ -70,8 +74,49 @@ std::vector<JobResult> LocalSource::results() const {
 // ---------------------------------------------------------------------------------------------
 // Jobs
 
+namespace {
+
+// A vk job: the key, the input read into `allocate`'s memory, the AIRs built from the key.
+JobAirs vk_job_airs(const Job& job, const TraceAllocator& allocate, bool check_constraints) {
+  JobAirs out;
+  try {
+    out.vk = std::make_shared<const MultiStarkVerifyingKey>(read_vk_file(job.vk_file));
+  } catch (const DecodeError& e) {
+    throw InputError(e.what());
+  }
+  DataJob data;
+  try {
+    data = prover_job(*out.vk, read_proving_input(job.input_file, allocate));
+    if (check_constraints) {
+      std::vector<std::optional<TraceMatrix>> preprocessed(data.airs.size());
+      std::vector<SymbolicAir> symbolic;
+      symbolic.reserve(data.airs.size());
+      std::vector<DebugAirInput> inputs;
+      for (size_t a = 0; a < data.airs.size(); ++a) {
+        if (!data.traces[a]) continue;
+        symbolic.push_back(symbolic_air(*data.airs[a]));
+        inputs.push_back({.air = &symbolic.back(),
+                          .parts = data.traces[a]->row_view_part_refs(preprocessed[a]),
+                          .public_values = data.traces[a]->public_values});
+      }
+      debug_check_or_throw(inputs);
+    }
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", job.input_file, e.what()));
+  }
+  size_t present = 0;
+  for (const auto& t : data.traces) present += t.has_value();
+  out.statement = fmt::format("{} of {} AIRs given as data, from {}", present, data.traces.size(), job.input_file);
+  out.airs = std::move(data.traces);
+  out.key_airs = std::move(data.airs);
+  return out;
+}
+
+}  // namespace
+
 JobAirs make_job_airs(const Job& job, const TraceAllocator& allocate, bool check_trace_file) {
   JobAirs out;
+  if (!job.vk_file.empty()) return vk_job_airs(job, allocate, check_trace_file);
   if (!job.trace_file.empty()) {
     TraceFile file;
     try {
@@ -109,8 +154,17 @@ JobAirs make_job_airs(const Job& job, const TraceAllocator& allocate, bool check
     t.public_values = fib.public_values;
     out.statement = fmt::format("Fibonacci from (0, 1): {} rows reach {}", job.size, fib.public_values[2].value());
     out.airs.emplace_back(std::move(t));
+  } else if (job.air == "interactions") {
+    if (!std::has_single_bit(job.size) || job.size < 2)
+      throw InputError(fmt::format("rows={}: not a power of two >= 2", job.size));
+    const std::vector<std::shared_ptr<const Air>> airs = shipped_airs("interactions");
+    InteractionsTraces t = interactions_traces(airs[0], airs[1], job.size);
+    out.statement = fmt::format("{} numbers below 2^16 summing to {} (a byte table on a bus)", job.size,
+                                t.program.public_values[0].value());
+    out.airs.emplace_back(std::move(t.program));
+    out.airs.emplace_back(std::move(t.table));
   } else {
-    throw InputError(fmt::format("unknown AIR '{}' (expected keccakf or fibonacci)", job.air));
+    throw InputError(fmt::format("unknown AIR '{}' (expected keccakf, fibonacci or interactions)", job.air));
   }
   return out;
 }
@@ -227,6 +281,7 @@ using Clock = std::chrono::steady_clock;
 
 // The key and prover of one AIR set under one set of params, on one worker's executor.
 struct KeyEntry {
+  std::string id;  // the worker cache's key: params and AIR names, or the verifying key's pre-hash
   ProvingKey pk;
   std::vector<std::string> air_names;
   std::unique_ptr<StarkProver> prover;
@@ -343,6 +398,7 @@ class WorkerLoop {
   }
 
   KeyEntry& key_for(const Job& job, const JobAirs& airs) {
+    if (airs.vk) return data_key_for(airs);
     std::string id = fmt::format("{}/{}", job.params, job.log_stacked);
     for (const auto& a : airs.airs) id += "/" + a->air->name();
     auto it = keys_.find(id);
@@ -356,6 +412,30 @@ class WorkerLoop {
     }
     entry->pk = keygen(list, params, *worker_.executor);
     entry->prover = std::make_unique<StarkProver>(entry->pk, *worker_.executor);
+    entry->id = id;
+    return *keys_.emplace(id, std::move(entry)).first->second;
+  }
+
+  // A vk job's key, by the verifying key's pre-hash and the AIR names: keygen of its data-built AIRs, which must give
+  // that key (keygen_from_vk). A later job of that key must bring the key's preprocessed traces.
+  KeyEntry& data_key_for(const JobAirs& airs) {
+    std::string id = "vk/" + to_hex(airs.vk->pre_hash);
+    for (const auto& a : airs.key_airs) id += "/" + a->name();  // the proof files' names
+    auto it = keys_.find(id);
+    if (it != keys_.end()) {
+      const ProvingKey& pk = it->second->pk;
+      for (size_t a = 0; a < airs.key_airs.size(); ++a)
+        if (airs.key_airs[a]->preprocessed_trace() != pk.per_air[a].preprocessed_trace)
+          throw InputError(fmt::format("AIR {} ({}): its preprocessed trace is not the one the verifying key was made "
+                                       "with (not this batch's earlier inputs' for this key)",
+                                       a, airs.key_airs[a]->name()));
+      return *it->second;
+    }
+    auto entry = std::make_unique<KeyEntry>();
+    entry->pk = keygen_from_vk(*airs.vk, airs.key_airs, *worker_.executor);
+    for (const auto& a : airs.key_airs) entry->air_names.push_back(a->name());
+    entry->prover = std::make_unique<StarkProver>(entry->pk, *worker_.executor);
+    entry->id = id;
     return *keys_.emplace(id, std::move(entry)).first->second;
   }
 
@@ -405,8 +485,8 @@ class WorkerLoop {
       auto [airs, traces_ms] = p.airs.get();
       f.traces_ms = traces_ms;
       f.key = &key_for(job, airs);
-      f.shape = fmt::format("{}/{}/{}", job.params, job.log_stacked, fmt::join(f.key->air_names, ","));
-      for (const auto& a : airs.airs) f.shape += fmt::format("/{}", a->common.height);
+      f.shape = f.key->id;
+      for (const auto& a : airs.airs) f.shape += a ? fmt::format("/{}", a->common.height) : std::string("/-");
       if (auto it = idle_.find(f.shape); it != idle_.end()) {
         f.prepared = std::move(it->second);
         idle_.erase(it);

@@ -22,6 +22,7 @@
 #include "product/batch/manifest.hpp"
 #include "runtime/executor.hpp"
 #include "stages/air/input.hpp"
+#include "stages/air/verifying_key.hpp"
 #include "stages/common/params.hpp"
 
 namespace vkstark::batch {
@@ -105,16 +106,21 @@ class LocalSource final : public JobSource {
 // what is proved. InputError naming the file and the field for a trace file that cannot be read or
 // does not fit its AIR (the message does not repeat the job's name).
 struct JobAirs {
-  std::vector<std::optional<AirWithTraces>> airs;
-  std::string statement;  // "1024 Keccak-f permutations (seed 1)"
+  std::vector<std::optional<AirWithTraces>> airs;  // AIR-index order; nullopt: absent (vk jobs only)
+  std::string statement;                           // "1024 Keccak-f permutations (seed 1)"
+  // A vk job's (AIRs given as data): its verifying key and every AIR of it, data-built (DagAir).
+  std::shared_ptr<const MultiStarkVerifyingKey> vk{};
+  std::vector<std::shared_ptr<const Air>> key_airs{};
 };
 // Memory for a trace of that many cells (e.g. from a pool of Executor::host_memory, which uploads
 // read in place); empty: the heap.
 using TraceAllocator = std::function<TraceValues(uint64_t cells)>;
-// The traces are made (a shipped AIR's large trace: keccakf) or read (a trace file) straight into
-// memory from `allocate`. `check_trace_file`: a trace file's constraints are checked on the host
-// first (find_violation): InputError naming the constraint and the row that fail, instead of a
-// proof that does not verify.
+// The traces are made (a shipped AIR's large trace: keccakf) or read (a trace file, a proving input)
+// straight into memory from `allocate`; a vk job's key is read and its AIRs built from it (InputError
+// naming the file, the AIR and the field when the input does not fit the key). `check_trace_file`:
+// a trace file's or proving input's constraints (and an input's buses) are checked on the host
+// first: InputError naming the constraint and the row that fail, instead of a proof that does not
+// verify.
 JobAirs make_job_airs(const Job& job, const TraceAllocator& allocate = {}, bool check_trace_file = false);
 // The job's system params (secure: app_params_with_100_bits_security(log_stacked); test: small,
 // NOT secure), validated.

@@ -31,8 +31,9 @@ constexpr uint32_t kMaxRows = 1u << 24;
 constexpr uint32_t kMinLogStacked = 8;
 
 // The keys, in the order the "unknown key" message lists them.
-constexpr std::array<std::string_view, 8> kKeys = {"air",    "permutations",       "rows", "seed", "trace",
-                                                   "params", "log_stacked_height", "out"};
+constexpr std::array<std::string_view, 10> kKeys = {"air",   "permutations", "rows",   "seed",
+                                                    "trace", "vk",           "input",  "params",
+                                                    "log_stacked_height",    "out"};
 
 bool is_name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
@@ -116,9 +117,11 @@ class LineParser {
     return *n;
   }
 
-  // A key that only one AIR takes.
-  void only_for(const Fields& f, std::string_view key, std::string_view air) const {
-    if (f.get(key) && f.get("air") != air) fail(fmt::format("{}= is for air={}", key, air));
+  // A key that only one AIR (or two) takes.
+  void only_for(const Fields& f, std::string_view key, std::string_view air, std::string_view other = {}) const {
+    if (!f.get(key) || f.get("air") == air || (!other.empty() && f.get("air") == other)) return;
+    fail(other.empty() ? fmt::format("{}= is for air={}", key, air)
+                       : fmt::format("{}= is for air={} or air={}", key, air, other));
   }
 
   Job job(std::string_view name, const Fields& f, std::string_view folder, const Job& defaults) const {
@@ -127,24 +130,34 @@ class LineParser {
     job.name = std::string(name);
     job.params = defaults.params;
     job.log_stacked = defaults.log_stacked;
-    const auto air = f.get("air"), trace = f.get("trace");
-    if (air && trace) fail(fmt::format("air={} and trace= both given", *air));
-    if (!air && !trace) fail("no air= or trace=");
+    const auto air = f.get("air"), trace = f.get("trace"), vk = f.get("vk"), input = f.get("input");
+    if (int(air.has_value()) + int(trace.has_value()) + int(vk.has_value() || input.has_value()) > 1)
+      fail(air ? fmt::format("air={} and {}= both given", *air, trace ? "trace" : vk ? "vk" : "input")
+               : fmt::format("trace= and {}= both given", vk ? "vk" : "input"));
+    if (!air && !trace && !vk && !input) fail("no air=, trace= or vk= with input=");
+    if (vk.has_value() != input.has_value()) fail(vk ? "vk= needs input= (the proving input)" : "input= needs vk=");
+    if (vk && (f.get("params") || f.get("log_stacked_height")))
+      fail(fmt::format("{}= does not apply with vk= (the verifying key fixes the params)",
+                       f.get("params") ? "params" : "log_stacked_height"));
     only_for(f, "permutations", "keccakf");
     only_for(f, "seed", "keccakf");
-    only_for(f, "rows", "fibonacci");
+    only_for(f, "rows", "fibonacci", "interactions");
     if (air == "keccakf") {
       if (!f.get("permutations")) fail("air=keccakf needs permutations=");
       job.size = number(f, "permutations", 1, kMaxPermutations);
       if (f.get("seed")) job.seed = number(f, "seed", 0, UINT32_MAX);
-    } else if (air == "fibonacci") {
-      if (!f.get("rows")) fail("air=fibonacci needs rows=");
+    } else if (air == "fibonacci" || air == "interactions") {
+      if (!f.get("rows")) fail(fmt::format("air={} needs rows=", *air));
       job.size = rows(f);
     } else if (air) {
-      fail(fmt::format("air={}: expected keccakf or fibonacci", *air));
+      fail(fmt::format("air={}: expected keccakf, fibonacci or interactions", *air));
     }
     if (air) job.air = std::string(*air);
     if (trace) job.trace_file = resolve(folder, *trace);
+    if (vk) {
+      job.vk_file = resolve(folder, *vk);
+      job.input_file = resolve(folder, *input);
+    }
     if (const auto p = f.get("params")) {
       if (*p != "secure" && *p != "test") fail(fmt::format("params={}: expected secure or test", *p));
       job.params = std::string(*p);

@@ -10,11 +10,14 @@
 //   keccak-1    air=keccakf permutations=1024 seed=1        out=proofs/keccak-1.vkp
 //   fib-small   air=fibonacci rows=1024 params=test         out=proofs/fib-small.vkp
 //   user-7      trace=traces/user-7.vkt                     out=proofs/user-7.vkp
+//   chip-set-3  vk=keys/zkvm.vk input=inputs/segment-3.vki  out=proofs/segment-3.vkp
 //
-// Keys: air (keccakf | fibonacci) with permutations (keccakf, [1, 65536], required) or rows
-// (fibonacci, a power of two in [4, 2^24], required) and seed (keccakf, u32, default 1); or trace (a
-// trace file, product/trace_file.hpp) instead of those; params (secure | test) and log_stacked_height
-// ([8, kMaxLogStackedHeight]), defaulting to the command line's; out (required). Numbers are whole
+// Keys: air (keccakf | fibonacci | interactions) with permutations (keccakf, [1, 65536], required)
+// or rows (fibonacci, interactions: a power of two in [4, 2^24], required) and seed (keccakf, u32,
+// default 1); or trace (a trace file, product/trace_file.hpp) instead of those; or vk (a vk file)
+// with input (a proving input for it, product/proving_input.hpp): AIRs given as data, no AIR code;
+// params (secure | test) and log_stacked_height ([8, kMaxLogStackedHeight]), defaulting to the
+// command line's (not with vk: the key fixes the params); out (required). Numbers are whole
 // decimal tokens (no sign, no "0x"). Relative paths are taken from the manifest's folder. Names are
 // [A-Za-z0-9._-]{1,64} and unique; outs are unique (compared lexically normalised: "p/./x" is "p/x").
 //
@@ -35,6 +38,8 @@ struct Job {
   uint32_t size = 0;              // keccakf: permutations; fibonacci: rows
   uint32_t seed = 1;              // keccakf
   std::string trace_file;         // a trace file instead of air/size/seed (path as resolved)
+  std::string vk_file;            // a vk file, with input_file, instead of those (paths as resolved)
+  std::string input_file;         // a proving input for vk_file
   std::string params = "secure";  // "secure" | "test"
   uint32_t log_stacked = 21;
   std::string out;  // the proof file to write (path as resolved)
@@ -44,9 +49,10 @@ struct Job {
 // The jobs of a manifest's text. `source` names it in errors ("jobs.txt"); `folder` is prepended to
 // relative paths (empty: kept as written); `defaults` gives params and log_stacked. InputError
 // naming "<source> line <n>: ..." for an unknown key, a repeated key, a bad or out-of-range number,
-// a missing field, air and trace both given, a duplicate name or out, more than kMaxJobs jobs; and
+// a missing field, two of air, trace and vk given, vk without input or input without vk, params
+// with vk, a duplicate name or out, more than kMaxJobs jobs; and
 // "<source>: no jobs" for a manifest without one, or one over kMaxManifestBytes. Jobs keep Job's
-// defaults but for params and log_stacked (from `defaults`); a trace job has no air, size 0, seed 1.
+// defaults but for params and log_stacked (from `defaults`); a trace or vk job has no air, size 0, seed 1.
 inline constexpr size_t kMaxJobs = 1'000'000;
 inline constexpr uint64_t kMaxManifestBytes = uint64_t(64) << 20;
 std::vector<Job> parse_manifest(std::string_view text, std::string_view source, std::string_view folder,
