@@ -391,19 +391,22 @@ int trace_command(int argc, char** argv) {
   cli::Options options("vkstark trace",
                        "  Writes a shipped computation's traces as a proving input (.vki: every AIR's name, preprocessed\n"
                        "  trace, main parts and public values; docs/proving-input.md), for `vkstark prove --vk KEY\n"
-                       "  --input INPUT` and prove-batch's vk= input= jobs; or, with --format vkt, as a trace file (one\n"
-                       "  AIR's common main: keccakf and fibonacci) for prove-batch's trace= jobs and --traces DIR.");
+                       "  --input INPUT` and prove-batch's vk= input= jobs; or, with --format vkt (the default for an --out\n"
+                       "  ending in .vkt), as a trace file (one AIR's common main: keccakf and fibonacci) for\n"
+                       "  prove-batch's trace= jobs and --traces DIR.");
   Computation computation;
   std::string out, format;
   computation.declare(options);
-  options.choice("--format", format, {"input", "vkt"}, "input",
-                 "input: a proving input (any computation); vkt: a trace file (keccakf, fibonacci)");
+  options.choice("--format", format, {"input", "vkt"}, "",
+                 "input: a proving input (any computation); vkt: a trace file (keccakf, fibonacci); by default vkt "
+                 "when --out ends in .vkt, else input");
   options.output("--out", out, "the file to write (required)");
   options.parse_or_exit(argc - 1, argv + 1);
   if (out.empty()) options.fail("--out FILE is required");
+  if (format.empty()) format = out.ends_with(".vkt") ? "vkt" : "input";
   if (format == "vkt" && computation.air == "interactions")
-    options.fail("--format vkt holds one AIR's common main: --air interactions (two AIRs, a preprocessed part) needs "
-                 "--format input");
+    options.fail("a trace file (--format vkt, or an --out ending in .vkt) holds one AIR's common main: --air "
+                 "interactions (two AIRs, a preprocessed part) needs a proving input (--format input)");
   const batch::JobAirs airs = batch::make_job_airs(computation.job(options, "trace"));
   std::vector<uint8_t> bytes;
   if (format == "vkt") {

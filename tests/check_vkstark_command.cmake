@@ -4,7 +4,8 @@
 # The vkstark command end to end (cli/vkstark.cpp): prove writes a proof file and a vk file; verify
 # accepts it (alone and with --vk), info prints its shape; verify rejects (exit status 1, printing
 # the rejection's code) the file with one proof byte changed and a proof made for another key
-# (--vk), and refuses (exit status 3) a truncated file, a file of another kind and a missing file.
+# (--vk), and refuses (exit status 3) a truncated file, a file of another kind and a missing file;
+# info reads the vk file too.
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 set(proof "${DIR}/${AIR}.vkp")
@@ -67,6 +68,6 @@ file(COPY_FILE "${proof}" "${truncated}")
 execute_process(COMMAND truncate -s ${last} "${truncated}" RESULT_VARIABLE rc)
 run(3 "bytes left" verify "${truncated}")
 run(3 "not a vkstark proof file" verify "${vk}")
-run(3 "not a vkstark proof file" info "${vk}")
+run(0 "vkstark vk file" info "${vk}")
 run(3 "cannot read" verify "${DIR}/missing.vkp")
 run(3 "cannot read" verify "${proof}" --vk "${DIR}/missing.vk")
