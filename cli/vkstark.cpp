@@ -195,6 +195,8 @@ Statement data_statement(const std::string& vk_path, const std::string& input_pa
       });
     } catch (const DecodeError& e) {
       throw BadFile{fmt::format("{}: {}", input_path, e.what())};
+    } catch (const InputError& e) {  // it cannot be read
+      throw BadFile{e.what()};
     }
     std::vector<std::shared_ptr<const Air>> shipped;
     std::vector<const Air*> source_list;

@@ -56,6 +56,14 @@ struct ProvingKey {
 // offset, public value) or a challenge variable; count weights on a bus overflowing a u32.
 ProvingKey keygen(std::span<const std::shared_ptr<const Air>> airs, const SystemParams& params, Executor& executor);
 
+// keygen's host half for one AIR, before any commitment: the checks above (InputError naming the
+// AIR), its symbolic constraints and DAG (an AIR given as data: its entry's, Air::given_key). No
+// preprocessed root yet.
+AirProvingKey keygen_air(const std::shared_ptr<const Air>& air, const SystemParams& params);
+// The verifying key entry of an AIR keygen_air made, without its preprocessed commitment (keygen
+// adds it after committing).
+StarkVerifyingKey verifying_key_entry(const AirProvingKey& pk);
+
 // keygen of `airs` (data-built from `vk`, or any AIRs meant to have that key) under vk.params, and
 // the check that it gives `vk` itself: InputError naming the AIR whose preprocessed trace does not
 // have the key's commitment ("its preprocessed trace is not the one the verifying key was made
