@@ -11,7 +11,11 @@
 
 #include "product/batch/manifest.hpp"
 #include "product/proof_file.hpp"
+#include "product/proving_input.hpp"
 #include "product/trace_file.hpp"
+#include "stages/air/dag_air.hpp"
+#include "stages/air/debug_check.hpp"
+#include "stages/air/keygen.hpp"
 #include "stages/proof/codec.hpp"
 #include "stages/proof/proof.hpp"
 #include "stages/verifier.hpp"
@@ -363,11 +367,85 @@ FuzzOutcome check_proof_file_input(std::span<const uint8_t> input) {
   return out;
 }
 
+FuzzOutcome check_vk_air_input(std::span<const uint8_t> input) {
+  FuzzOutcome out;
+  if (input.empty()) return out;
+  const std::span<const uint8_t> bytes = input.subspan(1);
+  std::optional<MultiStarkVerifyingKey> vk;
+  try {
+    vk = decode_vk_file(bytes);
+  } catch (const DecodeError&) {
+  }
+  if (!vk) return out;
+  out.accepted = true;
+  const SystemParams& params = vk->params;
+  // The traces of the debug check: 2^0 .. 2^3 rows (the selector byte), within the stacked height.
+  const uint32_t log_rows = std::min<uint32_t>(input[0] % 4, params.log_stacked_height());
+  const uint32_t rows = 1u << log_rows;
+  std::vector<std::shared_ptr<const DagAir>> airs;
+  for (size_t a = 0; a < vk->per_air.size(); ++a) {
+    const StarkVerifyingKey& entry = vk->per_air[a];
+    std::optional<TraceMatrix> pre;
+    if (entry.params.width.preprocessed) pre = TraceMatrix(*entry.params.width.preprocessed, rows);
+    try {
+      auto air = std::make_shared<const DagAir>(fmt::format("air{}", a), entry, std::move(pre));
+      // keygen of the data-built AIR: the checks pass, and the entry comes back (but for the
+      // preprocessed commitment, which needs an executor).
+      StarkVerifyingKey again = verifying_key_entry(keygen_air(air, params));
+      again.preprocessed_data = entry.preprocessed_data;
+      if (again != entry) {
+        out.violation = fmt::format("AIR {}: keygen of the AIR built from the entry gives another entry", a);
+        return out;
+      }
+      airs.push_back(std::move(air));
+    } catch (const InputError& e) {
+      out.violation = fmt::format("AIR {}: an entry the decoder accepts is refused as an AIR: {}", a, e.what());
+      return out;
+    }
+  }
+  // Every constraint and interaction evaluated on zero traces by the debug checker (its report
+  // does not matter; it must neither crash nor refuse traces of the right shape).
+  std::vector<SymbolicAir> symbolic;
+  std::vector<std::vector<TraceMatrix>> parts(airs.size());
+  std::vector<std::vector<Fp>> publics(airs.size());
+  symbolic.reserve(airs.size());
+  std::vector<DebugAirInput> inputs;
+  for (size_t a = 0; a < airs.size(); ++a) {
+    symbolic.push_back(symbolic_air(*airs[a]));
+    const AirShape shape = airs[a]->shape();
+    for (uint32_t w : shape.row_view_widths()) parts[a].emplace_back(w, rows);
+    publics[a].assign(shape.num_public_values, Fp());
+  }
+  for (size_t a = 0; a < airs.size(); ++a) {
+    DebugAirInput in{.air = &symbolic[a], .parts = {}, .public_values = publics[a]};
+    for (const TraceMatrix& m : parts[a]) in.parts.push_back(&m);
+    inputs.push_back(std::move(in));
+  }
+  try {
+    (void)debug_check(inputs);
+  } catch (const InputError& e) {
+    out.violation = fmt::format("the debug checker refuses traces of the AIRs' shapes: {}", e.what());
+  }
+  return out;
+}
+
 FuzzOutcome check_batch_input(std::span<const uint8_t> input) {
   FuzzOutcome out;
   if (input.empty()) return out;
   const std::span<const uint8_t> bytes = input.subspan(1);
-  if (input[0] % 2 == 0) {
+  if (input[0] % 3 == 2) {
+    std::optional<ProvingInput> in;
+    try {
+      in = decode_proving_input(bytes);
+    } catch (const DecodeError&) {
+    }
+    if (!in) return out;
+    out.accepted = true;
+    if (!same(encode_proving_input(*in), bytes))
+      out.violation = "decode_proving_input accepted a non-canonical encoding";
+    return out;
+  }
+  if (input[0] % 3 == 0) {
     std::optional<TraceFile> file;
     try {
       file = decode_trace_file(bytes);
@@ -398,7 +476,9 @@ FuzzOutcome check_batch_input(std::span<const uint8_t> input) {
   for (const batch::Job& j : jobs) {
     if (!names.insert(j.name).second || !outs.insert(j.out).second) out.violation = "a repeated name or out";
     if (j.out.empty()) out.violation = "a job without out";
-    if (j.trace_file.empty() == j.air.empty()) out.violation = "a job with both or neither of air and trace";
+    if (int(!j.air.empty()) + int(!j.trace_file.empty()) + int(!j.vk_file.empty()) != 1)
+      out.violation = "a job with more or fewer than one of air, trace and vk";
+    if (j.vk_file.empty() != j.input_file.empty()) out.violation = "a job with one of vk and input";
     if (!j.air.empty() && j.size == 0) out.violation = "a job of a shipped AIR without its size";
   }
   return out;

@@ -85,12 +85,22 @@ FuzzOutcome check_vk_file_input(std::span<const uint8_t> input);
 // AIR names are free); any exception but DecodeError is a crash.
 FuzzOutcome check_proof_file_input(std::span<const uint8_t> input);
 
-// Target batch_inputs: the hostile inputs of vkstark prove-batch. An even first byte: the rest is a
-// trace file (product/trace_file.hpp) through decode_trace_file (one canonical encoding) and
-// trace_file_air (InputError only; to_trace_file gives the file back); an odd one: the rest is a
-// manifest's text through parse_manifest (InputError only; names and outs unique, each job a
-// shipped AIR with its size or a trace file). "Accepted": decoded or parsed.
+// Target batch_inputs: the hostile inputs of vkstark prove-batch. The first byte mod 3 picks: 0, the
+// rest is a trace file (product/trace_file.hpp) through decode_trace_file (one canonical encoding)
+// and trace_file_air (InputError only; to_trace_file gives the file back); 1, a manifest's text
+// through parse_manifest (InputError only; names and outs unique, each job a shipped AIR with its
+// size, a trace file, or a vk file with an input); 2, a proving input (product/proving_input.hpp)
+// through decode_proving_input (one canonical encoding). "Accepted": decoded or parsed.
 FuzzOutcome check_batch_input(std::span<const uint8_t> input);
+
+// Target vk_air: a verifying key taken as AIRs given as data (stages/air/dag_air.hpp), the path of
+// `vkstark prove --vk`. The rest after the selector byte is a vk file; when it decodes, every entry
+// must make a DagAir (with a zero preprocessed trace) that keygen's checks take (keygen_air) and
+// whose verifying key entry is the key's own (but for the preprocessed commitment, which needs an
+// executor), and the debug checker must evaluate every constraint and interaction of every AIR on
+// zero traces of 2^(selector % 4) rows without refusing them. An entry the decoder accepts and the
+// AIR path refuses is a violation; any exception but DecodeError is a crash. "Accepted": decoded.
+FuzzOutcome check_vk_air_input(std::span<const uint8_t> input);
 
 // The libFuzzer entry points' body: aborts with the violation on stderr.
 int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t* data, size_t size);

@@ -2,8 +2,8 @@
 // writes the seed corpora tests/fuzz_corpus/{pcs_proof,whir_proof}/<shape> (the selector byte, then
 // the encoded proof) and fuzz/claims.inc (each seed's claim and hashes); then the whole proofs of
 // the stark_proof fixtures, tests/fuzz_corpus/stark_proof/<name> and fuzz/stark_fixtures.inc, and
-// their verifying keys, tests/fuzz_corpus/vk_file/<name>; and prove-batch's inputs,
-// tests/fuzz_corpus/batch_inputs/. Deterministic: the
+// their verifying keys, tests/fuzz_corpus/vk_file/<name>; prove-batch's inputs,
+// tests/fuzz_corpus/batch_inputs/; and keys for AIRs given as data, tests/fuzz_corpus/vk_air/. Deterministic: the
 // traces' values come from fixed seeds. Built with the tests (g++); run it again when the proof format or the
 // transcript changes, and commit what it writes (README, Fuzzing).
 #include <fmt/format.h>
@@ -17,8 +17,11 @@
 #include "executors/cpu/cpu_executor.hpp"
 #include "fuzz/checks.hpp"
 #include "product/airs/fibonacci.hpp"
+#include "product/airs/interactions.hpp"
+#include "product/airs/shipped.hpp"
 #include "product/airs/test_airs.hpp"
 #include "product/proof_file.hpp"
+#include "product/proving_input.hpp"
 #include "product/trace_file.hpp"
 #include "stages/verifier.hpp"
 #include "tests/support/hybrid_prover.hpp"
@@ -145,7 +148,28 @@ void write_stark_corpus(const std::filesystem::path& root) {
   if (!out) throw std::runtime_error("cannot write " + (root / "fuzz/stark_fixtures.inc").string());
 }
 
-// tests/fuzz_corpus/batch_inputs: a Fibonacci trace file (selector 0) and a manifest (selector 1).
+// tests/fuzz_corpus/vk_air: the shipped AIRs' keys (keccakf, fibonacci, interactions: a
+// preprocessed table) and the test AIRs' (the 12-AIR mixture, cached and preprocessed parts), at
+// the test params; selectors 0..3 give the debug check's traces 1 to 8 rows.
+void write_vk_air_corpus(const std::filesystem::path& root) {
+  auto exec = make_cpu_executor();
+  const SystemParams params = test_system_params_small(2, 8, 3);
+  std::vector<std::pair<std::string, std::vector<std::shared_ptr<const Air>>>> keys;
+  for (std::string_view c : kShippedComputations) keys.emplace_back(std::string(c), shipped_airs(c));
+  for (const auto& [name, fixture] :
+       {std::pair<std::string, std::vector<AirWithTraces>>{"mixture", mixture_fixture_standard(3)},
+        {"preprocessed_cached", preprocessed_and_cached_fixture({true, false, true, true}, 2)}}) {
+    std::vector<std::shared_ptr<const Air>> airs;
+    for (const AirWithTraces& a : fixture) airs.push_back(a.air);
+    keys.emplace_back(name, std::move(airs));
+  }
+  for (size_t i = 0; i < keys.size(); ++i)
+    write_file(root / "tests/fuzz_corpus/vk_air" / keys[i].first, static_cast<uint8_t>(i),
+               encode_vk_file(keygen(keys[i].second, params, *exec).vk));
+}
+
+// tests/fuzz_corpus/batch_inputs: a Fibonacci trace file (selector 0), a manifest (selector 1) and
+// the interactions computation's proving input (selector 2).
 void write_batch_corpus(const std::filesystem::path& root) {
   const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), 16);
   write_file(root / "tests/fuzz_corpus/batch_inputs/fibonacci_trace", 0,
@@ -155,9 +179,16 @@ void write_batch_corpus(const std::filesystem::path& root) {
       "k1 air=keccakf permutations=3 seed=7 out=proofs/k1.vkp\n"
       "f1 air=fibonacci rows=64 params=test log_stacked_height=12 out=proofs/f1.vkp\r\n"
       "\n"
-      "t1\ttrace=traces/t1.vkt out=/abs/t1.vkp\n";
+      "t1\ttrace=traces/t1.vkt out=/abs/t1.vkp\n"
+      "i1 air=interactions rows=16 out=proofs/i1.vkp\n"
+      "d1 vk=keys/i.vk input=inputs/i1.vki out=proofs/d1.vkp\n";
   write_file(root / "tests/fuzz_corpus/batch_inputs/manifest", 1,
              std::vector<uint8_t>(manifest.begin(), manifest.end()));
+  const std::vector<std::shared_ptr<const Air>> airs = shipped_airs("interactions");
+  InteractionsTraces t = interactions_traces(airs[0], airs[1], 16);
+  const std::vector<std::optional<AirWithTraces>> traces{t.program, t.table};
+  write_file(root / "tests/fuzz_corpus/batch_inputs/interactions_input", 2,
+             encode_proving_input(to_proving_input(airs, traces)));
 }
 
 }  // namespace
@@ -204,5 +235,6 @@ int main(int argc, char** argv) {
   if (!f) throw std::runtime_error("cannot write " + (root / "fuzz/claims.inc").string());
   write_stark_corpus(root);
   write_batch_corpus(root);
+  write_vk_air_corpus(root);
   return 0;
 }

@@ -56,8 +56,10 @@ const Target kTargets[] = {
     {"vk_file", fuzz::check_vk_file_input, stark_fixture_count},
     {"proof_file", fuzz::check_proof_file_input, stark_fixture_count, RejectPhase::Whir}};
 // Decoders without a verifier: "accepted" is "decoded", so a mutated seed may be accepted.
-size_t batch_input_kinds() { return 2; }  // a trace file, a manifest
-const Target kDecoderTargets[] = {{"batch_inputs", fuzz::check_batch_input, batch_input_kinds}};
+size_t batch_input_kinds() { return 3; }  // a trace file, a manifest, a proving input
+size_t vk_air_kinds() { return 1; }       // the selector only sets the debug check's trace heights
+const Target kDecoderTargets[] = {{"batch_inputs", fuzz::check_batch_input, batch_input_kinds},
+                                  {"vk_air", fuzz::check_vk_air_input, vk_air_kinds}};
 
 }  // namespace
 
