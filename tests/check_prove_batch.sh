@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# vkstark prove-batch end to end (tests/batch_tests.cmake): a manifest of Fibonacci jobs (test params)
-# and two trace-file jobs, one of them with a wrong cell. Checks: exit status 1 (one job failed), the
-# bad job failed alone with its reason, every other proof written, accepted by `vkstark verify`, and
-# byte for byte the proof `vkstark prove` makes alone on the CPU executor; the JSON summary.
+# vkstark prove-batch end to end (tests/batch_tests.cmake): a manifest of Fibonacci jobs (test params),
+# two trace-file jobs, one of them with a wrong cell, and three jobs of AIRs given as data (vk= and
+# input=: two interactions inputs, and a Fibonacci input given with the interactions key). Checks:
+# exit status 1, the two bad jobs failed alone with their reasons, every other proof written,
+# accepted by `vkstark verify`, and byte for byte the proof `vkstark prove` makes alone on the CPU
+# executor; the JSON summary.
 #
 #   check_prove_batch.sh VKSTARK EXECUTOR WORKDIR [LAUNCHER...] [-- EXTRA PROVE-BATCH ARGS...]
 #
@@ -19,7 +21,7 @@ extra=("$@")
 fail() { echo "check_prove_batch: $*" >&2; exit 1; }
 
 rm -rf "$work"
-mkdir -p "$work/traces" "$work/serial"
+mkdir -p "$work/traces" "$work/serial" "$work/keys" "$work/inputs"
 cd "$work"
 
 "$vk" trace --air fibonacci --rows 32 --out traces/good.vkt >/dev/null
@@ -29,14 +31,22 @@ size=$(stat -c %s traces/bad.vkt)
 printf '\005\000\000\000' | dd of=traces/bad.vkt bs=1 seek=$((size - 4)) conv=notrunc status=none
 cmp -s traces/good.vkt traces/bad.vkt && fail "the bad trace file equals the good one"
 
+"$vk" keygen --air interactions --params test --executor cpu --out keys/i.vk >/dev/null
+"$vk" trace --air interactions --rows 16 --out inputs/i16.vki >/dev/null
+"$vk" trace --air interactions --rows 64 --out inputs/i64.vki >/dev/null
+"$vk" trace --air fibonacci --rows 16 --out inputs/fib16.vki >/dev/null
+
 cat > jobs.txt <<'EOF'
-# name   what                          where
-fib16    air=fibonacci rows=16          out=out/fib16.vkp
-fib32    air=fibonacci rows=32          out=out/fib32.vkp
-bad      trace=traces/bad.vkt           out=out/bad.vkp
-good     trace=traces/good.vkt          out=out/good.vkp
-fib64    air=fibonacci rows=64          out=out/fib64.vkp
-fib128   air=fibonacci rows=128         out=out/fib128.vkp
+# name   what                                     where
+fib16    air=fibonacci rows=16                     out=out/fib16.vkp
+fib32    air=fibonacci rows=32                     out=out/fib32.vkp
+bad      trace=traces/bad.vkt                      out=out/bad.vkp
+int16    vk=keys/i.vk input=inputs/i16.vki         out=out/int16.vkp
+good     trace=traces/good.vkt                     out=out/good.vkp
+fib64    air=fibonacci rows=64                     out=out/fib64.vkp
+wrongkey vk=keys/i.vk input=inputs/fib16.vki       out=out/wrongkey.vkp
+int64    vk=keys/i.vk input=inputs/i64.vki         out=out/int64.vkp
+fib128   air=fibonacci rows=128                    out=out/fib128.vkp
 EOF
 
 set +e
@@ -46,12 +56,20 @@ rc=$?
 set -e
 cat stdout.txt
 cat stderr.txt >&2
-[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1 (one job fails)"
-grep -q "prove-batch: 5 of 6 job(s) proved, 1 failed, 0 lost" stdout.txt || fail "no summary line for 5 of 6"
+[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1 (two jobs fail)"
+grep -q "prove-batch: 7 of 9 job(s) proved, 2 failed, 0 lost" stdout.txt || fail "no summary line for 7 of 9"
 grep -q "failed bad: the proof does not verify" stdout.txt || fail "the bad job's reason is missing"
+grep -q "failed wrongkey: .*inputs/fib16.vki: the proving input has 1 AIRs, the verifying key 2" stdout.txt ||
+  fail "the wrongkey job's reason is missing"
 [ ! -e out/bad.vkp ] || fail "the bad job wrote a proof"
-grep -q '"ok": 5' summary.json || fail "summary.json: not 5 ok"
-grep -q '"failed": 1' summary.json || fail "summary.json: not 1 failed"
+[ ! -e out/wrongkey.vkp ] || fail "the wrongkey job wrote a proof"
+grep -q '"ok": 7' summary.json || fail "summary.json: not 7 ok"
+grep -q '"failed": 2' summary.json || fail "summary.json: not 2 failed"
+for rows in 16 64; do
+  "$vk" prove --air interactions --rows "$rows" --params test --executor cpu --quiet --out "serial/int$rows.vkp" >/dev/null
+  "$vk" verify "out/int$rows.vkp" --vk keys/i.vk | grep -q '^accepted' || fail "out/int$rows.vkp is not accepted"
+  cmp -s "out/int$rows.vkp" "serial/int$rows.vkp" || fail "out/int$rows.vkp differs from serial proving"
+done
 
 for rows in 16 32 64 128; do
   "$vk" prove --air fibonacci --rows "$rows" --params test --executor cpu --quiet --out "serial/fib$rows.vkp" >/dev/null
