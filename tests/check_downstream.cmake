@@ -2,9 +2,10 @@
 #       -DGENERATOR=<generator> -DCXX=<compiler> -DBUILD_TYPE=<type> -P check_downstream.cmake
 #
 # The installed package works downstream: installs BUILD_DIR into DIR/prefix, checks the tree (the
-# library, the headers, no test or bench code, no absolute paths into the source or build tree in
-# the CMake files), builds tests/downstream against it with only CMAKE_PREFIX_PATH, and runs the
-# program on the CPU executor and on Vulkan: each must verify its proof and reject a tampered one.
+# command, the library, the headers, no test or bench code, no absolute paths into the source or build tree in
+# the CMake files), runs the installed command (keygen, trace, prove --vk --input, verify), builds
+# tests/downstream against it with only CMAKE_PREFIX_PATH (vkstark::vkstark and vkstark::cli), and
+# runs the program on the CPU executor and on Vulkan: each must verify its proof and reject a tampered one.
 # Then its broken traces (a transition violated, a value outside the lookup table, a wrong
 # multiplicity) must each fail in the debug checker, whose message must name the AIR, the
 # constraint or bus, the row and the columns (by the names of the program's column structs). The
@@ -22,7 +23,7 @@ set(prefix ${DIR}/prefix)
 file(REMOVE_RECURSE ${DIR})
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
-foreach(file ${LIBDIR}/libvkstark.a ${LIBDIR}/cmake/vkstark/vkstarkConfig.cmake
+foreach(file bin/vkstark ${LIBDIR}/libvkstark.a ${LIBDIR}/cmake/vkstark/vkstarkConfig.cmake
              ${LIBDIR}/cmake/vkstark/vkstarkConfigVersion.cmake ${LIBDIR}/cmake/vkstark/vkstarkTargets.cmake
              include/vkstark/stages/prover.hpp include/vkstark/kernels/program_limits.h)
   if(NOT EXISTS ${prefix}/${file})
@@ -52,6 +53,14 @@ if(NOT found STREQUAL "vkstark_DIR:PATH=${prefix}/${LIBDIR}/cmake/vkstark")
   message(FATAL_ERROR "package.downstream: found another vkstark package: ${found}")
 endif()
 run("build tests/downstream" ${CMAKE_COMMAND} --build ${DIR}/build -j 2)
+
+# The installed command proves and verifies a shipped AIR given as data.
+run("installed vkstark keygen" ${prefix}/bin/vkstark keygen --air fibonacci --params test --executor cpu
+    --out ${DIR}/fib.vk)
+run("installed vkstark trace" ${prefix}/bin/vkstark trace --air fibonacci --rows 64 --out ${DIR}/fib.vki)
+run("installed vkstark prove" ${prefix}/bin/vkstark prove --vk ${DIR}/fib.vk --input ${DIR}/fib.vki --executor cpu
+    --quiet --out ${DIR}/fib.vkp)
+run("installed vkstark verify" ${prefix}/bin/vkstark verify ${DIR}/fib.vkp --vk ${DIR}/fib.vk)
 
 foreach(executor cpu vulkan)
   run("downstream ${executor}" ${DIR}/build/downstream ${executor} good)

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/air.hpp"
@@ -154,17 +155,20 @@ std::vector<std::optional<AirWithTraces>> make_traces(const std::vector<std::sha
 }  // namespace
 
 int main(int argc, char** argv) try {
-  const std::string variant_name = argc >= 3 ? argv[2] : "good";
+  // The command line through vkstark::cli's parser (cli/options.hpp), as the examples read theirs.
+  cli::Options options("downstream", "  The installed vkstark package from a downstream project.");
+  std::string executor, variant_name;
+  options.positional("EXECUTOR", executor, "cpu or vulkan");
+  options.positional("VARIANT", variant_name, "good, bad-transition, bad-range or bad-multiplicity");
+  options.parse_or_exit(argc, argv);
   const std::optional<Variant> variant = variant_name == "good"               ? Variant::good
                                          : variant_name == "bad-transition"   ? Variant::bad_transition
                                          : variant_name == "bad-range"        ? Variant::bad_range
                                          : variant_name == "bad-multiplicity" ? Variant::bad_multiplicity
                                                                               : std::optional<Variant>();
-  if (argc < 2 || argc > 3 || !variant) {
-    fmt::print(stderr, "usage: downstream cpu|vulkan [good|bad-transition|bad-range|bad-multiplicity]\n");
-    return 2;
-  }
-  auto exec = make_executor(argv[1]);
+  if (!variant) options.fail(fmt::format("VARIANT '{}' is not one of good, bad-transition, bad-range, bad-multiplicity",
+                                         variant_name));
+  auto exec = make_executor(executor);
   const std::vector<std::shared_ptr<const Air>> airs{std::make_shared<Inputs>(), std::make_shared<Accumulator>(),
                                                      std::make_shared<RangeTable>()};
   const ProvingKey pk = keygen(airs, test_system_params_small(2, 8, 3), *exec);
