@@ -15,7 +15,7 @@ B=${VKSTARK_BUILD_DIR:-build}
 bins=("$B"/tests/static_executor_exit "$B"/cli/vkstark)
 # VKSTARK_GPU_TESTS_ONLY=1: test executables and the command alone (no benches or examples).
 [ "${VKSTARK_GPU_TESTS_ONLY:-0}" = 1 ] ||
-  bins+=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,keccak_trace_bench,batch_bench,zkvm_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air})
+  bins+=("$B"/bench/{kernel_bench,pcs_bench,runtime_bench,air_bench,keccakf_bench,keccak_trace_bench,batch_bench,zkvm_bench,data_air_bench} "$B"/examples/{selfcheck,keccakf,fibonacci,interactions,custom_air})
 # VKSTARK_GPU_EXTRA="a b": more executables (say, a baseline build's benches renamed *_base, for
 # before/after in one device call).
 [ -n "${VKSTARK_GPU_EXTRA:-}" ] && for e in $VKSTARK_GPU_EXTRA; do bins+=("$e"); done

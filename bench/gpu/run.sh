@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
-# Usage: bash bench/gpu/run.sh [cold] [switch] [sweep] [benches] [air] [prove] [zkvm] [examples] [tests]   (no argument: all)
+# Usage: bash bench/gpu/run.sh [cold] [switch] [sweep] [benches] [air] [prove] [zkvm] [data] [examples] [tests]   (no argument: all)
 cd "$(dirname "$0")/../.."
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
@@ -14,7 +14,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2
 # (keccakf_bench on empty caches: round 0's kernels compiled in the background), sweep
 # (keccakf_bench 2^12 .. 2^15), benches (kernel, runtime, pcs, selfcheck), air (air_bench), prove
 # (keccakf_bench: the keccakf proof, fused and unfused), zkvm (zkvm_bench, cached parts by value and
-# committed once), examples (every example and the vkstark
+# committed once), data (data_air_bench and the command proving keccakf from its vk file), examples (every example and the vkstark
 # command on Vulkan with validation), tests.
 want() { [ $# -eq 0 ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 SECTIONS="$*"
@@ -83,6 +83,18 @@ if [ -z "$SECTIONS" ] || want zkvm; then
 echo "== zkvm_bench: a segment of 100 chips up to 2^20 rows, proofs by values, then with the cached parts committed once"
 timeout 500 $B/zkvm_bench --executor vulkan --runs 5 --json $R/zkvm_bench-vulkan-h100.json > $R/zkvm_bench.txt 2>&1; echo "exit $?"
 grep -vE "^\[" $R/zkvm_bench.txt | grep -vE "^results"
+fi
+if [ -z "$SECTIONS" ] || want data; then
+echo "== AIRs given as data: data_air_bench (keccakf 2^15 from its vk file against the C++ AIR, one run), then the command"
+timeout 300 $B/data_air_bench --executor vulkan --runs 15 --json $R/data_air_bench-vulkan-h200.json > $R/data_air_bench.txt 2>&1; echo "exit $?"
+grep -vE "^\[" $R/data_air_bench.txt | grep -vE "^results"
+timeout 60 $B/vkstark keygen --air keccakf --executor vulkan --out /tmp/d.vk > $R/data-command.log 2>&1; echo "keygen exit=$?"
+timeout 60 $B/vkstark trace --air keccakf --out /tmp/d.vki >> $R/data-command.log 2>&1; echo "trace exit=$?"
+timeout 120 $B/vkstark prove --vk /tmp/d.vk --input /tmp/d.vki --executor vulkan --out /tmp/da.vkp >> $R/data-command.log 2>&1; echo "prove --vk exit=$?"
+timeout 120 $B/vkstark prove --air keccakf --executor vulkan --out /tmp/db.vkp >> $R/data-command.log 2>&1; echo "prove --air exit=$?"
+cmp /tmp/da.vkp /tmp/db.vkp && echo "the same proof file from the vk file and from the C++ AIR"
+timeout 60 $B/vkstark verify /tmp/da.vkp --vk /tmp/d.vk >> $R/data-command.log 2>&1; echo "verify exit=$?"
+grep -E "proved|accepted" $R/data-command.log
 fi
 if [ -z "$SECTIONS" ] || want examples; then
 echo "== examples and the vkstark command on Vulkan, validation on (exit statuses)"
