@@ -106,10 +106,11 @@ int main(int argc, char** argv) try {
   data.pk = keygen_from_vk(vk, data_airs, *exec);
   data.keygen_ms = bench::steady_ms_since(t0);
   data.airs.push_back(AirWithTraces(data_airs[0], fixture[0].common, fixture[0].public_values));
-  fmt::print("data_air_bench: executor {}, device {}\n  Keccak-f x {}: {} columns x {} rows, vk file {} bytes; {} "
-             "proofs of each after a warm-up, interleaved\n",
-             exec->name(), exec->device_name(), permutations, fixture[0].common.width, fixture[0].common.height,
-             vk_file.size(), runs);
+  fmt::print(
+      "data_air_bench: executor {}, device {}\n  Keccak-f x {}: {} columns x {} rows, vk file {} bytes; {} "
+      "proofs of each after a warm-up, interleaved\n",
+      exec->name(), exec->device_name(), permutations, fixture[0].common.width, fixture[0].common.height,
+      vk_file.size(), runs);
 
   // Prepared cold (the C++ AIR first: it pays the process's first kernels), then both again warm.
   for (Side* s : {&cpp, &data}) {
@@ -137,13 +138,13 @@ int main(int argc, char** argv) try {
   const VerifyResult v = verify_bytes(vk, data.bytes);
   const double ratio = bench::median(data.proof_ms) / bench::median(cpp.proof_ms);
   const double wall_ratio = bench::median(data.wall_ms) / bench::median(cpp.wall_ms);
-  fmt::print("\n  {:<6} {:>12} {:>10} {:>10} {:>12} {:>14} {:>14} {:>10}\n", "AIR", "proof ms", "min", "max",
-             "wall ms", "prepare cold", "prepare warm", "keygen ms");
+  fmt::print("\n  {:<6} {:>12} {:>10} {:>10} {:>12} {:>14} {:>14} {:>10}\n", "AIR", "proof ms", "min", "max", "wall ms",
+             "prepare cold", "prepare warm", "keygen ms");
   for (const Side* s : {&cpp, &data})
     fmt::print("  {:<6} {:>12.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>14.1f} {:>14.1f} {:>10.1f}\n", s->name,
                bench::median(s->proof_ms), *std::min_element(s->proof_ms.begin(), s->proof_ms.end()),
-               *std::max_element(s->proof_ms.begin(), s->proof_ms.end()), bench::median(s->wall_ms),
-               s->prepare_cold_ms, s->prepare_warm_ms, s->keygen_ms);
+               *std::max_element(s->proof_ms.begin(), s->proof_ms.end()), bench::median(s->wall_ms), s->prepare_cold_ms,
+               s->prepare_warm_ms, s->keygen_ms);
   fmt::print("  data / C++: proof {:.4f}, wall {:.4f}; round 0 kernels {} / {}; proofs {} and {}\n", ratio, wall_ratio,
              cpp.round0, data.round0, same ? "byte-identical" : "DIFFERENT", v.ok ? "verify" : "do NOT verify");
 

@@ -19,8 +19,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -31,9 +31,9 @@
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "executors/executors.hpp"
+#include "product/airs/shipped.hpp"
 #include "product/airs/test_airs.hpp"
 #include "product/batch/batch.hpp"
-#include "product/airs/shipped.hpp"
 #include "product/proof_file.hpp"
 #include "product/proving_input.hpp"
 #include "product/trace_file.hpp"
@@ -106,8 +106,7 @@ struct Computation {
     if (by_rows && (options.given("--permutations") || options.given("--seed")))
       options.fail(fmt::format("{} applies to --air keccakf ({}'s size is --rows)",
                                options.given("--permutations") ? "--permutations" : "--seed", air));
-    if (by_rows && !std::has_single_bit(rows))
-      options.fail(fmt::format("--rows {}: not a power of two", rows));
+    if (by_rows && !std::has_single_bit(rows)) options.fail(fmt::format("--rows {}: not a power of two", rows));
     if (max_log_rows) {
       const uint64_t max_rows = uint64_t(1) << *max_log_rows;
       const uint32_t max_permutations = static_cast<uint32_t>(max_rows / 24);
@@ -190,9 +189,8 @@ Statement data_statement(const std::string& vk_path, const std::string& input_pa
   progress.step("read the proving input", [&] {
     ProvingInput input;
     try {
-      input = read_proving_input(input_path, [&](uint64_t cells) {
-        return TraceValues(exec.host_memory(cells * sizeof(Fp)), cells);
-      });
+      input = read_proving_input(
+          input_path, [&](uint64_t cells) { return TraceValues(exec.host_memory(cells * sizeof(Fp)), cells); });
     } catch (const DecodeError& e) {
       throw BadFile{fmt::format("{}: {}", input_path, e.what())};
     } catch (const InputError& e) {  // it cannot be read
@@ -260,9 +258,10 @@ int prove_command(int argc, char** argv) {
                                    : "--vk needs --input INPUT (the traces to prove)");
     for (const char* o : {"--air", "--permutations", "--rows", "--seed", "--params", "--log-stacked-height"})
       if (options.given(o))
-        options.fail(fmt::format("{} does not apply with --vk: the verifying key fixes the AIRs and params, the "
-                                 "input the traces",
-                                 o));
+        options.fail(
+            fmt::format("{} does not apply with --vk: the verifying key fixes the AIRs and params, the "
+                        "input the traces",
+                        o));
   }
 
   // --quiet: warnings and errors only, unless VKSTARK_LOG_LEVEL asks for more (runtime/log.hpp).
@@ -349,9 +348,10 @@ int prove_command(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 
 int keygen_command(int argc, char** argv) {
-  cli::Options options("vkstark keygen",
-                       "  Writes the verifying key (a vk file) of a shipped computation's AIRs under the chosen params:\n"
-                       "  what `vkstark prove --vk KEY --input INPUT` proves against, with no AIR code.");
+  cli::Options options(
+      "vkstark keygen",
+      "  Writes the verifying key (a vk file) of a shipped computation's AIRs under the chosen params:\n"
+      "  what `vkstark prove --vk KEY --input INPUT` proves against, with no AIR code.");
   std::string air, params_name, executor, out;
   uint32_t log_stacked = 0;
   options.choice("--air", air, {"keccakf", "fibonacci", "interactions"}, "",
@@ -390,12 +390,13 @@ int keygen_command(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 
 int trace_command(int argc, char** argv) {
-  cli::Options options("vkstark trace",
-                       "  Writes a shipped computation's traces as a proving input (.vki: every AIR's name, preprocessed\n"
-                       "  trace, main parts and public values; docs/proving-input.md), for `vkstark prove --vk KEY\n"
-                       "  --input INPUT` and prove-batch's vk= input= jobs; or, with --format vkt (the default for an --out\n"
-                       "  ending in .vkt), as a trace file (one AIR's common main: keccakf and fibonacci) for\n"
-                       "  prove-batch's trace= jobs and --traces DIR.");
+  cli::Options options(
+      "vkstark trace",
+      "  Writes a shipped computation's traces as a proving input (.vki: every AIR's name, preprocessed\n"
+      "  trace, main parts and public values; docs/proving-input.md), for `vkstark prove --vk KEY\n"
+      "  --input INPUT` and prove-batch's vk= input= jobs; or, with --format vkt (the default for an --out\n"
+      "  ending in .vkt), as a trace file (one AIR's common main: keccakf and fibonacci) for\n"
+      "  prove-batch's trace= jobs and --traces DIR.");
   Computation computation;
   std::string out, format;
   computation.declare(options);
@@ -407,8 +408,9 @@ int trace_command(int argc, char** argv) {
   if (out.empty()) options.fail("--out FILE is required");
   if (format.empty()) format = out.ends_with(".vkt") ? "vkt" : "input";
   if (format == "vkt" && computation.air == "interactions")
-    options.fail("a trace file (--format vkt, or an --out ending in .vkt) holds one AIR's common main: --air "
-                 "interactions (two AIRs, a preprocessed part) needs a proving input (--format input)");
+    options.fail(
+        "a trace file (--format vkt, or an --out ending in .vkt) holds one AIR's common main: --air "
+        "interactions (two AIRs, a preprocessed part) needs a proving input (--format input)");
   const batch::JobAirs airs = batch::make_job_airs(computation.job(options, "trace"));
   std::vector<uint8_t> bytes;
   if (format == "vkt") {
@@ -503,11 +505,12 @@ void print_airs(const MultiStarkVerifyingKey& vk, const std::vector<std::string>
 }
 
 int info_command(int argc, char** argv) {
-  cli::Options options("vkstark info",
-                       "  Prints a proof file's shape: params, AIRs, trace heights, and the size of each part; or a vk\n"
-                       "  file's (vkstark keygen, prove --vk-out): params and AIRs. It does not verify (vkstark verify\n"
-                       "  does). Exit status 3 when the file cannot be read or is neither, 1 when a proof file's proof\n"
-                       "  does not decode.");
+  cli::Options options(
+      "vkstark info",
+      "  Prints a proof file's shape: params, AIRs, trace heights, and the size of each part; or a vk\n"
+      "  file's (vkstark keygen, prove --vk-out): params and AIRs. It does not verify (vkstark verify\n"
+      "  does). Exit status 3 when the file cannot be read or is neither, 1 when a proof file's proof\n"
+      "  does not decode.");
   std::string path;
   options.positional("FILE", path, "the proof file (vkstark prove --out) or vk file (vkstark keygen --out)");
   options.parse_or_exit(argc - 1, argv + 1);

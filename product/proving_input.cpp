@@ -112,7 +112,8 @@ Head decode_headers(detail::CheckedReader& r, uint32_t header_bytes, uint64_t to
         r.fail(fmt::format("{}: {} public values, more than {}", label, publics, kProvingInputMaxPublicValues));
       r.need(uint64_t(publics) * 4, field("public values"));
       air.public_values.reserve(publics);
-      for (uint32_t i = 0; i < publics; ++i) air.public_values.push_back(r.canonical(field(fmt::format("public value {}", i))));
+      for (uint32_t i = 0; i < publics; ++i)
+        air.public_values.push_back(r.canonical(field(fmt::format("public value {}", i))));
     }
     h.input.airs.push_back(std::move(air));
   }
@@ -162,16 +163,15 @@ void check_matrix(const std::string& label, const std::string& part, const Trace
     throw InputError(fmt::format("proving input: {}: the {} height {} is not a power of two in [1, 2^{}]", label, part,
                                  m.height, kProvingInputMaxLogHeight));
   if (m.values.size() != uint64_t(m.width) * m.height)
-    throw InputError(fmt::format("proving input: {}: the {} holds {} values, not {} x {}", label, part,
-                                 m.values.size(), m.width, m.height));
+    throw InputError(fmt::format("proving input: {}: the {} holds {} values, not {} x {}", label, part, m.values.size(),
+                                 m.width, m.height));
 }
 
 }  // namespace
 
 std::vector<uint8_t> encode_proving_input(const ProvingInput& input) {
   if (input.airs.empty() || input.airs.size() > kProvingInputMaxAirs)
-    throw InputError(
-        fmt::format("proving input: {} AIRs (expected 1 to {})", input.airs.size(), kProvingInputMaxAirs));
+    throw InputError(fmt::format("proving input: {} AIRs (expected 1 to {})", input.airs.size(), kProvingInputMaxAirs));
   std::vector<uint8_t> head;
   ByteWriter h(head);
   h.u32(uint32_t(input.airs.size()));
@@ -204,8 +204,8 @@ std::vector<uint8_t> encode_proving_input(const ProvingInput& input) {
       throw InputError(fmt::format("proving input: {}: {} cached parts, more than {}", label, air.cached.size(),
                                    kProvingInputMaxCached));
     if (air.public_values.size() > kProvingInputMaxPublicValues)
-      throw InputError(fmt::format("proving input: {}: {} public values, more than {}", label,
-                                   air.public_values.size(), kProvingInputMaxPublicValues));
+      throw InputError(fmt::format("proving input: {}: {} public values, more than {}", label, air.public_values.size(),
+                                   kProvingInputMaxPublicValues));
     h.u32(uint32_t(std::countr_zero(air.common.height)));
     h.u32(uint32_t(air.cached.size()));
     for (size_t i = 0; i < air.cached.size(); ++i) {
@@ -273,7 +273,8 @@ ProvingInput read_proving_input(const std::string& path, const std::function<Tra
     const uint64_t cells = s.cells();
     m.values = allocate ? allocate(cells) : TraceValues(cells);
     if (m.values.size() != cells)
-      throw InputError(fmt::format("proving input '{}': {} cells of memory given for {}", path, m.values.size(), cells));
+      throw InputError(
+          fmt::format("proving input '{}': {} cells of memory given for {}", path, m.values.size(), cells));
     if (!in.read_at(m.values.data(), cells * 4, at)) fail("the file changed while it was read");
     convert(h, s, reinterpret_cast<const uint8_t*>(m.values.data()), m.values.data());
     at += cells * 4;
@@ -307,8 +308,8 @@ ProvingInput to_proving_input(std::span<const std::shared_ptr<const Air>> key_ai
     air.preprocessed = key_airs[a]->preprocessed_trace();
     if (const std::optional<AirWithTraces>& t = traces[a]) {
       if (t->air && t->air->name() != air.name)
-        throw InputError(fmt::format("proving input: AIR {} is {}, its traces are given for AIR {}", a, air.name,
-                                     t->air->name()));
+        throw InputError(
+            fmt::format("proving input: AIR {} is {}, its traces are given for AIR {}", a, air.name, t->air->name()));
       t->validate();
       air.present = true;
       for (size_t i = 0; i < key_airs[a]->shape().num_cached(); ++i) air.cached.push_back(t->cached_part(i));
@@ -323,9 +324,8 @@ ProvingInput to_proving_input(std::span<const std::shared_ptr<const Air>> key_ai
 DataJob prover_job(const MultiStarkVerifyingKey& vk, ProvingInput input, std::span<const Air* const> sources) {
   const size_t n = vk.per_air.size();
   if (input.airs.size() != n)
-    throw InputError(
-        fmt::format("the proving input has {} AIRs, the verifying key {}: it is not an input for this key",
-                    input.airs.size(), n));
+    throw InputError(fmt::format("the proving input has {} AIRs, the verifying key {}: it is not an input for this key",
+                                 input.airs.size(), n));
   DataJob job;
   std::vector<std::optional<TraceMatrix>> preprocessed;
   bool any = false;
@@ -362,8 +362,7 @@ DataJob prover_job(const MultiStarkVerifyingKey& vk, ProvingInput input, std::sp
       if (in.common.width != shape.common_width)
         reject(fmt::format("common main width {}, the verifying key {}", in.common.width, shape.common_width));
       if (in.public_values.size() != shape.num_public_values)
-        reject(fmt::format("{} public values, the verifying key {}", in.public_values.size(),
-                           shape.num_public_values));
+        reject(fmt::format("{} public values, the verifying key {}", in.public_values.size(), shape.num_public_values));
     }
     job.names.push_back(in.name);
     preprocessed.push_back(std::move(in.preprocessed));

@@ -10,15 +10,7 @@
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 
-# run(<expected exit status> <text expected on stdout or stderr> <args>...)
-function(run want expect)
-  execute_process(COMMAND "${VKSTARK}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
-  string(FIND "${out}${err}" "${expect}" at)
-  if(NOT rc STREQUAL "${want}" OR at EQUAL -1)
-    message(FATAL_ERROR "vkstark ${ARGN}: exit status '${rc}', expected ${want} and '${expect}'\nstdout:\n${out}\nstderr:\n${err}")
-  endif()
-  message(STATUS "vkstark ${ARGN}: exit status ${rc}: ${out}${err}")
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/vkstark_run.cmake)  # run(<exit status> <expected texts> <args>...)
 
 if(AIR STREQUAL "keccakf")
   set(size --permutations 8)

@@ -9,21 +9,7 @@
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 
-# run(<expected exit status> <texts expected on stdout or stderr, a list> <args>...)
-function(run want expect)
-  execute_process(COMMAND "${VKSTARK}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
-  set(found TRUE)
-  foreach(text IN LISTS expect)
-    string(FIND "${out}${err}" "${text}" at)
-    if(at EQUAL -1)
-      set(found FALSE)
-    endif()
-  endforeach()
-  if(NOT rc STREQUAL "${want}" OR NOT found)
-    message(FATAL_ERROR "vkstark ${ARGN}: exit status '${rc}', expected ${want} and '${expect}'\nstdout:\n${out}\nstderr:\n${err}")
-  endif()
-  message(STATUS "vkstark ${ARGN}: exit status ${rc}: ${out}${err}")
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/vkstark_run.cmake)  # run(<exit status> <expected texts> <args>...)
 
 # python_input(<file> <extra args>...): the interactions input of 512 rows from the Python writer.
 function(python_input file)

@@ -31,9 +31,8 @@ constexpr uint32_t kMaxRows = 1u << 24;
 constexpr uint32_t kMinLogStacked = 8;
 
 // The keys, in the order the "unknown key" message lists them.
-constexpr std::array<std::string_view, 10> kKeys = {"air",   "permutations", "rows",   "seed",
-                                                    "trace", "vk",           "input",  "params",
-                                                    "log_stacked_height",    "out"};
+constexpr std::array<std::string_view, 10> kKeys = {
+    "air", "permutations", "rows", "seed", "trace", "vk", "input", "params", "log_stacked_height", "out"};
 
 bool is_name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
@@ -132,7 +131,10 @@ class LineParser {
     job.log_stacked = defaults.log_stacked;
     const auto air = f.get("air"), trace = f.get("trace"), vk = f.get("vk"), input = f.get("input");
     if (int(air.has_value()) + int(trace.has_value()) + int(vk.has_value() || input.has_value()) > 1)
-      fail(air ? fmt::format("air={} and {}= both given", *air, trace ? "trace" : vk ? "vk" : "input")
+      fail(air ? fmt::format("air={} and {}= both given", *air,
+                             trace ? "trace"
+                             : vk  ? "vk"
+                                   : "input")
                : fmt::format("trace= and {}= both given", vk ? "vk" : "input"));
     if (!air && !trace && !vk && !input) fail("no air=, trace= or vk= with input=");
     if (vk.has_value() != input.has_value()) fail(vk ? "vk= needs input= (the proving input)" : "input= needs vk=");

@@ -265,8 +265,8 @@ std::string dag_problem(const SymbolicDag& dag) {
     if (in.message.empty()) return fmt::format("interaction {} (bus {}): the message is empty", j, in.bus);
     for (size_t f = 0; f < in.message.size(); ++f)
       if (in.message[f] >= n)
-        return fmt::format("interaction {} (bus {}): message field {} is node {}, not below the {} nodes", j, in.bus,
-                           f, in.message[f], n);
+        return fmt::format("interaction {} (bus {}): message field {} is node {}, not below the {} nodes", j, in.bus, f,
+                           in.message[f], n);
     if (in.count >= n)
       return fmt::format("interaction {} (bus {}): the count is node {}, not below the {} nodes", j, in.bus, in.count,
                          n);

@@ -67,8 +67,9 @@ void check_entry(const std::string& name, const StarkVerifyingKey& key, const st
     if (pre) reject(name, "a preprocessed trace is given but the AIR has no preprocessed part");
     return;
   }
-  if (!pre) reject(name, fmt::format("the AIR has a preprocessed part of width {}; its trace is missing",
-                                     shape.preprocessed_width));
+  if (!pre)
+    reject(name,
+           fmt::format("the AIR has a preprocessed part of width {}; its trace is missing", shape.preprocessed_width));
   if (pre->width != shape.preprocessed_width)
     reject(name, fmt::format("the preprocessed trace has {} columns, the verifying key says {}", pre->width,
                              shape.preprocessed_width));
@@ -90,8 +91,8 @@ DagAir::DagAir(std::string name, StarkVerifyingKey key, std::optional<TraceMatri
   std::vector<uint32_t> roots;
   if (build_dag(s, &roots) != key_.symbolic_constraints || s.shape.row_view_widths() != shape_.row_view_widths() ||
       s.shape.num_public_values != shape_.num_public_values)
-    reject(name_, fmt::format("the AIR in code ({}) does not have the verifying key's constraints or shape",
-                              source->name()));
+    reject(name_,
+           fmt::format("the AIR in code ({}) does not have the verifying key's constraints or shape", source->name()));
   std::map<uint32_t, Expr> first;  // constraint node -> the first constraint emitted for it
   for (size_t c = 0; c < roots.size(); ++c) first.emplace(roots[c], s.constraints[c]);
   s.constraints.clear();

@@ -273,7 +273,6 @@ constexpr uint64_t kMinInteractionBytes = 4;  // empty message length, count, bu
 constexpr uint64_t kMinVariableBytes = 3;     // entry variant, offset, index
 constexpr uint64_t kMinConstraintBytes = 2;   // empty coefficients length, threshold
 
-
 class VkDecoder {
  public:
   explicit VkDecoder(std::span<const uint8_t> bytes) : r_(bytes) {}

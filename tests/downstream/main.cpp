@@ -166,8 +166,9 @@ int main(int argc, char** argv) try {
                                          : variant_name == "bad-range"        ? Variant::bad_range
                                          : variant_name == "bad-multiplicity" ? Variant::bad_multiplicity
                                                                               : std::optional<Variant>();
-  if (!variant) options.fail(fmt::format("VARIANT '{}' is not one of good, bad-transition, bad-range, bad-multiplicity",
-                                         variant_name));
+  if (!variant)
+    options.fail(
+        fmt::format("VARIANT '{}' is not one of good, bad-transition, bad-range, bad-multiplicity", variant_name));
   auto exec = make_executor(executor);
   const std::vector<std::shared_ptr<const Air>> airs{std::make_shared<Inputs>(), std::make_shared<Accumulator>(),
                                                      std::make_shared<RangeTable>()};

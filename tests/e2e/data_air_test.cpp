@@ -39,9 +39,7 @@ struct Fixture {
   std::vector<std::shared_ptr<const Air>> airs{};  // the key's AIRs, when some traces are absent
 };
 
-std::vector<std::optional<AirWithTraces>> all_present(std::vector<AirWithTraces> v) {
-  return {v.begin(), v.end()};
-}
+std::vector<std::optional<AirWithTraces>> all_present(std::vector<AirWithTraces> v) { return {v.begin(), v.end()}; }
 
 std::vector<Fixture> fixtures() {
   const SystemParams small = test_system_params_small(2, 8, 3);
@@ -57,8 +55,7 @@ std::vector<Fixture> fixtures() {
       {"keccak", [] { return all_present(keccak_fixture(1, 7)); }, small},
       {"interactions",
        [] {
-         InteractionsTraces t =
-             interactions_traces(std::make_shared<Decompose>(), std::make_shared<ByteTable>(), 64);
+         InteractionsTraces t = interactions_traces(std::make_shared<Decompose>(), std::make_shared<ByteTable>(), 64);
          return std::vector<std::optional<AirWithTraces>>{t.program, t.table};
        },
        small},
@@ -66,9 +63,14 @@ std::vector<Fixture> fixtures() {
       {"interactions_l4", [] { return all_present(interactions_fixture_11()); }, test_system_params_small(4, 6, 3)},
       {"cached", [] { return all_present(cached_fixture_11()); }, small},
       {"preprocessed",
-       [] { return all_present(preprocessed_fib_fixture(fp(7), fp(3), {true, false, true, true, false, true, true, true})); },
+       [] {
+         return all_present(preprocessed_fib_fixture(fp(7), fp(3), {true, false, true, true, false, true, true, true}));
+       },
        small},
-      {"preprocessed_cached", [] { return all_present(preprocessed_and_cached_fixture({true, false, true, true}, 2)); },
+      {"preprocessed_cached",
+       [] {
+         return all_present(preprocessed_and_cached_fixture({true, false, true, true}, 2));
+       },
        small},
       {"self_interaction", [widths] { return all_present(self_interaction_fixture(widths, 3, 5)); }, small},
   };
@@ -104,8 +106,7 @@ std::vector<std::shared_ptr<const Air>> key_airs(const Fixture& f,
 
 ProverOptions options_for(const std::string& fixture, const Executor& exec) {
   ProverOptions o;
-  if (fixture == "keccak" && exec.limits().slow_shader_compiler)
-    o.round0_kernels = Round0Kernels::Interpreted;
+  if (fixture == "keccak" && exec.limits().slow_shader_compiler) o.round0_kernels = Round0Kernels::Interpreted;
   return o;
 }
 

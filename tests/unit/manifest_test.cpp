@@ -85,9 +85,11 @@ TEST(Manifest, ParsesEveryKeyWithCommentsBlankLinesAndCrlf) {
       "fib-small   air=fibonacci rows=1024 params=secure log_stacked_height=20 out=proofs/fib-small.vkp\r\n"
       "user_7.a    trace=traces/user-7.vkt out=/abs/user-7.vkp\n"
       "  # indented comment\n"
-      "last air=keccakf permutations=65536 seed=4294967295 out=x.vkp";  // no final line end
+      "last air=keccakf permutations=65536 seed=4294967295 out=x.vkp\n"
+      "data-1 vk=keys/k.vk input=inputs/in-1.vki out=proofs/data-1.vkp\n"
+      "range air=interactions rows=16 out=r.vkp";  // no final line end
   const std::vector<Job> jobs = parse(text, "batch");
-  ASSERT_EQ(jobs.size(), 4u);
+  ASSERT_EQ(jobs.size(), 6u);
 
   Job k = defaults();
   k.line = 3;
@@ -118,6 +120,16 @@ TEST(Manifest, ParsesEveryKeyWithCommentsBlankLinesAndCrlf) {
   EXPECT_EQ(jobs[3].line, 8u);
   EXPECT_EQ(jobs[3].size, 65536u);
   EXPECT_EQ(jobs[3].seed, 4294967295u);
+
+  Job d = defaults();
+  d.line = 9;
+  d.name = "data-1";
+  d.vk_file = (fs::path("batch") / "keys/k.vk").string();
+  d.input_file = (fs::path("batch") / "inputs/in-1.vki").string();
+  d.out = (fs::path("batch") / "proofs/data-1.vkp").string();
+  EXPECT_EQ(jobs[4], d);
+  EXPECT_EQ(jobs[5].air, "interactions");
+  EXPECT_EQ(jobs[5].size, 16u);
 }
 
 TEST(Manifest, AppliesTheDefaults) {
@@ -141,8 +153,8 @@ TEST(Manifest, KeepsPathsAsWrittenWithoutAFolderAndAbsolutePathsAlways) {
 TEST(Manifest, RejectsUnknownKeysNamingTheLineAndTheKey) {
   EXPECT_EQ(error_of("a air=keccakf permutations=1 out=a\nb air=keccakf permutations=1 out=b\n"
                      "c air=keccakf seeds=1 out=c\n"),
-            "jobs.txt line 3: unknown key 'seeds' (expected air, permutations, rows, seed, trace, params, "
-            "log_stacked_height, out)");
+            "jobs.txt line 3: unknown key 'seeds' (expected air, permutations, rows, seed, trace, vk, input, "
+            "params, log_stacked_height, out)");
   EXPECT_THAT(error_of("a air=keccakf permutations=1 out=a 1024\n"), HasSubstr("line 1: '1024' is not key=value"));
 }
 
@@ -182,7 +194,8 @@ TEST(Manifest, RejectsBadNumbers) {
 }
 
 TEST(Manifest, RejectsBadChoices) {
-  EXPECT_THAT(error_of("a air=sha256 out=a\n"), HasSubstr("line 1: air=sha256: expected keccakf or fibonacci"));
+  EXPECT_THAT(error_of("a air=sha256 out=a\n"),
+              HasSubstr("line 1: air=sha256: expected keccakf, fibonacci or interactions"));
   EXPECT_THAT(error_of("a air=fibonacci rows=64 params=fast out=a\n"),
               HasSubstr("line 1: params=fast: expected secure or test"));
 }
@@ -190,16 +203,30 @@ TEST(Manifest, RejectsBadChoices) {
 TEST(Manifest, RejectsMissingAndMisplacedFields) {
   EXPECT_EQ(error_of("# jobs\na air=keccakf permutations=1 trace=t.vkt out=a\n"),
             "jobs.txt line 2: air=keccakf and trace= both given");
-  EXPECT_EQ(error_of("x\n"), "jobs.txt line 1: no air= or trace=");  // a name alone
+  EXPECT_EQ(error_of("x\n"), "jobs.txt line 1: no air=, trace= or vk= with input=");  // a name alone
   EXPECT_EQ(error_of("\na air=keccakf permutations=1\n"), "jobs.txt line 2: no out=");
-  EXPECT_EQ(error_of("a out=a\n"), "jobs.txt line 1: no air= or trace=");
+  EXPECT_EQ(error_of("a out=a\n"), "jobs.txt line 1: no air=, trace= or vk= with input=");
   EXPECT_EQ(error_of("a air=keccakf out=a\n"), "jobs.txt line 1: air=keccakf needs permutations=");
   EXPECT_EQ(error_of("a air=fibonacci out=a\n"), "jobs.txt line 1: air=fibonacci needs rows=");
   EXPECT_EQ(error_of("\na air=fibonacci rows=64 permutations=1 out=a\n"),
             "jobs.txt line 2: permutations= is for air=keccakf");
   EXPECT_EQ(error_of("a air=fibonacci rows=64 seed=1 out=a\n"), "jobs.txt line 1: seed= is for air=keccakf");
-  EXPECT_EQ(error_of("a air=keccakf permutations=1 rows=64 out=a\n"), "jobs.txt line 1: rows= is for air=fibonacci");
+  EXPECT_EQ(error_of("a air=keccakf permutations=1 rows=64 out=a\n"),
+            "jobs.txt line 1: rows= is for air=fibonacci or air=interactions");
   EXPECT_EQ(error_of("a trace=t.vkt permutations=1 out=a\n"), "jobs.txt line 1: permutations= is for air=keccakf");
+  // AIRs given as data: vk= and input= together, alone, without params.
+  EXPECT_EQ(error_of("a vk=k.vk out=a\n"), "jobs.txt line 1: vk= needs input= (the proving input)");
+  EXPECT_EQ(error_of("a input=i.vki out=a\n"), "jobs.txt line 1: input= needs vk=");
+  EXPECT_EQ(error_of("a trace=t.vkt vk=k.vk input=i.vki out=a\n"), "jobs.txt line 1: trace= and vk= both given");
+  EXPECT_EQ(error_of("a air=fibonacci rows=64 input=i.vki out=a\n"),
+            "jobs.txt line 1: air=fibonacci and input= both given");
+  EXPECT_EQ(error_of("a vk=k.vk input=i.vki params=test out=a\n"),
+            "jobs.txt line 1: params= does not apply with vk= (the verifying key fixes the params)");
+  EXPECT_EQ(error_of("a vk=k.vk input=i.vki log_stacked_height=12 out=a\n"),
+            "jobs.txt line 1: log_stacked_height= does not apply with vk= (the verifying key fixes the params)");
+  EXPECT_EQ(error_of("a vk=k.vk input=i.vki rows=64 out=a\n"),
+            "jobs.txt line 1: rows= is for air=fibonacci or air=interactions");
+  EXPECT_EQ(error_of("a air=interactions out=a\n"), "jobs.txt line 1: air=interactions needs rows=");
 }
 
 TEST(Manifest, RejectsBadAndRepeatedNames) {

@@ -16,12 +16,9 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <new>
 
 #include "executors/executors.hpp"
 #include "product/airs/fibonacci.hpp"
@@ -32,24 +29,10 @@
 #include "stages/air/debug_check.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/proof/codec.hpp"
+#include "tests/support/largest_allocation.hpp"
 
 using namespace vkstark;
 using ::testing::HasSubstr;
-
-namespace {
-std::atomic<size_t> g_largest_allocation{0};
-}
-
-// The largest single allocation since the last reset (noinline: see trace_file_test.cpp).
-__attribute__((noinline)) void* operator new(std::size_t n) {
-  size_t seen = g_largest_allocation.load(std::memory_order_relaxed);
-  while (n > seen && !g_largest_allocation.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {
-  }
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-__attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
-__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -175,7 +158,8 @@ TEST(ProvingInput, ReadingAFileIntoGivenMemoryGivesWhatDecodingItsBytesGives) {
     EXPECT_THAT(e.what(), HasSubstr("AIR 2 (fib) common main values"));
   }
   std::filesystem::remove(path);
-  EXPECT_THAT(input_error([&] { (void)read_proving_input(path.string()); }), HasSubstr("cannot read the proving input"));
+  EXPECT_THAT(input_error([&] { (void)read_proving_input(path.string()); }),
+              HasSubstr("cannot read the proving input"));
 }
 
 TEST(ProvingInput, RefusesEveryTruncation) {
@@ -220,16 +204,16 @@ TEST(ProvingInput, RefusesAHugeHeaderBeforeAllocating) {
   const size_t log_height_at = kFirstAir + 5 * 4;
   ASSERT_EQ(b[log_height_at], 3u);
   set_u32(b, log_height_at, 24);
-  g_largest_allocation = 0;
+  vkstark::testing::reset_largest_allocation();
   EXPECT_THAT(decode_error(b), HasSubstr("truncated in the AIR 0 (fib) common main values"));
-  EXPECT_LT(g_largest_allocation.load(), size_t(1) << 20);
+  EXPECT_LT(vkstark::testing::largest_allocation(), size_t(1) << 20);
   // An AIR count of 2^16 with a few bytes: refused before 2^16 headers are reserved.
   std::vector<uint8_t> c(b.begin(), b.begin() + 16);
   put_u32(c, 1u << 16);
   set_u32(c, 12, 4);
-  g_largest_allocation = 0;
+  vkstark::testing::reset_largest_allocation();
   EXPECT_THAT(decode_error(c), HasSubstr("truncated in the AIR headers"));
-  EXPECT_LT(g_largest_allocation.load(), size_t(1) << 16);
+  EXPECT_LT(vkstark::testing::largest_allocation(), size_t(1) << 16);
 }
 
 TEST(ProvingInput, NamesTheBadFieldAndItsAir) {
@@ -243,8 +227,8 @@ TEST(ProvingInput, NamesTheBadFieldAndItsAir) {
   b = good;
   const uint32_t head = good[12] | good[13] << 8;
   set_u32(b, 12, head + 4);
-  EXPECT_EQ(decode_error(b), fmt::format("proving input: the header byte count is {}, the AIR headers take {}",
-                                         head + 4, head));
+  EXPECT_EQ(decode_error(b),
+            fmt::format("proving input: the header byte count is {}, the AIR headers take {}", head + 4, head));
   set_u32(b, 12, head - 4);
   EXPECT_THAT(decode_error(b), HasSubstr("truncated in the AIR 2 (fib) public values (8 bytes left, 12 needed)"));
   b = good;
@@ -389,7 +373,8 @@ TEST(DagAirEntry, RefusesAnEntryThatLiesNamingTheAir) {
   }();
   ASSERT_GT(op, 0u);
   k.symbolic_constraints.nodes[op].left = op;
-  EXPECT_THAT(dag_air_error(k), HasSubstr(fmt::format("AIR fib: constraint DAG: node {}: child {} is not below", op, op)));
+  EXPECT_THAT(dag_air_error(k),
+              HasSubstr(fmt::format("AIR fib: constraint DAG: node {}: child {} is not below", op, op)));
   k = good;
   k.symbolic_constraints.nodes[op].degree = 1;
   EXPECT_THAT(dag_air_error(k), HasSubstr("is below the degree 2 its children give it"));
@@ -428,8 +413,8 @@ TEST(DagAirEntry, RefusesADagDeeperThanTheBound) {
     prev = uint32_t(dag.nodes.size() - 1);
   }
   dag.constraint_idx.push_back(prev);
-  EXPECT_THAT(dag_air_error(k), HasSubstr(fmt::format("depth {} is more than the {} supported", kMaxDagDepth + 1,
-                                                      kMaxDagDepth)));
+  EXPECT_THAT(dag_air_error(k),
+              HasSubstr(fmt::format("depth {} is more than the {} supported", kMaxDagDepth + 1, kMaxDagDepth)));
   // The vk decoder refuses the same key.
   MultiStarkVerifyingKey vk;
   vk.params = test_system_params_small(2, 8, 3);

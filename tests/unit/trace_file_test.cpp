@@ -10,37 +10,17 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
-#include <cstdlib>
 #include <functional>
-#include <new>
 
 #include "product/airs/fibonacci.hpp"
 #include "product/airs/keccak.hpp"
 #include "product/airs/test_airs.hpp"
 #include "product/trace_file.hpp"
 #include "stages/proof/codec.hpp"
+#include "tests/support/largest_allocation.hpp"
 
 using namespace vkstark;
 using ::testing::HasSubstr;
-
-// The largest single allocation since the last reset, so that a test can check that decoding a
-// lying header allocates nothing of the size it claims.
-namespace {
-std::atomic<size_t> g_largest_allocation{0};
-}
-
-// (noinline: g++ 12 would otherwise see malloc and free through the inlined operators and warn of a
-// mismatch.)
-__attribute__((noinline)) void* operator new(std::size_t n) {
-  size_t seen = g_largest_allocation.load(std::memory_order_relaxed);
-  while (n > seen && !g_largest_allocation.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {
-  }
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-__attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
-__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -222,15 +202,15 @@ TEST(TraceFile, NamesTheBadField) {
 TEST(TraceFile, RefusesAHugeHeaderBeforeAllocating) {
   std::vector<uint8_t> b = header("fibonacci", 4096, 24, 0);
   b.resize(100, 0);
-  g_largest_allocation = 0;
+  vkstark::testing::reset_largest_allocation();
   EXPECT_THAT(decode_error(b), HasSubstr("trace file: truncated in the values"));
-  EXPECT_LT(g_largest_allocation.load(), size_t(1) << 20);
+  EXPECT_LT(vkstark::testing::largest_allocation(), size_t(1) << 20);
 
   b = header("fibonacci", UINT32_MAX, 24, 4096);
   b.resize(100, 0);
-  g_largest_allocation = 0;
+  vkstark::testing::reset_largest_allocation();
   EXPECT_THAT(decode_error(b), HasSubstr("trace file: truncated in the public values"));
-  EXPECT_LT(g_largest_allocation.load(), size_t(1) << 20);
+  EXPECT_LT(vkstark::testing::largest_allocation(), size_t(1) << 20);
 
   b = header("fibonacci", UINT32_MAX, 24, 0);
   b.resize(100, 0);
@@ -313,7 +293,9 @@ TEST(TraceFile, ReadingAFileGivesWhatDecodingItsBytesGives) {
   auto write = [&](const std::vector<uint8_t>& bytes) {
     FILE* f = std::fopen(path.c_str(), "wb");
     ASSERT_NE(f, nullptr);
-    if (!bytes.empty()) ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    if (!bytes.empty()) {
+      ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    }
     std::fclose(f);
   };
   std::shared_ptr<HostMemory> memory;
@@ -362,7 +344,7 @@ TEST(TraceFile, ReadingAFileGivesWhatDecodingItsBytesGives) {
   b = header("fibonacci", 4096, 24, 0);
   b.resize(100, 0);
   write(b);
-  g_largest_allocation = 0;
+  vkstark::testing::reset_largest_allocation();
   memory.reset();
   try {
     (void)read_trace_file(path, allocate);
@@ -370,7 +352,7 @@ TEST(TraceFile, ReadingAFileGivesWhatDecodingItsBytesGives) {
   } catch (const DecodeError& e) {
     EXPECT_THAT(e.what(), HasSubstr("trace file: truncated in the values"));
   }
-  EXPECT_LT(g_largest_allocation.load(), size_t(1) << 20);
+  EXPECT_LT(vkstark::testing::largest_allocation(), size_t(1) << 20);
   EXPECT_EQ(memory, nullptr) << "memory was asked for before the size was checked";
 
   std::remove(path.c_str());
