@@ -6,14 +6,17 @@
 // device. Reports the proof's time (device time of stark_prove_excluding_trace on a GPU, host time
 // on the CPU executor) and the wall time per proof, medians, min and max, their ratio (data / C++),
 // the prepare times (cold: the first prepare of the process, the C++ AIR's; then both again with
-// new provers, warm caches), keygen times, and that the proofs are byte-identical and verify.
+// new provers, warm caches, --prepares times alternating, the median), keygen times, and that the proofs are
+// byte-identical and verify.
 //
-//   data_air_bench [--executor X] [--permutations 1024] [--log-stacked-height 21] [--runs 9] [--json F]
+//   data_air_bench [--executor X] [--permutations 1024] [--log-stacked-height 21] [--runs 9] [--prepares 5]
+//                  [--json F]
 //
 // JSON: bench/results/data_air_bench-<executor>.json.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include "bench/bench_util.hpp"
@@ -75,13 +78,15 @@ int main(int argc, char** argv) try {
   cli::Options options("data_air_bench",
                        "  Keccak-f proofs from the AIR given as data (its vk file) against the C++ AIR, in one run.");
   std::string executor, json_file;
-  uint32_t permutations = 0, log_stacked = 0, runs = 0;
+  uint32_t permutations = 0, log_stacked = 0, runs = 0, prepares = 0;
   cli::executor_option(options, executor);
   options.number<uint32_t>("--permutations", "P", permutations, 1024, {1, 1u << 16},
                            "Keccak-f permutations (24 rows each; 1024: 2^15 rows)");
   options.number<uint32_t>("--log-stacked-height", "S", log_stacked, 21, {8, 24},
                            "app_params_with_100_bits_security(S)");
   options.number<uint32_t>("--runs", "R", runs, 9, {1, 1000}, "timed proofs of each AIR, after a warm-up of each");
+  options.number<uint32_t>("--prepares", "N", prepares, 5, {1, 100},
+                           "warm prepares of each AIR (new provers, caches warm), alternating; the median");
   options.output("--json", json_file, "write results as JSON (default: bench/results/data_air_bench-<executor>.json)");
   options.parse_or_exit(argc, argv);
   const SystemParams params = app_params_with_100_bits_security(log_stacked);
@@ -117,11 +122,21 @@ int main(int argc, char** argv) try {
     s->prover = std::make_unique<StarkProver>(s->pk, *exec);
     s->prepared = bench::prepare_steady(*s->prover, s->airs, {}, s->prepare_cold_ms, s->round0);
   }
-  for (Side* s : {&data, &cpp}) {
-    s->prepared.reset();
-    s->prover = std::make_unique<StarkProver>(s->pk, *exec);
-    s->prepared = bench::prepare_steady(*s->prover, s->airs, {}, s->prepare_warm_ms, s->round0);
+  // Warm: each prepared again with a new prover, `prepares` times, alternating (median).
+  std::vector<double> warm_cpp, warm_data;
+  for (uint32_t i = 0; i < prepares; ++i) {
+    const std::array<Side*, 2> order =
+        i % 2 == 0 ? std::array<Side*, 2>{&data, &cpp} : std::array<Side*, 2>{&cpp, &data};
+    for (Side* s : order) {
+      s->prepared.reset();
+      s->prover = std::make_unique<StarkProver>(s->pk, *exec);
+      double ms = 0;
+      s->prepared = bench::prepare_steady(*s->prover, s->airs, {}, ms, s->round0);
+      (s == &cpp ? warm_cpp : warm_data).push_back(ms);
+    }
   }
+  cpp.prepare_warm_ms = bench::median(warm_cpp);
+  data.prepare_warm_ms = bench::median(warm_data);
   run_once(cpp);  // warm-ups
   run_once(data);
   for (Side* s : {&cpp, &data}) s->proof_ms.clear(), s->wall_ms.clear();
@@ -155,12 +170,13 @@ int main(int argc, char** argv) try {
         stats_json(s.proof_ms), stats_json(s.wall_ms), json_number(s.prepare_cold_ms), json_number(s.prepare_warm_ms),
         json_number(s.keygen_ms), json_string(s.round0));
   };
-  bench::write_result(result_file, "data_air_bench", std::string(exec->name()), exec->device_name(),
-                      fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, \"vk_bytes\": {}, "
-                                  "\"cpp\": {}, \"data\": {}, \"proof_ratio\": {}, \"wall_ratio\": {}, "
-                                  "\"byte_identical\": {}, \"verified\": {}}}",
-                                  permutations, log_stacked, runs, vk_file.size(), side_json(cpp), side_json(data),
-                                  json_number(ratio), json_number(wall_ratio), same, v.ok));
+  bench::write_result(
+      result_file, "data_air_bench", std::string(exec->name()), exec->device_name(),
+      fmt::format("{{\"permutations\": {}, \"log_stacked_height\": {}, \"runs\": {}, \"vk_bytes\": {}, "
+                  "\"prepares\": {}, \"cpp\": {}, \"data\": {}, \"proof_ratio\": {}, \"wall_ratio\": {}, "
+                  "\"byte_identical\": {}, \"verified\": {}}}",
+                  permutations, log_stacked, runs, vk_file.size(), prepares, side_json(cpp), side_json(data),
+                  json_number(ratio), json_number(wall_ratio), same, v.ok));
   fmt::print("results: {}\n", result_file);
   return same && v.ok ? 0 : 1;
 } catch (const std::exception& e) {

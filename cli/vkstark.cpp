@@ -270,8 +270,10 @@ int prove_command(int argc, char** argv) {
   if (params_name == "test" && options.given("--log-stacked-height"))
     options.fail("--log-stacked-height applies to --params secure (the test params' stacked height is fixed)");
   const bool check = debug_check || debug_constraints_enabled();
-  Statement st;
+  // The executor first: the statement's traces may live in its upload memory (Executor::host_memory),
+  // which must not outlive it.
   std::unique_ptr<Executor> exec;
+  Statement st;
   if (from_data) {
     exec = make_executor(executor);
     if (progress.enabled())

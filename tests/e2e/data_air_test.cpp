@@ -104,9 +104,13 @@ std::vector<std::shared_ptr<const Air>> key_airs(const Fixture& f,
   return airs;
 }
 
+// Both provers of a fixture on the same round 0 kernels (Auto, a GPU's default, would start the
+// first on the interpreter while its generated kernels compile and plan the second on them: other
+// dispatches, the same bytes).
 ProverOptions options_for(const std::string& fixture, const Executor& exec) {
   ProverOptions o;
-  if (fixture == "keccak" && exec.limits().slow_shader_compiler) o.round0_kernels = Round0Kernels::Interpreted;
+  o.round0_kernels = fixture == "keccak" && exec.limits().slow_shader_compiler ? Round0Kernels::Interpreted
+                                                                                : Round0Kernels::Generated;
   return o;
 }
 
