@@ -29,10 +29,14 @@
 #include "stages/air/debug_check.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/proof/codec.hpp"
+#include "tests/support/bytes.hpp"
 #include "tests/support/largest_allocation.hpp"
 
 using namespace vkstark;
 using ::testing::HasSubstr;
+using vkstark::testing::message_of;
+using vkstark::testing::put_u32;
+using vkstark::testing::set_u32;
 
 namespace {
 
@@ -44,29 +48,10 @@ Executor& cpu() {
 }
 
 std::string decode_error(std::span<const uint8_t> bytes) {
-  try {
-    (void)decode_proving_input(bytes);
-  } catch (const DecodeError& e) {
-    return e.what();
-  }
-  return "";
+  return message_of<DecodeError>([&] { (void)decode_proving_input(bytes); });
 }
 
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
-}
-void set_u32(std::vector<uint8_t>& out, size_t at, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out[at + i] = uint8_t(v >> (8 * i));
-}
+std::string input_error(const std::function<void()>& f) { return message_of<InputError>(f); }
 
 TraceMatrix matrix(uint32_t width, uint32_t height, uint32_t start) {
   TraceMatrix m(width, height);

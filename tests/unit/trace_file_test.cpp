@@ -17,10 +17,14 @@
 #include "product/airs/test_airs.hpp"
 #include "product/trace_file.hpp"
 #include "stages/proof/codec.hpp"
+#include "tests/support/bytes.hpp"
 #include "tests/support/largest_allocation.hpp"
 
 using namespace vkstark;
 using ::testing::HasSubstr;
+using vkstark::testing::message_of;
+using vkstark::testing::put_u32;
+using vkstark::testing::set_u32;
 
 namespace {
 
@@ -33,29 +37,10 @@ TraceFile fibonacci_file(uint32_t height) {
 
 // The DecodeError message of decoding `bytes`; "" when they decode.
 std::string decode_error(std::span<const uint8_t> bytes) {
-  try {
-    (void)decode_trace_file(bytes);
-  } catch (const DecodeError& e) {
-    return e.what();
-  }
-  return "";
+  return message_of<DecodeError>([&] { (void)decode_trace_file(bytes); });
 }
 
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
-}
-void set_u32(std::vector<uint8_t>& out, size_t at, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out[at + i] = uint8_t(v >> (8 * i));
-}
+std::string input_error(const std::function<void()>& f) { return message_of<InputError>(f); }
 
 // A header written by hand: magic, version, the name padded to 4 bytes, width, log2 height, public
 // value count (the public values and the trace values follow).
