@@ -109,8 +109,8 @@ std::vector<std::shared_ptr<const Air>> key_airs(const Fixture& f,
 // dispatches, the same bytes).
 ProverOptions options_for(const std::string& fixture, const Executor& exec) {
   ProverOptions o;
-  o.round0_kernels = fixture == "keccak" && exec.limits().slow_shader_compiler ? Round0Kernels::Interpreted
-                                                                                : Round0Kernels::Generated;
+  o.round0_kernels =
+      fixture == "keccak" && exec.limits().slow_shader_compiler ? Round0Kernels::Interpreted : Round0Kernels::Generated;
   return o;
 }
 

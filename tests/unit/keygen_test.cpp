@@ -791,7 +791,8 @@ TEST(VkDecode, NamesTheFieldOfEachInvalidValue) {
             "verifying key: air 0 node 0: entry variant 4 is not one of Preprocessed (0), Main (1), Public (2)");
   // Node 0's offset 2; its index 1 (the preprocessed width is 1).
   EXPECT_EQ(mutated(nodes + 2, 0x02), "verifying key: air 0 node 0: row offset 2 is neither 0 (local) nor 1 (next)");
-  EXPECT_EQ(mutated(nodes + 3, 0x01), "verifying key: air 0 node 0: preprocessed[1]: column 1 is past the preprocessed width 1");
+  EXPECT_EQ(mutated(nodes + 3, 0x01),
+            "verifying key: air 0 node 0: preprocessed[1]: column 1 is past the preprocessed width 1");
   // A non-canonical varint: node 2's left child 0 written 80 00 (one byte longer, same value).
   {
     std::vector<uint8_t> m = valid;
