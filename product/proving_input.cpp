@@ -271,7 +271,9 @@ ProvingInput read_proving_input(const std::string& path, const std::function<Tra
   uint64_t at = h.values_at;
   return fill_values(h, [&](const MatrixSlot& s, TraceMatrix& m) {
     const uint64_t cells = s.cells();
-    m.values = allocate ? allocate(cells) : TraceValues(cells);
+    // A preprocessed trace goes to the heap: the key keeps it, beyond any one proof's memory.
+    const bool main_part = s.part != "preprocessed";
+    m.values = allocate && main_part ? allocate(cells) : TraceValues(cells);
     if (m.values.size() != cells)
       throw InputError(
           fmt::format("proving input '{}': {} cells of memory given for {}", path, m.values.size(), cells));

@@ -65,9 +65,9 @@ std::vector<uint8_t> encode_proving_input(const ProvingInput& input);
 // a length past the end, trailing bytes. Not checked against a verifying key here (prover_job is).
 ProvingInput decode_proving_input(std::span<const uint8_t> bytes);
 
-// The same from a file, each matrix read straight into the memory `allocate` gives for its cells
+// The same from a file, each main part read straight into the memory `allocate` gives for its cells
 // (e.g. host memory the upload reads in place: Executor::host_memory), else the heap, and converted
-// there. InputError when the file cannot be read; DecodeError as decode_proving_input.
+// there; preprocessed traces (kept by the proving key, beyond any one proof) into the heap. InputError when the file cannot be read; DecodeError as decode_proving_input.
 ProvingInput read_proving_input(const std::string& path,
                                 const std::function<TraceValues(uint64_t cells)>& allocate = {});
 

@@ -132,8 +132,9 @@ TEST(ProvingInput, ReadingAFileIntoGivenMemoryGivesWhatDecodingItsBytesGives) {
     return TraceValues(anonymous_host_memory(cells * sizeof(Fp)), cells);
   });
   EXPECT_EQ(mem, in);
-  EXPECT_EQ(asked, (std::vector<uint64_t>{4, 8, 4, 4, 16}));  // file order: pre, cached, common; pre; common
+  EXPECT_EQ(asked, (std::vector<uint64_t>{8, 4, 16}));  // the main parts in file order: cached, common; common
   EXPECT_NE(mem.airs[0].common.values.memory(), nullptr);
+  EXPECT_EQ(mem.airs[0].preprocessed->values.memory(), nullptr);  // the heap: the key keeps it
   // A truncated file: the decoder's error.
   std::filesystem::resize_file(path, bytes.size() - 3);
   try {
