@@ -426,10 +426,10 @@ class WorkerLoop {
       const ProvingKey& pk = it->second->pk;
       for (size_t a = 0; a < airs.key_airs.size(); ++a)
         if (airs.key_airs[a]->preprocessed_trace() != pk.per_air[a].preprocessed_trace)
-          throw InputError(
-              fmt::format("AIR {} ({}): its preprocessed trace is not the one the verifying key was made "
-                          "with (not this batch's earlier inputs' for this key)",
-                          a, airs.key_airs[a]->name()));
+          throw InputError(fmt::format(
+              "AIR {} ({}): its preprocessed trace is not the one the verifying key was made with (which an earlier "
+              "input of this key gave)",
+              a, airs.key_airs[a]->name()));
       return *it->second;
     }
     auto entry = std::make_unique<KeyEntry>();
