@@ -67,7 +67,8 @@ ProvingInput decode_proving_input(std::span<const uint8_t> bytes);
 
 // The same from a file, each main part read straight into the memory `allocate` gives for its cells
 // (e.g. host memory the upload reads in place: Executor::host_memory), else the heap, and converted
-// there; preprocessed traces (kept by the proving key, beyond any one proof) into the heap. InputError when the file cannot be read; DecodeError as decode_proving_input.
+// there; preprocessed traces (kept by the proving key, beyond any one proof) into the heap. InputError when the file
+// cannot be read; DecodeError as decode_proving_input.
 ProvingInput read_proving_input(const std::string& path,
                                 const std::function<TraceValues(uint64_t cells)>& allocate = {});
 
