@@ -196,21 +196,14 @@ Statement data_statement(const std::string& vk_path, const std::string& input_pa
     } catch (const InputError& e) {  // it cannot be read
       throw BadFile{e.what()};
     }
-    std::vector<std::shared_ptr<const Air>> shipped;
-    std::vector<const Air*> source_list;
-    if (sources)
-      for (const ProvingInputAir& a : input.airs) {
-        shipped.push_back(shipped_air_named(a.name));
-        source_list.push_back(shipped.back().get());
-      }
-    try {
-      job = prover_job(vk, std::move(input), source_list);
-    } catch (const InputError& e) {
-      // A shipped AIR of that name but other constraints (another version of it) lends nothing.
-      if (!sources) throw;
-      ProvingInput again = read_proving_input(input_path);
-      job = prover_job(vk, std::move(again));
-    }
+    // A shipped AIR of the same name lends its names where its constraints are the key's (not
+    // another AIR, or another version of it, under that name).
+    std::vector<std::shared_ptr<const Air>> shipped(std::min(input.airs.size(), vk.per_air.size()));
+    std::vector<const Air*> source_list(shipped.size(), nullptr);
+    for (size_t a = 0; sources && a < shipped.size(); ++a)
+      if ((shipped[a] = shipped_air_named(input.airs[a].name)) && has_constraints_of(*shipped[a], vk.per_air[a]))
+        source_list[a] = shipped[a].get();
+    job = prover_job(vk, std::move(input), source_list);
   });
   size_t present = 0;
   for (const auto& t : job.traces) present += t.has_value();

@@ -23,10 +23,17 @@ std::string air_label(size_t a, const std::string& name) { return fmt::format("A
 
 // One matrix of the values section: which AIR and part, its shape.
 struct MatrixSlot {
+  enum class Part { Preprocessed, Cached, Common };
   uint32_t air = 0;
-  std::string part;  // "preprocessed", "cached part 1", "common main"
+  Part part = Part::Common;
+  uint32_t cached = 0;  // Part::Cached: which cached part
   uint32_t width = 0, log_height = 0;
   uint64_t cells() const { return uint64_t(width) << log_height; }
+  std::string name() const {
+    return part == Part::Preprocessed ? "preprocessed"
+           : part == Part::Common     ? "common main"
+                                      : fmt::format("cached part {}", cached);
+  }
 };
 
 // The headers decoded: the input without values (each matrix has its shape, no cells), the matrices
@@ -38,11 +45,17 @@ struct Head {
   uint64_t value_bytes = 0;  // of every matrix together (checked against the input's size)
 };
 
-TraceMatrix& slot_matrix(ProvingInput& in, const MatrixSlot& s, size_t index_in_air) {
+TraceMatrix& slot_matrix(ProvingInput& in, const MatrixSlot& s) {
   ProvingInputAir& a = in.airs[s.air];
-  if (s.part == "preprocessed") return *a.preprocessed;
-  if (s.part == "common main") return a.common;
-  return a.cached[index_in_air];
+  switch (s.part) {
+    case MatrixSlot::Part::Preprocessed:
+      return *a.preprocessed;
+    case MatrixSlot::Part::Cached:
+      return a.cached[s.cached];
+    case MatrixSlot::Part::Common:
+      break;
+  }
+  return a.common;
 }
 
 // The fixed words at the start: magic, version, header byte count. The reader is left at the first
@@ -81,7 +94,7 @@ Head decode_headers(detail::CheckedReader& r, uint32_t header_bytes, uint64_t to
       air.preprocessed = TraceMatrix();
       air.preprocessed->width = pre_width;
       air.preprocessed->height = 1u << pre_log;
-      h.slots.push_back({a, "preprocessed", pre_width, pre_log});
+      h.slots.push_back({a, MatrixSlot::Part::Preprocessed, 0, pre_width, pre_log});
     }
     const uint32_t present = r.u32(field("present flag"));
     if (present > 1) r.fail(fmt::format("{}: present flag {} is neither 0 nor 1", label, present));
@@ -100,13 +113,13 @@ Head decode_headers(detail::CheckedReader& r, uint32_t header_bytes, uint64_t to
         m.width = w;
         m.height = 1u << log_height;
         air.cached.push_back(std::move(m));
-        h.slots.push_back({a, fmt::format("cached part {}", i), w, log_height});
+        h.slots.push_back({a, MatrixSlot::Part::Cached, i, w, log_height});
       }
       const uint32_t common = r.u32(field("common main width"));
       if (common == 0) r.fail(fmt::format("{}: common main width 0", label));
       air.common.width = common;
       air.common.height = 1u << log_height;
-      h.slots.push_back({a, "common main", common, log_height});
+      h.slots.push_back({a, MatrixSlot::Part::Common, 0, common, log_height});
       const uint32_t publics = r.u32(field("public value count"));
       if (publics > kProvingInputMaxPublicValues)
         r.fail(fmt::format("{}: {} public values, more than {}", label, publics, kProvingInputMaxPublicValues));
@@ -127,7 +140,7 @@ Head decode_headers(detail::CheckedReader& r, uint32_t header_bytes, uint64_t to
     const uint64_t bytes = s.cells() * 4;
     if (bytes > left - h.value_bytes)
       fail(fmt::format("truncated in the {} {} values ({} bytes left, {} needed)",
-                       air_label(s.air, h.input.airs[s.air].name), s.part, left - h.value_bytes, bytes));
+                       air_label(s.air, h.input.airs[s.air].name), s.name(), left - h.value_bytes, bytes));
     h.value_bytes += bytes;
   }
   if (left > h.value_bytes) fail(fmt::format("{} bytes past the end", left - h.value_bytes));
@@ -140,7 +153,7 @@ void convert(const Head& h, const MatrixSlot& s, const uint8_t* bytes, Fp* value
   if (const auto i = detail::convert_canonical(bytes, values, s.cells())) {
     const uint64_t height = uint64_t(1) << s.log_height;
     fail(fmt::format("{} {} column {} row {}: {} is not a canonical BabyBear element",
-                     air_label(s.air, h.input.airs[s.air].name), s.part, *i / height, *i % height,
+                     air_label(s.air, h.input.airs[s.air].name), s.name(), *i / height, *i % height,
                      detail::le32(bytes + 4 * *i)));
   }
 }
@@ -149,11 +162,7 @@ void convert(const Head& h, const MatrixSlot& s, const uint8_t* bytes, Fp* value
 // stay in `h` while it fills (for messages).
 template <class Fill>
 ProvingInput fill_values(Head& h, Fill&& fill) {
-  std::vector<size_t> cached_seen(h.input.airs.size(), 0);
-  for (const MatrixSlot& s : h.slots) {
-    const bool cached = s.part != "preprocessed" && s.part != "common main";
-    fill(s, slot_matrix(h.input, s, cached ? cached_seen[s.air]++ : 0));
-  }
+  for (const MatrixSlot& s : h.slots) fill(s, slot_matrix(h.input, s));
   return std::move(h.input);
 }
 
@@ -272,7 +281,7 @@ ProvingInput read_proving_input(const std::string& path, const std::function<Tra
   return fill_values(h, [&](const MatrixSlot& s, TraceMatrix& m) {
     const uint64_t cells = s.cells();
     // A preprocessed trace goes to the heap: the key keeps it, beyond any one proof's memory.
-    const bool main_part = s.part != "preprocessed";
+    const bool main_part = s.part != MatrixSlot::Part::Preprocessed;
     m.values = allocate && main_part ? allocate(cells) : TraceValues(cells);
     if (m.values.size() != cells)
       throw InputError(

@@ -87,18 +87,25 @@ DagAir::DagAir(std::string name, StarkVerifyingKey key, std::optional<TraceMatri
   shape_ = key_.shape();
   if (!source) return;
   // The AIR in code: its DAG must be the entry's; then its names and expressions stand for the DAG's.
-  SymbolicAir s = symbolic_air(*source);
-  std::vector<uint32_t> roots;
-  if (build_dag(s, &roots) != key_.symbolic_constraints || s.shape.row_view_widths() != shape_.row_view_widths() ||
-      s.shape.num_public_values != shape_.num_public_values)
+  if (!has_constraints_of(*source, key_))
     reject(name_,
            fmt::format("the AIR in code ({}) does not have the verifying key's constraints or shape", source->name()));
+  SymbolicAir s = symbolic_air(*source);
+  std::vector<uint32_t> roots;
+  (void)build_dag(s, &roots);
   std::map<uint32_t, Expr> first;  // constraint node -> the first constraint emitted for it
   for (size_t c = 0; c < roots.size(); ++c) first.emplace(roots[c], s.constraints[c]);
   s.constraints.clear();
   for (const auto& [node, e] : first) s.constraints.push_back(e);
   column_names_ = s.column_names;
   source_ = std::move(s);
+}
+
+bool has_constraints_of(const Air& air, const StarkVerifyingKey& entry) {
+  const SymbolicAir s = symbolic_air(air);
+  const AirShape shape = entry.shape();
+  return s.shape.row_view_widths() == shape.row_view_widths() && s.shape.num_public_values == shape.num_public_values &&
+         build_dag(s) == entry.symbolic_constraints;
 }
 
 void DagAir::eval(AirBuilder& b) const {

@@ -63,6 +63,10 @@ class DagAir final : public Air {
   std::optional<SymbolicAir> source_;
 };
 
+// Whether `air` (written in code) has the constraints and shape of `entry`: its constraint DAG is
+// the entry's, and so are its parts' widths and public value count (what DagAir asks of a source).
+bool has_constraints_of(const Air& air, const StarkVerifyingKey& entry);
+
 // The data-built AIRs of a verifying key: names[i] and preprocessed[i] for vk.per_air[i];
 // sources[i] (optional, may be shorter or hold nulls) the AIR written in code for entry i where
 // one is at hand. InputError naming the AIR (its name and index) for any entry DagAir refuses, or

@@ -2,6 +2,7 @@
 // its verifying key entry. No executor: the fuzz target of AIRs given as data runs it too.
 #include <fmt/format.h>
 
+#include <bit>
 #include <map>
 #include <unordered_set>
 
