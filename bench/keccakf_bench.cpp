@@ -15,7 +15,7 @@
 //
 //   keccakf_bench [--executor cpu|vulkan|auto] [--permutations 1024] [--log-stacked-height 21]
 //                 [--runs 5] [--fuse on|off] [--verify-runs 9] [--profile] [--trace F] [--json F]
-//                 [--concurrent N]
+//                 [--concurrent N] [--plan-only]
 #include <fmt/format.h>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
@@ -33,6 +33,7 @@
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
 #include "kernels/hash/poseidon2_batch.hpp"
+#include "product/airs/keccak.hpp"
 #include "product/airs/test_airs.hpp"
 #include "runtime/clock.hpp"
 #include "stages/air/keygen.hpp"
@@ -183,7 +184,16 @@ int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& pa
   std::string rows;
   bool ok = true;
   for (uint32_t L = from; L <= to; ++L) {
-    const SweepPoint p = sweep_point(exec, L, params, runs);
+    // The stacked matrix of 2633 columns of 2^L rows must fit w_stack columns of 2^S: the params of
+    // the smallest S >= --log-stacked-height that do (2^21: params(22), 2^22: params(23)).
+    uint32_t S = params.l_skip + params.n_stack;
+    SystemParams at = params;
+    while ((uint64_t(KeccakCols::kWidth) << L) > (uint64_t(at.w_stack) << S) && S < 24)
+      at = app_params_with_100_bits_security(++S);
+    if (S != params.l_skip + params.n_stack)
+      fmt::print("  2^{}: app_params_with_100_bits_security({}), the smallest whose {} stacked columns hold the trace\n",
+                 L, S, at.w_stack);
+    const SweepPoint p = sweep_point(exec, L, at, runs);
     auto span = [&](const std::string& path) {
       auto it = p.device_ms.find("stark_prove_excluding_trace" + (path.empty() ? "" : "/" + path));
       return it == p.device_ms.end() ? 0.0 : it->second;
@@ -212,11 +222,12 @@ int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& pa
       memory +=
           fmt::format("{}{{\"group\": {}, \"bytes\": {}}}", memory.empty() ? "" : ", ", json_string(m.group), m.bytes);
     rows += fmt::format(
-        "{}{{\"log_rows\": {}, \"permutations\": {}, \"trace_bytes\": {}, \"error\": {}, \"prove_ms\": {}, "
+        "{}{{\"log_rows\": {}, \"log_stacked_height\": {}, \"permutations\": {}, \"trace_bytes\": {}, \"error\": {}, "
+        "\"prove_ms\": {}, "
         "\"ms_per_million_cells\": {}, \"peak_device_bytes\": {}, \"peak_over_trace\": {}, \"wall_ms\": {}, "
         "\"prepare_ms\": {}, \"round0_kernels\": {}, \"dispatches\": {}, \"submissions\": {}, \"host_syncs\": {}, "
         "\"verified\": {}, \"spans\": [{}], \"memory\": [{}]}}",
-        rows.empty() ? "" : ",\n    ", L, p.permutations, p.trace_bytes,
+        rows.empty() ? "" : ",\n    ", L, S, p.permutations, p.trace_bytes,
         p.error.empty() ? std::string("null") : json_string(p.error), json_number(total), json_number(per_m),
         p.peak_device_bytes, json_number(ratio), json_number(p.wall_ms), json_number(p.prepare_ms),
         json_string(p.round0.empty() ? "none" : p.round0), p.dispatches, p.submissions, p.host_syncs, p.verified, spans,
@@ -259,6 +270,10 @@ int main(int argc, char** argv) try {
   uint32_t concurrent = 0;
   options.number<uint32_t>("--concurrent", "N", concurrent, 0, {0, 64},
                            "measure throughput with 1, 2, 4 .. N proofs in flight instead (0: off)");
+  bool plan_only = false;
+  options.flag("--plan-only", plan_only,
+               "build and compile the proof's graph only (no memory taken, nothing run): print where its memory "
+               "goes, per phase and per buffer, for the executor's limits");
   uint32_t sweep_from = 0, sweep_to = 0;
   options.number<uint32_t>("--sweep-from", "L", sweep_from, 0, {0, 24},
                            "the cost curve instead: traces of 2^L .. 2^(--sweep-to) rows (floor(2^L / 24) "
@@ -293,6 +308,15 @@ int main(int argc, char** argv) try {
       params.max_constraint_degree, runs);
 
   StarkProver prover(pk, *exec);
+  if (plan_only) {
+    const uint64_t trace_bytes = uint64_t(airs[0]->common.width) * airs[0]->common.height * sizeof(Fp);
+    const auto planned = prover.plan(airs);
+    const uint64_t bytes = planned->device_bytes();
+    fmt::print("  plan: {:.3f} GB, {:.2f} x the trace's {:.3f} GB\n  memory (plan): {}\n{}", bytes / 1e9,
+               double(bytes) / double(trace_bytes), trace_bytes / 1e9,
+               format_memory_breakdown(memory_breakdown(planned->plan())), memory_report(planned->plan()));
+    return 0;
+  }
   if (concurrent > 0) {
     const Proof serial = prover.prove(airs);
     const std::vector<uint8_t> want = encode(serial);

@@ -49,6 +49,7 @@ inline std::unique_ptr<StarkProver::Prepared> prepare_steady(StarkProver& prover
     round0 = "interpreted";
     return prepared;
   }
+  prepared.reset();  // its memory first: two prepared proofs of the largest sizes do not fit one device
   prepared = prover.prepare(airs, options);
   round0 = "generated";
   fmt::print(

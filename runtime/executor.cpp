@@ -87,6 +87,22 @@ void check_plan_fits(const Plan& plan, const ExecutorLimits& limits, std::string
 std::unique_ptr<PreparedPlan> Executor::prepare(std::shared_ptr<const Plan> plan) {
   if (!plan) throw InputError("prepare: no plan (null pointer)");
   check_plan_fits(*plan, limits(), device_name());
+  if (const std::optional<MemoryAvailable> free = memory_available()) {
+    const uint64_t needed = plan_device_bytes(plan->memory), staging = staging_bytes(*plan);
+    if (needed > free->device_bytes)
+      throw DeviceError(fmt::format(
+          "out of device memory: the plan needs {} bytes ({}), but the driver lets this process allocate only {} more "
+          "bytes of {} now (its memory budget, less what the process holds: other prepared proofs, committed traces, "
+          "host memory for uploads; and what other processes hold); nothing was allocated. Release other prepared "
+          "proofs first, lower the proof's memory (--device-memory), or prove smaller traces",
+          needed, format_memory_breakdown(memory_breakdown(*plan)), free->device_bytes, device_name()));
+    if (staging > free->host_bytes)
+      throw DeviceError(fmt::format(
+          "out of host memory for staging: the plan's uploads and downloads go through {} bytes of host-visible "
+          "memory, but the driver lets this process allocate only {} more bytes of it now; nothing was allocated. "
+          "Prove smaller traces, or fewer at once",
+          staging, free->host_bytes));
+  }
   return do_prepare(std::move(plan));
 }
 

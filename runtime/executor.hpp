@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -166,6 +167,24 @@ class Executor {
   [[nodiscard]] virtual bool kernels_ready(std::span<const KernelInfo* const> kernels) {
     (void)kernels;
     return true;
+  }
+
+  // What the executor could still allocate now, as its driver reports it, for the check before a
+  // prepare (nullopt: not known; then only the device's size is checked). Vulkan with
+  // VK_EXT_memory_budget: per heap, the driver's budget for this process less what the process holds
+  // (other prepared plans, persistent buffers, host memory for uploads), taken by the heap's memory
+  // of the plan (device_bytes) and its staging (host_bytes: host-visible memory the uploads and
+  // downloads go through; 0 with unified memory).
+  struct MemoryAvailable {
+    uint64_t device_bytes = ~uint64_t(0);
+    uint64_t host_bytes = ~uint64_t(0);
+  };
+  [[nodiscard]] virtual std::optional<MemoryAvailable> memory_available() const { return std::nullopt; }
+  // The host-visible staging memory a plan takes when prepared on this executor (its Inputs' and
+  // Outputs' staging copies; 0 where there is none).
+  [[nodiscard]] virtual uint64_t staging_bytes(const Plan& plan) const {
+    (void)plan;
+    return 0;
   }
 
   // Host memory that uploads to this executor's plans read in place (runtime/host_memory.hpp): for

@@ -440,6 +440,64 @@ std::string format_memory_breakdown(const std::vector<MemoryPart>& uses) {
   return out;
 }
 
+std::string memory_report(const Plan& plan, size_t buffers) {
+  const MemoryPlan& m = plan.memory;
+  const size_t n = plan.tasks.size();
+  std::vector<int64_t> delta(n + 1, 0);
+  std::vector<BufferId> arena, dedicated;
+  for (BufferId id = 0; id < plan.buffers.size(); ++id) {
+    if (!m.placement[id].in_arena()) {
+      dedicated.push_back(id);
+      continue;
+    }
+    const int64_t first = live_from(plan, id), last = m.last_use[id];
+    if (first < 0 || last < 0) continue;
+    arena.push_back(id);
+    delta[size_t(first)] += int64_t(plan.buffers[id].bytes());
+    delta[size_t(last) + 1] -= int64_t(plan.buffers[id].bytes());
+  }
+  // The top-level span of each task (the child of the root it lies in).
+  auto top = [&](uint32_t span) {
+    while (span < plan.spans.size() && plan.spans[span].parent > 0) span = uint32_t(plan.spans[span].parent);
+    return span;
+  };
+  std::vector<std::pair<uint64_t, int64_t>> per_span(plan.spans.size(), {0, -1});  // peak bytes, task
+  int64_t live = 0;
+  for (size_t i = 0; i < n; ++i) {
+    live += delta[i];
+    auto& [bytes, task] = per_span.at(top(plan.tasks[i].span));
+    if (uint64_t(live) > bytes || task < 0) bytes = uint64_t(live), task = int64_t(i);
+  }
+  std::string out = fmt::format("arena {:.3f} GB in {} chunk(s), peak live {:.3f} GB at task {} '{}'; dedicated {:.3f} GB\n",
+                                double(m.transient_arena_bytes) / 1e9, m.arena_chunks.size(),
+                                double(m.peak_live_bytes) / 1e9, m.peak_task,
+                                m.peak_task >= 0 ? plan.tasks[size_t(m.peak_task)].name : std::string(),
+                                double(m.dedicated_bytes) / 1e9);
+  for (size_t s = 0; s < plan.spans.size(); ++s)
+    if (per_span[s].second >= 0)
+      out += fmt::format("  span {:<40} peak live {:8.3f} GB at '{}'\n", s == 0 ? std::string("(root)") : plan.spans[s].path,
+                         double(per_span[s].first) / 1e9, plan.tasks[size_t(per_span[s].second)].name);
+  std::vector<BufferId> at_peak;
+  for (BufferId id : arena)
+    if (m.peak_task >= 0 && live_from(plan, id) <= m.peak_task && m.last_use[id] >= m.peak_task) at_peak.push_back(id);
+  auto by_size = [&](BufferId a, BufferId b) { return plan.buffers[a].bytes() > plan.buffers[b].bytes(); };
+  std::stable_sort(at_peak.begin(), at_peak.end(), by_size);
+  std::stable_sort(dedicated.begin(), dedicated.end(), by_size);
+  auto list = [&](const char* what, const std::vector<BufferId>& ids) {
+    out += fmt::format("  {} ({}):\n", what, ids.size());
+    for (size_t i = 0; i < ids.size() && i < buffers; ++i) {
+      const BufferDesc& b = plan.buffers[ids[i]];
+      const std::string first = m.first_use[ids[i]] >= 0 ? plan.tasks[size_t(m.first_use[ids[i]])].name : "-";
+      const std::string last = m.last_use[ids[i]] >= 0 ? plan.tasks[size_t(m.last_use[ids[i]])].name : "-";
+      out += fmt::format("    {:8.3f} GB  {} [{}] {} .. {}\n", double(b.bytes()) / 1e9, b.name,
+                         b.group.empty() ? default_group(b) : b.group, first, last);
+    }
+  };
+  list("arena buffers live at the peak", at_peak);
+  list("dedicated buffers", dedicated);
+  return out;
+}
+
 bool Plan::read_before_written(BufferId id) const {
   const int64_t first = memory.first_use.at(id);
   if (first < 0) return false;

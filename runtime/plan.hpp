@@ -133,6 +133,11 @@ struct MemoryPart {
 // "11.04 GB: codeword 5.52, trace 2.76, ..." (GB = 10^9 bytes).
 [[nodiscard]] std::string format_memory_breakdown(const std::vector<MemoryPart>& uses);
 
+// Where the arena's live bytes peak, for people shrinking a plan: the live bytes at each top-level
+// span's busiest task and the buffers live at the plan's peak, largest first (at most `buffers`),
+// dedicated buffers listed apart. Text, one item per line.
+[[nodiscard]] std::string memory_report(const Plan& plan, size_t buffers = 16);
+
 [[nodiscard]] Plan compile(const Graph& graph, PlanOptions options = {});
 // The same without copying the graph's tasks and buffers: they move into the plan, and `graph` is
 // left empty (as a new Graph).

@@ -317,6 +317,10 @@ void Context::create_device(const PhysicalDeviceInfo& chosen, const std::string&
       enable(executable_info, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
              VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME,
              &VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR::pipelineExecutableInfo);
+  // What the driver would let this process allocate per heap (Context::heaps): the check before a
+  // plan is prepared holds it against the heaps' budgets, not only their sizes.
+  memory_budget = has_device_extension(fn, physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  if (memory_budget) extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.pNext = &features;
   info.queueCreateInfoCount = dedicated ? 2 : 1;
@@ -375,6 +379,40 @@ void Context::read_properties(bool force_staging) {
   for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
     has_type |= (memory.memoryTypes[i].propertyFlags & kUnified) == kUnified;
   unified = shared_type && has_type && !force_staging;
+  if (logger().should_log(spdlog::level::debug)) {
+    const std::vector<HeapState> hs = heaps();
+    for (uint32_t i = 0; i < hs.size(); ++i)
+      logger().debug("memory heap {}: {} bytes{}, budget {}, in use {}{}", i, hs[i].size,
+                     hs[i].device_local ? " (device-local)" : "", hs[i].budget, hs[i].usage,
+                     memory_budget ? "" : " (no VK_EXT_memory_budget: the heap's size)");
+    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
+      const VkMemoryPropertyFlags f = memory.memoryTypes[i].propertyFlags;
+      logger().debug("memory type {}: heap {},{}{}{}{}", i, memory.memoryTypes[i].heapIndex,
+                     f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT ? " device-local" : "",
+                     f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT ? " host-visible" : "",
+                     f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT ? " coherent" : "",
+                     f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT ? " cached" : "");
+    }
+  }
+}
+
+std::vector<Context::HeapState> Context::heaps() const {
+  auto budget = vk_struct<VkPhysicalDeviceMemoryBudgetPropertiesEXT>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT);
+  auto props = vk_struct<VkPhysicalDeviceMemoryProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2);
+  if (memory_budget) props.pNext = &budget;
+  fn.vkGetPhysicalDeviceMemoryProperties2(physical, &props);
+  std::vector<HeapState> out;
+  for (uint32_t i = 0; i < props.memoryProperties.memoryHeapCount; ++i) {
+    const VkMemoryHeap& h = props.memoryProperties.memoryHeaps[i];
+    HeapState s;
+    s.size = h.size;
+    s.device_local = h.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT;
+    s.budget = memory_budget ? std::min<uint64_t>(budget.heapBudget[i], h.size) : h.size;
+    s.usage = memory_budget ? budget.heapUsage[i] : 0;
+    out.push_back(s);
+  }
+  return out;
 }
 
 uint32_t Context::workgroup_size(uint32_t preference) const {

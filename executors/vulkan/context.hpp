@@ -122,6 +122,7 @@ class Context {
   // executable): VK_KHR_pipeline_executable_properties is there and the log level is debug.
   bool pipeline_statistics = false;
   bool cache_control = false;      // VK_EXT_pipeline_creation_cache_control enabled
+  bool memory_budget = false;      // VK_EXT_memory_budget enabled: heaps() reports budgets and usage
   mutable bool submitted = false;  // a run has submitted work (arms the exit guard once more)
   bool debug_utils = false;
   bool validation = false;
@@ -136,6 +137,14 @@ class Context {
     uint64_t offset = 0;                 // of the bytes in the buffer
     std::shared_ptr<HostMemory> memory;  // held by the plan until the run that copies has finished
   };
+  // Every memory heap now: its size, and with VK_EXT_memory_budget what the driver would let this
+  // process allocate from it in all (budget: the heap less other processes' use, as the driver
+  // sees it) and what this process holds there (usage); without it, budget = size and usage 0.
+  struct HeapState {
+    uint64_t size = 0, budget = 0, usage = 0;
+    bool device_local = false;
+  };
+  std::vector<HeapState> heaps() const;
   void add_host_memory(HostMemory* memory, const DeviceBuffer* buffer) const;
   void remove_host_memory(HostMemory* memory) const;
   // The host memory that holds all of `bytes`, if any.

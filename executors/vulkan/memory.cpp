@@ -83,8 +83,19 @@ DeviceBuffer::DeviceBuffer(const Context& ctx, uint64_t bytes, MemoryUse use, co
     auto alloc = vk_struct<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex = static_cast<uint32_t>(type);
-    vk_check_alloc(ctx.fn.vkAllocateMemory(ctx.device, &alloc, nullptr, &memory_), fmt::format("buffer '{}'", name),
-                   req.size);
+    const VkResult allocated = ctx.fn.vkAllocateMemory(ctx.device, &alloc, nullptr, &memory_);
+    if (allocated == VK_ERROR_OUT_OF_DEVICE_MEMORY || allocated == VK_ERROR_OUT_OF_HOST_MEMORY) {
+      // Say which heap refused and how full the driver thinks it is.
+      const uint32_t heap = ctx.memory.memoryTypes[type].heapIndex;
+      const std::vector<Context::HeapState> hs = ctx.heaps();
+      const Context::HeapState h = heap < hs.size() ? hs[heap] : Context::HeapState{};
+      throw DeviceError(fmt::format(
+          "out of device memory: {} bytes for buffer '{}' (vkAllocateMemory: {}) from memory type {} of heap {} "
+          "({}{} bytes, {}{} in use by this process)",
+          req.size, name, vk_result_name(allocated), type, heap, h.device_local ? "device-local, " : "host, ", h.size,
+          ctx.memory_budget ? fmt::format("budget {}, ", h.budget) : std::string(), h.usage));
+    }
+    vk_check_alloc(allocated, fmt::format("buffer '{}'", name), req.size);
     vk_check(ctx.fn.vkBindBufferMemory(ctx.device, buffer_, memory_, 0), "vkBindBufferMemory");
     VkMemoryPropertyFlags flags = ctx.memory.memoryTypes[type].propertyFlags;
     coherent_ = flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;

@@ -100,6 +100,42 @@ class VulkanExecutorImpl final : public VulkanExecutor {
     return std::make_shared<VulkanHostMemory>(*ctx_, bytes);
   }
 
+  // VK_EXT_memory_budget: the device-local heap plans take (the largest) and the host heap their
+  // staging takes (a host-visible type's without device-local, as MemoryUse::Upload prefers).
+  std::optional<MemoryAvailable> memory_available() const override {
+    if (!ctx_->memory_budget) return std::nullopt;
+    const std::vector<vulkan::Context::HeapState> heaps = ctx_->heaps();
+    auto free_of = [&](size_t h) { return heaps[h].budget > heaps[h].usage ? heaps[h].budget - heaps[h].usage : 0; };
+    MemoryAvailable out;
+    int64_t device = -1, host = -1;
+    for (size_t h = 0; h < heaps.size(); ++h)
+      if (heaps[h].device_local && (device < 0 || heaps[h].size > heaps[size_t(device)].size)) device = int64_t(h);
+    for (uint32_t i = 0; i < ctx_->memory.memoryTypeCount && !ctx_->unified; ++i) {
+      const VkMemoryPropertyFlags f = ctx_->memory.memoryTypes[i].propertyFlags;
+      if ((f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && !(f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) {
+        host = ctx_->memory.memoryTypes[i].heapIndex;
+        break;
+      }
+    }
+    if (device >= 0) out.device_bytes = free_of(size_t(device));
+    if (host >= 0 && host != device) out.host_bytes = free_of(size_t(host));
+    return out;
+  }
+
+  // VulkanPreparedPlan::allocate_memory: a staging copy per Input of the arena and per buffer of
+  // its own that is neither Persistent (the executor stages those itself, when asked) nor unified.
+  uint64_t staging_bytes(const Plan& plan) const override {
+    if (ctx_->unified) return 0;
+    uint64_t out = 0;
+    for (BufferId id = 0; id < plan.buffers.size(); ++id) {
+      const BufferDesc& b = plan.buffers[id];
+      const bool arena = plan.memory.placement[id].in_arena();
+      if ((arena && b.lifetime == Lifetime::Input) || (!arena && b.lifetime != Lifetime::Persistent))
+        out += std::max<uint64_t>((b.bytes() + 15) / 16 * 16, vulkan::kMinBufferBytes);
+    }
+    return out;
+  }
+
   std::vector<std::string> validation_messages() const override { return ctx_->messages.all(); }
   bool validation_enabled() const override { return ctx_->validation; }
 
