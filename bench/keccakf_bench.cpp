@@ -108,13 +108,15 @@ struct SweepPoint {
   std::map<std::string, double> device_ms;  // median per span path (host ms where the device has none)
   uint64_t peak_device_bytes = 0;
   std::vector<MemoryPart> memory;
+  std::string memory_choice;
   double prepare_ms = 0, wall_ms = 0;
   std::string round0;  // the timed proofs' round-0 kernels: generated, interpreted
   uint64_t dispatches = 0, submissions = 0, host_syncs = 0;
   bool verified = false;
 };
 
-SweepPoint sweep_point(Executor& exec, uint32_t log_rows, const SystemParams& params, uint32_t runs) {
+SweepPoint sweep_point(Executor& exec, uint32_t log_rows, const SystemParams& params, uint32_t runs,
+                       const ProverOptions& prover_options) {
   SweepPoint pt;
   pt.log_rows = log_rows;
   pt.permutations = std::max<uint32_t>(1, uint32_t((uint64_t(1) << log_rows) / 24));
@@ -125,9 +127,10 @@ SweepPoint sweep_point(Executor& exec, uint32_t log_rows, const SystemParams& pa
     pt.trace_bytes = pt.cells * sizeof(Fp);
     const std::vector<std::shared_ptr<const Air>> list{fixture[0].air};
     const ProvingKey pk = keygen(list, params, exec);
-    StarkProver prover(pk, exec);
+    StarkProver prover(pk, exec, prover_options);
     auto prepared = bench::prepare_steady(prover, airs, {}, pt.prepare_ms, pt.round0);
     pt.memory = memory_breakdown(prepared->plan());
+    pt.memory_choice = prepared->memory_choice();
     std::map<std::string, std::vector<double>> ms;
     std::vector<double> wall;
     Proof proof;
@@ -175,7 +178,7 @@ double poseidon2_rate(uint32_t runs) {
 
 // --sweep-from A --sweep-to B: the cost curve, one line per size, JSON keccakf_bench-<executor>-sweep.json.
 int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& params, uint32_t runs,
-              const std::string& result_file) {
+              const ProverOptions& prover_options, const std::string& result_file) {
   fmt::print("keccakf_bench: cost curve on executor {}, device {}, traces of 2^{} .. 2^{} rows, {} proofs each\n",
              exec.name(), exec.device_name(), from, to, runs);
   fmt::print("  {:>4} {:>6} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>7}\n", "rows", "perms",
@@ -193,7 +196,7 @@ int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& pa
     if (S != params.l_skip + params.n_stack)
       fmt::print("  2^{}: app_params_with_100_bits_security({}), the smallest whose {} stacked columns hold the trace\n",
                  L, S, at.w_stack);
-    const SweepPoint p = sweep_point(exec, L, at, runs);
+    const SweepPoint p = sweep_point(exec, L, at, runs, prover_options);
     auto span = [&](const std::string& path) {
       auto it = p.device_ms.find("stark_prove_excluding_trace" + (path.empty() ? "" : "/" + path));
       return it == p.device_ms.end() ? 0.0 : it->second;
@@ -212,7 +215,7 @@ int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& pa
           span("prover.rap_constraints/round0"), span("prover.rap_constraints/mle_rounds"),
           span("prover.rap_constraints/column_openings"), span("prover.openings/stacked_reduction"),
           span("prover.openings/whir"), per_m, p.peak_device_bytes / 1e9, ratio, p.verified ? "" : "  REJECTED");
-      fmt::print("       memory: {}\n", format_memory_breakdown(p.memory));
+      fmt::print("       memory: {}\n       {}\n", format_memory_breakdown(p.memory), p.memory_choice);
     }
     std::string spans, memory;
     for (const auto& [path, ms] : p.device_ms)
@@ -226,12 +229,12 @@ int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& pa
         "\"prove_ms\": {}, "
         "\"ms_per_million_cells\": {}, \"peak_device_bytes\": {}, \"peak_over_trace\": {}, \"wall_ms\": {}, "
         "\"prepare_ms\": {}, \"round0_kernels\": {}, \"dispatches\": {}, \"submissions\": {}, \"host_syncs\": {}, "
-        "\"verified\": {}, \"spans\": [{}], \"memory\": [{}]}}",
+        "\"verified\": {}, \"memory_choice\": {}, \"spans\": [{}], \"memory\": [{}]}}",
         rows.empty() ? "" : ",\n    ", L, S, p.permutations, p.trace_bytes,
         p.error.empty() ? std::string("null") : json_string(p.error), json_number(total), json_number(per_m),
         p.peak_device_bytes, json_number(ratio), json_number(p.wall_ms), json_number(p.prepare_ms),
-        json_string(p.round0.empty() ? "none" : p.round0), p.dispatches, p.submissions, p.host_syncs, p.verified, spans,
-        memory);
+        json_string(p.round0.empty() ? "none" : p.round0), p.dispatches, p.submissions, p.host_syncs, p.verified,
+        json_string(p.memory_choice), spans, memory);
   }
   bench::write_result(
       result_file, "keccakf_bench", std::string(exec.name()), exec.device_name(),
@@ -270,6 +273,8 @@ int main(int argc, char** argv) try {
   uint32_t concurrent = 0;
   options.number<uint32_t>("--concurrent", "N", concurrent, 0, {0, 64},
                            "measure throughput with 1, 2, 4 .. N proofs in flight instead (0: off)");
+  cli::MemoryOptions memory;
+  cli::memory_options(options, memory);
   bool plan_only = false;
   options.flag("--plan-only", plan_only,
                "build and compile the proof's graph only (no memory taken, nothing run): print where its memory "
@@ -282,12 +287,13 @@ int main(int argc, char** argv) try {
   options.parse_or_exit(argc, argv);
   const SystemParams params = app_params_with_100_bits_security(log_stacked);
   params.validate();
+  const ProverOptions prover_options = with_memory({}, memory.mode, memory.device_memory);
   auto exec = make_executor(executor);
   const bool fused = fuse == "on";
   if (sweep_from > 0) {
     const uint32_t to = sweep_to == 0 ? 20 : sweep_to;
     if (to < sweep_from) throw InputError("--sweep-to is below --sweep-from");
-    return run_sweep(*exec, sweep_from, to, params, runs,
+    return run_sweep(*exec, sweep_from, to, params, runs, prover_options,
                      bench::result_path(json_file, "keccakf_bench", std::string(exec->name()) + "-sweep"));
   }
   const std::string result_file = bench::result_path(json_file, "keccakf_bench",
@@ -307,13 +313,13 @@ int main(int argc, char** argv) try {
       airs[0]->common.width, airs[0]->common.height, params.l_skip, params.n_stack, params.log_blowup,
       params.max_constraint_degree, runs);
 
-  StarkProver prover(pk, *exec);
+  StarkProver prover(pk, *exec, prover_options);
   if (plan_only) {
     const uint64_t trace_bytes = uint64_t(airs[0]->common.width) * airs[0]->common.height * sizeof(Fp);
     const auto planned = prover.plan(airs);
     const uint64_t bytes = planned->device_bytes();
-    fmt::print("  plan: {:.3f} GB, {:.2f} x the trace's {:.3f} GB\n  memory (plan): {}\n{}", bytes / 1e9,
-               double(bytes) / double(trace_bytes), trace_bytes / 1e9,
+    fmt::print("  {}\n  plan: {:.3f} GB, {:.2f} x the trace's {:.3f} GB\n  memory (plan): {}\n{}",
+               planned->memory_choice(), bytes / 1e9, double(bytes) / double(trace_bytes), trace_bytes / 1e9,
                format_memory_breakdown(memory_breakdown(planned->plan())), memory_report(planned->plan()));
     return 0;
   }
@@ -448,8 +454,8 @@ int main(int argc, char** argv) try {
       "bytes {}\n",
       c.dispatches, c.barriers, c.submissions, c.host_syncs, c.bytes_up, c.bytes_down, c.peak_device_bytes);
   const uint64_t trace_bytes = uint64_t(airs[0]->common.width) * airs[0]->common.height * sizeof(Fp);
-  fmt::print("  memory (plan): {}; {:.2f} x the trace's {:.3f} GB\n", format_memory_breakdown(last.memory),
-             double(c.peak_device_bytes) / double(trace_bytes), trace_bytes / 1e9);
+  fmt::print("  memory (plan): {}; {:.2f} x the trace's {:.3f} GB\n  {}\n", format_memory_breakdown(last.memory),
+             double(c.peak_device_bytes) / double(trace_bytes), trace_bytes / 1e9, prepared->memory_choice());
   fmt::print("  proof size {} bytes; host verification (median of {}) {:.1f} ms: {}\n", bytes.size(), verify_runs,
              verify_ms,
              verdict.ok ? "accepted" : fmt::format("REJECTED [{}]: {}", to_string(verdict.code), verdict.reason));

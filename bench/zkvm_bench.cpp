@@ -49,6 +49,8 @@ int main(int argc, char** argv) try {
                            "app_params_with_100_bits_security(S) (S >= H)");
   options.number<uint32_t>("--runs", "R", runs, 3, {1, 1000}, "timed proofs, after one warm-up proof");
   options.output("--json", json_file, "write results as JSON (default: bench/results/zkvm_bench-<executor>.json)");
+  cli::MemoryOptions memory;
+  cli::memory_options(options, memory);
   options.parse_or_exit(argc, argv);
   if (log_stacked < max_log) throw InputError("--log-stacked-height is below --max-log-height");
   const SystemParams params = app_params_with_100_bits_security(log_stacked);
@@ -62,7 +64,7 @@ int main(int argc, char** argv) try {
   t0 = Clock::now();
   const ProvingKey pk = keygen(seg.airs, params, *exec);
   const double keygen_ms = ms_since(t0);
-  StarkProver prover(pk, *exec);
+  StarkProver prover(pk, *exec, with_memory({}, memory.mode, memory.device_memory));
   double prepare_ms = 0;
   std::string round0;
   auto prepared = bench::prepare_steady(prover, seg.traces, {}, prepare_ms, round0);
@@ -123,7 +125,8 @@ int main(int argc, char** argv) try {
       "  dispatches {}, barriers {}, submissions {}, host syncs {}; peak device bytes {} ({:.2f} x the traces)\n",
       c.dispatches, c.barriers, c.submissions, c.host_syncs, c.peak_device_bytes,
       double(c.peak_device_bytes) / double(trace_bytes));
-  fmt::print("  memory (plan): {}\n  proof {} bytes: {}\n", format_memory_breakdown(last.memory), bytes.size(),
+  fmt::print("  memory (plan): {}\n  {}\n  proof {} bytes: {}\n", format_memory_breakdown(last.memory),
+             prepared->memory_choice(), bytes.size(),
              v.ok ? "accepted" : fmt::format("REJECTED [{}]: {}", to_string(v.code), v.reason));
   const std::string file = bench::result_path(json_file, "zkvm_bench", std::string(exec->name()));
   bench::write_result(

@@ -296,6 +296,15 @@ void executor_option(Options& options, std::string& dest) {
                  "executor to run on (default: $VKSTARK_EXECUTOR, else auto)");
 }
 
+void memory_options(Options& options, MemoryOptions& dest) {
+  options.choice("--memory-mode", dest.mode, {"fast", "default", "low"}, "",
+                 "device memory against speed (the same proof): fast keeps the whole RS codeword, default while the "
+                 "proof holds at most 3x its traces, low none (default: $VKSTARK_MEMORY_MODE, else default, or with "
+                 "--device-memory the fastest that fits)");
+  options.number<uint64_t>("--device-memory", "BYTES", dest.device_memory, 0, {0, ~uint64_t(0)},
+                           "the device memory a proof may take (0: $VKSTARK_DEVICE_MEMORY_BYTES, else the device's)");
+}
+
 void write_binary_file(const std::string& path, std::span<const uint8_t> bytes) {
   replace_file(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }

@@ -125,6 +125,14 @@ void check_output(std::string_view option, const std::string& path);
 // auto; see executors/executors.hpp).
 void executor_option(Options& options, std::string& dest);
 
+// --memory-mode fast|default|low ("" = unset) and --device-memory BYTES (0 = unset), for the
+// executables that prove (ProverOptions::memory_mode, device_memory_bytes).
+struct MemoryOptions {
+  std::string mode;
+  uint64_t device_memory = 0;
+};
+void memory_options(Options& options, MemoryOptions& dest);
+
 // Writes `bytes` to `path` (an --output file: a proof, a key), replacing it whole (replace_file:
 // the old contents stay when the write fails). std::runtime_error naming the file when it cannot be
 // written.

@@ -233,6 +233,8 @@ int prove_command(int argc, char** argv) {
   options.input("--vk", vk_path, "a vk file (vkstark keygen): prove the AIRs it holds, with --input");
   options.input("--input", input_path, "a proving input for --vk (vkstark trace, or docs/proving-input.md)");
   cli::executor_option(options, executor);
+  cli::MemoryOptions memory;
+  cli::memory_options(options, memory);
   options.output("--out", out, "the proof file to write (required)");
   options.output("--vk-out", vk_out, "also write the verifying key alone (a vk file, for verify --vk)");
   options.output("--trace", trace_file, "write a Chrome trace of the proof's run (open in Perfetto)");
@@ -292,8 +294,10 @@ int prove_command(int argc, char** argv) {
   // One proof: round 0 on generated kernels where they are in the caches, else on the interpreter
   // with nothing compiled in the background, which this process would only wait for at exit
   // (ProverOptions::round0_kernels). The debug check ran above when asked.
-  StarkProver prover(pk, *exec, {.debug_check = false, .background_kernels = false});
+  StarkProver prover(pk, *exec,
+                     with_memory({.debug_check = false, .background_kernels = false}, memory.mode, memory.device_memory));
   auto prepared = progress.step("prepare (graph, kernels, pipelines)", [&] { return prover.prepare(st.traces); });
+  if (progress.enabled()) fmt::print(stderr, "vkstark prove: {}\n", prepared->memory_choice());
 
   Trace trace;
   progress.follow_spans(trace, 3);

@@ -321,8 +321,10 @@ class PreparedProof final : public StarkProver::Prepared {
   const ProvingKey* pk = nullptr;
   std::vector<std::shared_ptr<const CommittedTrace>> preprocessed;  // the prover's, per AIR
   bool debug_check = false;                                         // the debug checker before every proof
+  std::string memory;                                               // Planned::memory_choice
 
   const Plan& plan() const override { return prepared->plan(); }
+  const std::string& memory_choice() const override { return memory; }
 
   // Between start() and finish(): the public values of the proof being made (per AIR).
   std::optional<std::vector<std::vector<Fp>>> running;
@@ -388,7 +390,23 @@ class PlannedProof final : public StarkProver::Planned {
   std::unique_ptr<PreparedProof> proof;  // everything but the prepared plan
   std::shared_ptr<const Plan> compiled;
   const Plan& plan() const override { return *compiled; }
+  const std::string& memory_choice() const override { return proof->memory; }
 };
+
+// The traces' codewords of a planned proof: all of them, and what its commitments keep.
+struct CodewordBytes {
+  uint64_t all = 0, kept = 0, traces = 0;  // traces: the commitments' stacked matrices
+};
+CodewordBytes codeword_bytes(const PlannedProof& p) {
+  CodewordBytes out;
+  for (const StackedCommitment& c : p.proof->commits.commits) {
+    if (c.message.empty() || c.persistent) continue;  // committed once, outside the proof's memory choice
+    out.all += uint64_t(c.layout.stacked_width()) * c.codeword_column_bytes();
+    out.kept += uint64_t(c.kept_columns) * c.codeword_column_bytes();
+    out.traces += uint64_t(c.layout.stacked_width()) << c.log_message() << 2;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -502,8 +520,121 @@ const std::vector<std::shared_ptr<const CommittedTrace>>& StarkProver::preproces
   return preprocessed_;
 }
 
+std::string_view to_string(MemoryMode m) {
+  switch (m) {
+    case MemoryMode::Fast:
+      return "fast";
+    case MemoryMode::Default:
+      return "default";
+    case MemoryMode::Low:
+      return "low";
+  }
+  return "default";
+}
+
+MemoryMode parse_memory_mode(std::string_view s) {
+  for (MemoryMode m : {MemoryMode::Fast, MemoryMode::Default, MemoryMode::Low})
+    if (s == to_string(m)) return m;
+  throw InputError(fmt::format("memory mode '{}': expected fast, default or low", s));
+}
+
+ProverOptions with_memory(ProverOptions options, std::string_view mode, uint64_t device_memory_bytes) {
+  if (!mode.empty()) options.memory_mode = parse_memory_mode(mode);
+  if (device_memory_bytes > 0) options.device_memory_bytes = device_memory_bytes;
+  return options;
+}
+
+namespace {
+// VKSTARK_DEVICE_MEMORY_BYTES, when set (the executor's limits apply it too).
+std::optional<uint64_t> env_memory_budget() {
+  const char* v = std::getenv("VKSTARK_DEVICE_MEMORY_BYTES");
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return apply_limit_overrides(ExecutorLimits{.device_memory_bytes = ~uint64_t(0)}).device_memory_bytes;
+}
+}  // namespace
+
 std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::optional<AirWithTraces>>& airs,
                                                         const PlanOptions& options) {
+  std::optional<MemoryMode> mode = options_.memory_mode;
+  if (!mode)
+    if (const char* v = std::getenv("VKSTARK_MEMORY_MODE"); v != nullptr && *v != '\0') mode = parse_memory_mode(v);
+  const std::optional<uint64_t> budget = options_.device_memory_bytes ? options_.device_memory_bytes : env_memory_budget();
+  const uint64_t device = std::min(exec_.limits().device_memory_bytes, budget.value_or(~uint64_t(0)));
+  auto bytes_of = [](const std::unique_ptr<Planned>& p) { return p->device_bytes(); };
+  auto describe = [&](std::unique_ptr<Planned>& p, MemoryMode m, uint64_t target) {
+    auto& planned = dynamic_cast<PlannedProof&>(*p);
+    const CodewordBytes cw = codeword_bytes(planned);
+    const uint64_t bytes = p->device_bytes();
+    planned.proof->memory = fmt::format(
+        "memory mode {}{}: {:.2f} of {:.2f} GB of the codeword kept ({}); plan {:.2f} GB, {:.2f} x the traces' {:.2f} "
+        "GB{}",
+        to_string(m), budget && !options_.memory_mode ? " (the fastest within the budget)" : "", double(cw.kept) / 1e9,
+        double(cw.all) / 1e9,
+        cw.kept == cw.all ? "all"
+        : cw.kept == 0    ? "none: the queried rows made again"
+                          : "the rest made again for the openings",
+        double(bytes) / 1e9, cw.traces ? double(bytes) / double(cw.traces) : 0.0, double(cw.traces) / 1e9,
+        target == ~uint64_t(0) ? std::string() : fmt::format(", target {:.2f} GB", double(target) / 1e9));
+  };
+  // A plan beyond the budget is refused here, before anything is allocated, saying what would fit.
+  auto fits = [&](std::unique_ptr<Planned> p, MemoryMode m) {
+    const uint64_t bytes = bytes_of(p);
+    if (bytes <= device) return p;
+    const uint64_t least = codeword_bytes(dynamic_cast<PlannedProof&>(*p)).kept == 0
+                               ? bytes
+                               : plan_keeping(airs, options, 0)->device_bytes();
+    throw DeviceError(fmt::format(
+        "out of device memory: the proof needs {} bytes in memory mode {} ({}), more than the {} bytes {}; nothing "
+        "was allocated. {}",
+        bytes, to_string(m), format_memory_breakdown(memory_breakdown(p->plan())), device,
+        budget ? "of its budget (--device-memory, VKSTARK_DEVICE_MEMORY_BYTES or ProverOptions::device_memory_bytes)"
+               : fmt::format("of {}", exec_.device_name()),
+        least <= device
+            ? fmt::format("Memory mode low would fit ({} bytes): --memory-mode low, or VKSTARK_MEMORY_MODE=low", least)
+            : fmt::format("Even memory mode low needs {} bytes: prove smaller traces, or on a device with more memory",
+                          least)));
+  };
+  std::unique_ptr<Planned> all = plan_keeping(airs, options, ~uint64_t(0));
+  const CodewordBytes cw = codeword_bytes(dynamic_cast<PlannedProof&>(*all));
+  // Fast keeps everything; Low nothing; Default (or a budget without a mode) the most codeword that
+  // keeps the plan within its target.
+  if (mode == MemoryMode::Fast || cw.all == 0) {
+    describe(all, mode.value_or(MemoryMode::Default), ~uint64_t(0));
+    return fits(std::move(all), mode.value_or(MemoryMode::Default));
+  }
+  uint64_t target = device;
+  if (mode == MemoryMode::Default || !budget)
+    target = std::min(target, std::max<uint64_t>(3 * cw.traces, uint64_t(2) << 30));
+  const MemoryMode chosen_default = mode.value_or(MemoryMode::Default);
+  if (mode != MemoryMode::Low && bytes_of(all) <= target) {
+    describe(all, mode ? chosen_default : MemoryMode::Fast, target);
+    return all;
+  }
+  std::unique_ptr<Planned> none = plan_keeping(airs, options, 0);
+  if (mode == MemoryMode::Low || bytes_of(none) >= target) {
+    describe(none, MemoryMode::Low, mode == MemoryMode::Low ? ~uint64_t(0) : target);
+    return fits(std::move(none), MemoryMode::Low);
+  }
+  // Between: the plan's bytes fall with the codeword kept (up to what the other phases hold at
+  // their peak); a few plans find the most that fits.
+  uint64_t kept = cw.all - std::min(cw.all, bytes_of(all) - target);
+  std::unique_ptr<Planned> best = std::move(none);
+  for (int i = 0; i < 4 && kept > 0; ++i) {
+    std::unique_ptr<Planned> p = plan_keeping(airs, options, kept);
+    const uint64_t b = bytes_of(p);
+    if (b <= target) {
+      best = std::move(p);
+      break;
+    }
+    kept -= std::min(kept, b - target);
+  }
+  describe(best, MemoryMode::Default, target);
+  return best;
+}
+
+std::unique_ptr<StarkProver::Planned> StarkProver::plan_keeping(const std::vector<std::optional<AirWithTraces>>& airs,
+                                                                const PlanOptions& options,
+                                                                uint64_t kept_codeword_bytes) {
   check_traces(pk_, airs);
   auto out = std::make_unique<PreparedProof>();
   const MultiStarkVerifyingKey& vk = pk_.vk;
@@ -543,7 +674,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   {
     auto span = g.span("prover.main_trace_commit");
     auto group = g.memory_group("commitment work");
-    c = commit_traces(g, ntt, pk_, airs, s, out->preprocessed);
+    c = commit_traces(g, ntt, pk_, airs, s, out->preprocessed, kept_codeword_bytes, options_.keep_narrow_codewords);
   }
   ProofLayout& layout = out->layout;
   out->regions = ProofRegions::reserve(layout, s);

@@ -32,8 +32,34 @@ enum class Round0Kernels {
   Interpreted,  // the base-field fused interpreter: nothing compiled per AIR
 };
 
+// How much device memory a proof may hold against how fast it runs. The largest buffer of a proof is
+// the RS codeword of its traces (twice the traces), made and hashed at the commitment and read again
+// by the openings; what is not kept between them is made again from the RS message for the openings
+// (one more encoding of those columns). Every mode gives the same proof bytes.
+enum class MemoryMode {
+  Fast,     // the whole codeword kept (the most memory, the fastest)
+  Default,  // the codeword kept while the proof holds at most 3x its traces (or 2 GiB where that is more)
+  Low,      // no codeword kept: the least memory
+};
+[[nodiscard]] std::string_view to_string(MemoryMode m);
+// "fast" | "default" | "low"; InputError otherwise.
+[[nodiscard]] MemoryMode parse_memory_mode(std::string_view s);
+// `options` with a mode given by name ("" leaves it unset) and a budget (0 leaves it unset).
+[[nodiscard]] struct ProverOptions with_memory(struct ProverOptions options, std::string_view mode,
+                                               uint64_t device_memory_bytes);
+
 // How a prover builds its proofs; the defaults suit the executor.
 struct ProverOptions {
+  // Unset: VKSTARK_MEMORY_MODE=fast|default|low when set; else Default, or with a budget
+  // (device_memory_bytes) the fastest that fits it: the most codeword that keeps the proof within
+  // the budget. The proof's plan says what was chosen (Planned::memory_choice).
+  std::optional<MemoryMode> memory_mode{};
+  // The device memory one proof may take (bytes). Unset: VKSTARK_DEVICE_MEMORY_BYTES when set (it
+  // also lowers the executor's limit), else no budget beyond the device's memory.
+  std::optional<uint64_t> device_memory_bytes{};
+  // False: commitments too narrow for dropping columns to save memory drop them all the same (for
+  // tests of the openings made again; StackedCommitOptions::keep_narrow).
+  bool keep_narrow_codewords = true;
   // Tighter limits than the executor's (memory_limits(exec.limits())) to build the proof for, as
   // if the device had smaller allocations and bindings: the proof is the same. For tests.
   MemoryLimits limits{};
@@ -105,6 +131,7 @@ class StarkProver {
     virtual void start(const std::vector<std::optional<AirWithTraces>>& airs, Trace* trace = nullptr) = 0;
     [[nodiscard]] virtual Proof finish() = 0;
     virtual const Plan& plan() const = 0;
+    virtual const std::string& memory_choice() const = 0;  // as Planned's
     // The executor memory the prepared proof holds (plan_device_bytes of its plan).
     uint64_t device_bytes() const { return plan_device_bytes(plan().memory); }
   };
@@ -115,6 +142,9 @@ class StarkProver {
    public:
     virtual ~Planned() = default;
     virtual const Plan& plan() const = 0;
+    // How its memory was chosen: the mode, the codeword kept, the plan's bytes against the traces'
+    // and the target ("memory mode default: 3.10 of 5.54 GB of the codeword kept; ...").
+    virtual const std::string& memory_choice() const = 0;
     uint64_t device_bytes() const { return plan_device_bytes(plan().memory); }
   };
   [[nodiscard]] std::unique_ptr<Planned> plan(const std::vector<std::optional<AirWithTraces>>& airs,
@@ -139,6 +169,9 @@ class StarkProver {
                                                     std::shared_ptr<const TraceMatrix> values);
   const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed_commitments();
   MemoryLimits graph_limits() const;
+  // plan() with at most `kept_codeword_bytes` of the traces' codewords kept.
+  std::unique_ptr<Planned> plan_keeping(const std::vector<std::optional<AirWithTraces>>& airs,
+                                        const PlanOptions& options, uint64_t kept_codeword_bytes);
   const AirFunctionalKernels& functional_kernels(uint32_t air);
   const InteractionKernels& interaction_kernels(uint32_t air);
   // Compiles the generated round-0 kernels of the AIRs that prove on the interpreter (Auto), in

@@ -48,6 +48,9 @@ void compress_layer(Graph& g, const std::string& task, View<Digest> in, View<Dig
   }
 }
 
+void compress_groups(Graph& g, const std::string& name, const MerkleTree& t, View<Digest> level);
+void compress_tree(Graph& g, const std::string& name, const MerkleTree& t);
+
 }  // namespace
 
 MerkleTree merkle_tree_of(Graph& g, const std::string& name, uint32_t log_rows, uint32_t k) {
@@ -123,14 +126,32 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const 
     // Row digests, then k strided layers that halve them down to one digest per leaf group.
     View<Digest> level = g.transient<Digest>(name + ".row_digests", rows).all();
     hash_rows(level);
-    for (uint32_t i = 0; i < k; ++i) {
+    compress_groups(g, name, t, level);
+  }
+  compress_tree(g, name, t);
+  return t;
+}
+
+namespace {
+
+// The k strided layers from the row digests `level` down to one digest per leaf group (the tree's
+// first layer).
+void compress_groups(Graph& g, const std::string& name, const MerkleTree& t, View<Digest> level) {
+  const uint64_t rows = uint64_t(1) << t.log_rows, leaves = t.leaves();
+  {
+    for (uint32_t i = 0; i < t.k; ++i) {
       const uint64_t n = rows >> (i + 1);
       const std::string task = fmt::format("{}.group{}", name, i);
-      View<Digest> out = i + 1 == k ? t.nodes.slice(0, leaves) : g.transient<Digest>(task, n).all();
+      View<Digest> out = i + 1 == t.k ? t.nodes.slice(0, leaves) : g.transient<Digest>(task, n).all();
       compress_layer(g, task, level, out, leaves);
       level = out;
     }
   }
+}
+
+// The binary tree above the leaf groups' digests.
+void compress_tree(Graph& g, const std::string& name, const MerkleTree& t) {
+  const uint64_t leaves = t.leaves();
   // Wide layers one dispatch each (an invocation per compression: throughput); from the layer of
   // kMerkleLevelsFrom compressions up, MerkleCompressLevels, up to 4 layers a dispatch (16
   // invocations per compression: latency).
@@ -152,7 +173,56 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const 
     offset += n + out_n - last;  // the next dispatch reads the last layer written
     d += levels;
   }
-  return t;
+}
+
+}  // namespace
+
+MerkleRowsBuilder::MerkleRowsBuilder(Graph& g, std::string name, uint32_t log_rows, uint32_t width, uint32_t k)
+    : g_(g), name_(std::move(name)), width_(width) {
+  if (k > log_rows)
+    throw InputError(fmt::format("Merkle tree '{}': leaf groups of 2^{} rows but only 2^{} rows", name_, k, log_rows));
+  tree_.log_rows = log_rows;
+  tree_.k = k;
+  rows_ = uint64_t(1) << log_rows;
+  tree_.nodes = g.transient<Digest>(name_ + ".nodes", 2 * tree_.leaves() - 1);
+  digests_ = k == 0 ? tree_.nodes.slice(0, tree_.leaves()) : g.transient<Digest>(name_ + ".row_digests", rows_).all();
+  state_ = g.transient<Fp>(name_ + ".row_states", 16 * rows_).all();
+  per_ = rows_per_dispatch(g, rows_, 16 * sizeof(Fp), 1, "Merkle tree '" + name_ + "'");
+  for (uint64_t r0 = 0; r0 < rows_; r0 += per_) {
+    const std::string range = per_ == rows_ ? std::string() : fmt::format(".r{}", r0 / per_);
+    g.dispatch<FillU32>(name_ + ".row_states.zero" + range,
+                        {.out = state_.slice(16 * r0, 16 * std::min(per_, rows_ - r0)).bitcast<uint32_t>(), .value = 0});
+  }
+}
+
+void MerkleRowsBuilder::absorb(const MatrixView& tile) {
+  if (tile.log_rows != tree_.log_rows || absorbed_ + uint64_t(tile.width) > width_)
+    throw GraphError(fmt::format("Merkle tree '{}': a tile of {} columns of 2^{} rows after {} of {} columns of 2^{}",
+                                 name_, tile.width, tile.log_rows, absorbed_, width_, tree_.log_rows));
+  const bool last = absorbed_ + tile.width == width_;
+  for (uint64_t r0 = 0; r0 < rows_; r0 += per_) {
+    const uint64_t len = std::min(per_, rows_ - r0), at = r0 * tile.row_stride;
+    const std::string range = per_ == rows_ ? std::string() : fmt::format(".r{}", r0 / per_);
+    g_.dispatch<HashRowsAbsorb>(fmt::format("{}.rows.{}{}", name_, tiles_, range),
+                                {.matrix = tile.data.slice(at, tile.data.count - at),
+                                 .state = state_.slice(16 * r0, 16 * len),
+                                 .out = last ? digests_.slice(r0, len) : digests_.slice(r0, 0),
+                                 .width = tile.width,
+                                 .row_stride = uint32_t(tile.row_stride),
+                                 .col_stride = uint32_t(tile.col_stride),
+                                 .first_column = absorbed_,
+                                 .last = last ? 1u : 0u});
+  }
+  absorbed_ += tile.width;
+  ++tiles_;
+}
+
+MerkleTree MerkleRowsBuilder::finish() {
+  if (absorbed_ != width_)
+    throw GraphError(fmt::format("Merkle tree '{}': {} of {} columns absorbed", name_, absorbed_, width_));
+  if (tree_.k > 0) compress_groups(g_, name_, tree_, digests_);
+  compress_tree(g_, name_, tree_);
+  return tree_;
 }
 
 void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, const MatrixView& m, View<uint32_t> idx,
@@ -170,34 +240,46 @@ void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, std:
                                  name, rows_out.count, paths_out.count, uint64_t(q) * group * width,
                                  uint64_t(q) * tree.depth()));
   if (q == 0) return;
-  // Per tile its columns of the opened rows; queries in ranges whose rows fit one binding.
+  // Per tile its columns of the opened rows.
+  uint64_t first = 0;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    gather_opened_rows(g, tiles.size() == 1 ? name + ".rows" : fmt::format("{}.rows.{}", name, i), tree, tiles[i], idx,
+                       first, width, rows_out);
+    first += tiles[i].width;
+  }
+  gather_opened_paths(g, name, tree, idx, paths_out);
+}
+
+void gather_opened_rows(Graph& g, const std::string& task, const MerkleTree& tree, const MatrixView& m,
+                        View<uint32_t> idx, uint64_t first_column, uint64_t width, View<Fp> rows_out) {
+  const uint32_t q = static_cast<uint32_t>(idx.count), group = 1u << tree.k;
+  if (q == 0 || m.width == 0) return;
+  // Queries in ranges whose rows fit one binding.
   const uint64_t row_bytes = uint64_t(group) * width * sizeof(Fp);
   const uint64_t max_view = g.memory_limits().max_view_bytes();
   const uint64_t per = std::max<uint64_t>(1, std::min<uint64_t>(q, max_view / std::max<uint64_t>(row_bytes, 1)));
-  uint64_t first = 0;
-  for (size_t i = 0; i < tiles.size(); ++i) {
-    const MatrixView& m = tiles[i];
-    for (uint64_t q0 = 0; q0 < q; q0 += per) {
-      const uint64_t nq = std::min<uint64_t>(per, q - q0), rows = nq * group;
-      const uint64_t at = q0 * group * width + first;
-      std::string task = tiles.size() == 1 ? name + ".rows" : fmt::format("{}.rows.{}", name, i);
-      if (per < q) task += fmt::format(".q{}", q0 / per);
-      g.dispatch<GatherRows>(task, {.idx = idx.slice(q0, nq),
-                                    .matrix = m.data,
-                                    .out = rows_out.slice(at, (rows - 1) * width + m.width),
-                                    .width = m.width,
-                                    .rows_per_query = group,
-                                    .query_stride = uint32_t(tree.query_stride()),
-                                    .row_stride = uint32_t(m.row_stride),
-                                    .col_stride = uint32_t(m.col_stride),
-                                    .out_stride = tiles.size() == 1 ? 0u : uint32_t(width)});
-    }
-    first += m.width;
+  for (uint64_t q0 = 0; q0 < q; q0 += per) {
+    const uint64_t nq = std::min<uint64_t>(per, q - q0), rows = nq * group;
+    const uint64_t at = q0 * group * width + first_column;
+    g.dispatch<GatherRows>(per < q ? fmt::format("{}.q{}", task, q0 / per) : task,
+                           {.idx = idx.slice(q0, nq),
+                            .matrix = m.data,
+                            .out = rows_out.slice(at, (rows - 1) * width + m.width),
+                            .width = m.width,
+                            .rows_per_query = group,
+                            .query_stride = uint32_t(tree.query_stride()),
+                            .row_stride = uint32_t(m.row_stride),
+                            .col_stride = uint32_t(m.col_stride),
+                            .out_stride = m.width == width ? 0u : uint32_t(width)});
   }
-  if (tree.depth() > 0)
-    g.dispatch<GatherPaths>(
-        name + ".paths",
-        {.idx = idx, .tree = tree.nodes, .out = paths_out, .depth = tree.depth(), .leaves = uint32_t(tree.leaves())});
+}
+
+void gather_opened_paths(Graph& g, const std::string& name, const MerkleTree& tree, View<uint32_t> idx,
+                         View<Digest> paths_out) {
+  if (idx.count == 0 || tree.depth() == 0) return;
+  g.dispatch<GatherPaths>(
+      name + ".paths",
+      {.idx = idx, .tree = tree.nodes, .out = paths_out, .depth = tree.depth(), .leaves = uint32_t(tree.leaves())});
 }
 
 }  // namespace vkstark

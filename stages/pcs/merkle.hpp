@@ -47,6 +47,31 @@ struct MerkleTree {
 // earlier plan of the executor, declared in `g` (no task).
 [[nodiscard]] MerkleTree merkle_tree_of(Graph& g, const std::string& name, uint32_t log_rows, uint32_t k);
 
+// A tree built while its matrix is made: the rows' sponges absorb column tiles in column order as
+// each is ready (HashRowsAbsorb, the sponge state carried between them), so that a tile's memory
+// can be reused once absorbed; finish() adds the leaf groups and the tree. The tree's nodes equal
+// build_merkle_tree's over the same tiles. Tasks "<name>.rows.<i>[.r<j>]", then as build_merkle_tree.
+class MerkleRowsBuilder {
+ public:
+  // `width`: the columns all tiles will add up to. InputError if k > log_rows.
+  MerkleRowsBuilder(Graph& g, std::string name, uint32_t log_rows, uint32_t width, uint32_t k);
+  // The next tile: columns [absorbed(), absorbed() + tile.width). GraphError past `width` or for
+  // another height.
+  void absorb(const MatrixView& tile);
+  uint32_t absorbed() const { return absorbed_; }
+  // GraphError unless every column was absorbed.
+  [[nodiscard]] MerkleTree finish();
+
+ private:
+  Graph& g_;
+  std::string name_;
+  MerkleTree tree_;
+  uint32_t width_ = 0, absorbed_ = 0, tiles_ = 0;
+  uint64_t rows_ = 0, per_ = 0;  // rows, rows per dispatch
+  View<Fp> state_;
+  View<Digest> digests_;  // row digests (the leaves when k = 0)
+};
+
 // Adds the dispatches that gather, for every query index in `idx`, the 2^k rows of its leaf group
 // (rows_out: idx.count * 2^k * width values) and its authentication path (paths_out: idx.count *
 // depth digests).
@@ -56,5 +81,13 @@ void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, cons
 // rows ("<name>.rows.<t>").
 void open_merkle(Graph& g, const std::string& name, const MerkleTree& tree, std::span<const MatrixView> tiles,
                  View<uint32_t> idx, View<Fp> rows_out, View<Digest> paths_out);
+// The two halves of open_merkle, for openings whose matrix is made piece by piece: the queried
+// rows of `m` into columns [first_column, first_column + m.width) of opened rows `width` wide
+// (rows_out: idx.count * 2^k * width values), as task `task` (".q<j>" added where the queries are
+// split to fit a binding); then the authentication paths ("<name>.paths").
+void gather_opened_rows(Graph& g, const std::string& task, const MerkleTree& tree, const MatrixView& m,
+                        View<uint32_t> idx, uint64_t first_column, uint64_t width, View<Fp> rows_out);
+void gather_opened_paths(Graph& g, const std::string& name, const MerkleTree& tree, View<uint32_t> idx,
+                         View<Digest> paths_out);
 
 }  // namespace vkstark

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "kernels/basic.hpp"
 #include "kernels/stacking.hpp"
@@ -20,7 +21,8 @@ View<Fp> StackedCommitment::message_columns(uint32_t c, uint32_t n) const {
 std::vector<MatrixView> StackedCommitment::codeword_matrices() const {
   const uint64_t n = uint64_t(1) << log_codeword();
   std::vector<MatrixView> out;
-  for (uint32_t t = 0; t < tiles(); ++t) out.push_back({codeword[t].all(), tile_width(t), log_codeword(), 1, n});
+  for (uint32_t t = 0; t < codeword.size(); ++t)
+    out.push_back({codeword[t].all(), std::min(tile_width(t), kept_columns - tile_first(t)), log_codeword(), 1, n});
   return out;
 }
 
@@ -52,6 +54,60 @@ StackedLayout layout_of(std::span<const TraceView> traces, const SystemParams& p
   }
   return StackedLayout(std::move(shapes), params.l_skip, params.n_stack);
 }
+
+// Columns [j0, j0 + cols) of tile t encoded into `dst` (their codeword, column-major, 2^log_cw each):
+// from a copy made the RS message where the traces are kept, else from the message itself.
+void encode_columns(Graph& g, Ntt& ntt, const std::string& name, const StackedCommitment& c, uint32_t t, uint32_t j0,
+                    uint32_t cols, View<Fp> dst, const std::string& suffix) {
+  const uint32_t m = c.log_message();
+  const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << c.log_codeword();
+  View<Fp> src = c.message[t].slice(uint64_t(j0) * h, uint64_t(cols) * h);
+  if (c.traces_kept) {
+    auto group = g.memory_group("commitment work");
+    View<Fp> copy = g.transient<Fp>(name + ".message_copy" + suffix, uint64_t(cols) * h).all();
+    g.dispatch<CopyU32>(name + ".message_copy" + suffix, {.src = src.bitcast<uint32_t>(), .dst = copy.bitcast<uint32_t>()});
+    add_rs_message(g, copy, c.layout.l_skip(), h, h, cols, name + ".rs_message" + suffix);
+    src = copy;
+  }
+  ntt.forward(src, m, h, dst, c.log_codeword(), n, cols, name + ".encode" + suffix);
+}
+
+// The codeword where not all of it is kept: tile after tile, the kept columns into their tile and
+// the others a batch at a time into a transient, each hashed into the rows' sponges (`rows`) once
+// made (all in span rs_code_matrix; the caller finishes the tree in merkle_tree).
+void encode_and_hash(Graph& g, Ntt& ntt, const std::string& name, const StackedCommitment& c, uint32_t k,
+                     std::optional<MerkleRowsBuilder>& rows) {
+  const uint32_t l = c.layout.l_skip(), log_cw = c.log_codeword();
+  const uint64_t h = uint64_t(1) << c.log_message(), n = uint64_t(1) << log_cw;
+  {
+    auto group = g.memory_group("Merkle tree");
+    rows.emplace(g, name + ".tree", log_cw, c.layout.stacked_width(), k);
+  }
+  const std::vector<MatrixView> kept = c.codeword_matrices();
+  for (uint32_t t = 0; t < c.tiles(); ++t) {
+    const std::string suffix = c.tiles() == 1 ? std::string() : fmt::format(".{}", t);
+    if (!c.traces_kept) add_rs_message(g, c.message[t], l, h, h, c.tile_width(t), name + ".rs_message" + suffix);
+    const uint32_t kw = t < kept.size() ? kept[t].width : 0;
+    for (uint32_t j0 = 0; j0 < kw; j0 += c.batch_columns) {
+      const uint32_t cols = std::min(c.batch_columns, kw - j0);
+      encode_columns(g, ntt, name, c, t, j0, cols, c.codeword[t].slice(uint64_t(j0) * n, uint64_t(cols) * n),
+                     suffix + fmt::format(".c{}", j0));
+    }
+    if (kw > 0) rows->absorb(kept[t]);
+    for (uint32_t j0 = kw; j0 < c.tile_width(t); j0 += c.batch_columns) {
+      const uint32_t cols = std::min(c.batch_columns, c.tile_width(t) - j0);
+      const std::string b = suffix + fmt::format(".c{}", j0);
+      View<Fp> cw;
+      {
+        auto group = g.memory_group("commitment work");
+        cw = g.transient<Fp>(name + ".codeword_batch" + b, uint64_t(cols) * n).all();
+      }
+      encode_columns(g, ntt, name, c, t, j0, cols, cw, b);
+      rows->absorb({cw, cols, log_cw, 1, n});
+    }
+  }
+}
+
 }  // namespace
 
 StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, std::span<const TraceView> traces,
@@ -75,11 +131,24 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   if (options.persistent && (options.keep_traces || any_in_place))
     throw GraphError(
         fmt::format("commitment '{}': a persistent commitment keeps no traces and has none in place", name));
+  if (options.persistent && options.kept_codeword_columns < width)
+    throw GraphError(fmt::format("commitment '{}': a persistent commitment keeps its whole codeword", name));
   const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << log_cw;
-  StackedCommitment c{std::move(layout), {}, {}, 0, {}, params.log_blowup, {}, options.keep_traces};
+  StackedCommitment c{std::move(layout), {}, {}, 0, 1, 0, {}, params.log_blowup, {}, false};
+  c.log_blowup = params.log_blowup;
+  c.traces_kept = options.keep_traces;
+  c.persistent = options.persistent;
   // Tiles sized by the codeword's columns; the message's tiles hold the same columns.
   c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
   const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
+  c.kept_columns = std::min(width, options.kept_codeword_columns);
+  // Where the codeword is not all kept, it is made (and hashed, and made again when opened) an
+  // eighth of the columns at a time: the batch, its copy and the NTT's scratch are what that takes.
+  c.batch_columns = std::clamp<uint32_t>((width + 7) / 8, 1, c.tile_columns);
+  // Not keeping columns costs a batch and the rows' sponge states (16 words a row, as much as 16
+  // codeword columns): dropping fewer than that saves nothing (narrow commitments keep theirs).
+  if (options.keep_narrow && c.kept_columns < width && width - c.kept_columns <= c.batch_columns + 16)
+    c.kept_columns = width;
   auto tile_name = [&](const char* what, uint32_t t) { return tile_buffer_name(name, tiles, what, t); };
   {
     // A tile that some in-place trace lands in is a writable Input (uploaded every run); the others
@@ -102,10 +171,11 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   }
   {
     auto group = g.memory_group("codeword");
-    for (uint32_t t = 0; t < tiles; ++t)
-      c.codeword.push_back(options.persistent
-                               ? g.persistent<Fp>(tile_name("codeword", t), uint64_t(c.tile_width(t)) * n)
-                               : g.transient<Fp>(tile_name("codeword", t), uint64_t(c.tile_width(t)) * n));
+    for (uint32_t t = 0; t < tiles && c.tile_first(t) < c.kept_columns; ++t) {
+      const uint64_t count = uint64_t(std::min(c.tile_width(t), c.kept_columns - c.tile_first(t))) * n;
+      c.codeword.push_back(options.persistent ? g.persistent<Fp>(tile_name("codeword", t), count)
+                                              : g.transient<Fp>(tile_name("codeword", t), count));
+    }
   }
   // In-place traces: their segments, tile by tile (a trace column never spans stacked columns).
   std::vector<std::pair<uint64_t, uint64_t>> uploaded;  // global [begin, end) ranges
@@ -128,6 +198,7 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
       j0 = j1;
     }
   }
+  std::optional<MerkleRowsBuilder> streamed;  // the tree's rows hashed as the codeword is made
   {
     auto rs = g.span("rs_code_matrix");
     // Zeros wherever no upload lands, then the stacked copies of the other traces.
@@ -174,7 +245,8 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
         j0 = j1;
       }
     }
-    for (uint32_t t = 0; t < tiles; ++t) {
+    if (!c.codeword_kept()) encode_and_hash(g, ntt, name, c, params.whir.k, streamed);
+    for (uint32_t t = 0; t < tiles && !streamed; ++t) {
       const std::string suffix = tiles == 1 ? std::string() : fmt::format(".{}", t);
       if (!options.keep_traces) {
         add_rs_message(g, c.message[t], l, h, h, c.tile_width(t), name + ".rs_message" + suffix);
@@ -204,7 +276,8 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   {
     auto mt = g.span("merkle_tree");
     auto group = g.memory_group("Merkle tree");
-    c.tree = build_merkle_tree(g, name + ".tree", c.codeword_matrices(), params.whir.k, options.persistent);
+    c.tree = streamed ? streamed->finish()
+                      : build_merkle_tree(g, name + ".tree", c.codeword_matrices(), params.whir.k, options.persistent);
   }
   return c;
 }
@@ -213,11 +286,14 @@ StackedCommitment stacked_commitment_of(Graph& g, const std::string& name, std::
                                         const SystemParams& params) {
   std::vector<MatrixShape> shapes;
   for (const TraceView& t : traces) shapes.push_back({t.width, t.log_height});
-  StackedCommitment c{
-      StackedLayout(std::move(shapes), params.l_skip, params.n_stack), {}, {}, 0, {}, params.log_blowup, {}, false};
+  StackedCommitment c{StackedLayout(std::move(shapes), params.l_skip, params.n_stack), {}, {}, 0, 1, 0, {}, 1, {},
+                      false};
+  c.log_blowup = params.log_blowup;
+  c.persistent = true;
   const uint32_t width = c.layout.stacked_width(), m = c.layout.log_stacked_height(), log_cw = m + params.log_blowup;
   if (width == 0) throw InputError(fmt::format("commitment '{}' has no columns", name));
   c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
+  c.kept_columns = width;
   const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
   auto tile_name = [&](const char* what, uint32_t t) { return tile_buffer_name(name, tiles, what, t); };
   for (uint32_t t = 0; t < tiles; ++t) {
@@ -231,6 +307,44 @@ StackedCommitment stacked_commitment_of(Graph& g, const std::string& name, std::
   }
   c.tree = merkle_tree_of(g, name + ".tree", log_cw, params.whir.k);
   return c;
+}
+
+void open_stacked(Graph& g, Ntt& ntt, const std::string& name, const StackedCommitment& c, View<uint32_t> idx,
+                  View<Fp> rows_out, View<Digest> paths_out) {
+  if (c.codeword_kept()) {
+    open_merkle(g, name, c.tree, c.codeword_matrices(), idx, rows_out, paths_out);
+    return;
+  }
+  if (c.traces_kept)
+    throw GraphError(fmt::format("opening '{}': the commitment's message still holds the traces", name));
+  if (c.log_codeword() > ntt.max_log_n())
+    throw GraphError(fmt::format("opening '{}': the codeword 2^{} exceeds the NTT size 2^{}", name, c.log_codeword(),
+                                 ntt.max_log_n()));
+  const uint32_t width = c.layout.stacked_width(), log_cw = c.log_codeword();
+  const uint64_t q = idx.count, group = uint64_t(1) << c.tree.k, n = uint64_t(1) << log_cw;
+  if (rows_out.count != q * group * width || paths_out.count != q * c.tree.depth())
+    throw GraphError(fmt::format("opening '{}': output views hold {} values and {} digests, {} and {} needed", name,
+                                 rows_out.count, paths_out.count, q * group * width, q * c.tree.depth()));
+  if (q == 0) return;
+  const std::vector<MatrixView> kept = c.codeword_matrices();
+  for (uint32_t t = 0; t < c.tiles(); ++t) {
+    const uint32_t kw = t < kept.size() ? kept[t].width : 0;
+    if (kw > 0)
+      gather_opened_rows(g, fmt::format("{}.rows.{}", name, t), c.tree, kept[t], idx, c.tile_first(t), width, rows_out);
+    for (uint32_t j0 = kw; j0 < c.tile_width(t); j0 += c.batch_columns) {
+      const uint32_t cols = std::min(c.batch_columns, c.tile_width(t) - j0);
+      const std::string b = fmt::format(".{}.c{}", t, j0);
+      View<Fp> cw;
+      {
+        auto mg = g.memory_group("codeword (opening)");
+        cw = g.transient<Fp>(name + ".codeword" + b, uint64_t(cols) * n).all();
+      }
+      encode_columns(g, ntt, name, c, t, j0, cols, cw, b);
+      gather_opened_rows(g, name + ".rows" + b, c.tree, {cw, cols, log_cw, 1, n}, idx, c.tile_first(t) + j0, width,
+                         rows_out);
+    }
+  }
+  gather_opened_paths(g, name, c.tree, idx, paths_out);
 }
 
 void finish_message(Graph& g, StackedCommitment& c, const std::string& name) {

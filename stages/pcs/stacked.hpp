@@ -36,6 +36,13 @@ struct StackedCommitOptions {
   // read without committing. The name must be unique on the executor. Not with keep_traces or
   // in-place traces (GraphError).
   bool persistent = false;
+  // The codeword of the stacked columns [0, kept_codeword_columns) is kept from the commitment to
+  // the openings; the rest is made in column batches, each hashed into the tree and dropped, and
+  // made again from the RS message when opened (open_stacked): the same tree and proof for less
+  // memory (a batch at a time) and one more encoding of those columns. Not with `persistent`. Where
+  // dropping saves nothing (fewer columns than a batch and the rows' sponge states take), all are kept.
+  uint32_t kept_codeword_columns = ~0u;
+  bool keep_narrow = true;  // false: drop them all the same (for tests of the openings made again)
 };
 
 // What later phases need of a commitment (StackedPcsData): the layout, the RS messages (the
@@ -51,7 +58,11 @@ struct StackedCommitment {
   // Tiles of columns of 2^m values (m = l_skip + n_stack): the stacked matrix of the traces, then
   // (after finish_message, or at once without keep_traces) its RS message.
   std::vector<Buffer<Fp>> message;
-  std::vector<Buffer<Fp>> codeword;  // tiles of columns of 2^(m + log_blowup) values
+  // Tiles of columns of 2^(m + log_blowup) values: the kept columns only (kept_columns of them),
+  // tile t the kept ones of message tile t.
+  std::vector<Buffer<Fp>> codeword;
+  uint32_t kept_columns = 0;
+  uint32_t batch_columns = 1;  // columns per batch of the codeword made again (dropped columns)
   uint32_t tile_columns = 0;
   MerkleTree tree;
   uint32_t log_blowup = 1;
@@ -64,13 +75,16 @@ struct StackedCommitment {
   uint32_t tile_of(uint32_t c) const { return c / tile_columns; }
   // Stacked columns [c, c + n) of the message (inside one tile), as a view of that tile.
   View<Fp> message_columns(uint32_t c, uint32_t n) const;
-  // The codeword's tiles as matrices (rows x tile columns), for hashing and openings.
+  // The kept codeword's tiles as matrices (rows x tile columns), for hashing and openings.
   std::vector<MatrixView> codeword_matrices() const;
+  bool codeword_kept() const { return kept_columns == layout.stacked_width(); }
+  uint64_t codeword_column_bytes() const { return (uint64_t(1) << log_codeword()) * sizeof(Fp); }
   View<Digest> root() const { return tree.root(); }
   // Per matrix: where an in-place trace lies in the stacked matrix (empty for stacked copies). The
   // tiles are writable Inputs; upload a segment's columns into message[tile] at its view's offset.
   std::vector<TracePart> in_place;
   bool traces_kept = false;  // message holds the traces until finish_message()
+  bool persistent = false;   // made once and kept by the executor (StackedCommitOptions::persistent)
 };
 
 // The largest tile: tiles near a whole allocation leave the rest of their allocation to small
@@ -93,6 +107,14 @@ inline constexpr uint64_t kMaxTileBytes = uint64_t(1) << 30;
 // read), declared in `g` without any task: its message (the RS message already), codeword and tree.
 [[nodiscard]] StackedCommitment stacked_commitment_of(Graph& g, const std::string& name,
                                                       std::span<const TraceView> traces, const SystemParams& params);
+// The WHIR initial round's opening of a commitment: for every query index in `idx`, the 2^k
+// codeword rows of its leaf group (rows_out) and its authentication path (paths_out), as
+// open_merkle. Columns whose codeword was not kept are encoded again from the RS message, a batch
+// at a time ("<name>.encode.<t>.c<j>", then their rows gathered). GraphError while the traces are
+// kept (finish_message first).
+void open_stacked(Graph& g, Ntt& ntt, const std::string& name, const StackedCommitment& c, View<uint32_t> idx,
+                  View<Fp> rows_out, View<Digest> paths_out);
+
 // With keep_traces, once nothing reads the traces any more: the stacked matrix becomes the RS
 // message, in place ("<name>.rs_message"). No effect otherwise. Phases that read the message
 // (stacked reduction, WHIR) refuse a commitment whose traces are kept (GraphError).

@@ -36,7 +36,8 @@ std::vector<const StackedCommitment*> TraceCommitments::pointers() const {
 
 TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
                                const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s,
-                               const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed) {
+                               const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed,
+                               uint64_t kept_codeword_bytes, bool keep_narrow) {
   TraceCommitments c;
   const SystemParams& params = pk.params();
   // A part below 2^l_skip rows is an Input of its own (stacked by a copy); the others live in place.
@@ -83,7 +84,16 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
     common.push_back(views[T].back());
     common_rot.push_back(pk.vk.per_air[s.order[T]].params.need_rot);
   }
-  const StackedCommitOptions keep{.keep_traces = true};
+  uint64_t keep_left = kept_codeword_bytes;
+  // Traces kept in the stacked matrix; the codeword's columns while the budget lasts.
+  auto keep = [&]() {
+    const uint64_t column = uint64_t(sizeof(Fp)) << (params.log_stacked_height() + params.log_blowup);
+    const uint64_t cols = std::min<uint64_t>(keep_left / column, ~0u);
+    return StackedCommitOptions{.keep_traces = true, .kept_codeword_columns = uint32_t(cols), .keep_narrow = keep_narrow};
+  };
+  auto took = [&](const StackedCommitment& sc) {
+    keep_left -= std::min(keep_left, uint64_t(sc.kept_columns) * sc.codeword_column_bytes());
+  };
   // A trace part: its own Input, or where its commitment stored it.
   auto part_of = [&](size_t T, size_t p, const StackedCommitment& sc, size_t matrix) {
     const TraceView& v = views[T][p];
@@ -94,7 +104,8 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
     if (v.width > 0) part.segments.push_back({v.data, 0, v.width, own[T][p]});
     return part;
   };
-  c.commits.push_back(stacked_commit(g, ntt, "common_main", common, params, keep));
+  c.commits.push_back(stacked_commit(g, ntt, "common_main", common, params, keep()));
+  took(c.commits.back());
   c.names.push_back("common_main");
   c.need_rot.push_back(common_rot);
   c.parts.resize(s.order.size());
@@ -113,8 +124,10 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
                             stacked_commitment_of(g, c.committed[T][p], std::span(&views[T][p], 1), params))
                    .first;
         c.commits.push_back(it->second);
-      } else
-        c.commits.push_back(stacked_commit(g, ntt, name, std::span(&views[T][p], 1), params, keep));
+      } else {
+        c.commits.push_back(stacked_commit(g, ntt, name, std::span(&views[T][p], 1), params, keep()));
+        took(c.commits.back());
+      }
       c.names.push_back(name);
       c.need_rot.push_back({rot});
       c.parts[T].push_back(part_of(T, p, c.commits.back(), 0));

@@ -37,10 +37,12 @@ struct TraceCommitments {
 // Adds the Input buffers and the commitments (spans "stacked_commit"). A part committed once (a
 // cached part of `airs` given as a CommittedTrace, or the AIR's preprocessed trace where
 // `preprocessed[air]` is set) is declared from its Persistent buffers instead: no upload, no
-// commitment task.
+// commitment task. The commitments made keep at most `kept_codeword_bytes` of their codewords, in
+// commitment order (StackedCommitOptions::kept_codeword_columns): the rest is made again when opened.
 [[nodiscard]] TraceCommitments commit_traces(
     Graph& g, Ntt& ntt, const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs,
-    const ProofShape& shape, const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed = {});
+    const ProofShape& shape, const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed = {},
+    uint64_t kept_codeword_bytes = ~uint64_t(0), bool keep_narrow = true);
 // Once no phase reads the traces any more: every commitment's stacked matrix becomes its RS message.
 void finish_messages(Graph& g, TraceCommitments& c);
 // Uploads the traces and public values into a prepared plan of that graph (every run), except the

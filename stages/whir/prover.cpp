@@ -162,7 +162,7 @@ void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
   if (round == 0) {
     for (size_t c = 0; c < in.commitments.size(); ++c) {
       const StackedCommitment& sc = *in.commitments[c];
-      open_merkle(g_, fmt::format("{}.open{}", name, c), sc.tree, sc.codeword_matrices(), idx,
+      open_stacked(g_, ntt_, fmt::format("{}.open{}", name, c), sc, idx,
                   proof(fields().initial_round_opened_rows[c]), proof(fields().initial_round_merkle_proofs[c]));
     }
   } else {
