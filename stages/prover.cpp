@@ -615,18 +615,24 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     describe(none, MemoryMode::Low, mode == MemoryMode::Low ? ~uint64_t(0) : target);
     return fits(std::move(none), MemoryMode::Low);
   }
-  // Between: the plan's bytes fall with the codeword kept (up to what the other phases hold at
-  // their peak); a few plans find the most that fits.
-  uint64_t kept = cw.all - std::min(cw.all, bytes_of(all) - target);
+  // Between: the plan's bytes fall with the codeword kept, roughly byte for byte (the arena's chunks
+  // pack unevenly): the estimate first, then a bisection below it for the most that fits (plans of
+  // a proof's shape take milliseconds).
   std::unique_ptr<Planned> best = std::move(none);
-  for (int i = 0; i < 4 && kept > 0; ++i) {
+  uint64_t lo = 0, hi = cw.all - std::min(cw.all, bytes_of(all) - target);
+  for (int i = 0; i < 10 && hi > lo; ++i) {
+    const uint64_t kept = i == 0 ? hi : lo + (hi - lo + 1) / 2;
     std::unique_ptr<Planned> p = plan_keeping(airs, options, kept);
     const uint64_t b = bytes_of(p);
+    logger().debug("memory: {} of {} bytes of the codeword kept: plan {} bytes, target {}", kept, cw.all, b, target);
     if (b <= target) {
       best = std::move(p);
-      break;
+      lo = kept;
+      if (i == 0) break;
+    } else {
+      hi = kept - 1;
     }
-    kept -= std::min(kept, b - target);
+    if (hi - lo < cw.all / 64) break;  // within a sixty-fourth of the codeword
   }
   describe(best, MemoryMode::Default, target);
   return best;
