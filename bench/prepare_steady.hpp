@@ -19,6 +19,15 @@ inline double steady_ms_since(std::chrono::steady_clock::time_point a) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
 }
 
+// A fixture's AIRs as a proof takes them, the traces moved rather than copied (the largest are
+// tens of GB).
+inline std::vector<std::optional<AirWithTraces>> moved_airs(std::vector<AirWithTraces>&& fixture) {
+  std::vector<std::optional<AirWithTraces>> out;
+  out.reserve(fixture.size());
+  for (AirWithTraces& a : fixture) out.emplace_back(std::move(a));
+  return out;
+}
+
 // The proof prepared for the steady state: where round 0 started on the interpreter while its
 // generated kernels compile in the background (Round0Kernels::Auto on a GPU with cold caches), the
 // bench waits for them and prepares again, so that the timed proofs are what a long-running prover

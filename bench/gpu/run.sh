@@ -2,6 +2,7 @@
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
 # Usage: bash bench/gpu/run.sh [cold] [switch] [sweep] [benches] [air] [prove] [zkvm] [data] [examples] [tests]   (no argument: all)
+#        [memory] [large] [segment]   (only when named)
 cd "$(dirname "$0")/../.."
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
@@ -83,6 +84,34 @@ if [ -z "$SECTIONS" ] || want zkvm; then
 echo "== zkvm_bench: a segment of 100 chips up to 2^20 rows, proofs by values, then with the cached parts committed once"
 timeout 500 $B/zkvm_bench --executor vulkan --runs 5 --json $R/zkvm_bench-vulkan-h100.json > $R/zkvm_bench.txt 2>&1; echo "exit $?"
 grep -vE "^\[" $R/zkvm_bench.txt | grep -vE "^results"
+fi
+# Sections memory (keccakf 2^18 .. 2^20 in each memory mode) and large (2^21, 2^22, 2^22 within an
+# H100's 80 GB, the zkVM segment preset) are not in the default run: ask for them.
+if want memory; then
+echo "== memory modes: keccakf_bench 2^18 .. 2^20 (params 21), default, fast and low, medians of 3"
+for m in default fast low; do
+  timeout 300 $B/keccakf_bench --executor vulkan --sweep-from 18 --sweep-to 20 --runs 3 --memory-mode $m \
+    --json $R/keccakf_bench-vulkan-h200-memory-$m.json > $R/memory-$m.txt 2>&1; echo "$m: exit $?"
+  grep -E "^  (rows|2\^)|memory mode" $R/memory-$m.txt
+done
+fi
+if want large; then
+echo "== keccakf 2^21 (params 22) and 2^22 (params 23) in the default mode, medians of 3"
+timeout 420 $B/keccakf_bench --executor vulkan --sweep-from 21 --sweep-to 22 --runs 3 \
+  --json $R/keccakf_bench-vulkan-h200-large.json > $R/large.txt 2>&1; echo "exit $?"
+grep -vE "^\[" $R/large.txt | grep -E "^  (rows|2\^)|memory|failed"
+echo "== keccakf 2^22 (params 23) within 80 GB (an H100's memory): --device-memory 80000000000"
+timeout 300 $B/keccakf_bench --executor vulkan --sweep-from 22 --sweep-to 22 --runs 3 --device-memory 80000000000 \
+  --json $R/keccakf_bench-vulkan-h200-2p22-80gb.json > $R/large-80.txt 2>&1; echo "exit $?"
+grep -vE "^\[" $R/large-80.txt | grep -E "^  (rows|2\^)|memory|failed"
+fi
+if want segment; then
+echo "== zkvm_bench: a real segment's shape (40 chips up to 2^22 rows, params 22), default then low"
+for m in default low; do
+  timeout 250 $B/zkvm_bench --executor vulkan --chips 40 --max-log-height 22 --log-stacked-height 22 --runs 3 \
+    --memory-mode $m --json $R/zkvm_bench-vulkan-h200-segment-$m.json > $R/segment-$m.txt 2>&1; echo "$m: exit $?"
+  grep -vE "^\[" $R/segment-$m.txt | grep -E "stark_prove_excluding_trace |peak|memory|cells"
+done
 fi
 if [ -z "$SECTIONS" ] || want data; then
 echo "== AIRs given as data: data_air_bench (keccakf 2^15 from its vk file against the C++ AIR, one run), then the command"

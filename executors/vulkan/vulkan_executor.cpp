@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <limits>
 #include <utility>
 
@@ -39,6 +41,21 @@ class VulkanHostMemory final : public HostMemory {
   const vulkan::Context& ctx_;
   vulkan::DeviceBuffer buffer_;
 };
+
+// The system's memory that processes may still take (MemAvailable of /proc/meminfo; unknown: no
+// limit). The host heap's budget is a share of the machine's memory that does not shrink as this
+// process fills its own heap (a 44 GB trace), so the staging check takes the lower of the two.
+uint64_t system_memory_available() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f == nullptr) return ~uint64_t(0);
+  char line[256];
+  uint64_t kib = 0;
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, f) != nullptr)
+    found = std::sscanf(line, "MemAvailable: %" SCNu64 " kB", &kib) == 1;
+  std::fclose(f);
+  return found ? kib * 1024 : ~uint64_t(0);
+}
 
 class VulkanExecutorImpl final : public VulkanExecutor {
  public:
@@ -118,7 +135,7 @@ class VulkanExecutorImpl final : public VulkanExecutor {
       }
     }
     if (device >= 0) out.device_bytes = free_of(size_t(device));
-    if (host >= 0 && host != device) out.host_bytes = free_of(size_t(host));
+    if (host >= 0 && host != device) out.host_bytes = std::min(free_of(size_t(host)), system_memory_available());
     return out;
   }
 
