@@ -194,8 +194,9 @@ int run_sweep(Executor& exec, uint32_t from, uint32_t to, const SystemParams& pa
     while ((uint64_t(KeccakCols::kWidth) << L) > (uint64_t(at.w_stack) << S) && S < 24)
       at = app_params_with_100_bits_security(++S);
     if (S != params.l_skip + params.n_stack)
-      fmt::print("  2^{}: app_params_with_100_bits_security({}), the smallest whose {} stacked columns hold the trace\n",
-                 L, S, at.w_stack);
+      fmt::print(
+          "  2^{}: app_params_with_100_bits_security({}), the smallest whose {} stacked columns hold the trace\n", L, S,
+          at.w_stack);
     const SweepPoint p = sweep_point(exec, L, at, runs, prover_options);
     auto span = [&](const std::string& path) {
       auto it = p.device_ms.find("stark_prove_excluding_trace" + (path.empty() ? "" : "/" + path));

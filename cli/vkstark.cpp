@@ -294,8 +294,8 @@ int prove_command(int argc, char** argv) {
   // One proof: round 0 on generated kernels where they are in the caches, else on the interpreter
   // with nothing compiled in the background, which this process would only wait for at exit
   // (ProverOptions::round0_kernels). The debug check ran above when asked.
-  StarkProver prover(pk, *exec,
-                     with_memory({.debug_check = false, .background_kernels = false}, memory.mode, memory.device_memory));
+  StarkProver prover(
+      pk, *exec, with_memory({.debug_check = false, .background_kernels = false}, memory.mode, memory.device_memory));
   auto prepared = progress.step("prepare (graph, kernels, pipelines)", [&] { return prover.prepare(st.traces); });
   if (progress.enabled()) fmt::print(stderr, "vkstark prove: {}\n", prepared->memory_choice());
 

@@ -468,15 +468,15 @@ std::string memory_report(const Plan& plan, size_t buffers) {
     auto& [bytes, task] = per_span.at(top(plan.tasks[i].span));
     if (uint64_t(live) > bytes || task < 0) bytes = uint64_t(live), task = int64_t(i);
   }
-  std::string out = fmt::format("arena {:.3f} GB in {} chunk(s), peak live {:.3f} GB at task {} '{}'; dedicated {:.3f} GB\n",
-                                double(m.transient_arena_bytes) / 1e9, m.arena_chunks.size(),
-                                double(m.peak_live_bytes) / 1e9, m.peak_task,
-                                m.peak_task >= 0 ? plan.tasks[size_t(m.peak_task)].name : std::string(),
-                                double(m.dedicated_bytes) / 1e9);
+  std::string out = fmt::format(
+      "arena {:.3f} GB in {} chunk(s), peak live {:.3f} GB at task {} '{}'; dedicated {:.3f} GB\n",
+      double(m.transient_arena_bytes) / 1e9, m.arena_chunks.size(), double(m.peak_live_bytes) / 1e9, m.peak_task,
+      m.peak_task >= 0 ? plan.tasks[size_t(m.peak_task)].name : std::string(), double(m.dedicated_bytes) / 1e9);
   for (size_t s = 0; s < plan.spans.size(); ++s)
     if (per_span[s].second >= 0)
-      out += fmt::format("  span {:<40} peak live {:8.3f} GB at '{}'\n", s == 0 ? std::string("(root)") : plan.spans[s].path,
-                         double(per_span[s].first) / 1e9, plan.tasks[size_t(per_span[s].second)].name);
+      out += fmt::format("  span {:<40} peak live {:8.3f} GB at '{}'\n",
+                         s == 0 ? std::string("(root)") : plan.spans[s].path, double(per_span[s].first) / 1e9,
+                         plan.tasks[size_t(per_span[s].second)].name);
   std::vector<BufferId> at_peak;
   for (BufferId id : arena)
     if (m.peak_task >= 0 && live_from(plan, id) <= m.peak_task && m.last_use[id] >= m.peak_task) at_peak.push_back(id);

@@ -558,7 +558,8 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   std::optional<MemoryMode> mode = options_.memory_mode;
   if (!mode)
     if (const char* v = std::getenv("VKSTARK_MEMORY_MODE"); v != nullptr && *v != '\0') mode = parse_memory_mode(v);
-  const std::optional<uint64_t> budget = options_.device_memory_bytes ? options_.device_memory_bytes : env_memory_budget();
+  const std::optional<uint64_t> budget =
+      options_.device_memory_bytes ? options_.device_memory_bytes : env_memory_budget();
   const uint64_t device = std::min(exec_.limits().device_memory_bytes, budget.value_or(~uint64_t(0)));
   auto bytes_of = [](const std::unique_ptr<Planned>& p) { return p->device_bytes(); };
   auto describe = [&](std::unique_ptr<Planned>& p, MemoryMode m, uint64_t target) {

@@ -190,8 +190,9 @@ MerkleRowsBuilder::MerkleRowsBuilder(Graph& g, std::string name, uint32_t log_ro
   per_ = rows_per_dispatch(g, rows_, 16 * sizeof(Fp), 1, "Merkle tree '" + name_ + "'");
   for (uint64_t r0 = 0; r0 < rows_; r0 += per_) {
     const std::string range = per_ == rows_ ? std::string() : fmt::format(".r{}", r0 / per_);
-    g.dispatch<FillU32>(name_ + ".row_states.zero" + range,
-                        {.out = state_.slice(16 * r0, 16 * std::min(per_, rows_ - r0)).bitcast<uint32_t>(), .value = 0});
+    g.dispatch<FillU32>(
+        name_ + ".row_states.zero" + range,
+        {.out = state_.slice(16 * r0, 16 * std::min(per_, rows_ - r0)).bitcast<uint32_t>(), .value = 0});
   }
 }
 

@@ -65,7 +65,8 @@ void encode_columns(Graph& g, Ntt& ntt, const std::string& name, const StackedCo
   if (c.traces_kept) {
     auto group = g.memory_group("commitment work");
     View<Fp> copy = g.transient<Fp>(name + ".message_copy" + suffix, uint64_t(cols) * h).all();
-    g.dispatch<CopyU32>(name + ".message_copy" + suffix, {.src = src.bitcast<uint32_t>(), .dst = copy.bitcast<uint32_t>()});
+    g.dispatch<CopyU32>(name + ".message_copy" + suffix,
+                        {.src = src.bitcast<uint32_t>(), .dst = copy.bitcast<uint32_t>()});
     add_rs_message(g, copy, c.layout.l_skip(), h, h, cols, name + ".rs_message" + suffix);
     src = copy;
   }
@@ -286,8 +287,8 @@ StackedCommitment stacked_commitment_of(Graph& g, const std::string& name, std::
                                         const SystemParams& params) {
   std::vector<MatrixShape> shapes;
   for (const TraceView& t : traces) shapes.push_back({t.width, t.log_height});
-  StackedCommitment c{StackedLayout(std::move(shapes), params.l_skip, params.n_stack), {}, {}, 0, 1, 0, {}, 1, {},
-                      false};
+  StackedCommitment c{
+      StackedLayout(std::move(shapes), params.l_skip, params.n_stack), {}, {}, 0, 1, 0, {}, 1, {}, false};
   c.log_blowup = params.log_blowup;
   c.persistent = true;
   const uint32_t width = c.layout.stacked_width(), m = c.layout.log_stacked_height(), log_cw = m + params.log_blowup;

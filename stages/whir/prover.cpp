@@ -162,8 +162,8 @@ void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
   if (round == 0) {
     for (size_t c = 0; c < in.commitments.size(); ++c) {
       const StackedCommitment& sc = *in.commitments[c];
-      open_stacked(g_, ntt_, fmt::format("{}.open{}", name, c), sc, idx,
-                  proof(fields().initial_round_opened_rows[c]), proof(fields().initial_round_merkle_proofs[c]));
+      open_stacked(g_, ntt_, fmt::format("{}.open{}", name, c), sc, idx, proof(fields().initial_round_opened_rows[c]),
+                   proof(fields().initial_round_merkle_proofs[c]));
     }
   } else {
     MatrixView ef_matrix{prev_codeword_.bitcast<Fp>(), 4, prev_tree_.log_rows, 4, 1};

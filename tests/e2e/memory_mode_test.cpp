@@ -33,11 +33,18 @@ std::vector<Case> cases() {
   return {
       // 2633 columns x 256 rows (659 stacked columns of 2^10): with bindings of 768 KB the codeword
       // in tiles of 96 columns, so that a budget between keeps some tiles and part of one.
-      {"keccakf", [] { return keccak_fixture(10, 3); }, test_system_params_small(2, 8, 3),
-       {.max_allocation_bytes = 8 * (768u << 10), .max_binding_bytes = 768u << 10}, true},
+      {"keccakf",
+       [] { return keccak_fixture(10, 3); },
+       test_system_params_small(2, 8, 3),
+       {.max_allocation_bytes = 8 * (768u << 10), .max_binding_bytes = 768u << 10},
+       true},
       // Several commitments (preprocessed and cached parts, each its own codeword).
-      {"preprocessed_cached", [] { return preprocessed_and_cached_fixture({true, false, true, true}, 2); },
-       test_system_params_small(2, 8, 3), {.max_allocation_bytes = 8 * (64u << 10), .max_binding_bytes = 64u << 10}},
+      {"preprocessed_cached",
+       [] {
+         return preprocessed_and_cached_fixture({true, false, true, true}, 2);
+       },
+       test_system_params_small(2, 8, 3),
+       {.max_allocation_bytes = 8 * (64u << 10), .max_binding_bytes = 64u << 10}},
       {"mixture", [] { return mixture_fixture_standard(3); }, test_system_params_small(2, 8, 3), {}},
   };
 }
@@ -96,7 +103,8 @@ class MemoryModes : public ExecutorTest {
   void check_case(const Case& c) {
     // The fast proof on the CPU executor without limits: every executor's bytes (prove_verify_test).
     const Fixture cpu = fixture_of(executor("cpu"), c);
-    const Proved want = prove(executor("cpu"), cpu, options(executor("cpu"), {}, MemoryMode::Fast, std::nullopt), c.name);
+    const Proved want =
+        prove(executor("cpu"), cpu, options(executor("cpu"), {}, MemoryMode::Fast, std::nullopt), c.name);
     const Fixture f = fixture_of(exec(), c);
     for (const MemoryLimits& limits : {MemoryLimits{}, c.limits}) {
       const std::string at = fmt::format("{} (allocations of {} bytes)", c.name, limits.max_allocation_bytes);
@@ -117,7 +125,8 @@ class MemoryModes : public ExecutorTest {
       EXPECT_GT(mid.plan_bytes, low.plan_bytes) << mid.choice;
       EXPECT_NE(mid.choice.find("the rest made again"), std::string::npos) << mid.choice;
       // A budget everything fits: the fast mode's plan.
-      const Proved roomy = prove(exec(), f, options(exec(), limits, std::nullopt, fast.plan_bytes), at + ", roomy budget");
+      const Proved roomy =
+          prove(exec(), f, options(exec(), limits, std::nullopt, fast.plan_bytes), at + ", roomy budget");
       EXPECT_EQ(roomy.plan_bytes, fast.plan_bytes) << roomy.choice;
       EXPECT_NE(roomy.choice.find("memory mode fast"), std::string::npos) << roomy.choice;
       // Beyond the budget: refused at plan time, naming the bytes, the budget and what would fit.
@@ -129,8 +138,7 @@ class MemoryModes : public ExecutorTest {
         const std::string m = e.what();
         EXPECT_NE(m.find(fmt::format("needs {} bytes in memory mode fast", fast.plan_bytes)), std::string::npos) << m;
         EXPECT_NE(m.find(fmt::format("more than the {} bytes", budget)), std::string::npos) << m;
-        EXPECT_NE(m.find(fmt::format("Memory mode low would fit ({} bytes)", low.plan_bytes)), std::string::npos)
-            << m;
+        EXPECT_NE(m.find(fmt::format("Memory mode low would fit ({} bytes)", low.plan_bytes)), std::string::npos) << m;
       }
       StarkProver too_small(f.pk, exec(), options(exec(), limits, std::nullopt, low.plan_bytes - 1));
       try {
