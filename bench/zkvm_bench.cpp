@@ -51,7 +51,19 @@ int main(int argc, char** argv) try {
   options.output("--json", json_file, "write results as JSON (default: bench/results/zkvm_bench-<executor>.json)");
   cli::MemoryOptions memory;
   cli::memory_options(options, memory);
+  std::string preset;
+  options.choice("--preset", preset, {"none", "segment"}, "none",
+                 "segment: a real zkVM segment's shape (40 chips up to 2^22 rows, 810 M cells, memory and range "
+                 "buses, params(22)); sets --chips, --max-log-height and --log-stacked-height, which then may not be "
+                 "given");
   options.parse_or_exit(argc, argv);
+  if (preset == "segment") {
+    for (const char* o : {"--chips", "--max-log-height", "--log-stacked-height"})
+      if (options.given(o)) options.fail(fmt::format("{} does not apply with --preset segment", o));
+    chips = 40;
+    max_log = 22;
+    log_stacked = 22;
+  }
   if (log_stacked < max_log) throw InputError("--log-stacked-height is below --max-log-height");
   const SystemParams params = app_params_with_100_bits_security(log_stacked);
   auto exec = make_executor(executor);

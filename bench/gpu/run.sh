@@ -108,7 +108,7 @@ fi
 if want segment; then
 echo "== zkvm_bench: a real segment's shape (40 chips up to 2^22 rows, params 22), default then low"
 for m in default low; do
-  timeout 250 $B/zkvm_bench --executor vulkan --chips 40 --max-log-height 22 --log-stacked-height 22 --runs 3 \
+  timeout 250 $B/zkvm_bench --executor vulkan --preset segment --runs 3 \
     --memory-mode $m --json $R/zkvm_bench-vulkan-h200-segment-$m.json > $R/segment-$m.txt 2>&1; echo "$m: exit $?"
   grep -vE "^\[" $R/segment-$m.txt | grep -E "stark_prove_excluding_trace |peak|memory|cells"
 done
