@@ -606,15 +606,16 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   uint64_t target = device;
   if (mode == MemoryMode::Default || !budget)
     target = std::min(target, std::max<uint64_t>(3 * cw.traces, uint64_t(2) << 30));
-  const MemoryMode chosen_default = mode.value_or(MemoryMode::Default);
+  // What a plan is called: the mode asked for; without one, what the budget made of it.
+  auto label = [&](MemoryMode by_budget) { return mode.value_or(budget ? by_budget : MemoryMode::Default); };
   if (mode != MemoryMode::Low && bytes_of(all) <= target) {
-    describe(all, mode ? chosen_default : MemoryMode::Fast, target);
+    describe(all, label(MemoryMode::Fast), target);
     return all;
   }
   std::unique_ptr<Planned> none = plan_keeping(airs, options, 0);
   if (mode == MemoryMode::Low || bytes_of(none) >= target) {
-    describe(none, MemoryMode::Low, mode == MemoryMode::Low ? ~uint64_t(0) : target);
-    return fits(std::move(none), MemoryMode::Low);
+    describe(none, label(MemoryMode::Low), mode == MemoryMode::Low ? ~uint64_t(0) : target);
+    return fits(std::move(none), label(MemoryMode::Low));
   }
   // Between: the plan's bytes fall with the codeword kept, roughly byte for byte (the arena's chunks
   // pack unevenly): the estimate first, then a bisection below it for the most that fits (plans of
@@ -635,7 +636,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     }
     if (hi - lo < cw.all / 64) break;  // within a sixty-fourth of the codeword
   }
-  describe(best, MemoryMode::Default, target);
+  describe(best, label(MemoryMode::Default), target);
   return best;
 }
 

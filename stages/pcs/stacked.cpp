@@ -135,10 +135,8 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   if (options.persistent && options.kept_codeword_columns < width)
     throw GraphError(fmt::format("commitment '{}': a persistent commitment keeps its whole codeword", name));
   const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << log_cw;
-  StackedCommitment c{std::move(layout), {}, {}, 0, 1, 0, {}, params.log_blowup, {}, false};
-  c.log_blowup = params.log_blowup;
-  c.traces_kept = options.keep_traces;
-  c.persistent = options.persistent;
+  StackedCommitment c{std::move(layout), {}, {}, 0, 1, 0, {}, params.log_blowup, {}, options.keep_traces,
+                      options.persistent};
   // Tiles sized by the codeword's columns; the message's tiles hold the same columns.
   c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
   const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
@@ -287,10 +285,17 @@ StackedCommitment stacked_commitment_of(Graph& g, const std::string& name, std::
                                         const SystemParams& params) {
   std::vector<MatrixShape> shapes;
   for (const TraceView& t : traces) shapes.push_back({t.width, t.log_height});
-  StackedCommitment c{
-      StackedLayout(std::move(shapes), params.l_skip, params.n_stack), {}, {}, 0, 1, 0, {}, 1, {}, false};
-  c.log_blowup = params.log_blowup;
-  c.persistent = true;
+  StackedCommitment c{StackedLayout(std::move(shapes), params.l_skip, params.n_stack),
+                      {},
+                      {},
+                      0,
+                      1,
+                      0,
+                      {},
+                      params.log_blowup,
+                      {},
+                      false,
+                      true};
   const uint32_t width = c.layout.stacked_width(), m = c.layout.log_stacked_height(), log_cw = m + params.log_blowup;
   if (width == 0) throw InputError(fmt::format("commitment '{}' has no columns", name));
   c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
