@@ -164,6 +164,17 @@ TEST(MemoryPlan, TheBreakdownNamesTheGroupsAndAddsUpToTheDeviceBytes) {
   EXPECT_EQ(find("outputs"), 64u);
   EXPECT_EQ(find("tree") + find("work"), p.memory.peak_live_bytes - 8192);
   EXPECT_NE(format_memory_breakdown(parts).find("codeword 0.000"), std::string::npos);
+  // The report for people shrinking a plan: the peak's task, the buffers live there with their
+  // first and last tasks (largest first), the dedicated buffers apart.
+  const std::string report = memory_report(p);
+  EXPECT_NE(report.find(fmt::format("peak live {:.3f} GB at task {} '{}'", double(p.memory.peak_live_bytes) / 1e9,
+                                    p.memory.peak_task, p.tasks[size_t(p.memory.peak_task)].name)),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("codeword [codeword] cw .. keep"), std::string::npos) << report;
+  EXPECT_LT(report.find("codeword [codeword]"), report.find("dedicated buffers")) << report;
+  EXPECT_NE(report.find("trace [trace] cw .. cw"), std::string::npos) << report;
+  EXPECT_LT(report.find("tree [tree] tree .. work"), report.find("scratch [work] work .. out")) << report;
 }
 
 TEST(MemoryPlan, APlanLargerThanTheDeviceIsRefusedBeforeAnythingIsAllocated) {
