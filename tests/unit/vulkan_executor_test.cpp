@@ -445,3 +445,24 @@ TEST(VulkanExecutor, SavesItsPipelineCacheUnderXdgCacheHome) {
   std::filesystem::remove_all(dir);
   unsetenv("XDG_CACHE_HOME");
 }
+
+// What the driver lets the process allocate (VK_EXT_memory_budget) falls by a prepared plan's
+// memory, and the staging it counts is what a discrete GPU's plan takes beside it.
+TEST_P(VulkanExecutorTest, TheMemoryAvailableFallsByWhatAPreparedPlanHolds) {
+  Graph g;
+  auto in = g.input<uint32_t>("in", 1 << 20);
+  auto t = g.transient<uint32_t>("t", 16 << 20);
+  auto out = g.output<uint32_t>("out", 1 << 20);
+  g.dispatch<CopyU32>("t", {.src = in, .dst = t.slice(0, 1 << 20)});
+  g.dispatch<CopyU32>("out", {.src = t.slice(0, 1 << 20), .dst = out});
+  const Plan plan = compile(g);
+  EXPECT_EQ(exec().staging_bytes(plan), staging() ? uint64_t(8) << 20 : 0u);
+  const std::optional<Executor::MemoryAvailable> before = exec().memory_available();
+  if (!before) GTEST_SKIP() << "the device has no VK_EXT_memory_budget (Mesa 22's lavapipe): the staging only";
+  EXPECT_LE(before->device_bytes, exec().limits().device_memory_bytes);
+  auto p = exec().prepare(plan);
+  const std::optional<Executor::MemoryAvailable> after = exec().memory_available();
+  ASSERT_TRUE(after);
+  // At least the plan's 64 MiB transient (drivers round allocations up; other processes may move it).
+  EXPECT_LE(after->device_bytes + (uint64_t(60) << 20), before->device_bytes);
+}
