@@ -67,10 +67,13 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const 
                              bool persistent) {
   if (tiles.empty()) throw GraphError(fmt::format("Merkle tree '{}': no matrix", name));
   const MatrixView& m = tiles[0];
-  for (const MatrixView& tile : tiles)
-    if (tile.log_rows != m.log_rows)
-      throw GraphError(
-          fmt::format("Merkle tree '{}': column tiles of 2^{} and 2^{} rows", name, m.log_rows, tile.log_rows));
+  if (tiles.size() > 1) {  // the rows' sponges absorb tile after tile
+    uint32_t width = 0;
+    for (const MatrixView& tile : tiles) width += tile.width;
+    MerkleRowsBuilder rows(g, name, m.log_rows, width, k, persistent);
+    for (const MatrixView& tile : tiles) rows.absorb(tile);
+    return rows.finish();
+  }
   if (k > m.log_rows)
     throw InputError(fmt::format("Merkle tree '{}': leaf groups of 2^{} rows but only 2^{} rows", name, k, m.log_rows));
   MerkleTree t;
@@ -79,55 +82,21 @@ MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const 
   const uint64_t rows = uint64_t(1) << m.log_rows, leaves = t.leaves();
   t.nodes = persistent ? g.persistent<Digest>(name + ".nodes", 2 * leaves - 1)
                        : g.transient<Digest>(name + ".nodes", 2 * leaves - 1);
-  // Row r of a tile from entry r * row_stride: a dispatch of rows [r0, r0 + n) binds the tile from
-  // there (the whole tile when column-major, which fits a binding).
-  auto rows_of = [](const MatrixView& tile, uint64_t r0) {
-    const uint64_t at = r0 * tile.row_stride;
-    return tile.data.slice(at, tile.data.count - at);
-  };
-  auto hash_rows = [&](View<Digest> out) {
-    if (tiles.size() == 1) {
-      const uint64_t n = rows_per_dispatch(g, rows, sizeof(Digest), 1, "Merkle tree '" + name + "'");
-      for (uint64_t r0 = 0; r0 < rows; r0 += n)
-        g.dispatch<HashRows>(n == rows ? name + ".rows" : fmt::format("{}.rows.r{}", name, r0 / n),
-                             {.matrix = rows_of(m, r0),
-                              .out = out.slice(r0, std::min(n, rows - r0)),
-                              .width = m.width,
-                              .row_stride = uint32_t(m.row_stride),
-                              .col_stride = uint32_t(m.col_stride)});
-      return;
-    }
-    View<Fp> state = g.transient<Fp>(name + ".row_states", 16 * rows).all();
-    const uint64_t n = rows_per_dispatch(g, rows, 16 * sizeof(Fp), 1, "Merkle tree '" + name + "'");
-    for (uint64_t r0 = 0; r0 < rows; r0 += n) {
-      const uint64_t len = std::min(n, rows - r0);
-      const std::string range = n == rows ? std::string() : fmt::format(".r{}", r0 / n);
-      View<Fp> st = state.slice(16 * r0, 16 * len);
-      g.dispatch<FillU32>(name + ".row_states.zero" + range, {.out = st.bitcast<uint32_t>(), .value = 0});
-      uint32_t first = 0;
-      for (size_t i = 0; i < tiles.size(); ++i) {
-        const bool last = i + 1 == tiles.size();
-        g.dispatch<HashRowsAbsorb>(fmt::format("{}.rows.{}{}", name, i, range),
-                                   {.matrix = rows_of(tiles[i], r0),
-                                    .state = st,
-                                    .out = last ? out.slice(r0, len) : out.slice(r0, 0),
-                                    .width = tiles[i].width,
-                                    .row_stride = uint32_t(tiles[i].row_stride),
-                                    .col_stride = uint32_t(tiles[i].col_stride),
-                                    .first_column = first,
-                                    .last = last ? 1u : 0u});
-        first += tiles[i].width;
-      }
-    }
-  };
-  if (k == 0) {
-    hash_rows(t.nodes.slice(0, leaves));
-  } else {
-    // Row digests, then k strided layers that halve them down to one digest per leaf group.
-    View<Digest> level = g.transient<Digest>(name + ".row_digests", rows).all();
-    hash_rows(level);
-    compress_groups(g, name, t, level);
+  // Row digests (the leaves when k = 0), in dispatches of rows [r0, r0 + n) that bind the matrix
+  // from row r0 (the whole matrix when column-major, which fits a binding).
+  const View<Digest> out = k == 0 ? t.nodes.slice(0, leaves) : g.transient<Digest>(name + ".row_digests", rows).all();
+  const uint64_t n = rows_per_dispatch(g, rows, sizeof(Digest), 1, "Merkle tree '" + name + "'");
+  for (uint64_t r0 = 0; r0 < rows; r0 += n) {
+    const uint64_t at = r0 * m.row_stride;
+    g.dispatch<HashRows>(n == rows ? name + ".rows" : fmt::format("{}.rows.r{}", name, r0 / n),
+                         {.matrix = m.data.slice(at, m.data.count - at),
+                          .out = out.slice(r0, std::min(n, rows - r0)),
+                          .width = m.width,
+                          .row_stride = uint32_t(m.row_stride),
+                          .col_stride = uint32_t(m.col_stride)});
   }
+  // k strided layers that halve the row digests down to one per leaf group, then the tree.
+  if (k > 0) compress_groups(g, name, t, out);
   compress_tree(g, name, t);
   return t;
 }
@@ -138,14 +107,12 @@ namespace {
 // first layer).
 void compress_groups(Graph& g, const std::string& name, const MerkleTree& t, View<Digest> level) {
   const uint64_t rows = uint64_t(1) << t.log_rows, leaves = t.leaves();
-  {
-    for (uint32_t i = 0; i < t.k; ++i) {
-      const uint64_t n = rows >> (i + 1);
-      const std::string task = fmt::format("{}.group{}", name, i);
-      View<Digest> out = i + 1 == t.k ? t.nodes.slice(0, leaves) : g.transient<Digest>(task, n).all();
-      compress_layer(g, task, level, out, leaves);
-      level = out;
-    }
+  for (uint32_t i = 0; i < t.k; ++i) {
+    const uint64_t n = rows >> (i + 1);
+    const std::string task = fmt::format("{}.group{}", name, i);
+    View<Digest> out = i + 1 == t.k ? t.nodes.slice(0, leaves) : g.transient<Digest>(task, n).all();
+    compress_layer(g, task, level, out, leaves);
+    level = out;
   }
 }
 
@@ -177,14 +144,16 @@ void compress_tree(Graph& g, const std::string& name, const MerkleTree& t) {
 
 }  // namespace
 
-MerkleRowsBuilder::MerkleRowsBuilder(Graph& g, std::string name, uint32_t log_rows, uint32_t width, uint32_t k)
+MerkleRowsBuilder::MerkleRowsBuilder(Graph& g, std::string name, uint32_t log_rows, uint32_t width, uint32_t k,
+                                     bool persistent)
     : g_(g), name_(std::move(name)), width_(width) {
   if (k > log_rows)
     throw InputError(fmt::format("Merkle tree '{}': leaf groups of 2^{} rows but only 2^{} rows", name_, k, log_rows));
   tree_.log_rows = log_rows;
   tree_.k = k;
   rows_ = uint64_t(1) << log_rows;
-  tree_.nodes = g.transient<Digest>(name_ + ".nodes", 2 * tree_.leaves() - 1);
+  tree_.nodes = persistent ? g.persistent<Digest>(name_ + ".nodes", 2 * tree_.leaves() - 1)
+                           : g.transient<Digest>(name_ + ".nodes", 2 * tree_.leaves() - 1);
   digests_ = k == 0 ? tree_.nodes.slice(0, tree_.leaves()) : g.transient<Digest>(name_ + ".row_digests", rows_).all();
   state_ = g.transient<Fp>(name_ + ".row_states", 16 * rows_).all();
   per_ = rows_per_dispatch(g, rows_, 16 * sizeof(Fp), 1, "Merkle tree '" + name_ + "'");

@@ -37,8 +37,8 @@ struct MerkleTree {
 // InputError if k > log_rows.
 [[nodiscard]] MerkleTree build_merkle_tree(Graph& g, const std::string& name, const MatrixView& m, uint32_t k);
 // The same for a matrix in column tiles (consecutive columns each, all of 2^log_rows rows): the
-// rows' sponges absorb tile after tile ("<name>.rows.<t>", HashRowsAbsorb), so that each
-// dispatch binds one tile. One tile is the call above.
+// rows' sponges absorb tile after tile ("<name>.rows.<t>", HashRowsAbsorb: MerkleRowsBuilder), so
+// that each dispatch binds one tile. One tile is the call above.
 // With `persistent`, the nodes are a Persistent buffer "<name>.nodes" (kept by the executor across
 // plans; merkle_tree_of declares it again in another plan).
 [[nodiscard]] MerkleTree build_merkle_tree(Graph& g, const std::string& name, std::span<const MatrixView> tiles,
@@ -53,8 +53,9 @@ struct MerkleTree {
 // build_merkle_tree's over the same tiles. Tasks "<name>.rows.<i>[.r<j>]", then as build_merkle_tree.
 class MerkleRowsBuilder {
  public:
-  // `width`: the columns all tiles will add up to. InputError if k > log_rows.
-  MerkleRowsBuilder(Graph& g, std::string name, uint32_t log_rows, uint32_t width, uint32_t k);
+  // `width`: the columns all tiles will add up to. InputError if k > log_rows. `persistent`: the
+  // nodes as build_merkle_tree's.
+  MerkleRowsBuilder(Graph& g, std::string name, uint32_t log_rows, uint32_t width, uint32_t k, bool persistent = false);
   // The next tile: columns [absorbed(), absorbed() + tile.width). GraphError past `width` or for
   // another height.
   void absorb(const MatrixView& tile);

@@ -100,6 +100,18 @@ class MemoryModes : public ExecutorTest {
     FAIL() << "no case " << name;
   }
 
+  // The message of the DeviceError that planning a proof beyond its budget gives.
+  std::string refusal(const Fixture& f, const ProverOptions& o, const std::string& at) {
+    StarkProver prover(f.pk, exec(), o);
+    try {
+      (void)prover.plan(f.airs);
+    } catch (const DeviceError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << at << ": a proof beyond its budget was planned";
+    return {};
+  }
+
   void check_case(const Case& c) {
     // The fast proof on the CPU executor without limits: every executor's bytes (prove_verify_test).
     const Fixture cpu = fixture_of(executor("cpu"), c);
@@ -130,25 +142,16 @@ class MemoryModes : public ExecutorTest {
       EXPECT_EQ(roomy.plan_bytes, fast.plan_bytes) << roomy.choice;
       EXPECT_NE(roomy.choice.find("memory mode fast"), std::string::npos) << roomy.choice;
       // Beyond the budget: refused at plan time, naming the bytes, the budget and what would fit.
-      StarkProver too_fast(f.pk, exec(), options(exec(), limits, MemoryMode::Fast, budget));
-      try {
-        (void)too_fast.plan(f.airs);
-        ADD_FAILURE() << at << ": a fast proof beyond its budget was planned";
-      } catch (const DeviceError& e) {
-        const std::string m = e.what();
-        EXPECT_NE(m.find(fmt::format("needs {} bytes in memory mode fast", fast.plan_bytes)), std::string::npos) << m;
-        EXPECT_NE(m.find(fmt::format("more than the {} bytes", budget)), std::string::npos) << m;
-        EXPECT_NE(m.find(fmt::format("Memory mode low would fit ({} bytes)", low.plan_bytes)), std::string::npos) << m;
-      }
-      StarkProver too_small(f.pk, exec(), options(exec(), limits, std::nullopt, low.plan_bytes - 1));
-      try {
-        (void)too_small.plan(f.airs);
-        ADD_FAILURE() << at << ": a proof beyond its budget was planned";
-      } catch (const DeviceError& e) {
-        const std::string m = e.what();
-        EXPECT_NE(m.find(fmt::format("Even memory mode low needs {} bytes", low.plan_bytes)), std::string::npos) << m;
-        EXPECT_NE(m.find("nothing was allocated"), std::string::npos) << m;
-      }
+      const std::string too_fast = refusal(f, options(exec(), limits, MemoryMode::Fast, budget), at);
+      EXPECT_NE(too_fast.find(fmt::format("needs {} bytes in memory mode fast", fast.plan_bytes)), std::string::npos)
+          << too_fast;
+      EXPECT_NE(too_fast.find(fmt::format("more than the {} bytes", budget)), std::string::npos) << too_fast;
+      EXPECT_NE(too_fast.find(fmt::format("Memory mode low would fit ({} bytes)", low.plan_bytes)), std::string::npos)
+          << too_fast;
+      const std::string too_small = refusal(f, options(exec(), limits, std::nullopt, low.plan_bytes - 1), at);
+      EXPECT_NE(too_small.find(fmt::format("Even memory mode low needs {} bytes", low.plan_bytes)), std::string::npos)
+          << too_small;
+      EXPECT_NE(too_small.find("nothing was allocated"), std::string::npos) << too_small;
     }
   }
 };
