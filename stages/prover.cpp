@@ -702,7 +702,8 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan_keeping(const std::vecto
       .regions = out->regions,
       .interaction_kernels = [this](uint32_t a) -> const InteractionKernels& { return interaction_kernels(a); },
       .functional_kernels = [this](uint32_t a) -> const AirFunctionalKernels& { return functional_kernels(a); },
-      .observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0};
+      .observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0,
+      .low_memory = kept_codeword_bytes == 0};
   for (Phase phase : kProofPhases) prove_phase(phase, context);
   end_phases(context);
 

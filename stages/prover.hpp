@@ -169,7 +169,8 @@ class StarkProver {
                                                     std::shared_ptr<const TraceMatrix> values);
   const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed_commitments();
   MemoryLimits graph_limits() const;
-  // plan() with at most `kept_codeword_bytes` of the traces' codewords kept.
+  // plan() with at most `kept_codeword_bytes` of the traces' codewords kept (0: the low-memory mode, which
+  // also makes the stacked reduction's round-1 tables again).
   std::unique_ptr<Planned> plan_keeping(const std::vector<std::optional<AirWithTraces>>& airs,
                                         const PlanOptions& options, uint64_t kept_codeword_bytes);
   const AirFunctionalKernels& functional_kernels(uint32_t air);

@@ -159,6 +159,7 @@ void batch_constraint_phase(ProverContext& c) {
     in.traces.push_back(std::move(tr));
   }
   in.observe_piece_words = c.observe_piece_words;
+  in.remake_tables = c.low_memory;
   const char* beside_env = std::getenv("VKSTARK_OPENINGS_BESIDE");
   const bool use_beside = beside_env == nullptr || std::string_view(beside_env) != "0";
   const BesideOpenings beside =
@@ -167,7 +168,7 @@ void batch_constraint_phase(ProverContext& c) {
                                        [&](View<Fp4> point) {
                                          c.reduction.emplace(
                                              g, vk.params,
-                                             StackedReductionInput{c.commits.pointers(), c.commits.need_rot, point});
+                                             StackedReductionInput{c.commits.pointers(), c.commits.need_rot, point, c.low_memory});
                                          c.reduction->record_eq_tables();
                                        },
                                    .beside = [&] { c.reduction->record_slice_sums(); }};
@@ -180,7 +181,7 @@ void batch_constraint_phase(ProverContext& c) {
 void stacked_reduction_phase(ProverContext& c) {
   const SystemParams& params = c.pk.vk.params;
   if (!c.reduction)
-    c.reduction.emplace(c.g, params, StackedReductionInput{c.commits.pointers(), c.commits.need_rot, c.r});
+    c.reduction.emplace(c.g, params, StackedReductionInput{c.commits.pointers(), c.commits.need_rot, c.r, c.low_memory});
   const View<Fp4> u =
       c.reduction->prove(c.t, stacking_proof_views(c.layout, *c.regions.stacking, c.regions.stacking->proto()));
   c.u_cube = c.g.transient<Fp4>("u_cube", params.log_stacked_height()).all();

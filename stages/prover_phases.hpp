@@ -58,6 +58,9 @@ struct ProverContext {
   // Words per observe dispatch of the column openings (0: one dispatch; an executor that bounds
   // a shader's loops needs pieces, BatchConstraintInput::observe_piece_words).
   uint64_t observe_piece_words = 0;
+  // The low-memory mode: the stacked reduction makes its round-1 tables again rather than keep
+  // them (StackedReductionInput::remake_tables).
+  bool low_memory = false;
 
   // Handed from phase to phase.
   View<Fp4> xi{};    // LogupGkr: the constraint sumcheck's point (l_skip + n_global entries)

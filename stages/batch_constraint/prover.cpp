@@ -30,6 +30,10 @@ namespace {
 constexpr uint64_t kProgramCut = 1800;
 // Polynomial evaluation chunk (EvalPolyPartials).
 constexpr uint32_t kEvalChunk = 64;
+// Where round 1 makes a trace's tables at r_0 again (BatchConstraintInput::remake_tables): in about
+// this many row tiles, for traces whose tables take at least kRemadeMinBytes (or a binding).
+constexpr uint64_t kRemadeTiles = 8;
+constexpr uint64_t kRemadeMinBytes = uint64_t(16) << 20;
 
 uint32_t n_tilde(uint32_t log_height, uint32_t l) { return log_height > l ? log_height - l : 0; }
 
@@ -242,10 +246,10 @@ class BatchConstraintProver {
       e = x;
       x *= w;
     }
-    View<Fp4> weights = g_.transient<Fp4>("batch_constraint.r0_weights", n_).all();
+    r0_weights_ = g_.transient<Fp4>("batch_constraint.r0_weights", n_).all();
     g_.dispatch<EqUniWeights>(
         "batch_constraint.r0_weights",
-        {.r = res.r0, .roots = g_.constant<Fp>("batch_constraint.roots", roots), .out = weights, .log_n = l_});
+        {.r = res.r0, .roots = g_.constant<Fp>("batch_constraint.roots", roots), .out = r0_weights_, .log_n = l_});
 
     uint64_t total = 0;
     for (uint32_t T = 0; T < P_; ++T) {
@@ -254,52 +258,30 @@ class BatchConstraintProver {
     }
     finals_ = g_.transient<Fp4>("batch_constraint.final_tables", total).all();
     tables_.resize(P_);
+    remade_.assign(P_, false);
     for (uint32_t T = 0; T < P_; ++T) {
-      const BatchTrace& tr = trace(T);
       const uint64_t chunks = uint64_t(1) << nt(T);
-      {
-        // Row tiles of the tables (all the rows where they fit a tile), each folded from its
-        // chunks of the trace; a trace of one chunk folds straight into its final tables.
-        const uint64_t rows = nt(T) == 0 ? 1 : tile_rows(T, chunks);
-        const uint64_t tiles = chunks / rows;
-        const uint32_t log_rows = uint32_t(std::countr_zero(rows));
-        const AirFunctionals& f = kernels(T);
-        for (uint64_t i = 0; i < tiles; ++i) {
-          const std::string tile = tiles == 1 ? std::string() : fmt::format(".{}", i);
-          const View<Fp4> tables =
-              nt(T) == 0
-                  ? final_tables(T)
-                  : g_.transient<Fp4>(fmt::format("batch_constraint.T{}.tables.r0{}", T, tile), sources(T) * rows)
-                        .all();
-          for (uint32_t p = 0; p < tr.parts.size(); ++p)
-            for (uint32_t shift = 0; shift < (f.need_rot ? 2u : 1u); ++shift) {
-              if (f.widths[p] == 0) continue;
-              const uint64_t at = source_column(f.widths, f.need_rot, p, shift == 1, 0);
-              const std::vector<TracePart::Segment>& segments = tr.parts[p].segments;
-              for (const TracePart::Segment& seg : segments)  // piece by piece, each into its columns
-                g_.dispatch<PleFoldColumns>(
-                    fmt::format("batch_constraint.T{}.fold_r0.part{}.{}{}{}", T, p, shift == 0 ? "local" : "next", tile,
-                                segments.size() == 1 ? std::string() : fmt::format(".c{}", seg.first_column)),
-                    {.in = seg.data,
-                     .weights = weights,
-                     .out = tables.slice((at + seg.first_column) * rows, uint64_t(seg.columns) * rows),
-                     .log_height = tr.log_height,
-                     .log_n = l_,
-                     .shift = shift,
-                     .first_chunk = uint32_t(i * rows),
-                     .log_chunks = log_rows});
-            }
-          g_.dispatch<PleFoldColumns>(fmt::format("batch_constraint.T{}.fold_r0.selectors{}", T, tile),
-                                      {.in = selector_columns(tr.log_height),
-                                       .weights = weights,
-                                       .out = tables.slice(f.columns * rows, 3 * rows),
-                                       .log_height = tr.log_height,
-                                       .log_n = l_,
-                                       .shift = 0,
-                                       .first_chunk = uint32_t(i * rows),
-                                       .log_chunks = log_rows});
-          tables_[T].push_back(tables);
+      // Tables made again for round 1 (the low-memory mode) where they are large and fold twice.
+      // (at least kRemadeMinBytes, or more than a binding holds).
+      const uint64_t bytes = sources(T) * chunks * sizeof(Fp4);
+      remade_[T] = in_.remake_tables && nt(T) >= 2 &&
+                   bytes >= std::min(kRemadeMinBytes, g_.memory_limits().max_view_bytes());
+      // Row tiles of the tables (all the rows where they fit a tile), each folded from its chunks
+      // of the trace; a trace of one chunk folds straight into its final tables.
+      const uint64_t rows = nt(T) == 0 ? 1 : tile_rows(T, chunks);
+      const uint64_t tiles = chunks / rows;
+      for (uint64_t i = 0; i < tiles; ++i) {
+        if (remade_[T]) {  // round 1 makes them, twice
+          tables_[T].emplace_back();
+          continue;
         }
+        const std::string tile = tiles == 1 ? std::string() : fmt::format(".{}", i);
+        const View<Fp4> tables =
+            nt(T) == 0 ? final_tables(T)
+                       : g_.transient<Fp4>(fmt::format("batch_constraint.T{}.tables.r0{}", T, tile), sources(T) * rows)
+                             .all();
+        fold_r0_tile(T, i, rows, tables, fmt::format("batch_constraint.T{}.fold_r0", T), tile);
+        tables_[T].push_back(tables);
       }
     }
 
@@ -337,11 +319,60 @@ class BatchConstraintProver {
 
   View<Fp4> final_tables(uint32_t T) const { return finals_.slice(final_at_[T], sources(T)); }
 
+  // Row tile i (`rows` rows) of trace T's tables at r_0: its source columns (every part, and the
+  // part shifted a row where need_rot) and its selectors, each folded from its chunks of the trace.
+  void fold_r0_tile(uint32_t T, uint64_t i, uint64_t rows, View<Fp4> tables, const std::string& name,
+                    const std::string& tile) {
+    const BatchTrace& tr = trace(T);
+    const AirFunctionals& f = kernels(T);
+    const uint32_t log_rows = uint32_t(std::countr_zero(rows));
+    for (uint32_t p = 0; p < tr.parts.size(); ++p)
+      for (uint32_t shift = 0; shift < (f.need_rot ? 2u : 1u); ++shift) {
+        if (f.widths[p] == 0) continue;
+        const uint64_t at = source_column(f.widths, f.need_rot, p, shift == 1, 0);
+        const std::vector<TracePart::Segment>& segments = tr.parts[p].segments;
+        for (const TracePart::Segment& seg : segments)  // piece by piece, each into its columns
+          g_.dispatch<PleFoldColumns>(
+              fmt::format("{}.part{}.{}{}{}", name, p, shift == 0 ? "local" : "next", tile,
+                          segments.size() == 1 ? std::string() : fmt::format(".c{}", seg.first_column)),
+              {.in = seg.data,
+               .weights = r0_weights_,
+               .out = tables.slice((at + seg.first_column) * rows, uint64_t(seg.columns) * rows),
+               .log_height = tr.log_height,
+               .log_n = l_,
+               .shift = shift,
+               .first_chunk = uint32_t(i * rows),
+               .log_chunks = log_rows});
+      }
+    g_.dispatch<PleFoldColumns>(fmt::format("{}.selectors{}", name, tile),
+                                {.in = selector_columns(tr.log_height),
+                                 .weights = r0_weights_,
+                                 .out = tables.slice(f.columns * rows, 3 * rows),
+                                 .log_height = tr.log_height,
+                                 .log_n = l_,
+                                 .shift = 0,
+                                 .first_chunk = uint32_t(i * rows),
+                                 .log_chunks = log_rows});
+  }
+
+  // Row tile i of trace T's tables at r_0 where round j makes them again (remade_): a transient
+  // that lives from its folds to the round's read.
+  View<Fp4> remade_tile(uint32_t T, uint64_t i, uint32_t j, const char* what) {
+    const uint64_t chunks = uint64_t(1) << nt(T), rows = tile_rows(T, chunks);
+    const std::string tile = rows == chunks ? std::string() : fmt::format(".{}", i);
+    const std::string name = fmt::format("batch_constraint.round{}.T{}.{}", j, T, what);
+    const View<Fp4> tables = g_.transient<Fp4>(name + ".tables" + tile, sources(T) * rows).all();
+    fold_r0_tile(T, i, rows, tables, name, tile);
+    return tables;
+  }
+
   // Rows per row tile of trace T's tables when they have `len` rows: all of them where the tables
-  // fit one tile (kMaxTileBytes, one binding), else the largest power of two that fits (at least 2:
-  // a fold reads pairs of rows).
+  // fit one tile (kMaxTileBytes, one binding; where round 1 makes them again, an eighth of the
+  // tables at r_0), else the largest power of two that fits (at least 2: a fold reads pairs of rows).
   uint64_t tile_rows(uint32_t T, uint64_t len) const {
-    const uint64_t cap = std::min(kMaxTileBytes, g_.memory_limits().max_view_bytes());
+    uint64_t cap = std::min(kMaxTileBytes, g_.memory_limits().max_view_bytes());
+    if (remade_[T])
+      cap = std::min(cap, std::max<uint64_t>(sources(T) * (uint64_t(sizeof(Fp4)) << nt(T)) / kRemadeTiles, 1));
     const uint64_t row = sources(T) * sizeof(Fp4);
     uint64_t rows = len;
     while (rows > 2 && rows * row > cap) rows /= 2;
@@ -470,7 +501,8 @@ class BatchConstraintProver {
                                             : fmt::format("batch_constraint.round{}.T{}.{}", j, T, tl.tile);
       const uint32_t slices = tl.slices;
       View<Fp4> values = g_.transient<Fp4>(name + ".values", uint64_t(kFunctionals) * slices * d_ * y).all();
-      eval_functionals(T, name, tables_[T][tl.tile], log_len, 1, values, slices);
+      eval_functionals(T, name, j == 1 && remade_[T] ? remade_tile(T, tl.tile, j, "made") : tables_[T][tl.tile],
+                       log_len, 1, values, slices);
       g_.dispatch<ZerocheckWeightedSums>(name + ".weighted_sums",
                                          {.values = values,
                                           .eq = eq_weights(l_ + j, nt(T) - j).slice(tl.tile * y, y),
@@ -604,7 +636,9 @@ class BatchConstraintProver {
                                                        sources(T) * rows)
                                          .all();
         g_.dispatch<FoldPairsFp4>(fmt::format("batch_constraint.round{}.T{}.fold{}", j, T, tile),
-                                  {.src = tables_[T][i], .alpha = r_.slice(j, 1), .dst = dst});
+                                  {.src = j == 1 && remade_[T] ? remade_tile(T, i, j, "made_again") : tables_[T][i],
+                                   .alpha = r_.slice(j, 1),
+                                   .dst = dst});
         next.push_back(dst);
       }
       if (n_tiles > 1 && (tile_rows(T, len) == len || rows == 1)) {
@@ -701,6 +735,8 @@ class BatchConstraintProver {
   View<Fp4> mu_powers_, r_, state_, finals_;
   std::vector<uint64_t> final_at_;
   std::vector<std::vector<View<Fp4>>> tables_;  // per trace: its tables' row tiles
+  std::vector<bool> remade_;                     // per trace: round 1 makes its tables at r_0 again
+  View<Fp4> r0_weights_;
   std::map<uint32_t, View<Fp>> selectors_;
   std::map<std::pair<uint32_t, uint32_t>, View<Fp4>> eq_by_;
 };

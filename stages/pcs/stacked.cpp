@@ -141,9 +141,10 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
   c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
   const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
   c.kept_columns = std::min(width, options.kept_codeword_columns);
-  // Where the codeword is not all kept, it is made (and hashed, and made again when opened) an
-  // eighth of the columns at a time: the batch, its copy and the NTT's scratch are what that takes.
-  c.batch_columns = std::clamp<uint32_t>((width + 7) / 8, 1, c.tile_columns);
+  // Where the codeword is not all kept, it is made (and hashed, and made again when opened) a
+  // batch of columns at a time: the batch, its copy and the NTT's scratch are what that takes.
+  if (options.batches == 0) throw GraphError(fmt::format("commitment '{}': 0 column batches", name));
+  c.batch_columns = std::clamp<uint32_t>((width + options.batches - 1) / options.batches, 1, c.tile_columns);
   // Not keeping columns costs a batch and the rows' sponge states (16 words a row, as much as 16
   // codeword columns): dropping fewer than that saves nothing (narrow commitments keep theirs).
   if (options.keep_narrow && c.kept_columns < width && width - c.kept_columns <= c.batch_columns + 16)

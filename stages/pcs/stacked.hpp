@@ -43,6 +43,9 @@ struct StackedCommitOptions {
   // dropping saves nothing (fewer columns than a batch and the rows' sponge states take), all are kept.
   uint32_t kept_codeword_columns = ~0u;
   bool keep_narrow = true;  // false: drop them all the same (for tests of the openings made again)
+  // The columns not kept are made in batches of 1/batches of the columns (a batch, the NTT's
+  // scratch beside it, and the rows' sponges are the commitment's memory beyond its matrices).
+  uint32_t batches = 8;
 };
 
 // What later phases need of a commitment (StackedPcsData): the layout, the RS messages (the

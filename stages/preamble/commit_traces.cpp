@@ -89,8 +89,11 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
   auto keep = [&]() {
     const uint64_t column = uint64_t(sizeof(Fp)) << (params.log_stacked_height() + params.log_blowup);
     const uint64_t cols = std::min<uint64_t>(keep_left / column, ~0u);
-    return StackedCommitOptions{
-        .keep_traces = true, .kept_codeword_columns = uint32_t(cols), .keep_narrow = keep_narrow};
+    // Nothing kept is the low-memory mode: smaller batches (16 rather than 8).
+    return StackedCommitOptions{.keep_traces = true,
+                                .kept_codeword_columns = uint32_t(cols),
+                                .keep_narrow = keep_narrow,
+                                .batches = kept_codeword_bytes == 0 ? 16u : 8u};
   };
   auto took = [&](const StackedCommitment& sc) {
     keep_left -= std::min(keep_left, uint64_t(sc.kept_columns) * sc.codeword_column_bytes());

@@ -22,6 +22,9 @@ namespace {
 // StackedRound0Sums adds the rest.
 constexpr uint64_t kRound0SumGroups = 32;
 
+// Where rounds 1 and 2 make the round-1 tables again, they do so in about this many column tiles.
+constexpr uint32_t kRemadeTiles = 8;
+
 // A run of consecutive slices of one height in one commitment: one block of its message
 // (protocol.md 6.1: slices of a height follow each other without gaps, across stacked columns).
 struct Region {
@@ -81,6 +84,8 @@ class StackedReductionProver {
   void sample_lambda();
   void round0();
   void fold_u0();
+  void fold_tile(uint32_t t, View<Fp4> out, const std::string& step);
+  void kernel_tile(uint32_t t, View<Fp4> out, const std::string& step);
   void mle_round(uint32_t j);
   void openings();
 
@@ -98,13 +103,14 @@ class StackedReductionProver {
   std::vector<Region> regions_;          // commitment by commitment, layout order
   std::vector<Region> pieces_;           // round 0's: the regions split to fit its bindings
   std::vector<uint32_t> rot_, heights_;  // per global slice: need_rot of its matrix, its log height
-  View<Fp4> eq_, lambda_, weights_, u_;
+  View<Fp4> eq_, lambda_, weights_, u_, fold_weights_, coeffs_;
   bool eq_recorded_ = false, sums_recorded_ = false;
   // The current column tables and kernel tables (rounds 1..n_stack), in tiles of tile_cols_ columns
   // (one tile where they fit one binding and kMaxTileBytes).
   std::vector<View<Fp4>> f_, k_;
-  uint32_t tile_cols_ = 0;
-  uint32_t tiles() const { return uint32_t(f_.size()); }
+  uint32_t tile_cols_ = 0, n_tiles_ = 0;
+  bool remake_ = false;  // in_.remake_tables, where there are two rounds to make them for
+  uint32_t tiles() const { return n_tiles_; }
   uint32_t tile_width(uint32_t t) const { return std::min(tile_cols_, total_width_ - t * tile_cols_); }
   std::string tile_name(const std::string& base, uint32_t t) const {
     return tiles() == 1 ? base : fmt::format("{}.{}", base, t);
@@ -340,92 +346,102 @@ void StackedReductionProver::round0() {
 // After u_0: every stacked column's PLE folded at u_0 (f, a table over H_n_stack per column, all
 // columns one after another) and the batched kernel K_c(u_0, .) beside it (k): zero where no slice
 // lies, else per slice a E(x) + b D(x) with its two coefficients from u_0 (protocol.md 10.2).
+// Kept for rounds 1 and 2, or (remake_tables) made a tile at a time for each of them and dropped.
 void StackedReductionProver::fold_u0() {
   auto span = g_.span("fold_u0");
   // What u_0 gives (the fold weights, every slice's two kernel coefficients), then the tables.
-  View<Fp4> fold_weights = transient("fold_u0.weights", n_);
-  g_.dispatch<StackedFoldWeights>(name("fold_u0.weights"), {.z = u_.slice(0, 1), .out = fold_weights, .l_skip = l_});
-  View<Fp4> coeffs;
+  fold_weights_ = transient("fold_u0.weights", n_);
+  g_.dispatch<StackedFoldWeights>(name("fold_u0.weights"), {.z = u_.slice(0, 1), .out = fold_weights_, .l_skip = l_});
   if (n_stack_ > 0) {
-    coeffs = transient("fold_u0.coeffs", 2ull * rot_.size());
+    coeffs_ = transient("fold_u0.coeffs", 2ull * rot_.size());
     Buffer<uint32_t> heights = g_.constant<uint32_t>(name("heights"), heights_);
     g_.dispatch<StackedSliceCoeffs>(name("fold_u0.coeffs"), {.log_heights = heights,
                                                              .r = in_.r.slice(0, 1),
                                                              .u = u_.slice(0, 1),
                                                              .weights = weights_,
-                                                             .coeffs = coeffs,
+                                                             .coeffs = coeffs_,
                                                              .l_skip = l_});
   }
-  // Column tiles of f and k: whole columns of 2^n_stack entries each.
+  // Column tiles of f and k: whole columns of 2^n_stack entries each; an eighth of the columns a
+  // tile where the tables are made again.
   const uint64_t column = (uint64_t(1) << n_stack_) * sizeof(Fp4);
   const uint64_t cap = std::min(kMaxTileBytes, g_.memory_limits().max_view_bytes());
   if (column > g_.memory_limits().max_view_bytes())
     throw GraphError(
         fmt::format("stacked reduction: a column of 2^{} extension values does not fit one binding", n_stack_));
+  remake_ = in_.remake_tables && n_stack_ >= 2;
   tile_cols_ = n_stack_ == 0 ? total_width_ : uint32_t(std::clamp<uint64_t>(cap / column, 1, total_width_));
-  const uint32_t n_tiles = (total_width_ + tile_cols_ - 1) / tile_cols_;
-  f_.resize(n_tiles);
-  for (uint32_t t = 0; t < n_tiles; ++t)
+  if (remake_) tile_cols_ = std::min(tile_cols_, std::max(1u, (total_width_ + kRemadeTiles - 1) / kRemadeTiles));
+  n_tiles_ = (total_width_ + tile_cols_ - 1) / tile_cols_;
+  if (remake_) return;  // rounds 1 and 2 make them
+  f_.resize(n_tiles_);
+  k_.resize(n_tiles_);
+  for (uint32_t t = 0; t < n_tiles_; ++t) {
     f_[t] = n_stack_ == 0 ? proof_->stacking_openings
                           : transient(tile_name("fold_u0.f", t), uint64_t(tile_width(t)) << n_stack_);
+    fold_tile(t, f_[t], "fold_u0");
+  }
+  if (n_stack_ == 0) return;
+  for (uint32_t t = 0; t < n_tiles_; ++t) {
+    k_[t] = transient(tile_name("fold_u0.k", t), uint64_t(tile_width(t)) << n_stack_);
+    kernel_tile(t, k_[t], "fold_u0.k");
+  }
+}
+
+// Tile t of f: the message columns that fall in it, folded at u_0 (split where a message tile ends).
+void StackedReductionProver::fold_tile(uint32_t t, View<Fp4> out, const std::string& step) {
+  const uint32_t lo = t * tile_cols_, hi = lo + tile_width(t);
   for (uint32_t c = 0; c < in_.commitments.size(); ++c) {
     const StackedCommitment& sc = *in_.commitments[c];
     for (uint32_t mt = 0; mt < sc.tiles(); ++mt) {
-      // The message tile's columns, global [a, b), into the f tiles they fall in.
       const uint32_t first = col_offset_[c] + sc.tile_first(mt), end = first + sc.tile_width(mt);
-      for (uint32_t a = first; a < end;) {
-        const uint32_t ft = a / tile_cols_, b = std::min(end, (ft + 1) * tile_cols_);
-        const bool whole = sc.tiles() == 1 && n_tiles == 1;
-        g_.dispatch<StackedFoldChunks>(
-            name(whole                                       ? fmt::format("fold_u0.c{}", c)
-                 : sc.tiles() == 1 && a == first && b == end ? fmt::format("fold_u0.c{}.{}", c, ft)
-                                                             : fmt::format("fold_u0.c{}.{}.{}", c, mt, a)),
-            {.message = sc.message_columns(a - col_offset_[c], b - a),
-             .weights = fold_weights,
-             .out = f_[ft].slice(uint64_t(a - ft * tile_cols_) << n_stack_, uint64_t(b - a) << n_stack_)});
-        a = b;
-      }
+      const uint32_t a = std::max(first, lo), b = std::min(end, hi);
+      if (a >= b) continue;
+      const bool whole = sc.tiles() == 1 && n_tiles_ == 1;
+      g_.dispatch<StackedFoldChunks>(
+          name(whole                                       ? fmt::format("{}.c{}", step, c)
+               : sc.tiles() == 1 && a == first && b == end ? fmt::format("{}.c{}.{}", step, c, t)
+                                                           : fmt::format("{}.c{}.{}.{}", step, c, mt, a)),
+          {.message = sc.message_columns(a - col_offset_[c], b - a),
+           .weights = fold_weights_,
+           .out = out.slice(uint64_t(a - lo) << n_stack_, uint64_t(b - a) << n_stack_)});
     }
   }
-  if (n_stack_ == 0) return;
-  k_.resize(n_tiles);
-  for (uint32_t t = 0; t < n_tiles; ++t)
-    k_[t] = transient(tile_name("fold_u0.k", t), uint64_t(tile_width(t)) << n_stack_);
-  const uint64_t tile_entries = uint64_t(tile_cols_) << n_stack_;
+}
+
+// Tile t of k: every slice in it (tiles end at columns, slices never span one), and zero past the
+// slices of each commitment's last stacked column.
+void StackedReductionProver::kernel_tile(uint32_t t, View<Fp4> out, const std::string& step) {
+  const uint64_t lo = uint64_t(t * tile_cols_) << n_stack_, hi = lo + (uint64_t(tile_width(t)) << n_stack_);
   std::vector<uint64_t> used(in_.commitments.size(), 0);  // entries of each commitment with a slice
   for (const Region& r : regions_) {
     const uint64_t base = uint64_t(col_offset_[r.commitment]) << n_stack_, first = r.start >> l_;
     const uint64_t per_slice = uint64_t(1) << r.log_chunks;
-    // The region's slices, split where a tile ends (tiles end at columns, slices never span one).
-    for (uint64_t s0 = 0; s0 < r.count;) {
-      const uint64_t at = base + first + s0 * per_slice, t = at / tile_entries;
-      const uint64_t s1 = std::min<uint64_t>(r.count, s0 + ((t + 1) * tile_entries - at) / per_slice);
-      g_.dispatch<StackedKernelTable>(name(fmt::format("fold_u0.k.c{}.s{}", r.commitment, r.first_slice + s0)),
-                                      {.eq = eq_.slice(eq_offset_[r.cls], per_slice),
-                                       .coeffs = coeffs.slice(2 * (r.first_slice + s0), 2 * (s1 - s0)),
-                                       .table = k_[t].slice(at - t * tile_entries, (s1 - s0) * per_slice),
-                                       .log_chunks = r.log_chunks});
-      s0 = s1;
-    }
     used[r.commitment] = std::max(used[r.commitment], first + uint64_t(r.count) * per_slice);
+    const uint64_t from = base + first, to = from + uint64_t(r.count) * per_slice;
+    if (to <= lo || from >= hi) continue;
+    const uint64_t s0 = (std::max(from, lo) - from) / per_slice, s1 = (std::min(to, hi) - from) / per_slice;
+    g_.dispatch<StackedKernelTable>(name(fmt::format("{}.c{}.s{}", step, r.commitment, r.first_slice + s0)),
+                                    {.eq = eq_.slice(eq_offset_[r.cls], per_slice),
+                                     .coeffs = coeffs_.slice(2 * (r.first_slice + s0), 2 * (s1 - s0)),
+                                     .table = out.slice(from + s0 * per_slice - lo, (s1 - s0) * per_slice),
+                                     .log_chunks = r.log_chunks});
   }
-  // The last stacked column of each commitment past its slices: zero (split where a tile ends).
   for (uint32_t c = 0; c < in_.commitments.size(); ++c) {
     const uint64_t base = uint64_t(col_offset_[c]) << n_stack_;
     const uint64_t end = base + (uint64_t(in_.commitments[c]->layout.stacked_width()) << n_stack_);
-    for (uint64_t at = base + used[c]; at < end;) {
-      const uint64_t t = at / tile_entries, to = std::min(end, (t + 1) * tile_entries);
-      g_.dispatch<FillU32>(name(at == base + used[c] && to == end ? fmt::format("fold_u0.k.c{}.tail", c)
-                                                                  : fmt::format("fold_u0.k.c{}.tail.{}", c, t)),
-                           {.out = k_[t].slice(at - t * tile_entries, to - at).bitcast<uint32_t>(), .value = 0});
-      at = to;
-    }
+    const uint64_t at = std::max(base + used[c], lo), to = std::min(end, hi);
+    if (at >= to) continue;
+    g_.dispatch<FillU32>(name(at == base + used[c] && to == end ? fmt::format("{}.c{}.tail", step, c)
+                                                                : fmt::format("{}.c{}.tail.{}", step, c, t)),
+                         {.out = out.slice(at - lo, to - at).bitcast<uint32_t>(), .value = 0});
   }
 }
 
 // Round j (protocol.md 10.3): s'_j(X) = sum over all columns and y of f(X, y) k(X, y), degree 2,
 // sent as s'_j(1), s'_j(2). Two dependent dispatches: the partial sums (with the fold at u_(j-1)
-// from round 2 on) and one program.
+// from round 2 on) and one program. Where the tables are made again, rounds 1 and 2 make each
+// tile's round-1 tables before its partials and drop them after.
 void StackedReductionProver::mle_round(uint32_t j) {
   const std::string step = fmt::format("round{}", j);
   auto span = g_.span(step);
@@ -437,16 +453,31 @@ void StackedReductionProver::mle_round(uint32_t j) {
   }
   const uint32_t parts = uint32_t(at[tiles()] / 2);
   View<Fp4> partials = transient(step + ".partials", 2ull * parts);
+  if (remake_ && j == 2) {
+    f_.resize(tiles());
+    k_.resize(tiles());
+  }
   for (uint32_t t = 0; t < tiles(); ++t) {
     const View<Fp4> out = partials.slice(at[t], at[t + 1] - at[t]);
+    View<Fp4> f0, k0;
+    if (!remake_ || j > 2) {
+      f0 = f_[t];
+      k0 = k_[t];
+    } else {  // the round-1 tables of tile t, made again
+      const std::string made = step + ".made";
+      f0 = transient(tile_name(made + ".f", t), uint64_t(tile_width(t)) << n_stack_);
+      k0 = transient(tile_name(made + ".k", t), uint64_t(tile_width(t)) << n_stack_);
+      fold_tile(t, f0, made + ".f");
+      kernel_tile(t, k0, made + ".k");
+    }
     if (j == 1) {
       g_.dispatch<SumcheckProductPartials>(name(tile_name(step + ".partials", t)),
-                                           {.f = f_[t], .w = k_[t], .partials = out, .pairs = uint32_t(pairs[t])});
+                                           {.f = f0, .w = k0, .partials = out, .pairs = uint32_t(pairs[t])});
     } else {
       View<Fp4> f = transient(tile_name(step + ".f", t), 2 * pairs[t]),
                 k = transient(tile_name(step + ".k", t), 2 * pairs[t]);
-      g_.dispatch<StackedFoldPartials>(name(tile_name(step + ".partials", t)), {.f = f_[t],
-                                                                                .w = k_[t],
+      g_.dispatch<StackedFoldPartials>(name(tile_name(step + ".partials", t)), {.f = f0,
+                                                                                .w = k0,
                                                                                 .alpha = u_.slice(j - 1, 1),
                                                                                 .f_dst = f,
                                                                                 .w_dst = k,

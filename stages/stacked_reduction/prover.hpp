@@ -33,6 +33,10 @@ struct StackedReductionInput {
   // r_0 .. r_n_max, the batch sumcheck's point: at least 1 + the largest lifted n = max(h - l_skip, 0)
   // of any slice.
   View<Fp4> r;
+  // The round-1 tables (every column folded at u_0, and its kernel) made again, a tile at a time,
+  // for rounds 1 and 2 instead of kept: a quarter of their bytes at the peak for a second pass over
+  // the stacked message (the low-memory mode).
+  bool remake_tables = false;
 };
 
 // Where the proof part StackingProof (stages/proof/proof.hpp) lives in the proof buffer.

@@ -27,6 +27,8 @@ struct Case {
   // again can outweigh it): then each mode takes less than the one before, and a budget between
   // keeps part of it.
   bool codeword_dominates = false;
+  // The batch constraint's tables at r_0 are larger than the limits' binding.
+  bool remade_constraint_tables = false;
 };
 
 std::vector<Case> cases() {
@@ -37,6 +39,7 @@ std::vector<Case> cases() {
        [] { return keccak_fixture(10, 3); },
        test_system_params_small(2, 8, 3),
        {.max_allocation_bytes = 8 * (768u << 10), .max_binding_bytes = 768u << 10},
+       true,
        true},
       // Several commitments (preprocessed and cached parts, each its own codeword).
       {"preprocessed_cached",
@@ -79,12 +82,20 @@ struct Proved {
   std::vector<uint8_t> bytes;
   uint64_t plan_bytes = 0;
   std::string choice;
+  // Tasks that make the batch constraint's and the stacked reduction's round-1 tables again.
+  uint32_t constraint_remakes = 0, reduction_remakes = 0;
 };
 
 Proved prove(Executor& exec, const Fixture& f, const ProverOptions& o, const std::string& what) {
   StarkProver prover(f.pk, exec, o);
   auto prepared = prover.prepare(f.airs);
   Proved p{encode(prepared->run(f.airs)), prepared->device_bytes(), prepared->memory_choice()};
+  for (const Task& t : prepared->plan().tasks) {
+    if (t.name.starts_with("batch_constraint.round1.") && t.name.find(".made") != std::string::npos)
+      ++p.constraint_remakes;
+    if (t.name.starts_with("stacked_reduction.round") && t.name.find(".made") != std::string::npos)
+      ++p.reduction_remakes;
+  }
   const VerifyResult v = verify_bytes(f.pk.vk, p.bytes);
   EXPECT_TRUE(v.ok) << what << ": " << v.reason;
   return p;
@@ -127,6 +138,12 @@ class MemoryModes : public ExecutorTest {
       EXPECT_NE(fast.choice.find("memory mode fast"), std::string::npos) << fast.choice;
       EXPECT_NE(low.choice.find("memory mode low"), std::string::npos) << low.choice;
       EXPECT_NE(low.choice.find("none"), std::string::npos) << low.choice;
+      // Low makes the stacked reduction's round-1 tables again (twice); the batch constraint's
+      // where they are larger than a binding (or 16 MiB); fast makes nothing again.
+      EXPECT_EQ(fast.constraint_remakes + fast.reduction_remakes, 0u) << at;
+      EXPECT_GT(low.reduction_remakes, 0u) << at;
+      if (c.remade_constraint_tables && limits.max_binding_bytes != ~uint64_t(0))
+        EXPECT_GT(low.constraint_remakes, 0u) << at;
       if (!c.codeword_dominates) continue;
       EXPECT_LT(low.plan_bytes, fast.plan_bytes) << at;
       // A budget between: the most codeword that fits it (some kept, some made again).
