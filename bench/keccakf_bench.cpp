@@ -315,12 +315,7 @@ int main(int argc, char** argv) try {
 
   StarkProver prover(pk, *exec, prover_options);
   if (plan_only) {
-    const uint64_t trace_bytes = uint64_t(airs[0]->common.width) * airs[0]->common.height * sizeof(Fp);
-    const auto planned = prover.plan(airs);
-    const uint64_t bytes = planned->device_bytes();
-    fmt::print("  {}\n  plan: {:.3f} GB, {:.2f} x the trace's {:.3f} GB\n  memory (plan): {}\n{}",
-               planned->memory_choice(), bytes / 1e9, double(bytes) / double(trace_bytes), trace_bytes / 1e9,
-               format_memory_breakdown(memory_breakdown(planned->plan())), memory_report(planned->plan()));
+    bench::print_plan_only(prover, airs, uint64_t(airs[0]->common.width) * airs[0]->common.height * sizeof(Fp));
     return 0;
   }
   if (concurrent > 0) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/bench_util.hpp"
+#include "runtime/plan.hpp"
 #include "stages/prover.hpp"
 
 namespace vkstark::bench {
@@ -26,6 +27,17 @@ inline std::vector<std::optional<AirWithTraces>> moved_airs(std::vector<AirWithT
   out.reserve(fixture.size());
   for (AirWithTraces& a : fixture) out.emplace_back(std::move(a));
   return out;
+}
+
+// --plan-only: the proof's graph built and compiled for the executor's limits (no memory taken,
+// nothing run), and where its memory goes, per phase and per buffer.
+inline void print_plan_only(StarkProver& prover, const std::vector<std::optional<AirWithTraces>>& airs,
+                            uint64_t trace_bytes) {
+  const auto planned = prover.plan(airs);
+  const uint64_t bytes = planned->device_bytes();
+  fmt::print("  {}\n  plan: {:.3f} GB, {:.2f} x the traces' {:.3f} GB\n  memory (plan): {}\n{}",
+             planned->memory_choice(), bytes / 1e9, double(bytes) / double(trace_bytes), trace_bytes / 1e9,
+             format_memory_breakdown(memory_breakdown(planned->plan())), memory_report(planned->plan()));
 }
 
 // The proof prepared for the steady state: where round 0 started on the interpreter while its

@@ -6,7 +6,7 @@
 // bench/results/zkvm_bench-<executor>.json).
 //
 //   zkvm_bench [--executor cpu|vulkan|auto] [--chips 100] [--max-log-height 20] [--log-stacked-height 21]
-//              [--runs 3] [--json F]
+//              [--runs 3] [--json F] [--memory-mode M] [--device-memory B] [--preset segment] [--plan-only]
 #include <fmt/format.h>
 
 #include <chrono>
@@ -56,6 +56,10 @@ int main(int argc, char** argv) try {
                  "segment: a real zkVM segment's shape (40 chips up to 2^22 rows, 810 M cells, memory and range "
                  "buses, params(22)); sets --chips, --max-log-height and --log-stacked-height, which then may not be "
                  "given");
+  bool plan_only = false;
+  options.flag("--plan-only", plan_only,
+               "build and compile the proof's graph only (no memory taken, nothing run): print where its memory "
+               "goes, per phase and per buffer, for the executor's limits");
   options.parse_or_exit(argc, argv);
   if (preset == "segment") {
     for (const char* o : {"--chips", "--max-log-height", "--log-stacked-height"})
@@ -77,6 +81,13 @@ int main(int argc, char** argv) try {
   const ProvingKey pk = keygen(seg.airs, params, *exec);
   const double keygen_ms = ms_since(t0);
   StarkProver prover(pk, *exec, with_memory({}, memory.mode, memory.device_memory));
+  if (plan_only) {
+    fmt::print("zkvm_bench: executor {}, device {}\n  {} AIRs ({} present), {} trace cells, heights up to 2^{}, "
+               "params({})\n",
+               exec->name(), exec->device_name(), seg.airs.size(), seg.present(), seg.cells(), max_log, log_stacked);
+    bench::print_plan_only(prover, seg.traces, seg.cells() * sizeof(Fp));
+    return 0;
+  }
   double prepare_ms = 0;
   std::string round0;
   auto prepared = bench::prepare_steady(prover, seg.traces, {}, prepare_ms, round0);
