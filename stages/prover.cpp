@@ -321,6 +321,7 @@ class PreparedProof final : public StarkProver::Prepared {
   const ProvingKey* pk = nullptr;
   std::vector<std::shared_ptr<const CommittedTrace>> preprocessed;  // the prover's, per AIR
   bool debug_check = false;                                         // the debug checker before every proof
+  bool remade = false;                                              // the large tables made again (low mode)
   std::string memory;                                               // Planned::memory_choice
 
   const Plan& plan() const override { return prepared->plan(); }
@@ -567,23 +568,30 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     const CodewordBytes cw = codeword_bytes(planned);
     const uint64_t bytes = p->device_bytes();
     planned.proof->memory = fmt::format(
-        "memory mode {}{}: {:.2f} of {:.2f} GB of the codeword kept ({}); plan {:.2f} GB, {:.2f} x the traces' {:.2f} "
-        "GB{}",
+        "memory mode {}{}: {:.2f} of {:.2f} GB of the codeword kept ({}){}; plan {:.2f} GB, {:.2f} x the traces' "
+        "{:.2f} GB{}",
         to_string(m), budget && !options_.memory_mode ? " (the fastest within the budget)" : "", double(cw.kept) / 1e9,
         double(cw.all) / 1e9,
         cw.kept == cw.all ? "all"
         : cw.kept == 0    ? "none: the queried rows made again"
                           : "the rest made again for the openings",
-        double(bytes) / 1e9, cw.traces ? double(bytes) / double(cw.traces) : 0.0, double(cw.traces) / 1e9,
+        planned.proof->remade ? ", the large tables made again where read" : "", double(bytes) / 1e9,
+        cw.traces ? double(bytes) / double(cw.traces) : 0.0, double(cw.traces) / 1e9,
         target == ~uint64_t(0) ? std::string() : fmt::format(", target {:.2f} GB", double(target) / 1e9));
+  };
+  // The low-memory mode's plan: no codeword kept, the large tables made again.
+  std::unique_ptr<Planned> low;
+  auto low_plan = [&]() -> std::unique_ptr<Planned>& {
+    if (!low) low = plan_keeping(airs, options, 0, true);
+    return low;
   };
   // A plan beyond the budget is refused here, before anything is allocated, saying what would fit.
   auto fits = [&](std::unique_ptr<Planned> p, MemoryMode m) {
     const uint64_t bytes = bytes_of(p);
     if (bytes <= device) return p;
-    const uint64_t least = codeword_bytes(dynamic_cast<PlannedProof&>(*p)).kept == 0
+    const uint64_t least = dynamic_cast<PlannedProof&>(*p).proof->remade && codeword_bytes(dynamic_cast<PlannedProof&>(*p)).kept == 0
                                ? bytes
-                               : plan_keeping(airs, options, 0)->device_bytes();
+                               : bytes_of(low_plan());
     throw DeviceError(fmt::format(
         "out of device memory: the proof needs {} bytes in memory mode {} ({}), more than the {} bytes {}; nothing "
         "was allocated. {}",
@@ -595,11 +603,12 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
             : fmt::format("Even memory mode low needs {} bytes: prove smaller traces, or on a device with more memory",
                           least)));
   };
-  std::unique_ptr<Planned> all = plan_keeping(airs, options, ~uint64_t(0));
+  std::unique_ptr<Planned> all = plan_keeping(airs, options, ~uint64_t(0), false);
   const CodewordBytes cw = codeword_bytes(dynamic_cast<PlannedProof&>(*all));
-  // Fast keeps everything; Low nothing; Default (or a budget without a mode) the most codeword that
-  // keeps the plan within its target.
-  if (mode == MemoryMode::Fast || cw.all == 0) {
+  // Fast keeps everything; Low nothing, and makes the large tables again; Default (or a budget
+  // without a mode) the fastest plan within its target: the most codeword kept without making
+  // tables again, else (when even none kept is too much) the most kept with them made again.
+  if (mode == MemoryMode::Fast || (cw.all == 0 && mode != MemoryMode::Low)) {
     describe(all, mode.value_or(MemoryMode::Default), ~uint64_t(0));
     return fits(std::move(all), mode.value_or(MemoryMode::Default));
   }
@@ -612,43 +621,61 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     describe(all, label(MemoryMode::Fast), target);
     return all;
   }
-  std::unique_ptr<Planned> none = plan_keeping(airs, options, 0);
-  if (mode == MemoryMode::Low || bytes_of(none) >= target) {
-    describe(none, label(MemoryMode::Low), mode == MemoryMode::Low ? ~uint64_t(0) : target);
-    return fits(std::move(none), label(MemoryMode::Low));
+  if (mode == MemoryMode::Low) {
+    describe(low_plan(), MemoryMode::Low, ~uint64_t(0));
+    return fits(std::move(low_plan()), MemoryMode::Low);
   }
-  // Between: the plan's bytes fall with the codeword kept, roughly byte for byte (the arena's chunks
-  // pack unevenly): the estimate first, then a bisection below it for the most that fits (plans of
-  // a proof's shape take milliseconds).
-  std::unique_ptr<Planned> best = std::move(none);
-  uint64_t lo = 0, hi = cw.all - std::min(cw.all, bytes_of(all) - target);
-  for (int i = 0; i < 10 && hi > lo; ++i) {
-    const uint64_t kept = i == 0 ? hi : lo + (hi - lo + 1) / 2;
-    std::unique_ptr<Planned> p = plan_keeping(airs, options, kept);
-    const uint64_t b = bytes_of(p);
-    logger().debug("memory: {} of {} bytes of the codeword kept: plan {} bytes, target {}", kept, cw.all, b, target);
-    if (b <= target) {
-      best = std::move(p);
-      lo = kept;
-      if (i == 0) break;
-    } else {
-      hi = kept - 1;
+  // The most codeword that keeps the plan within the target, with the tables kept (`remade`
+  // false) or made again; `none` the plan keeping none. The plan's bytes fall with the codeword
+  // kept, roughly byte for byte (the arena's chunks pack unevenly): the estimate first, then a
+  // bisection below it (plans of a proof's shape take milliseconds).
+  auto most_kept = [&](std::unique_ptr<Planned> none, bool remade, uint64_t from) {
+    std::unique_ptr<Planned> best = std::move(none);
+    uint64_t lo = 0, hi = cw.all - std::min(cw.all, from - std::min(from, target));
+    for (int i = 0; i < 10 && hi > lo; ++i) {
+      const uint64_t kept = i == 0 ? hi : lo + (hi - lo + 1) / 2;
+      std::unique_ptr<Planned> p = plan_keeping(airs, options, kept, remade);
+      const uint64_t b = bytes_of(p);
+      logger().debug("memory: {} of {} bytes of the codeword kept{}: plan {} bytes, target {}", kept, cw.all,
+                     remade ? " (tables made again)" : "", b, target);
+      if (b <= target) {
+        best = std::move(p);
+        lo = kept;
+        if (i == 0) break;
+      } else {
+        hi = kept - 1;
+      }
+      if (hi - lo < cw.all / 64) break;  // within a sixty-fourth of the codeword
     }
-    if (hi - lo < cw.all / 64) break;  // within a sixty-fourth of the codeword
+    return best;
+  };
+  std::unique_ptr<Planned> none = plan_keeping(airs, options, 0, false);
+  if (bytes_of(none) <= target) {
+    std::unique_ptr<Planned> best = most_kept(std::move(none), false, bytes_of(all));
+    describe(best, label(MemoryMode::Default), target);
+    return best;
   }
+  if (bytes_of(low_plan()) >= target) {
+    describe(low_plan(), label(MemoryMode::Low), target);
+    return fits(std::move(low_plan()), label(MemoryMode::Low));
+  }
+  // With the tables made again, the codeword kept beside them is what the plan without grows by.
+  const uint64_t from = bytes_of(low_plan()) + cw.all;
+  std::unique_ptr<Planned> best = most_kept(std::move(low_plan()), true, from);
   describe(best, label(MemoryMode::Default), target);
   return best;
 }
 
 std::unique_ptr<StarkProver::Planned> StarkProver::plan_keeping(const std::vector<std::optional<AirWithTraces>>& airs,
                                                                 const PlanOptions& options,
-                                                                uint64_t kept_codeword_bytes) {
+                                                                uint64_t kept_codeword_bytes, bool remade) {
   check_traces(pk_, airs);
   auto out = std::make_unique<PreparedProof>();
   const MultiStarkVerifyingKey& vk = pk_.vk;
   out->vk = &vk;
   out->pk = &pk_;
   out->debug_check = options_.debug_check.value_or(debug_constraints_enabled());
+  out->remade = remade;
   const SystemParams& params = vk.params;
   for (const auto& a : airs)
     out->heights.push_back(a ? std::optional<uint32_t>(uint32_t(std::countr_zero(a->common.height))) : std::nullopt);
@@ -703,7 +730,8 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan_keeping(const std::vecto
       .interaction_kernels = [this](uint32_t a) -> const InteractionKernels& { return interaction_kernels(a); },
       .functional_kernels = [this](uint32_t a) -> const AirFunctionalKernels& { return functional_kernels(a); },
       .observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0,
-      .low_memory = kept_codeword_bytes == 0};
+      .low_memory = remade,
+      .remake_min_bytes = options_.low_memory_min_bytes};
   for (Phase phase : kProofPhases) prove_phase(phase, context);
   end_phases(context);
 

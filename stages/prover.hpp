@@ -60,6 +60,10 @@ struct ProverOptions {
   // False: commitments too narrow for dropping columns to save memory drop them all the same (for
   // tests of the openings made again; StackedCommitOptions::keep_narrow).
   bool keep_narrow_codewords = true;
+  // The low-memory mode makes a phase's large tables again where read rather than keep them (the
+  // batch constraint's at r_0, LogUp GKR's leaves) where they take at least this many bytes; below,
+  // it keeps them (tests: 0, so that small proofs take those paths).
+  uint64_t low_memory_min_bytes = uint64_t(16) << 20;
   // Tighter limits than the executor's (memory_limits(exec.limits())) to build the proof for, as
   // if the device had smaller allocations and bindings: the proof is the same. For tests.
   MemoryLimits limits{};
@@ -169,10 +173,10 @@ class StarkProver {
                                                     std::shared_ptr<const TraceMatrix> values);
   const std::vector<std::shared_ptr<const CommittedTrace>>& preprocessed_commitments();
   MemoryLimits graph_limits() const;
-  // plan() with at most `kept_codeword_bytes` of the traces' codewords kept (0: the low-memory mode, which
-  // also makes the stacked reduction's round-1 tables again).
+  // plan() with at most `kept_codeword_bytes` of the traces' codewords kept, and (`remade`) the
+  // large tables made again where read rather than kept (ProverContext::low_memory).
   std::unique_ptr<Planned> plan_keeping(const std::vector<std::optional<AirWithTraces>>& airs,
-                                        const PlanOptions& options, uint64_t kept_codeword_bytes);
+                                        const PlanOptions& options, uint64_t kept_codeword_bytes, bool remade);
   const AirFunctionalKernels& functional_kernels(uint32_t air);
   const InteractionKernels& interaction_kernels(uint32_t air);
   // Compiles the generated round-0 kernels of the AIRs that prove on the interpreter (Auto), in

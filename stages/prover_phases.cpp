@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <string>
@@ -121,15 +122,33 @@ void gkr_phase(ProverContext& c) {
       traces.push_back(std::move(tr));
     }
     const uint64_t leaves = uint64_t(1) << s.gkr.layers;
-    if (!g.memory_limits().binds(0, leaves * sizeof(Fp4)))
+    LogupInputLayer input(g, c.t, traces, s.logup, l, ch.alpha, ch.beta);
+    // The low-memory mode makes the leaves again, a tile of at least the largest slot and a
+    // sixteenth of them, whenever read (gkr_prove_remade): the largest table kept then is half of them.
+    const uint64_t tile = std::max({input.largest_slot(), leaves / 16, uint64_t(16)});
+    const bool remade =
+        c.low_memory && s.gkr.layers >= 4 && tile < leaves && 2 * leaves * sizeof(Fp4) >= c.remake_min_bytes;
+    const uint64_t largest = remade ? leaves / 2 : leaves;
+    if (!g.memory_limits().binds(0, largest * sizeof(Fp4)))
       throw GraphError(fmt::format(
-          "LogUp GKR: the proof's interactions give 2^{} fraction leaves ({} bytes for each of p and q), more "
-          "than one binding may hold ({} bytes); the GKR layers are not split yet: prove fewer interaction rows "
-          "at once",
-          s.gkr.layers, leaves * sizeof(Fp4), g.memory_limits().max_view_bytes()));
-    View<Fp4> p = g.transient<Fp4>("gkr.p", leaves).all(), q = g.transient<Fp4>("gkr.q", leaves).all();
-    add_logup_input_layer(g, c.t, traces, s.logup, l, ch.alpha, ch.beta, p, q);
-    const View<Fp4> gkr_xi = gkr_prove(g, c.t, views, p, q, s.gkr.layers);
+          "LogUp GKR: the proof's interactions give 2^{} fraction leaves, whose {} layer takes {} bytes for each of "
+          "p and q, more than one binding may hold ({} bytes); the GKR layers are not split yet: prove fewer "
+          "interaction rows at once{}",
+          s.gkr.layers, remade ? "second" : "first", largest * sizeof(Fp4), g.memory_limits().max_view_bytes(),
+          remade || s.gkr.layers < 4 ? "" : ", or in the low-memory mode (--memory-mode low)"));
+    View<Fp4> gkr_xi;
+    if (remade) {
+      gkr_xi = gkr_prove_remade(
+          g, c.t, views,
+          [&input](uint64_t first, View<Fp4> p, View<Fp4> q, const std::string& tag) {
+            input.leaves(first, p, q, tag);
+          },
+          tile, s.gkr.layers);
+    } else {
+      View<Fp4> p = g.transient<Fp4>("gkr.p", leaves).all(), q = g.transient<Fp4>("gkr.q", leaves).all();
+      input.leaves(0, p, q);
+      gkr_xi = gkr_prove(g, c.t, views, p, q, s.gkr.layers);
+    }
     g.dispatch<CopyU32>("xi.gkr",
                         {.src = gkr_xi.bitcast<uint32_t>(), .dst = c.xi.slice(0, s.gkr.layers).bitcast<uint32_t>()});
     have = s.gkr.layers;
@@ -160,6 +179,7 @@ void batch_constraint_phase(ProverContext& c) {
   }
   in.observe_piece_words = c.observe_piece_words;
   in.remake_tables = c.low_memory;
+  in.remake_min_bytes = c.remake_min_bytes;
   const char* beside_env = std::getenv("VKSTARK_OPENINGS_BESIDE");
   const bool use_beside = beside_env == nullptr || std::string_view(beside_env) != "0";
   const BesideOpenings beside =

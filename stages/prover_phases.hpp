@@ -59,8 +59,10 @@ struct ProverContext {
   // a shader's loops needs pieces, BatchConstraintInput::observe_piece_words).
   uint64_t observe_piece_words = 0;
   // The low-memory mode: the stacked reduction makes its round-1 tables again rather than keep
-  // them (StackedReductionInput::remake_tables).
+  // them (StackedReductionInput::remake_tables), the batch constraint its tables at r_0, LogUp GKR
+  // its leaves, where they take at least remake_min_bytes.
   bool low_memory = false;
+  uint64_t remake_min_bytes = 0;  // ProverOptions::low_memory_min_bytes
 
   // Handed from phase to phase.
   View<Fp4> xi{};    // LogupGkr: the constraint sumcheck's point (l_skip + n_global entries)

@@ -31,9 +31,8 @@ constexpr uint64_t kProgramCut = 1800;
 // Polynomial evaluation chunk (EvalPolyPartials).
 constexpr uint32_t kEvalChunk = 64;
 // Where round 1 makes a trace's tables at r_0 again (BatchConstraintInput::remake_tables): in about
-// this many row tiles, for traces whose tables take at least kRemadeMinBytes (or a binding).
+// this many row tiles.
 constexpr uint64_t kRemadeTiles = 8;
-constexpr uint64_t kRemadeMinBytes = uint64_t(16) << 20;
 
 uint32_t n_tilde(uint32_t log_height, uint32_t l) { return log_height > l ? log_height - l : 0; }
 
@@ -262,10 +261,7 @@ class BatchConstraintProver {
     for (uint32_t T = 0; T < P_; ++T) {
       const uint64_t chunks = uint64_t(1) << nt(T);
       // Tables made again for round 1 (the low-memory mode) where they are large and fold twice.
-      // (at least kRemadeMinBytes, or more than a binding holds).
-      const uint64_t bytes = sources(T) * chunks * sizeof(Fp4);
-      remade_[T] = in_.remake_tables && nt(T) >= 2 &&
-                   bytes >= std::min(kRemadeMinBytes, g_.memory_limits().max_view_bytes());
+      remade_[T] = in_.remake_tables && nt(T) >= 2 && sources(T) * chunks * sizeof(Fp4) >= in_.remake_min_bytes;
       // Row tiles of the tables (all the rows where they fit a tile), each folded from its chunks
       // of the trace; a trace of one chunk folds straight into its final tables.
       const uint64_t rows = nt(T) == 0 ? 1 : tile_rows(T, chunks);

@@ -71,6 +71,7 @@ struct BatchConstraintInput {
   // folded at r_0) are not kept from after round 0 to round 1's fold: round 1 makes them a row tile
   // at a time for its sums, and again for its fold (two more passes over the trace).
   bool remake_tables = false;
+  uint64_t remake_min_bytes = 0;  // only for traces whose tables at r_0 take at least this many bytes
 };
 
 // Work that runs beside the observation of the column openings, a sequential chain of about one

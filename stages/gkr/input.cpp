@@ -52,9 +52,15 @@ void add_logup_input_layer(Graph& g, DeviceTranscript& t, std::span<const LogupI
     throw GraphError(fmt::format("LogUp input layer: {} and {} leaves for 2^{}, {} slot lists for {} traces",
                                  p_leaves.count, q_leaves.count, l_skip + layout.n_logup, layout.row_start.size(),
                                  traces.size()));
-  g.dispatch<FillU32>("logup.input.p.zero", {.out = p_leaves.bitcast<uint32_t>(), .value = 0});
-  g.dispatch<Fp4Repeat>("logup.input.q.alpha", {.a = alpha, .out = q_leaves});
+  LogupInputLayer(g, t, traces, layout, l_skip, alpha, beta).leaves(0, p_leaves, q_leaves);
+}
 
+LogupInputLayer::LogupInputLayer(Graph& g, DeviceTranscript& t, std::span<const LogupInputTrace> traces,
+                                 const LogupLayout& layout, uint32_t l_skip, View<Fp4> alpha, View<Fp4> beta)
+    : g_(g), traces_(traces), layout_(layout), l_skip_(l_skip), alpha_(alpha) {
+  if (layout.row_start.size() != traces.size())
+    throw GraphError(fmt::format("LogUp input layer: {} slot lists for {} traces", layout.row_start.size(),
+                                 traces.size()));
   // beta^0 .. beta^max_len, one program.
   uint32_t max_len = 0;
   for (const LogupInputTrace& tr : traces)
@@ -70,19 +76,21 @@ void add_logup_input_layer(Graph& g, DeviceTranscript& t, std::span<const LogupI
     }
     p.emit();
   }
-
   for (size_t T = 0; T < traces.size(); ++T) {
     const LogupInputTrace& tr = traces[T];
     const uint64_t h = uint64_t(1) << tr.log_height;
     const uint64_t slot = uint64_t(1) << std::max(tr.log_height, l_skip);
+    if (layout.row_start[T].size() != tr.kernels->interactions.size())
+      throw GraphError(fmt::format("LogUp input layer: trace {} has {} slots for {} interactions", T,
+                                   layout.row_start[T].size(), tr.kernels->interactions.size()));
+    if (!tr.kernels->interactions.empty()) largest_slot_ = std::max(largest_slot_, slot);
     // p = count * 2^-(l - h) for a trace shorter than 2^l, whose slot repeats it (protocol.md 8.2).
     const Fp norm = Fp::from_canonical_unchecked(uint32_t(slot / h)).inverse();
-    const View<Fp4> norm_coeff =
-        g.constant<Fp4>(fmt::format("logup.input.{}.norm", T), std::vector<Fp4>{Fp4(norm)}).all();
+    norms_.push_back(g.constant<Fp4>(fmt::format("logup.input.{}.norm", T), std::vector<Fp4>{Fp4(norm)}).all());
+    coeffs_.emplace_back();
     for (size_t s = 0; s < tr.kernels->interactions.size(); ++s) {
       const InteractionKernels::Interaction& in = tr.kernels->interactions[s];
       const std::string name = fmt::format("logup.input.{}.{}", T, s);
-      const uint64_t start = layout.row_start[T][s];
       // The message roots' coefficients: sum of beta^j over the positions j of each root, then
       // alpha + beta^len (bus + 1) for the constant root.
       View<Fp4> coeffs = g.transient<Fp4>(name + ".coefficients", in.positions.size() + 1).all();
@@ -97,14 +105,39 @@ void add_logup_input_layer(Graph& g, DeviceTranscript& t, std::span<const LogupI
         store_ext(coeffs, load_ext(p, beta_powers, in.length) * bus + load_ext(p, alpha), in.positions.size());
         p.emit();
       }
-      View<Fp4> p_slot = p_leaves.slice(start, slot), q_slot = q_leaves.slice(start, slot);
-      eval_constraints(g, name + ".count", *in.count, tr.air->shape, tr.parts, tr.public_values, norm_coeff,
+      coeffs_.back().push_back(coeffs);
+    }
+  }
+}
+
+void LogupInputLayer::leaves(uint64_t first, View<Fp4> p_leaves, View<Fp4> q_leaves, const std::string& tag) {
+  const uint64_t count = p_leaves.count, end = first + count;
+  if (q_leaves.count != count || end > leaves() || count == 0)
+    throw GraphError(fmt::format("LogUp input layer: leaves [{}, {}) and {} q leaves of 2^{}", first, end,
+                                 q_leaves.count, l_skip_ + layout_.n_logup));
+  const std::string base = "logup.input" + tag;
+  g_.dispatch<FillU32>(base + ".p.zero", {.out = p_leaves.bitcast<uint32_t>(), .value = 0});
+  g_.dispatch<Fp4Repeat>(base + ".q.alpha", {.a = alpha_, .out = q_leaves});
+  for (size_t T = 0; T < traces_.size(); ++T) {
+    const LogupInputTrace& tr = traces_[T];
+    const uint64_t h = uint64_t(1) << tr.log_height;
+    const uint64_t slot = uint64_t(1) << std::max(tr.log_height, l_skip_);
+    for (size_t s = 0; s < tr.kernels->interactions.size(); ++s) {
+      const InteractionKernels::Interaction& in = tr.kernels->interactions[s];
+      const uint64_t start = layout_.row_start[T][s];
+      if (start + slot <= first || start >= end) continue;
+      if (start < first || start + slot > end)
+        throw GraphError(fmt::format("LogUp input layer: leaves [{}, {}) cut slot {} of trace {} ([{}, {}))", first,
+                                     end, s, T, start, start + slot));
+      const std::string name = fmt::format("{}.{}.{}", base, T, s);
+      View<Fp4> p_slot = p_leaves.slice(start - first, slot), q_slot = q_leaves.slice(start - first, slot);
+      eval_constraints(g_, name + ".count", *in.count, tr.air->shape, tr.parts, tr.public_values, norms_[T],
                        p_slot.slice(0, h), tr.log_height);
-      eval_constraints(g, name + ".message", *in.message, tr.air->shape, tr.parts, tr.public_values, coeffs,
+      eval_constraints(g_, name + ".message", *in.message, tr.air->shape, tr.parts, tr.public_values, coeffs_[T][s],
                        q_slot.slice(0, h), tr.log_height);
       if (slot > h) {
-        g.dispatch<Fp4Repeat>(name + ".count.lift", {.a = p_slot.slice(0, h), .out = p_slot.slice(h, slot - h)});
-        g.dispatch<Fp4Repeat>(name + ".message.lift", {.a = q_slot.slice(0, h), .out = q_slot.slice(h, slot - h)});
+        g_.dispatch<Fp4Repeat>(name + ".count.lift", {.a = p_slot.slice(0, h), .out = p_slot.slice(h, slot - h)});
+        g_.dispatch<Fp4Repeat>(name + ".message.lift", {.a = q_slot.slice(0, h), .out = q_slot.slice(h, slot - h)});
       }
     }
   }

@@ -53,4 +53,29 @@ void add_logup_input_layer(Graph& g, DeviceTranscript& t, std::span<const LogupI
                            const LogupLayout& layout, uint32_t l_skip, View<Fp4> alpha, View<Fp4> beta,
                            View<Fp4> p_leaves, View<Fp4> q_leaves);
 
+// The same leaves a range at a time, as often as asked (the low-memory GKR makes them again rather
+// than keep them): the constructor records what every range reads (the powers of beta, each
+// interaction's coefficients); leaves() records the leaves [first, first + p.count) (a range holds
+// every slot it meets whole, or GraphError: slots lie in sorted trace order, each at a multiple of
+// its size, so ranges at multiples of largest_slot() do). The traces and layout must outlive it.
+class LogupInputLayer {
+ public:
+  LogupInputLayer(Graph& g, DeviceTranscript& t, std::span<const LogupInputTrace> traces, const LogupLayout& layout,
+                  uint32_t l_skip, View<Fp4> alpha, View<Fp4> beta);
+  uint64_t leaves() const { return uint64_t(1) << (l_skip_ + layout_.n_logup); }
+  uint64_t largest_slot() const { return largest_slot_; }
+  // `tag` tells the ranges' tasks apart: "logup.input<tag>.<T>.<sigma>.count".
+  void leaves(uint64_t first, View<Fp4> p, View<Fp4> q, const std::string& tag = "");
+
+ private:
+  Graph& g_;
+  std::span<const LogupInputTrace> traces_;
+  const LogupLayout& layout_;
+  const uint32_t l_skip_;
+  View<Fp4> alpha_;
+  std::vector<View<Fp4>> norms_;                // per trace
+  std::vector<std::vector<View<Fp4>>> coeffs_;  // per trace, per interaction
+  uint64_t largest_slot_ = 1;
+};
+
 }  // namespace vkstark

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 #include "kernels/gkr.hpp"
@@ -26,19 +27,43 @@ class GkrBuilder {
   View<Fp4> run(View<Fp4> p_leaves, View<Fp4> q_leaves) {
     leaves_p_ = p_leaves;
     leaves_q_ = q_leaves;
+    return run();
+  }
+  // The leaves made by `make` a tile of `tile` leaves at a time, whenever read (remade_).
+  View<Fp4> run(const GkrLeaves& make, uint64_t tile) {
+    make_ = make;
+    tile_ = tile;
+    return run();
+  }
+
+ private:
+  View<Fp4> run() {
     build_tree();
     prove_layer1();
     for (uint32_t j = 2; j <= n_; ++j) prove_layer(j);
     return xi_[n_];
   }
 
- private:
+  bool remade() const { return bool(make_); }
+  // Layers made again whenever read (the two below the tree) rather than kept.
+  bool remade_layer(uint32_t j) const { return remade() && j + 2 > n_; }
+  uint64_t tiles() const { return (uint64_t(1) << n_) / tile_; }
   // Layer j's tables (protocol.md 8.3): p_j at [0, 2^j); layer n_tot is the input layer.
   View<Fp4> layer_p(uint32_t j) const {
+    if (remade_layer(j)) throw GraphError(fmt::format("GKR: layer {} is made again where read, not kept", j));
     return j == n_ ? leaves_p_ : tree_p_.slice(uint64_t(1) << j, uint64_t(1) << j);
   }
   View<Fp4> layer_q(uint32_t j) const {
+    if (remade_layer(j)) throw GraphError(fmt::format("GKR: layer {} is made again where read, not kept", j));
     return j == n_ ? leaves_q_ : tree_q_.slice(uint64_t(1) << j, uint64_t(1) << j);
+  }
+  // Tile t of layer j (n_tot or n_tot - 1) made again: the leaves of tile t, and for layer
+  // n_tot - 1 their parents. Transients named after `step`.
+  std::pair<View<Fp4>, View<Fp4>> layer_tile(uint32_t j, uint64_t t, const std::string& step);
+  // The eq table of sub-round s of layer j, `pairs` entries.
+  View<Fp4> eq_table(uint32_t s, uint64_t pairs) const {
+    const View<Fp4>& e = !split_eq_ ? eq_ : s == 0 ? eq_ : s == 1 ? eq1_ : eq2_;
+    return e.slice(pairs - 1, pairs);
   }
 
   void build_tree();
@@ -55,20 +80,56 @@ class GkrBuilder {
   const GkrProofViews& proof_;
   const uint32_t n_;
   View<Fp4> leaves_p_, leaves_q_;
-  Buffer<Fp4> tree_p_, tree_q_;    // layers 1 .. n_tot - 1 at their tree positions [2^j, 2^(j+1))
+  GkrLeaves make_;                 // where the leaves are made again
+  uint64_t tile_ = 0;              // leaves per tile where they are
+  // Layers 1 .. n_tot - 1 (1 .. n_tot - 2 where the leaves are made again) at their tree positions
+  // [2^j, 2^(j+1)).
+  Buffer<Fp4> tree_p_, tree_q_;
   std::vector<View<Fp4>> xi_;      // xi_[j] = xi^(j) = [mu_j, rho_0, ..., rho_(j-2)]
   std::vector<View<Fp4>> lambda_;  // lambda_[j], j >= 2
   // The layer being proved: its eq tables, eq products c_s, and the current sub-round's tables.
   View<Fp4> eq_, eq_acc_, table_p_, table_q_;
+  // A layer made again has its eq tables in three transients, each freed after its last reader:
+  // eq_ for sub-round 0, eq1_ for sub-round 1, eq2_ for the rest.
+  bool split_eq_ = false;
+  View<Fp4> eq1_, eq2_;
 };
 
-// The fraction tree (8.3): layers n_tot - 1 .. 1, up to kGkrMaxFusedLayers per dispatch.
+std::pair<View<Fp4>, View<Fp4>> GkrBuilder::layer_tile(uint32_t j, uint64_t t, const std::string& step) {
+  const std::string tile = fmt::format("{}.tile{}", step, t);
+  const View<Fp4> p = g_.transient<Fp4>(tile + ".leaves.p", tile_).all(),
+                  q = g_.transient<Fp4>(tile + ".leaves.q", tile_).all();
+  make_(t * tile_, p, q, "." + tile);
+  if (j == n_) return {p, q};
+  const View<Fp4> pp = g_.transient<Fp4>(tile + ".parents.p", tile_ / 2).all(),
+                  pq = g_.transient<Fp4>(tile + ".parents.q", tile_ / 2).all();
+  g_.dispatch<GkrFractionLayers>(tile + ".parents", {.p_in = p, .q_in = q, .p_out = pp, .q_out = pq, .layers = 1});
+  return {pp, pq};
+}
+
+// The fraction tree (8.3): layers n_tot - 1 .. 1, up to kGkrMaxFusedLayers per dispatch. Where the
+// leaves are made again: layer n_tot - 2 a tile at a time from the leaves' tiles (through their
+// parents, dropped), then the rest from it.
 void GkrBuilder::build_tree() {
   if (n_ < 2) return;
-  const uint64_t size = uint64_t(1) << n_;
+  const uint64_t size = uint64_t(1) << (remade() ? n_ - 1 : n_);
   tree_p_ = g_.transient<Fp4>("gkr.tree.p", size);
   tree_q_ = g_.transient<Fp4>("gkr.tree.q", size);
-  for (uint32_t j = n_; j > 1;) {  // j: the layer whose parents come next
+  uint32_t top = n_;  // the layer whose parents come next
+  if (remade()) {
+    const uint64_t quarter = tile_ / 4, first = uint64_t(1) << (n_ - 2);
+    for (uint64_t t = 0; t < tiles(); ++t) {
+      const auto [p, q] = layer_tile(n_ - 1, t, "gkr.tree");
+      g_.dispatch<GkrFractionLayers>(fmt::format("gkr.tree.tile{}.layer{}", t, n_ - 2),
+                                     {.p_in = p,
+                                      .q_in = q,
+                                      .p_out = tree_p_.slice(first + t * quarter, quarter),
+                                      .q_out = tree_q_.slice(first + t * quarter, quarter),
+                                      .layers = 1});
+    }
+    top = n_ - 2;
+  }
+  for (uint32_t j = top; j > 1;) {
     const uint32_t k = std::min(kGkrMaxFusedLayers, j - 1), low = j - k;
     const uint64_t first = uint64_t(1) << low, end = uint64_t(1) << j;
     g_.dispatch<GkrFractionLayers>(fmt::format("gkr.tree.layers{}-{}", j - 1, low),
@@ -107,9 +168,21 @@ void GkrBuilder::prove_layer(uint32_t j) {
   // program's l_s(X) and c_s).
   eq_ = g_.transient<Fp4>(name + ".eq", (uint64_t(1) << (j - 1)) - 1).all();
   g_.dispatch<EqSuffixTables>(name + ".eq", {.u = xi_[j - 1].slice(1, j - 2), .out = eq_, .n = j - 2});
+  split_eq_ = remade_layer(j);  // (j >= 3 there: n_tot >= 4)
+  if (split_eq_) {
+    // Sub-round s reads the table over the coordinates after s: the same values in smaller tables.
+    eq1_ = g_.transient<Fp4>(name + ".eq1", (uint64_t(1) << (j - 2)) - 1).all();
+    g_.dispatch<EqSuffixTables>(name + ".eq1", {.u = xi_[j - 1].slice(2, j - 3), .out = eq1_, .n = j - 3});
+    if (j >= 4) {
+      eq2_ = g_.transient<Fp4>(name + ".eq2", (uint64_t(1) << (j - 3)) - 1).all();
+      g_.dispatch<EqSuffixTables>(name + ".eq2", {.u = xi_[j - 1].slice(3, j - 4), .out = eq2_, .n = j - 4});
+    }
+  }
   if (j > 2) eq_acc_ = g_.transient<Fp4>(name + ".eq_acc", j - 1).all();  // c_s at s = 1 .. j - 2
-  table_p_ = layer_p(j);
-  table_q_ = layer_q(j);
+  if (!remade_layer(j)) {
+    table_p_ = layer_p(j);
+    table_q_ = layer_q(j);
+  }
   for (uint32_t s = 0; s + 1 < j; ++s) prove_sub_round(j, s);
 }
 
@@ -118,9 +191,46 @@ void GkrBuilder::prove_layer(uint32_t j) {
 void GkrBuilder::prove_sub_round(uint32_t j, uint32_t s) {
   const std::string name = fmt::format("gkr.layer{}.round{}", j, s);
   const uint64_t pairs = uint64_t(1) << (j - 2 - s);
+  const View<Fp4> eq = eq_table(s, pairs);
+  if (remade_layer(j) && s < 2) {
+    // Sub-rounds 0 and 1 of a layer made again: the layer a tile at a time, each tile's partials
+    // (and, in sub-round 1, its fold) from it; the tiles' partials one after another.
+    const uint64_t k = tiles(), tile_pairs = pairs / k;
+    const uint32_t tile_parts = sumcheck_partial_count(tile_pairs), parts = uint32_t(k * tile_parts);
+    const View<Fp4> partials = g_.transient<Fp4>(name + ".partials", 3ull * parts).all();
+    View<Fp4> p_dst, q_dst;
+    if (s == 1) {
+      p_dst = g_.transient<Fp4>(name + ".p", 4 * pairs).all();
+      q_dst = g_.transient<Fp4>(name + ".q", 4 * pairs).all();
+    }
+    for (uint64_t t = 0; t < k; ++t) {
+      const auto [p, q] = layer_tile(j, t, name);
+      const View<Fp4> out = partials.slice(3 * t * tile_parts, 3ull * tile_parts),
+                      e = eq.slice(t * tile_pairs, tile_pairs);
+      const std::string task = fmt::format("{}.tile{}.partials", name, t);
+      if (s == 0)
+        g_.dispatch<GkrSumcheckPartials>(
+            task, {.p = p, .q = q, .eq = e, .lambda = lambda_[j], .partials = out, .pairs = uint32_t(tile_pairs)});
+      else
+        g_.dispatch<GkrFoldSumcheckPartials>(task, {.p = p,
+                                                    .q = q,
+                                                    .rho = xi_[j].slice(s, 1),
+                                                    .eq = e,
+                                                    .lambda = lambda_[j],
+                                                    .p_dst = p_dst.slice(4 * t * tile_pairs, 4 * tile_pairs),
+                                                    .q_dst = q_dst.slice(4 * t * tile_pairs, 4 * tile_pairs),
+                                                    .partials = out,
+                                                    .pairs = uint32_t(tile_pairs)});
+    }
+    if (s == 1) {
+      table_p_ = p_dst;
+      table_q_ = q_dst;
+    }
+    round_program(j, s, partials, parts);
+    return;
+  }
   const uint32_t parts = sumcheck_partial_count(pairs);
-  const View<Fp4> eq = eq_.slice(pairs - 1, pairs),
-                  partials = g_.transient<Fp4>(name + ".partials", 3ull * parts).all();
+  const View<Fp4> partials = g_.transient<Fp4>(name + ".partials", 3ull * parts).all();
   if (s == 0) {
     g_.dispatch<GkrSumcheckPartials>(
         name + ".partials",
@@ -203,6 +313,16 @@ void GkrBuilder::begin_layer(ProgramBuilder& p, uint32_t j) {
   store_ext(lambda_[j], sample_ext(p));
 }
 
+void expect_count(const char* what, uint64_t got, uint64_t want) {
+  if (got != want) throw InputError(fmt::format("GKR: {} has {} elements, {} expected", what, got, want));
+}
+
+void check_views(const GkrProofViews& proof, uint32_t n_tot) {
+  expect_count("q0_claim view", proof.q0_claim.count, 1);
+  expect_count("claims_per_layer view", proof.claims_per_layer.count, 4ull * n_tot);
+  expect_count("sumcheck_polys view", proof.sumcheck_polys.count, 3ull * n_tot * (n_tot - 1) / 2);
+}
+
 }  // namespace
 
 GkrChallenges gkr_grind_and_challenges(Graph& g, DeviceTranscript& transcript, const GkrProofViews& proof,
@@ -224,16 +344,25 @@ View<Fp4> gkr_prove(Graph& g, DeviceTranscript& transcript, const GkrProofViews&
                     View<Fp4> q_leaves, uint32_t n_tot) {
   if (n_tot == 0 || n_tot > kGkrMaxProverLayers)
     throw InputError(fmt::format("GKR: n_tot = {}, 1 .. {} supported", n_tot, kGkrMaxProverLayers));
-  auto expect = [](const char* what, uint64_t got, uint64_t want) {
-    if (got != want) throw InputError(fmt::format("GKR: {} has {} elements, {} expected", what, got, want));
-  };
   const uint64_t leaves = uint64_t(1) << n_tot;
-  expect("p_leaves", p_leaves.count, leaves);
-  expect("q_leaves", q_leaves.count, leaves);
-  expect("q0_claim view", proof.q0_claim.count, 1);
-  expect("claims_per_layer view", proof.claims_per_layer.count, 4ull * n_tot);
-  expect("sumcheck_polys view", proof.sumcheck_polys.count, 3ull * n_tot * (n_tot - 1) / 2);
+  expect_count("p_leaves", p_leaves.count, leaves);
+  expect_count("q_leaves", q_leaves.count, leaves);
+  check_views(proof, n_tot);
   return GkrBuilder(g, transcript, proof, n_tot).run(p_leaves, q_leaves);
+}
+
+View<Fp4> gkr_prove_remade(Graph& g, DeviceTranscript& transcript, const GkrProofViews& proof, const GkrLeaves& make,
+                           uint64_t tile_leaves, uint32_t n_tot) {
+  if (n_tot < 4 || n_tot > kGkrMaxProverLayers)
+    throw InputError(fmt::format("GKR with the leaves made again: n_tot = {}, 4 .. {} supported", n_tot,
+                                 kGkrMaxProverLayers));
+  if (!std::has_single_bit(tile_leaves) || tile_leaves < 16 || tile_leaves >= (uint64_t(1) << n_tot))
+    throw InputError(fmt::format("GKR with the leaves made again: tiles of {} leaves (a power of two from 16, below "
+                                 "the 2^{} leaves)",
+                                 tile_leaves, n_tot));
+  if (!make) throw InputError("GKR with the leaves made again: nothing makes them");
+  check_views(proof, n_tot);
+  return GkrBuilder(g, transcript, proof, n_tot).run(make, tile_leaves);
 }
 
 GkrRegions reserve_gkr_regions(ProofLayout& layout, const GkrShape& shape) {

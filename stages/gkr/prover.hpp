@@ -14,6 +14,9 @@
 // of the graph being built.
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include <cstdint>
 
 #include "runtime/graph.hpp"
@@ -52,6 +55,19 @@ struct GkrChallenges {
 inline constexpr uint32_t kGkrMaxProverLayers = 30;
 [[nodiscard]] View<Fp4> gkr_prove(Graph& g, DeviceTranscript& transcript, const GkrProofViews& proof,
                                   View<Fp4> p_leaves, View<Fp4> q_leaves, uint32_t n_tot);
+
+// The leaves [first, first + p.count) recorded into p and q (LogupInputLayer::leaves); `tag` tells
+// the tasks of one range from another's.
+using GkrLeaves = std::function<void(uint64_t first, View<Fp4> p, View<Fp4> q, const std::string& tag)>;
+
+// gkr_prove with the leaves made by `make` a tile of `tile_leaves` at a time whenever read, rather
+// than kept (the low-memory mode): the tree keeps layers 1 .. n_tot - 2; the two layers below it
+// are made from the leaves' tiles to build the tree and again for each of their first two
+// sub-rounds (a tile's partials, then its fold). The same proof; five passes over the leaves'
+// inputs instead of one. n_tot in 4 .. kGkrMaxProverLayers, tile_leaves a power of two from 16
+// below 2^n_tot (InputError otherwise).
+[[nodiscard]] View<Fp4> gkr_prove_remade(Graph& g, DeviceTranscript& transcript, const GkrProofViews& proof,
+                                         const GkrLeaves& make, uint64_t tile_leaves, uint32_t n_tot);
 
 // The GKR part on its own in a proof buffer (tests, benches): its regions, reserved from its field
 // list (stages/proof/proof.hpp gkr_fields) before the layout's create_buffer.

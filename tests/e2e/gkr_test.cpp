@@ -188,7 +188,8 @@ struct ProverGraph {
   Buffer<Fp4> p, q_raw, ones, xi, challenges;
 };
 
-void build_prover(ProverGraph& pg, uint32_t n, const SystemParams& params) {
+// tile > 0: gkr_prove_remade, the leaves copied from their buffers a tile at a time when read.
+void build_prover(ProverGraph& pg, uint32_t n, const SystemParams& params, uint64_t tile = 0) {
   Graph& g = pg.g;
   pg.regions = reserve_gkr_regions(pg.layout, GkrShape{n});
   pg.layout.create_buffer(g);
@@ -204,7 +205,17 @@ void build_prover(ProverGraph& pg, uint32_t n, const SystemParams& params) {
   auto alphas = g.transient<Fp4>("alpha.broadcast", size), q = g.transient<Fp4>("leaves.q", size);
   g.dispatch<Fp4Scale>("alpha.broadcast", {.a = pg.ones, .c = c.alpha, .out = alphas});
   g.dispatch<Fp4Add>("leaves.q", {.a = pg.q_raw, .b = alphas, .out = q});
-  const View<Fp4> xi = gkr_prove(g, t, views, pg.p.all(), q.all(), n);
+  const View<Fp4> xi =
+      tile == 0 ? gkr_prove(g, t, views, pg.p.all(), q.all(), n)
+                : gkr_prove_remade(
+                      g, t, views,
+                      [&g, &pg, q](uint64_t first, View<Fp4> p_out, View<Fp4> q_out, const std::string& tag) {
+                        g.dispatch<CopyU32>("leaves.p" + tag, {.src = pg.p.slice(first, p_out.count).bitcast<uint32_t>(),
+                                                               .dst = p_out.bitcast<uint32_t>()});
+                        g.dispatch<CopyU32>("leaves.q" + tag, {.src = q.slice(first, q_out.count).bitcast<uint32_t>(),
+                                                               .dst = q_out.bitcast<uint32_t>()});
+                      },
+                      tile, n);
   pg.xi = g.output<Fp4>("xi", n);
   g.dispatch<CopyU32>("xi.copy", {.src = xi.bitcast<uint32_t>(), .dst = pg.xi.all().bitcast<uint32_t>()});
   pg.challenges = g.output<Fp4>("challenges", 2);
@@ -218,9 +229,9 @@ void build_prover(ProverGraph& pg, uint32_t n, const SystemParams& params) {
 }
 
 DeviceRun device_prove(Executor& exec, const DuplexSponge& start, const Leaves& leaves, uint32_t n,
-                       const SystemParams& params) {
+                       const SystemParams& params, uint64_t tile = 0) {
   ProverGraph pg;
-  build_prover(pg, n, params);
+  build_prover(pg, n, params, tile);
   auto plan = exec.prepare(compile(pg.g));
   plan->upload(pg.init, std::vector<SpongeState>{{start.state(), start.absorb_idx(), start.sample_idx()}});
   plan->upload(pg.p, leaves.f.p);
@@ -317,6 +328,38 @@ TEST_P(GkrProver, ProofIsTheHostProversAndVerifies) {
     EXPECT_EQ(d.trace.counters.submissions, 1u);
     EXPECT_LE(d.trace.counters.host_syncs, 2u);
     EXPECT_EQ(d.trace.counters.host_tasks, 0u);
+  }
+}
+
+// The low-memory mode's GKR: the leaves made again a tile at a time whenever read, the two layers
+// below the tree made from them: the same proof as with the leaves kept, for tiles from 16 leaves
+// to half of them.
+TEST_P(GkrProver, LeavesMadeAgainGiveTheSameProof) {
+  for (const Case& c : {Case{4, 0, 21}, Case{6, 1, 22}, Case{9, 0, 23}, Case{12, 0, 24}})
+    for (uint64_t tile = 16; tile < (uint64_t(1) << c.n); tile *= c.n >= 9 ? 8 : 2) {
+      SCOPED_TRACE(fmt::format("n_tot {}, tiles of {} leaves", c.n, tile));
+      const SystemParams params = params_with_pow(c.pow_bits);
+      const DuplexSponge start = start_transcript(c.seed);
+      Fp witness;
+      Fp4 beta;
+      const Leaves leaves = make_leaves(c.n, host_alpha(start, params, witness, beta), 100 * c.seed);
+      const DeviceRun kept = device_prove(exec(), start, leaves, c.n, params);
+      const DeviceRun remade = device_prove(exec(), start, leaves, c.n, params, tile);
+      EXPECT_EQ(remade.proof, kept.proof);
+      EXPECT_EQ(remade.xi, kept.xi);
+      EXPECT_EQ(remade.end, kept.end);
+      EXPECT_EQ(remade.trace.counters.submissions, 1u);
+      GkrClaim claim;
+      const VerifyResult v = host_verify(start, remade.proof, c.n, params, claim);
+      EXPECT_TRUE(v.ok) << v.reason;
+    }
+}
+
+TEST(GkrRemade, RefusesWhatItCannotTile) {
+  const SystemParams params = params_with_pow(0);
+  for (const auto& [n, tile] : {std::pair<uint32_t, uint64_t>{3, 4}, {6, 8}, {6, 24}, {6, 64}}) {
+    ProverGraph pg;
+    EXPECT_THROW(build_prover(pg, n, params, tile), InputError) << "n_tot " << n << ", tile " << tile;
   }
 }
 

@@ -27,8 +27,7 @@ struct Case {
   // again can outweigh it): then each mode takes less than the one before, and a budget between
   // keeps part of it.
   bool codeword_dominates = false;
-  // The batch constraint's tables at r_0 are larger than the limits' binding.
-  bool remade_constraint_tables = false;
+  bool interactions = false;  // LogUp GKR of at least 2^4 leaves
 };
 
 std::vector<Case> cases() {
@@ -39,7 +38,6 @@ std::vector<Case> cases() {
        [] { return keccak_fixture(10, 3); },
        test_system_params_small(2, 8, 3),
        {.max_allocation_bytes = 8 * (768u << 10), .max_binding_bytes = 768u << 10},
-       true,
        true},
       // Several commitments (preprocessed and cached parts, each its own codeword).
       {"preprocessed_cached",
@@ -48,7 +46,7 @@ std::vector<Case> cases() {
        },
        test_system_params_small(2, 8, 3),
        {.max_allocation_bytes = 8 * (64u << 10), .max_binding_bytes = 64u << 10}},
-      {"mixture", [] { return mixture_fixture_standard(3); }, test_system_params_small(2, 8, 3), {}},
+      {"mixture", [] { return mixture_fixture_standard(3); }, test_system_params_small(2, 8, 3), {}, false, true},
   };
 }
 
@@ -74,6 +72,7 @@ ProverOptions options(Executor& exec, const MemoryLimits& limits, std::optional<
   return {.memory_mode = mode,
           .device_memory_bytes = budget,
           .keep_narrow_codewords = false,
+          .low_memory_min_bytes = 0,
           .limits = limits,
           .round0_kernels = exec.limits().runs_spirv ? Round0Kernels::Interpreted : Round0Kernels::Generated};
 }
@@ -82,8 +81,9 @@ struct Proved {
   std::vector<uint8_t> bytes;
   uint64_t plan_bytes = 0;
   std::string choice;
-  // Tasks that make the batch constraint's and the stacked reduction's round-1 tables again.
-  uint32_t constraint_remakes = 0, reduction_remakes = 0;
+  // Tasks that make the batch constraint's and the stacked reduction's round-1 tables again, and
+  // LogUp GKR's leaves.
+  uint32_t constraint_remakes = 0, reduction_remakes = 0, leaf_remakes = 0;
 };
 
 Proved prove(Executor& exec, const Fixture& f, const ProverOptions& o, const std::string& what) {
@@ -95,6 +95,7 @@ Proved prove(Executor& exec, const Fixture& f, const ProverOptions& o, const std
       ++p.constraint_remakes;
     if (t.name.starts_with("stacked_reduction.round") && t.name.find(".made") != std::string::npos)
       ++p.reduction_remakes;
+    if (t.name.starts_with("logup.input.gkr.")) ++p.leaf_remakes;
   }
   const VerifyResult v = verify_bytes(f.pk.vk, p.bytes);
   EXPECT_TRUE(v.ok) << what << ": " << v.reason;
@@ -138,21 +139,27 @@ class MemoryModes : public ExecutorTest {
       EXPECT_NE(fast.choice.find("memory mode fast"), std::string::npos) << fast.choice;
       EXPECT_NE(low.choice.find("memory mode low"), std::string::npos) << low.choice;
       EXPECT_NE(low.choice.find("none"), std::string::npos) << low.choice;
-      // Low makes the stacked reduction's round-1 tables again (twice); the batch constraint's
-      // where they are larger than a binding (or 16 MiB); fast makes nothing again.
-      EXPECT_EQ(fast.constraint_remakes + fast.reduction_remakes, 0u) << at;
+      // Low makes the stacked reduction's round-1 tables again (twice), the batch constraint's, and
+      // LogUp GKR's leaves where there are interactions; fast makes nothing again.
+      EXPECT_EQ(fast.constraint_remakes + fast.reduction_remakes + fast.leaf_remakes, 0u) << at;
       EXPECT_GT(low.reduction_remakes, 0u) << at;
-      if (c.remade_constraint_tables && limits.max_binding_bytes != ~uint64_t(0))
-        EXPECT_GT(low.constraint_remakes, 0u) << at;
+      if (c.codeword_dominates) EXPECT_GT(low.constraint_remakes, 0u) << at;  // keccakf: 2^6 chunks
+      if (c.interactions) EXPECT_GT(low.leaf_remakes, 0u) << at;
       if (!c.codeword_dominates) continue;
       EXPECT_LT(low.plan_bytes, fast.plan_bytes) << at;
-      // A budget between: the most codeword that fits it (some kept, some made again).
+      // Budgets between: the fastest plan that fits each (the most codeword kept, without or with
+      // the tables made again); somewhere some of it kept and the rest made again.
+      bool partly = false;
+      for (const uint64_t eighths : {4u, 6u, 7u}) {
+        const uint64_t budget = low.plan_bytes + (fast.plan_bytes - low.plan_bytes) * eighths / 8;
+        const Proved mid = prove(exec(), f, options(exec(), limits, std::nullopt, budget), at + ", a budget between");
+        EXPECT_EQ(mid.bytes, want.bytes) << at << ": " << mid.choice;
+        EXPECT_LE(mid.plan_bytes, budget) << mid.choice;
+        EXPECT_GE(mid.plan_bytes, low.plan_bytes) << mid.choice;
+        partly = partly || mid.choice.find("the rest made again") != std::string::npos;
+      }
+      EXPECT_TRUE(partly) << at << ": no budget between kept part of the codeword";
       const uint64_t budget = (fast.plan_bytes + low.plan_bytes) / 2;
-      const Proved mid = prove(exec(), f, options(exec(), limits, std::nullopt, budget), at + ", a budget between");
-      EXPECT_EQ(mid.bytes, want.bytes) << at << ": " << mid.choice;
-      EXPECT_LE(mid.plan_bytes, budget) << mid.choice;
-      EXPECT_GT(mid.plan_bytes, low.plan_bytes) << mid.choice;
-      EXPECT_NE(mid.choice.find("the rest made again"), std::string::npos) << mid.choice;
       // A budget everything fits: the fast mode's plan.
       const Proved roomy =
           prove(exec(), f, options(exec(), limits, std::nullopt, fast.plan_bytes), at + ", roomy budget");
