@@ -82,9 +82,10 @@ int main(int argc, char** argv) try {
   const double keygen_ms = ms_since(t0);
   StarkProver prover(pk, *exec, with_memory({}, memory.mode, memory.device_memory));
   if (plan_only) {
-    fmt::print("zkvm_bench: executor {}, device {}\n  {} AIRs ({} present), {} trace cells, heights up to 2^{}, "
-               "params({})\n",
-               exec->name(), exec->device_name(), seg.airs.size(), seg.present(), seg.cells(), max_log, log_stacked);
+    fmt::print(
+        "zkvm_bench: executor {}, device {}\n  {} AIRs ({} present), {} trace cells, heights up to 2^{}, "
+        "params({})\n",
+        exec->name(), exec->device_name(), seg.airs.size(), seg.present(), seg.cells(), max_log, log_stacked);
     bench::print_plan_only(prover, seg.traces, seg.cells() * sizeof(Fp));
     return 0;
   }

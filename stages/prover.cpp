@@ -589,9 +589,10 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   auto fits = [&](std::unique_ptr<Planned> p, MemoryMode m) {
     const uint64_t bytes = bytes_of(p);
     if (bytes <= device) return p;
-    const uint64_t least = dynamic_cast<PlannedProof&>(*p).proof->remade && codeword_bytes(dynamic_cast<PlannedProof&>(*p)).kept == 0
-                               ? bytes
-                               : bytes_of(low_plan());
+    const uint64_t least =
+        dynamic_cast<PlannedProof&>(*p).proof->remade && codeword_bytes(dynamic_cast<PlannedProof&>(*p)).kept == 0
+            ? bytes
+            : bytes_of(low_plan());
     throw DeviceError(fmt::format(
         "out of device memory: the proof needs {} bytes in memory mode {} ({}), more than the {} bytes {}; nothing "
         "was allocated. {}",

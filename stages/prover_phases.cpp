@@ -183,15 +183,16 @@ void batch_constraint_phase(ProverContext& c) {
   const char* beside_env = std::getenv("VKSTARK_OPENINGS_BESIDE");
   const bool use_beside = beside_env == nullptr || std::string_view(beside_env) != "0";
   const BesideOpenings beside =
-      !use_beside ? BesideOpenings{}
-                  : BesideOpenings{.before =
-                                       [&](View<Fp4> point) {
-                                         c.reduction.emplace(
-                                             g, vk.params,
-                                             StackedReductionInput{c.commits.pointers(), c.commits.need_rot, point, c.low_memory});
-                                         c.reduction->record_eq_tables();
-                                       },
-                                   .beside = [&] { c.reduction->record_slice_sums(); }};
+      !use_beside
+          ? BesideOpenings{}
+          : BesideOpenings{.before =
+                               [&](View<Fp4> point) {
+                                 c.reduction.emplace(g, vk.params,
+                                                     StackedReductionInput{c.commits.pointers(), c.commits.need_rot,
+                                                                           point, c.low_memory});
+                                 c.reduction->record_eq_tables();
+                               },
+                           .beside = [&] { c.reduction->record_slice_sums(); }};
   auto group = g.memory_group("constraint sumcheck");
   c.r = batch_constraint_prove(g, c.t, batch_constraint_views(c.layout, *c.regions.batch, c.regions.batch->proto()),
                                vk.params, in, beside);
@@ -201,7 +202,8 @@ void batch_constraint_phase(ProverContext& c) {
 void stacked_reduction_phase(ProverContext& c) {
   const SystemParams& params = c.pk.vk.params;
   if (!c.reduction)
-    c.reduction.emplace(c.g, params, StackedReductionInput{c.commits.pointers(), c.commits.need_rot, c.r, c.low_memory});
+    c.reduction.emplace(c.g, params,
+                        StackedReductionInput{c.commits.pointers(), c.commits.need_rot, c.r, c.low_memory});
   const View<Fp4> u =
       c.reduction->prove(c.t, stacking_proof_views(c.layout, *c.regions.stacking, c.regions.stacking->proto()));
   c.u_cube = c.g.transient<Fp4>("u_cube", params.log_stacked_height()).all();

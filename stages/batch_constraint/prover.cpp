@@ -273,9 +273,9 @@ class BatchConstraintProver {
         }
         const std::string tile = tiles == 1 ? std::string() : fmt::format(".{}", i);
         const View<Fp4> tables =
-            nt(T) == 0 ? final_tables(T)
-                       : g_.transient<Fp4>(fmt::format("batch_constraint.T{}.tables.r0{}", T, tile), sources(T) * rows)
-                             .all();
+            nt(T) == 0
+                ? final_tables(T)
+                : g_.transient<Fp4>(fmt::format("batch_constraint.T{}.tables.r0{}", T, tile), sources(T) * rows).all();
         fold_r0_tile(T, i, rows, tables, fmt::format("batch_constraint.T{}.fold_r0", T), tile);
         tables_[T].push_back(tables);
       }
@@ -731,7 +731,7 @@ class BatchConstraintProver {
   View<Fp4> mu_powers_, r_, state_, finals_;
   std::vector<uint64_t> final_at_;
   std::vector<std::vector<View<Fp4>>> tables_;  // per trace: its tables' row tiles
-  std::vector<bool> remade_;                     // per trace: round 1 makes its tables at r_0 again
+  std::vector<bool> remade_;                    // per trace: round 1 makes its tables at r_0 again
   View<Fp4> r0_weights_;
   std::map<uint32_t, View<Fp>> selectors_;
   std::map<std::pair<uint32_t, uint32_t>, View<Fp4>> eq_by_;

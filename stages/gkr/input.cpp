@@ -59,8 +59,8 @@ LogupInputLayer::LogupInputLayer(Graph& g, DeviceTranscript& t, std::span<const 
                                  const LogupLayout& layout, uint32_t l_skip, View<Fp4> alpha, View<Fp4> beta)
     : g_(g), traces_(traces), layout_(layout), l_skip_(l_skip), alpha_(alpha) {
   if (layout.row_start.size() != traces.size())
-    throw GraphError(fmt::format("LogUp input layer: {} slot lists for {} traces", layout.row_start.size(),
-                                 traces.size()));
+    throw GraphError(
+        fmt::format("LogUp input layer: {} slot lists for {} traces", layout.row_start.size(), traces.size()));
   // beta^0 .. beta^max_len, one program.
   uint32_t max_len = 0;
   for (const LogupInputTrace& tr : traces)

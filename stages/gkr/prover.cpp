@@ -80,8 +80,8 @@ class GkrBuilder {
   const GkrProofViews& proof_;
   const uint32_t n_;
   View<Fp4> leaves_p_, leaves_q_;
-  GkrLeaves make_;                 // where the leaves are made again
-  uint64_t tile_ = 0;              // leaves per tile where they are
+  GkrLeaves make_;     // where the leaves are made again
+  uint64_t tile_ = 0;  // leaves per tile where they are
   // Layers 1 .. n_tot - 1 (1 .. n_tot - 2 where the leaves are made again) at their tree positions
   // [2^j, 2^(j+1)).
   Buffer<Fp4> tree_p_, tree_q_;
@@ -354,12 +354,13 @@ View<Fp4> gkr_prove(Graph& g, DeviceTranscript& transcript, const GkrProofViews&
 View<Fp4> gkr_prove_remade(Graph& g, DeviceTranscript& transcript, const GkrProofViews& proof, const GkrLeaves& make,
                            uint64_t tile_leaves, uint32_t n_tot) {
   if (n_tot < 4 || n_tot > kGkrMaxProverLayers)
-    throw InputError(fmt::format("GKR with the leaves made again: n_tot = {}, 4 .. {} supported", n_tot,
-                                 kGkrMaxProverLayers));
+    throw InputError(
+        fmt::format("GKR with the leaves made again: n_tot = {}, 4 .. {} supported", n_tot, kGkrMaxProverLayers));
   if (!std::has_single_bit(tile_leaves) || tile_leaves < 16 || tile_leaves >= (uint64_t(1) << n_tot))
-    throw InputError(fmt::format("GKR with the leaves made again: tiles of {} leaves (a power of two from 16, below "
-                                 "the 2^{} leaves)",
-                                 tile_leaves, n_tot));
+    throw InputError(
+        fmt::format("GKR with the leaves made again: tiles of {} leaves (a power of two from 16, below "
+                    "the 2^{} leaves)",
+                    tile_leaves, n_tot));
   if (!make) throw InputError("GKR with the leaves made again: nothing makes them");
   check_views(proof, n_tot);
   return GkrBuilder(g, transcript, proof, n_tot).run(make, tile_leaves);

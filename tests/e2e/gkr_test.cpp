@@ -206,16 +206,17 @@ void build_prover(ProverGraph& pg, uint32_t n, const SystemParams& params, uint6
   g.dispatch<Fp4Scale>("alpha.broadcast", {.a = pg.ones, .c = c.alpha, .out = alphas});
   g.dispatch<Fp4Add>("leaves.q", {.a = pg.q_raw, .b = alphas, .out = q});
   const View<Fp4> xi =
-      tile == 0 ? gkr_prove(g, t, views, pg.p.all(), q.all(), n)
-                : gkr_prove_remade(
-                      g, t, views,
-                      [&g, &pg, q](uint64_t first, View<Fp4> p_out, View<Fp4> q_out, const std::string& tag) {
-                        g.dispatch<CopyU32>("leaves.p" + tag, {.src = pg.p.slice(first, p_out.count).bitcast<uint32_t>(),
-                                                               .dst = p_out.bitcast<uint32_t>()});
-                        g.dispatch<CopyU32>("leaves.q" + tag, {.src = q.slice(first, q_out.count).bitcast<uint32_t>(),
-                                                               .dst = q_out.bitcast<uint32_t>()});
-                      },
-                      tile, n);
+      tile == 0
+          ? gkr_prove(g, t, views, pg.p.all(), q.all(), n)
+          : gkr_prove_remade(
+                g, t, views,
+                [&g, &pg, q](uint64_t first, View<Fp4> p_out, View<Fp4> q_out, const std::string& tag) {
+                  g.dispatch<CopyU32>("leaves.p" + tag, {.src = pg.p.slice(first, p_out.count).bitcast<uint32_t>(),
+                                                         .dst = p_out.bitcast<uint32_t>()});
+                  g.dispatch<CopyU32>("leaves.q" + tag, {.src = q.slice(first, q_out.count).bitcast<uint32_t>(),
+                                                         .dst = q_out.bitcast<uint32_t>()});
+                },
+                tile, n);
   pg.xi = g.output<Fp4>("xi", n);
   g.dispatch<CopyU32>("xi.copy", {.src = xi.bitcast<uint32_t>(), .dst = pg.xi.all().bitcast<uint32_t>()});
   pg.challenges = g.output<Fp4>("challenges", 2);
