@@ -300,9 +300,9 @@ void StarkProver::start_background() {
   b.arena.execute([&] { b.group.run(std::move(job)); });
 }
 
-const InteractionKernels& StarkProver::interaction_kernels(uint32_t air) {
-  auto [it, fresh] = interactions_.try_emplace(air);
-  if (fresh) it->second = make_interaction_kernels(pk_.per_air[air], {.spirv = exec_.limits().runs_spirv});
+const InteractionKernels& StarkProver::interaction_kernels(uint32_t air, bool compact) {
+  auto [it, fresh] = (compact ? compact_interactions_ : interactions_).try_emplace(air);
+  if (fresh) it->second = make_interaction_kernels(pk_.per_air[air], {.spirv = exec_.limits().runs_spirv}, compact);
   return *it->second;
 }
 
@@ -728,7 +728,9 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan_keeping(const std::vecto
       .commits = c,
       .layout = layout,
       .regions = out->regions,
-      .interaction_kernels = [this](uint32_t a) -> const InteractionKernels& { return interaction_kernels(a); },
+      .interaction_kernels = [this](uint32_t a, bool compact) -> const InteractionKernels& {
+        return interaction_kernels(a, compact);
+      },
       .functional_kernels = [this](uint32_t a) -> const AirFunctionalKernels& { return functional_kernels(a); },
       .observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0,
       .low_memory = remade,

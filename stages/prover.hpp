@@ -178,7 +178,8 @@ class StarkProver {
   std::unique_ptr<Planned> plan_keeping(const std::vector<std::optional<AirWithTraces>>& airs,
                                         const PlanOptions& options, uint64_t kept_codeword_bytes, bool remade);
   const AirFunctionalKernels& functional_kernels(uint32_t air);
-  const InteractionKernels& interaction_kernels(uint32_t air);
+  // compact: the kernels that read compact copies of the parts (make_interaction_kernels).
+  const InteractionKernels& interaction_kernels(uint32_t air, bool compact = false);
   // Compiles the generated round-0 kernels of the AIRs that prove on the interpreter (Auto), in
   // the background; after a prepare, so that they do not slow its own compilation.
   void start_background();
@@ -193,7 +194,7 @@ class StarkProver {
   std::vector<uint32_t> pending_;
   struct Background;  // the background compilation (a TBB task group) and what it made
   std::unique_ptr<Background> background_;
-  std::map<uint32_t, std::shared_ptr<const InteractionKernels>> interactions_;
+  std::map<uint32_t, std::shared_ptr<const InteractionKernels>> interactions_, compact_interactions_;
   // Per AIR of the key: its preprocessed trace committed once (null: none; empty until the first proof).
   std::vector<std::shared_ptr<const CommittedTrace>> preprocessed_;
 };

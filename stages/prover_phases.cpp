@@ -54,21 +54,35 @@ void enter_outer(ProverContext& c, const char* name, const char* group = nullptr
 // A trace part as one view, for kernels that read whole rows (the interactions' constraint
 // kernels): the part itself where it lies in one piece, else its pieces copied side by side into a
 // transient (GraphError naming the AIR when that is larger than one binding).
-View<Fp> whole_part(Graph& g, const TracePart& part, const std::string& air, size_t index, const std::string& name) {
-  if (part.segments.size() == 1) return part.segments[0].data;
+// A trace part as the interactions' kernels read it: its one piece, or (a part in pieces of its
+// commitment) a copy of the columns `columns` (ascending) that they read, one after another.
+View<Fp> compact_part(Graph& g, const TracePart& part, const std::vector<uint32_t>& columns, const std::string& air,
+                      size_t index, const std::string& name) {
   if (part.segments.empty()) return {};
-  if (!g.memory_limits().binds(0, part.bytes()))
+  const uint64_t h = uint64_t(1) << part.log_height;
+  if (!g.memory_limits().binds(0, columns.size() * h * sizeof(Fp)))
     throw GraphError(
-        fmt::format("AIR {}: trace part {} ({} bytes) lies in {} pieces of its commitment, and its "
-                    "interactions read whole rows of it, which one binding ({} bytes) cannot hold",
-                    air, index, part.bytes(), part.segments.size(), g.memory_limits().max_view_bytes()));
-  const View<Fp> whole = g.transient<Fp>(name, uint64_t(part.width) << part.log_height).all();
-  for (const TracePart::Segment& s : part.segments)
-    g.dispatch<CopyU32>(
-        fmt::format("{}.{}", name, s.first_column),
-        {.src = s.data.bitcast<uint32_t>(),
-         .dst = whole.slice(uint64_t(s.first_column) << part.log_height, s.data.count).bitcast<uint32_t>()});
-  return whole;
+        fmt::format("AIR {}: trace part {} lies in {} pieces of its commitment, and the {} of its columns its "
+                    "interactions read ({} bytes) do not fit one binding ({} bytes)",
+                    air, index, part.segments.size(), columns.size(), columns.size() * h * sizeof(Fp),
+                    g.memory_limits().max_view_bytes()));
+  const View<Fp> out = g.transient<Fp>(name, columns.size() * h).all();
+  // Runs of consecutive columns within one piece, a copy each.
+  for (size_t i = 0; i < columns.size();) {
+    const uint32_t c = columns[i];
+    const TracePart::Segment* seg = nullptr;
+    for (const TracePart::Segment& s : part.segments)
+      if (c >= s.first_column && c < s.first_column + s.columns) seg = &s;
+    if (seg == nullptr)
+      throw GraphError(fmt::format("AIR {}: column {} of trace part {} lies in no piece", air, c, index));
+    size_t j = i + 1;
+    while (j < columns.size() && columns[j] == columns[j - 1] + 1 && columns[j] < seg->first_column + seg->columns) ++j;
+    g.dispatch<CopyU32>(fmt::format("{}.{}", name, c),
+                        {.src = seg->data.slice(uint64_t(c - seg->first_column) * h, (j - i) * h).bitcast<uint32_t>(),
+                         .dst = out.slice(i * h, (j - i) * h).bitcast<uint32_t>()});
+    i = j;
+  }
+  return out;
 }
 
 // protocol.md 7 steps 1-3 (the verifier's mirror: Verifier::preamble).
@@ -111,12 +125,22 @@ void gkr_phase(ProverContext& c) {
       const AirProvingKey& air = c.pk.per_air[c.air(T)];
       LogupInputTrace tr;
       tr.air = &air;
-      tr.kernels = &c.interaction_kernels(c.air(T));
       const bool reads = !c.pk.vk.per_air[c.air(T)].symbolic_constraints.interactions.empty();
-      for (size_t p = 0; p < c.commits.parts[T].size(); ++p)
-        tr.parts.push_back(
-            reads ? whole_part(g, c.commits.parts[T][p], air.name, p, fmt::format("trace{}.part{}.whole", T, p))
-                  : View<Fp>{});
+      // A part in pieces of its commitment (a trace larger than a tile of it): the compact kernels,
+      // which read copies of the columns the interactions use (a few of a wide trace's).
+      bool pieces = false;
+      for (const TracePart& part : c.commits.parts[T]) pieces = pieces || part.segments.size() > 1;
+      tr.kernels = &c.interaction_kernels(c.air(T), reads && pieces);
+      for (size_t p = 0; p < c.commits.parts[T].size(); ++p) {
+        const TracePart& part = c.commits.parts[T][p];
+        if (!reads || part.segments.empty())
+          tr.parts.push_back(View<Fp>{});
+        else if (!pieces)
+          tr.parts.push_back(part.segments[0].data);
+        else
+          tr.parts.push_back(
+              compact_part(g, part, tr.kernels->columns[p], air.name, p, fmt::format("trace{}.part{}.compact", T, p)));
+      }
       if (c.commits.public_values[T].valid()) tr.public_values = c.commits.public_values[T].all();
       tr.log_height = c.log_height(T);
       traces.push_back(std::move(tr));

@@ -53,7 +53,8 @@ struct ProverContext {
   ProofLayout& layout;
   ProofRegions& regions;
   // The AIRs' kernels: the prover's (compiled once, cached) or a harness's own.
-  std::function<const InteractionKernels&(uint32_t air)> interaction_kernels;
+  // compact: the kernels for parts that lie in pieces of their commitment (make_interaction_kernels).
+  std::function<const InteractionKernels&(uint32_t air, bool compact)> interaction_kernels;
   std::function<const AirFunctionalKernels&(uint32_t air)> functional_kernels;
   // Words per observe dispatch of the column openings (0: one dispatch; an executor that bounds
   // a shader's loops needs pieces, BatchConstraintInput::observe_piece_words).

@@ -12,9 +12,74 @@
 
 namespace vkstark {
 
-std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProvingKey& air, KernelGeneration gen) {
+namespace {
+
+// The DAG with every trace variable that the interactions reach renumbered to its place among the
+// columns of its part they read (`columns`, per row-view part), and the shape of those parts.
+SymbolicDag compact_dag(const SymbolicDag& dag, const AirShape& shape, std::vector<std::vector<uint32_t>>& columns,
+                        AirShape& compact) {
+  const bool pre = shape.preprocessed_width > 0;
+  const size_t parts = shape.row_view_widths().size();
+  auto part_of = [&](const Variable& v) -> int64_t {
+    if (v.entry == EntryKind::Preprocessed) return 0;
+    if (v.entry == EntryKind::Main) return int64_t(v.part) + (pre ? 1 : 0);
+    return -1;
+  };
+  std::vector<bool> reached(dag.nodes.size(), false);
+  for (const DagInteraction& in : dag.interactions) {
+    reached[in.count] = true;
+    for (uint32_t m : in.message) reached[m] = true;
+  }
+  for (size_t i = dag.nodes.size(); i-- > 0;) {  // operands come before the nodes that use them
+    if (!reached[i]) continue;
+    const DagNode& n = dag.nodes[i];
+    if (n.kind == NodeKind::Add || n.kind == NodeKind::Sub || n.kind == NodeKind::Mul) {
+      reached[n.left] = true;
+      reached[n.right] = true;
+    } else if (n.kind == NodeKind::Neg) {
+      reached[n.left] = true;
+    }
+  }
+  columns.assign(parts, {});
+  for (size_t i = 0; i < dag.nodes.size(); ++i)
+    if (reached[i] && dag.nodes[i].kind == NodeKind::Variable) {
+      const int64_t p = part_of(dag.nodes[i].var);
+      if (p >= 0) columns[size_t(p)].push_back(dag.nodes[i].var.index);
+    }
+  for (std::vector<uint32_t>& c : columns) {
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    if (c.empty()) c.push_back(0);
+  }
+  compact = shape;
+  size_t at = 0;
+  if (pre) compact.preprocessed_width = uint32_t(columns[at++].size());
+  for (uint32_t& w : compact.cached_widths) w = uint32_t(columns[at++].size());
+  compact.common_width = uint32_t(columns[at].size());
+  SymbolicDag out = dag;
+  for (size_t i = 0; i < out.nodes.size(); ++i) {
+    DagNode& n = out.nodes[i];
+    if (n.kind != NodeKind::Variable) continue;
+    const int64_t p = part_of(n.var);
+    if (p < 0) continue;
+    const std::vector<uint32_t>& c = columns[size_t(p)];
+    const auto it = std::lower_bound(c.begin(), c.end(), n.var.index);
+    // A variable no interaction reaches reads column 0: in range, and never evaluated.
+    n.var.index = reached[i] ? uint32_t(it - c.begin()) : 0;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProvingKey& air, KernelGeneration gen,
+                                                                   bool compact) {
   auto k = std::make_shared<InteractionKernels>();
-  const SymbolicDag& dag = air.dag;
+  k->shape = air.shape;
+  SymbolicDag renumbered;
+  if (compact) renumbered = compact_dag(air.dag, air.shape, k->columns, k->shape);
+  const SymbolicDag& dag = compact ? renumbered : air.dag;
+  const std::string kind = compact ? "_compact" : "";
   for (size_t s = 0; s < dag.interactions.size(); ++s) {
     const DagInteraction& in = dag.interactions[s];
     InteractionKernels::Interaction out;
@@ -22,8 +87,8 @@ std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProv
     out.bus = in.bus;
     SymbolicDag count = dag;
     count.constraint_idx = {in.count};
-    out.count = make_constraint_kernel(fmt::format("{}_count{}", air.name, s), count, air.shape, kConstraintChunkNodes,
-                                       false, gen);
+    out.count = make_constraint_kernel(fmt::format("{}{}_count{}", air.name, kind, s), count, k->shape,
+                                       kConstraintChunkNodes, false, gen);
     std::map<uint32_t, std::vector<uint32_t>> roots;  // node -> message positions
     for (uint32_t j = 0; j < in.message.size(); ++j) roots[in.message[j]].push_back(j);
     SymbolicDag message = dag;
@@ -37,7 +102,7 @@ std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProv
     one.constant = Fp::one();
     message.nodes.push_back(one);
     message.constraint_idx.push_back(uint32_t(message.nodes.size() - 1));
-    out.message = make_constraint_kernel(fmt::format("{}_message{}", air.name, s), message, air.shape,
+    out.message = make_constraint_kernel(fmt::format("{}{}_message{}", air.name, kind, s), message, k->shape,
                                          kConstraintChunkNodes, false, gen);
     k->interactions.push_back(std::move(out));
   }
@@ -131,9 +196,9 @@ void LogupInputLayer::leaves(uint64_t first, View<Fp4> p_leaves, View<Fp4> q_lea
                                      end, s, T, start, start + slot));
       const std::string name = fmt::format("{}.{}.{}", base, T, s);
       View<Fp4> p_slot = p_leaves.slice(start - first, slot), q_slot = q_leaves.slice(start - first, slot);
-      eval_constraints(g_, name + ".count", *in.count, tr.air->shape, tr.parts, tr.public_values, norms_[T],
+      eval_constraints(g_, name + ".count", *in.count, tr.kernels->shape, tr.parts, tr.public_values, norms_[T],
                        p_slot.slice(0, h), tr.log_height);
-      eval_constraints(g_, name + ".message", *in.message, tr.air->shape, tr.parts, tr.public_values, coeffs_[T][s],
+      eval_constraints(g_, name + ".message", *in.message, tr.kernels->shape, tr.parts, tr.public_values, coeffs_[T][s],
                        q_slot.slice(0, h), tr.log_height);
       if (slot > h) {
         g_.dispatch<Fp4Repeat>(name + ".count.lift", {.a = p_slot.slice(0, h), .out = p_slot.slice(h, slot - h)});

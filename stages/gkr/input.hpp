@@ -31,16 +31,25 @@ struct InteractionKernels {
     uint16_t bus = 0;
   };
   std::vector<Interaction> interactions;  // vk order
+  // The parts the kernels read (LogupInputTrace::parts): the AIR's own, or (compact kernels) per
+  // row-view part only the columns `columns[p]` (ascending) that some interaction reads, in that
+  // order (a part none reads: its column 0).
+  AirShape shape;
+  std::vector<std::vector<uint32_t>> columns;  // compact kernels: per row-view part; else empty
 };
 
-// Compiles (or loads from the SPIR-V cache) the kernels of `air`'s interactions.
-std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProvingKey& air, KernelGeneration gen = {});
+// Compiles (or loads from the SPIR-V cache) the kernels of `air`'s interactions. `compact`: kernels
+// that read compact copies of the parts (InteractionKernels::columns), for parts that lie in
+// pieces of their commitment: a copy of the columns the interactions read rather than of the
+// whole part.
+std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProvingKey& air, KernelGeneration gen = {},
+                                                                   bool compact = false);
 
 // A present trace as the input layer reads it.
 struct LogupInputTrace {
   const AirProvingKey* air = nullptr;
   const InteractionKernels* kernels = nullptr;
-  std::vector<View<Fp>> parts;  // row-view order: preprocessed?, cached..., common
+  std::vector<View<Fp>> parts;  // row-view order: preprocessed?, cached..., common (kernels->shape's)
   View<Fp> public_values;       // the AIR's public values (a zero-count view when it has none)
   uint32_t log_height = 0;
 };

@@ -47,6 +47,9 @@ class GkrBuilder {
   bool remade() const { return bool(make_); }
   // Layers made again whenever read (the two below the tree) rather than kept.
   bool remade_layer(uint32_t j) const { return remade() && j + 2 > n_; }
+  // Sub-rounds of layer j that make it again from the leaves (0: none): three of the input layer
+  // (kept from the fold at rho_1 on, a quarter of it), two of the layer above (from rho_0 on).
+  uint32_t remade_rounds(uint32_t j) const { return !remade_layer(j) ? 0 : j == n_ ? 3 : 2; }
   uint64_t tiles() const { return (uint64_t(1) << n_) / tile_; }
   // Layer j's tables (protocol.md 8.3): p_j at [0, 2^j); layer n_tot is the input layer.
   View<Fp4> layer_p(uint32_t j) const {
@@ -192,37 +195,67 @@ void GkrBuilder::prove_sub_round(uint32_t j, uint32_t s) {
   const std::string name = fmt::format("gkr.layer{}.round{}", j, s);
   const uint64_t pairs = uint64_t(1) << (j - 2 - s);
   const View<Fp4> eq = eq_table(s, pairs);
-  if (remade_layer(j) && s < 2) {
-    // Sub-rounds 0 and 1 of a layer made again: the layer a tile at a time, each tile's partials
-    // (and, in sub-round 1, its fold) from it; the tiles' partials one after another.
+  if (s < remade_rounds(j)) {
+    // The first sub-rounds of a layer made again: the layer a tile at a time, folded at the
+    // challenges so far (rho_0 .. rho_(s-2) into scratch tables), then the tile's partials and, from
+    // sub-round 1, its fold at rho_(s-1): kept after the last of these sub-rounds, else dropped. The
+    // tiles' partials one after another.
     const uint64_t k = tiles(), tile_pairs = pairs / k;
     const uint32_t tile_parts = sumcheck_partial_count(tile_pairs), parts = uint32_t(k * tile_parts);
     const View<Fp4> partials = g_.transient<Fp4>(name + ".partials", 3ull * parts).all();
+    const bool keep = s > 0 && s + 1 == remade_rounds(j);
     View<Fp4> p_dst, q_dst;
-    if (s == 1) {
+    if (keep) {
       p_dst = g_.transient<Fp4>(name + ".p", 4 * pairs).all();
       q_dst = g_.transient<Fp4>(name + ".q", 4 * pairs).all();
     }
     for (uint64_t t = 0; t < k; ++t) {
-      const auto [p, q] = layer_tile(j, t, name);
+      const std::string tile = fmt::format("{}.tile{}", name, t);
+      auto [p, q] = layer_tile(j, t, name);
+      for (uint32_t f = 1; f < s; ++f) {  // the fold at rho_(f-1), sub-round f's partials discarded
+        const uint64_t fold_pairs = (pairs << (s - f)) / k;
+        const View<Fp4> fp = g_.transient<Fp4>(fmt::format("{}.fold{}.p", tile, f), 4 * fold_pairs).all(),
+                        fq = g_.transient<Fp4>(fmt::format("{}.fold{}.q", tile, f), 4 * fold_pairs).all(),
+                        scratch = g_.transient<Fp4>(fmt::format("{}.fold{}.partials", tile, f),
+                                                    3ull * sumcheck_partial_count(fold_pairs))
+                                      .all();
+        // The partials are not read: any eq values of the right count do (this sub-round's table,
+        // alive anyway, rather than keep sub-round f's).
+        g_.dispatch<GkrFoldSumcheckPartials>(fmt::format("{}.fold{}", tile, f), {.p = p,
+                                                                                 .q = q,
+                                                                                 .rho = xi_[j].slice(f, 1),
+                                                                                 .eq = eq.slice(0, fold_pairs),
+                                                                                 .lambda = lambda_[j],
+                                                                                 .p_dst = fp,
+                                                                                 .q_dst = fq,
+                                                                                 .partials = scratch,
+                                                                                 .pairs = uint32_t(fold_pairs)});
+        p = fp;
+        q = fq;
+      }
       const View<Fp4> out = partials.slice(3 * t * tile_parts, 3ull * tile_parts),
                       e = eq.slice(t * tile_pairs, tile_pairs);
-      const std::string task = fmt::format("{}.tile{}.partials", name, t);
-      if (s == 0)
+      if (s == 0) {
         g_.dispatch<GkrSumcheckPartials>(
-            task, {.p = p, .q = q, .eq = e, .lambda = lambda_[j], .partials = out, .pairs = uint32_t(tile_pairs)});
-      else
-        g_.dispatch<GkrFoldSumcheckPartials>(task, {.p = p,
-                                                    .q = q,
-                                                    .rho = xi_[j].slice(s, 1),
-                                                    .eq = e,
-                                                    .lambda = lambda_[j],
-                                                    .p_dst = p_dst.slice(4 * t * tile_pairs, 4 * tile_pairs),
-                                                    .q_dst = q_dst.slice(4 * t * tile_pairs, 4 * tile_pairs),
-                                                    .partials = out,
-                                                    .pairs = uint32_t(tile_pairs)});
+            tile + ".partials",
+            {.p = p, .q = q, .eq = e, .lambda = lambda_[j], .partials = out, .pairs = uint32_t(tile_pairs)});
+        continue;
+      }
+      const View<Fp4> dp = keep ? p_dst.slice(4 * t * tile_pairs, 4 * tile_pairs)
+                                : g_.transient<Fp4>(tile + ".p", 4 * tile_pairs).all(),
+                      dq = keep ? q_dst.slice(4 * t * tile_pairs, 4 * tile_pairs)
+                                : g_.transient<Fp4>(tile + ".q", 4 * tile_pairs).all();
+      g_.dispatch<GkrFoldSumcheckPartials>(tile + ".partials", {.p = p,
+                                                                .q = q,
+                                                                .rho = xi_[j].slice(s, 1),
+                                                                .eq = e,
+                                                                .lambda = lambda_[j],
+                                                                .p_dst = dp,
+                                                                .q_dst = dq,
+                                                                .partials = out,
+                                                                .pairs = uint32_t(tile_pairs)});
     }
-    if (s == 1) {
+    if (keep) {
       table_p_ = p_dst;
       table_q_ = q_dst;
     }

@@ -62,10 +62,11 @@ using GkrLeaves = std::function<void(uint64_t first, View<Fp4> p, View<Fp4> q, c
 
 // gkr_prove with the leaves made by `make` a tile of `tile_leaves` at a time whenever read, rather
 // than kept (the low-memory mode): the tree keeps layers 1 .. n_tot - 2; the two layers below it
-// are made from the leaves' tiles to build the tree and again for each of their first two
-// sub-rounds (a tile's partials, then its fold). The same proof; five passes over the leaves'
-// inputs instead of one. n_tot in 4 .. kGkrMaxProverLayers, tile_leaves a power of two from 16
-// below 2^n_tot (InputError otherwise).
+// are made from the leaves' tiles to build the tree and again for each of their first sub-rounds
+// (the input layer's first three, the layer above's first two: a tile folded at the challenges so
+// far, its partials, its fold), and kept from then on, a quarter and a half of their size. The same
+// proof; six passes over the leaves' inputs instead of one. n_tot in 4 .. kGkrMaxProverLayers,
+// tile_leaves a power of two from 16 below 2^n_tot (InputError otherwise).
 [[nodiscard]] View<Fp4> gkr_prove_remade(Graph& g, DeviceTranscript& transcript, const GkrProofViews& proof,
                                          const GkrLeaves& make, uint64_t tile_leaves, uint32_t n_tot);
 

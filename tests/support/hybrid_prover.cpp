@@ -44,7 +44,7 @@ struct Run {
   std::vector<Fp4> r;                      // for r_in
 
   Run(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s,
-      const std::function<const InteractionKernels&(uint32_t)>& interactions, size_t r_len)
+      const std::function<const InteractionKernels&(uint32_t, bool)>& interactions, size_t r_len)
       : ntt(g, pk.vk.params.log_stacked_height() + pk.vk.params.log_blowup) {
     c = commit_traces(g, ntt, pk, airs, s);
     regions = ProofRegions::reserve(layout, s);
@@ -84,10 +84,10 @@ Proof hybrid_prove(const ProvingKey& pk, const std::vector<std::optional<AirWith
   for (const auto& a : airs) heights.push_back(a ? std::optional<uint32_t>(log_height_of(*a)) : std::nullopt);
   const ProofShape s = proof_shape(vk, heights);
   prepare_ntt_twiddles(exec, params.log_stacked_height() + params.log_blowup);
-  std::map<uint32_t, std::shared_ptr<const InteractionKernels>> kernels;
-  auto interactions = [&](uint32_t air) -> const InteractionKernels& {
-    auto& k = kernels[air];
-    if (!k) k = make_interaction_kernels(pk.per_air[air]);
+  std::map<std::pair<uint32_t, bool>, std::shared_ptr<const InteractionKernels>> kernels;
+  auto interactions = [&](uint32_t air, bool compact) -> const InteractionKernels& {
+    auto& k = kernels[{air, compact}];
+    if (!k) k = make_interaction_kernels(pk.per_air[air], {}, compact);
     return *k;
   };
 
