@@ -9,8 +9,13 @@
 // --trace FILE writes one Chrome trace holding the last timed run of each plan, one after another.
 //
 //   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--only transcript|latency]
-//                [--transcript-perms 1024] [--transcript-chain 256] [--trace F] [--json F]
+//                [--transcript-perms 1024] [--transcript-chain 256] [--sms N --clock-mhz F] [--trace F]
+//                [--json F]
+// With --sms and --clock-mhz: the Poseidon2 permutation's integer instructions (counted from its
+// generic code) against the device's issue rate, beside the measured rate.
 #include <fmt/format.h>
+
+#include <array>
 
 #include "bench/bench_util.hpp"
 #include "cli/options.hpp"
@@ -31,6 +36,41 @@ using namespace vkstark;
 namespace {
 
 constexpr int kRuns = 5;
+
+// The field operations of one Poseidon2 permutation, counted by running the permutation's own
+// generic code (poseidon2_permute_generic, which the GLSL mirrors operation for operation) on a lane
+// type that counts instead of computing.
+struct FieldOps {
+  uint64_t add = 0, sub = 0, mul = 0, halve = 0;  // halve: div_2exp<k>, fp_halve_k in GLSL
+};
+struct CountingLane {
+  FieldOps* ops = nullptr;
+  friend CountingLane operator+(CountingLane a, CountingLane) { return ++a.ops->add, a; }
+  friend CountingLane operator-(CountingLane a, CountingLane) { return ++a.ops->sub, a; }
+  friend CountingLane operator*(CountingLane a, CountingLane) { return ++a.ops->mul, a; }
+  friend CountingLane operator+(CountingLane a, Fp) { return ++a.ops->add, a; }  // a round constant
+};
+template <int k>
+CountingLane div_2exp(CountingLane a) {  // found by argument lookup from internal_layer
+  return ++a.ops->halve, a;
+}
+
+FieldOps permutation_ops() {
+  FieldOps ops;
+  std::array<CountingLane, 16> x;
+  x.fill(CountingLane{&ops});
+  poseidon2_permute_generic(x);
+  return ops;
+}
+
+// 32-bit integer instructions per operation as kernels/glsl/fp.glsl writes them (before the
+// driver's compiler fuses any): fp_add and fp_sub 3 (the sum, its reduction, a min); fp_mul 8 (the
+// two words of a*b, lo*mu, the high word of u*p, the difference, a compare, the correction, a
+// select); fp_halve_k 6 (a negation, a mask, an add, a shift, a multiply, an add).
+constexpr uint64_t kAddInstructions = 3, kMulInstructions = 8, kHalveInstructions = 6;
+uint64_t permutation_instructions(const FieldOps& o) {
+  return (o.add + o.sub) * kAddInstructions + o.mul * kMulInstructions + o.halve * kHalveInstructions;
+}
 
 // Median device time (ms) of the span "work" over kRuns runs of the plan (after one warm-up run).
 // The last run's trace goes to `traces`, its top span named `label`.
@@ -245,6 +285,12 @@ int main(int argc, char** argv) try {
                            "permutations chained inside one observe");
   options.number<uint32_t>("--transcript-chain", "K", transcript_chain, 256, {1, 1u << 16},
                            "dependent observe + sample pairs");
+  uint32_t sms = 0, clock_mhz = 0;
+  options.number<uint32_t>("--sms", "N", sms, 0, {0, 4096},
+                           "the device's streaming multiprocessors (compute units), for the Poseidon2 floor (0: not "
+                           "printed; an H100 or H200 SXM has 132)");
+  options.number<uint32_t>("--clock-mhz", "F", clock_mhz, 0, {0, 10000},
+                           "the device's clock while the bench runs, for the Poseidon2 floor (nvidia-smi: clocks.sm)");
   options.output("--trace", trace_file, "write a Chrome trace of the last run of each plan (open in Perfetto)");
   options.output("--json", json_file, "write results as JSON (default: bench/results/kernel_bench-<executor>.json)");
   options.parse_or_exit(argc, argv);
@@ -274,6 +320,27 @@ int main(int argc, char** argv) try {
     fmt::print("  poseidon2_permute: 2^{} states x {}: {:.3f} ms -> {:.3f} G permutations/s\n", log_states, reps, ms,
                rate / 1e9);
     json += fmt::format(", \"poseidon2_perms_per_s\": {}", json_number(rate));
+    // Its floor: the permutation's integer instructions against the device's issue rate (SMs x
+    // lanes a clock x clock, given on the command line: Vulkan does not report them).
+    const FieldOps ops = permutation_ops();
+    const uint64_t ins = permutation_instructions(ops);
+    fmt::print("  poseidon2 permutation: {} add, {} sub, {} mul, {} halve = {} 32-bit integer instructions as written\n",
+               ops.add, ops.sub, ops.mul, ops.halve, ins);
+    json += fmt::format(", \"poseidon2_instructions\": {}, \"poseidon2_field_ops\": [{}, {}, {}, {}]", ins, ops.add,
+                        ops.sub, ops.mul, ops.halve);
+    if (sms > 0 && clock_mhz > 0) {
+      const double lanes_per_s = double(sms) * clock_mhz * 1e6;  // a lane-instruction per SM per clock
+      const double at64 = lanes_per_s * 64 / double(ins), at128 = lanes_per_s * 128 / double(ins);
+      const double used = rate * double(ins) / lanes_per_s;
+      fmt::print(
+          "  floor on {} SMs at {} MHz: {:.3f} G permutations/s at 64 integer lanes a clock per SM, {:.3f} at 128 (4 "
+          "schedulers x 32 lanes: the issue limit); measured {:.3f}: {:.1f} lane-instructions a clock per SM\n",
+          sms, clock_mhz, at64 / 1e9, at128 / 1e9, rate / 1e9, used);
+      json += fmt::format(
+          ", \"poseidon2_floor_64_lanes_perms_per_s\": {}, \"poseidon2_floor_128_lanes_perms_per_s\": {}, "
+          "\"poseidon2_lane_instructions_per_clock_per_sm\": {}",
+          json_number(at64), json_number(at128), json_number(used));
+    }
   }
   if (all) {  // copy bandwidth on 256 Mi words (1 GiB)
     const uint64_t n = uint64_t(1) << (log_states + 6);

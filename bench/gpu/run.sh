@@ -86,8 +86,8 @@ timeout 500 $B/zkvm_bench --executor vulkan --runs 5 --json $R/zkvm_bench-vulkan
 grep -vE "^\[" $R/zkvm_bench.txt | grep -vE "^results"
 fi
 # Sections memory (keccakf 2^18 .. 2^20 in each memory mode), large (2^21, 2^22, and budget80: 2^22
-# in the low mode within an H100's 80 GB) and segment (the zkVM segment preset) are not in the
-# default run: ask for them.
+# in the low mode within an H100's 80 GB), segment (the zkVM segment preset) and floor (kernel_bench
+# with the Poseidon2 floor) are not in the default run: ask for them.
 if want memory; then
 echo "== memory modes: keccakf_bench 2^18 .. 2^20 (params 21), default, fast and low, medians of 3"
 for m in default fast low; do
@@ -108,6 +108,14 @@ timeout 300 $B/keccakf_bench --executor vulkan --sweep-from 22 --sweep-to 22 --r
   --device-memory 80000000000 --json $R/keccakf_bench-vulkan-h200-2p22-80gb-low.json > $R/large-80.txt 2>&1
 echo "exit $?"
 grep -vE "^\[" $R/large-80.txt | grep -E "^  (rows|2\^)|memory|failed"
+fi
+if want floor; then
+echo "== kernel_bench: the Poseidon2 permutation's instructions against the issue rate (at the max SM clock)"
+CLK=$(nvidia-smi --query-gpu=clocks.max.sm --format=csv,noheader,nounits 2>/dev/null | head -1 | tr -d ' ')
+# SMs: NVIDIA's published count for the H100 and H200 SXM (Vulkan does not report it).
+timeout 300 $B/kernel_bench --executor vulkan --sms 132 --clock-mhz ${CLK:-1980} \
+  --json $R/kernel_bench-vulkan-h200-floor.json > $R/floor.txt 2>&1; echo "exit $?"
+head -12 $R/floor.txt
 fi
 if want segment; then
 echo "== zkvm_bench: a real segment's shape (40 chips up to 2^22 rows, params 22), default then low"
