@@ -324,8 +324,9 @@ int main(int argc, char** argv) try {
     // lanes a clock x clock, given on the command line: Vulkan does not report them).
     const FieldOps ops = permutation_ops();
     const uint64_t ins = permutation_instructions(ops);
-    fmt::print("  poseidon2 permutation: {} add, {} sub, {} mul, {} halve = {} 32-bit integer instructions as written\n",
-               ops.add, ops.sub, ops.mul, ops.halve, ins);
+    fmt::print(
+        "  poseidon2 permutation: {} add, {} sub, {} mul, {} halve = {} 32-bit integer instructions as written\n",
+        ops.add, ops.sub, ops.mul, ops.halve, ins);
     json += fmt::format(", \"poseidon2_instructions\": {}, \"poseidon2_field_ops\": [{}, {}, {}, {}]", ins, ops.add,
                         ops.sub, ops.mul, ops.halve);
     if (sms > 0 && clock_mhz > 0) {
