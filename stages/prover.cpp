@@ -586,13 +586,11 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     return low;
   };
   // A plan beyond the budget is refused here, before anything is allocated, saying what would fit.
-  auto fits = [&](std::unique_ptr<Planned> p, MemoryMode m) {
+  // (`lowest`: p is the low mode's plan, so nothing would fit.)
+  auto fits = [&](std::unique_ptr<Planned> p, MemoryMode m, bool lowest) {
     const uint64_t bytes = bytes_of(p);
     if (bytes <= device) return p;
-    const uint64_t least =
-        dynamic_cast<PlannedProof&>(*p).proof->remade && codeword_bytes(dynamic_cast<PlannedProof&>(*p)).kept == 0
-            ? bytes
-            : bytes_of(low_plan());
+    const uint64_t least = lowest ? bytes : bytes_of(low_plan());
     throw DeviceError(fmt::format(
         "out of device memory: the proof needs {} bytes in memory mode {} ({}), more than the {} bytes {}; nothing "
         "was allocated. {}",
@@ -611,7 +609,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   // tables again, else (when even none kept is too much) the most kept with them made again.
   if (mode == MemoryMode::Fast || (cw.all == 0 && mode != MemoryMode::Low)) {
     describe(all, mode.value_or(MemoryMode::Default), ~uint64_t(0));
-    return fits(std::move(all), mode.value_or(MemoryMode::Default));
+    return fits(std::move(all), mode.value_or(MemoryMode::Default), false);
   }
   uint64_t target = device;
   if (mode == MemoryMode::Default || !budget)
@@ -624,7 +622,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   }
   if (mode == MemoryMode::Low) {
     describe(low_plan(), MemoryMode::Low, ~uint64_t(0));
-    return fits(std::move(low_plan()), MemoryMode::Low);
+    return fits(std::move(low_plan()), MemoryMode::Low, true);
   }
   // The most codeword that keeps the plan within the target, with the tables kept (`remade`
   // false) or made again; `none` the plan keeping none. The plan's bytes fall with the codeword
@@ -658,7 +656,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   }
   if (bytes_of(low_plan()) >= target) {
     describe(low_plan(), label(MemoryMode::Low), target);
-    return fits(std::move(low_plan()), label(MemoryMode::Low));
+    return fits(std::move(low_plan()), label(MemoryMode::Low), true);
   }
   // With the tables made again, the codeword kept beside them is what the plan without grows by.
   const uint64_t from = bytes_of(low_plan()) + cw.all;

@@ -51,9 +51,6 @@ void enter_outer(ProverContext& c, const char* name, const char* group = nullptr
   if (group) c.outer_group.emplace(c.g.memory_group(group));
 }
 
-// A trace part as one view, for kernels that read whole rows (the interactions' constraint
-// kernels): the part itself where it lies in one piece, else its pieces copied side by side into a
-// transient (GraphError naming the AIR when that is larger than one binding).
 // A trace part as the interactions' kernels read it: its one piece, or (a part in pieces of its
 // commitment) a copy of the columns `columns` (ascending) that they read, one after another.
 View<Fp> compact_part(Graph& g, const TracePart& part, const std::vector<uint32_t>& columns, const std::string& air,
@@ -124,7 +121,6 @@ void gkr_phase(ProverContext& c) {
     for (uint32_t T = 0; T < s.order.size(); ++T) {
       const AirProvingKey& air = c.pk.per_air[c.air(T)];
       LogupInputTrace tr;
-      tr.air = &air;
       const bool reads = !c.pk.vk.per_air[c.air(T)].symbolic_constraints.interactions.empty();
       // A part in pieces of its commitment (a trace larger than a tile of it): the compact kernels,
       // which read copies of the columns the interactions use (a few of a wide trace's).

@@ -47,7 +47,6 @@ std::shared_ptr<const InteractionKernels> make_interaction_kernels(const AirProv
 
 // A present trace as the input layer reads it.
 struct LogupInputTrace {
-  const AirProvingKey* air = nullptr;
   const InteractionKernels* kernels = nullptr;
   std::vector<View<Fp>> parts;  // row-view order: preprocessed?, cached..., common (kernels->shape's)
   View<Fp> public_values;       // the AIR's public values (a zero-count view when it has none)

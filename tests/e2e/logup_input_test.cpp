@@ -106,7 +106,6 @@ class LogupInput : public ExecutorTest {
     for (size_t T = 0; T < s.order.size(); ++T) {
       const AirWithTraces& a = airs[s.order[T]];
       LogupInputTrace tr;
-      tr.air = &pk.per_air[s.order[T]];
       tr.kernels = kernels[s.order[T]].get();
       tr.log_height = uint32_t(std::countr_zero(a.common.height));
       size_t p = 0;

@@ -107,7 +107,9 @@ void check_case(Executor& exec, const Case& c) {
           c.name.c_str(), (unsigned long long)binding, split.plan.memory.arena_chunks.size(), split.plan.tasks.size(),
           whole.plan.tasks.size(), count("tree.rows.1"), count(".local.coset1.c") + count(".local.coset1.b0.c"),
           count(".compact."), count("coset1.b1.f0"), count(".rows.r1"), count("fold_r0.selectors."), count(".merge."));
-      if (c.name == "self_interaction_pieces") EXPECT_GT(count(".compact."), 0u) << "no part in pieces";
+      if (c.name == "self_interaction_pieces") {
+        EXPECT_GT(count(".compact."), 0u) << "no part in pieces";
+      }
     }
   }
 }
