@@ -110,12 +110,13 @@ echo "exit $?"
 grep -vE "^\[" $R/large-80.txt | grep -E "^  (rows|2\^)|memory|failed"
 fi
 if want basecompare; then
-echo "== keccakf_bench 2^12 .. 2^18, a baseline build (keccakf_bench_base, bundled with VKSTARK_GPU_EXTRA) then this one, medians of 5"
+TO=${BASECOMPARE_TO:-18}
+echo "== keccakf_bench 2^12 .. 2^$TO, a baseline build (keccakf_bench_base, bundled with VKSTARK_GPU_EXTRA) then this one, medians of 5"
 for v in base head; do
   bin=$B/keccakf_bench; [ $v = base ] && bin=$B/keccakf_bench_base
   [ -x $bin ] || { echo "$v: no $bin"; continue; }
-  timeout 280 $bin --executor vulkan --sweep-from 12 --sweep-to 18 --runs 5 \
-    --json $R/keccakf_bench-vulkan-h200-sweep-12-18-$v.json > $R/basecompare-$v.txt 2>&1; echo "$v: exit $?"
+  timeout 280 $bin --executor vulkan --sweep-from 12 --sweep-to $TO --runs 5 \
+    --json $R/keccakf_bench-vulkan-h200-sweep-12-$TO-$v.json > $R/basecompare-$v.txt 2>&1; echo "$v: exit $?"
   grep -E "^  (rows|2\^)" $R/basecompare-$v.txt
 done
 fi
