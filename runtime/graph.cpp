@@ -77,13 +77,15 @@ void Graph::close_span() {
   if (!open_spans_.empty()) open_spans_.pop_back();  // empty: the graph was compiled by move meanwhile
 }
 
-void Graph::host(std::string name, std::vector<Binding> accesses, std::function<void(const HostContext&)> fn) {
+void Graph::host(std::string name, std::vector<Binding> accesses, std::function<void(const HostContext&)> fn,
+                 HostPlacement placement) {
   if (!fn) throw GraphError(fmt::format("host task '{}' has no callable", name));
   Task t;
   t.name = std::move(name);
   t.kind = TaskKind::Host;
   t.bindings = std::move(accesses);
   t.host = std::move(fn);
+  t.placement = placement;
   add_task(std::move(t));
 }
 

@@ -115,6 +115,17 @@ class DynamicArgs {
 
 enum class TaskKind : uint8_t { Dispatch, Host };
 
+// Where a host task runs relative to the device's work.
+//  Split: the executor ends the submission before the task, waits for it, and submits anew after
+//    it (a submission and a host sync more).
+//  InSubmission: the task runs while the submission is in flight, between two submission batches
+//    of one vkQueueSubmit: the device signals a timeline semaphore where the task starts and waits
+//    on one the host signals where it ends; no submission or host sync more. Meant for short
+//    sequential work (a transcript sponge) that a GPU does slowly. Executors without timeline
+//    semaphores run it Split and count what they did; a task with no device work right before
+//    and after it (first or last in the plan, or next to another host task) runs Split.
+enum class HostPlacement : uint8_t { Split, InSubmission };
+
 struct Task {
   std::string name;
   TaskKind kind = TaskKind::Dispatch;
@@ -127,6 +138,7 @@ struct Task {
   Grid grid;
   // Host only.
   std::function<void(const HostContext&)> host;
+  HostPlacement placement = HostPlacement::Split;
 };
 
 class Graph {
@@ -211,8 +223,10 @@ class Graph {
   // arguments its check rejects.
   void dispatch(std::string name, std::shared_ptr<const KernelInfo> kernel, const DynamicArgs& args, Grid grid);
 
-  // A C++ callable on host copies of the declared views. Forces a host sync; counted in the trace.
-  void host(std::string name, std::vector<Binding> accesses, std::function<void(const HostContext&)> fn);
+  // A C++ callable on host copies of the declared views; counted in the trace. Split (the default)
+  // forces a host sync; InSubmission runs inside the submission (HostPlacement).
+  void host(std::string name, std::vector<Binding> accesses, std::function<void(const HostContext&)> fn,
+            HostPlacement placement = HostPlacement::Split);
 
   class SpanScope {
    public:

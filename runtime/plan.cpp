@@ -319,8 +319,8 @@ void place_barriers_and_segments(Plan& p) {
     p.segments.back().steps.push_back(step);
   }
   p.counts.barriers = p.counts.memory_barriers + p.counts.execution_barriers;
-  for (const Segment& s : p.segments)
-    if (s.kind == Segment::Kind::Submission) ++p.counts.submissions;
+  for (size_t i = 0; i < p.segments.size(); ++i)
+    if (p.segments[i].kind == Segment::Kind::Submission && !(i >= 1 && p.host_inside(i - 1))) ++p.counts.submissions;
   p.counts.host_syncs = p.counts.submissions;
 }
 
@@ -359,6 +359,14 @@ MemoryLimits tighter(const MemoryLimits& a, const MemoryLimits& b) {
           .max_binding_bytes = std::min(a.max_binding_bytes, b.max_binding_bytes)};
 }
 }  // namespace
+
+bool Plan::host_inside(size_t segment) const {
+  if (segment == 0 || segment + 1 >= segments.size()) return false;
+  const Segment& s = segments[segment];
+  return s.kind == Segment::Kind::Host && tasks[s.steps[0].task].placement == HostPlacement::InSubmission &&
+         segments[segment - 1].kind == Segment::Kind::Submission &&
+         segments[segment + 1].kind == Segment::Kind::Submission;
+}
 
 Plan compile(const Graph& graph, PlanOptions options) {
   options.limits = tighter(options.limits, graph.memory_limits());
@@ -526,11 +534,16 @@ std::string Plan::to_text() const {
   }
   size_t sub = 0;
   for (const Segment& s : segments) {
+    const size_t si = static_cast<size_t>(&s - segments.data());
     if (s.kind == Segment::Kind::Host) {
-      os << "  " << task_label(*this, s.steps[0].task) << access_list(*this, tasks[s.steps[0].task]) << "\n";
+      os << "  " << task_label(*this, s.steps[0].task) << access_list(*this, tasks[s.steps[0].task])
+         << (host_inside(si) ? " (inside the submission)" : "") << "\n";
       continue;
     }
-    os << fmt::format("submission {} ({} dispatches)\n", sub++, s.steps.size());
+    if (si >= 1 && host_inside(si - 1))
+      os << fmt::format("submission {}, continued ({} dispatches)\n", sub - 1, s.steps.size());
+    else
+      os << fmt::format("submission {} ({} dispatches)\n", sub++, s.steps.size());
     for (const Step& st : s.steps) {
       if (st.barrier != BarrierKind::None)
         os << fmt::format("    -- {} barrier: {} on '{}' after task {} ('{}')\n", to_string(st.barrier),
@@ -538,7 +551,7 @@ std::string Plan::to_text() const {
                           buffers[st.hazard.earlier_buffer].name);
       os << "    " << task_label(*this, st.task) << access_list(*this, tasks[st.task]) << "\n";
     }
-    os << "    -- wait (host sync)\n";
+    if (!host_inside(si + 1)) os << "    -- wait (host sync)\n";
   }
   return os.str();
 }

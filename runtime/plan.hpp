@@ -91,7 +91,7 @@ struct PlanCounts {
   uint64_t barriers = 0;  // memory + execution
   uint64_t memory_barriers = 0;
   uint64_t execution_barriers = 0;
-  uint64_t submissions = 0;
+  uint64_t submissions = 0;  // vkQueueSubmit calls: submission segments joined by host tasks inside them count once
   uint64_t host_tasks = 0;
   uint64_t host_syncs = 0;  // one wait at the end of every submission
   // Poseidon2 permutations of the dispatches whose kernels count them (KernelInfo::permutations:
@@ -112,6 +112,10 @@ class Plan {
   GraphId graph = kNoGraph;  // the Graph compiled: transfers of its buffers' handles only
 
   const BufferDesc& buffer(BufferId id) const { return buffers.at(id); }
+  // True for a Host segment whose task asked for HostPlacement::InSubmission and that lies between
+  // two Submission segments: an executor with timeline semaphores runs it inside one submission
+  // with them (PlanCounts count them so).
+  bool host_inside(size_t segment) const;
   // True if the first task touching the buffer reads it (it must hold data before the run: an
   // uploaded Input, or a Persistent that an earlier run or upload filled).
   bool read_before_written(BufferId id) const;

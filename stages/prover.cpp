@@ -113,6 +113,16 @@ uint32_t ext_chunk_nodes(ExtKernelMode mode) {
                                       mode == ExtKernelMode::Fused ? kFusedChunkNodes : kConstraintChunkNodes);
 }
 
+// VKSTARK_OPENINGS_SPONGE=auto|device|host (InputError naming the variable for another value).
+std::optional<OpeningsSponge> openings_sponge_from_environment() {
+  const char* v = std::getenv("VKSTARK_OPENINGS_SPONGE");
+  if (v == nullptr) return std::nullopt;
+  const std::string_view s(v);
+  for (OpeningsSponge o : {OpeningsSponge::Auto, OpeningsSponge::Device, OpeningsSponge::Host})
+    if (s == to_string(o)) return o;
+  throw InputError(fmt::format("VKSTARK_OPENINGS_SPONGE='{}': expected 'auto', 'device' or 'host' (or unset)", s));
+}
+
 // Round 0's base-field kernels from VKSTARK_ROUND0_KERNELS=auto|generated|fused (InputError naming
 // the variable for another value); VKSTARK_ROUND0_CHUNK_NODES (16 .. 2^20) their operations per
 // chunk, else kRound0ChunkNodes, and one chunk on an executor with unbounded kernels (the CPU's:
@@ -177,6 +187,10 @@ StarkProver::StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions opt
       options_(options),
       round0_(Round0Kernels::Auto),
       background_(std::make_unique<Background>()) {
+  if (options.openings_sponge)
+    sponge_ = *options.openings_sponge;
+  else if (std::optional<OpeningsSponge> env = openings_sponge_from_environment())
+    sponge_ = *env;
   if (options.round0_kernels) {
     round0_ = *options.round0_kernels;
   } else if (std::optional<Round0Kernels> env = round0_kernels_from_environment()) {
@@ -189,6 +203,11 @@ StarkProver::StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions opt
     if (l.unbounded_kernels || l.slow_shader_compiler) round0_ = Round0Kernels::Generated;
   }
 }
+
+// Auto: on the host everywhere. On the H200 a host task inside the submission absorbs keccakf's
+// openings (2633 permutations) in about 1 ms where the device's one workgroup takes 7
+// (docs/decisions.md, "The openings' sponge"); on the CPU executor both run the same host code.
+bool StarkProver::openings_sponge_on_host() const { return sponge_ != OpeningsSponge::Device; }
 
 StarkProver::~StarkProver() {
   background_->group.cancel();
@@ -521,6 +540,18 @@ const std::vector<std::shared_ptr<const CommittedTrace>>& StarkProver::preproces
   return preprocessed_;
 }
 
+std::string_view to_string(OpeningsSponge s) {
+  switch (s) {
+    case OpeningsSponge::Auto:
+      return "auto";
+    case OpeningsSponge::Device:
+      return "device";
+    case OpeningsSponge::Host:
+      return "host";
+  }
+  return "?";
+}
+
 std::string_view to_string(MemoryMode m) {
   switch (m) {
     case MemoryMode::Fast:
@@ -731,6 +762,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan_keeping(const std::vecto
       },
       .functional_kernels = [this](uint32_t a) -> const AirFunctionalKernels& { return functional_kernels(a); },
       .observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0,
+      .openings_sponge_on_host = openings_sponge_on_host(),
       .low_memory = remade,
       .remake_min_bytes = options_.low_memory_min_bytes};
   for (Phase phase : kProofPhases) prove_phase(phase, context);

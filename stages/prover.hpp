@@ -48,6 +48,15 @@ enum class MemoryMode {
 [[nodiscard]] struct ProverOptions with_memory(struct ProverOptions options, std::string_view mode,
                                                uint64_t device_memory_bytes);
 
+// Where the column openings' transcript observation (thousands of chained Poseidon2 permutations)
+// runs: one GPU workgroup, or a host task inside the proof's submission. Same proof bytes.
+enum class OpeningsSponge {
+  Auto,    // the faster where it was measured (docs/decisions.md, "The openings' sponge")
+  Device,  // TranscriptObserve dispatches
+  Host,    // DeviceTranscript::observe_on_host
+};
+[[nodiscard]] std::string_view to_string(OpeningsSponge s);
+
 // How a prover builds its proofs; the defaults suit the executor.
 struct ProverOptions {
   // Unset: VKSTARK_MEMORY_MODE=fast|default|low when set; else Default, or with a budget
@@ -85,6 +94,9 @@ struct ProverOptions {
   // --runs): it would only wait for it at exit, and the next process starts cold again all the same
   // unless its caches were kept.
   bool background_kernels = true;
+  // Unset: VKSTARK_OPENINGS_SPONGE=auto|device|host when set, else Auto. The proof's trace names
+  // where it ran (the task 'batch_constraint.openings.observe_on_host', or '...observe0').
+  std::optional<OpeningsSponge> openings_sponge{};
 };
 
 // The debug checker (stages/air/debug_check.hpp) over a proof's traces, the preprocessed ones from
@@ -110,6 +122,8 @@ class StarkProver {
   // Whether proofs planned now evaluate AIR `air`'s round 0 with generated kernels (false before
   // its first proof when they are not ready, or with Round0Kernels::Interpreted).
   [[nodiscard]] bool round0_generated(uint32_t air);
+  // Whether the column openings' sponge runs on the host (ProverOptions::openings_sponge).
+  [[nodiscard]] bool openings_sponge_on_host() const;
 
   // airs: AIR-index order, one entry per AIR of the key (nullopt: absent). InputError naming the
   // AIR for traces that do not fit it (part count, widths, heights, public values). `trace`, when
@@ -187,7 +201,8 @@ class StarkProver {
   const ProvingKey& pk_;
   Executor& exec_;
   ProverOptions options_;
-  Round0Kernels round0_;  // the options' or the environment's; Auto only on a GPU
+  Round0Kernels round0_;                          // the options' or the environment's; Auto only on a GPU
+  OpeningsSponge sponge_ = OpeningsSponge::Auto;  // the options' or the environment's
   // Per AIR, the kernels its proofs use now.
   std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> functionals_;
   // Auto: AIRs on the interpreter whose generated kernels are not compiling yet.

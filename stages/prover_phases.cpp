@@ -198,6 +198,7 @@ void batch_constraint_phase(ProverContext& c) {
     in.traces.push_back(std::move(tr));
   }
   in.observe_piece_words = c.observe_piece_words;
+  in.observe_on_host = c.openings_sponge_on_host;
   in.remake_tables = c.low_memory;
   in.remake_min_bytes = c.remake_min_bytes;
   const char* beside_env = std::getenv("VKSTARK_OPENINGS_BESIDE");

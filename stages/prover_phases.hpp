@@ -59,6 +59,7 @@ struct ProverContext {
   // Words per observe dispatch of the column openings (0: one dispatch; an executor that bounds
   // a shader's loops needs pieces, BatchConstraintInput::observe_piece_words).
   uint64_t observe_piece_words = 0;
+  bool openings_sponge_on_host = false;  // BatchConstraintInput::observe_on_host
   // The low-memory mode: the stacked reduction makes its round-1 tables again rather than keep
   // them (StackedReductionInput::remake_tables), the batch constraint its tables at r_0, LogUp GKR
   // its leaves, where they take at least remake_min_bytes.

@@ -71,7 +71,10 @@ class CpuPrepared final : public PreparedPlan {
   friend class TaskContext;
   friend class HostTaskContext;
   std::byte* base(BufferId id) const;
-  void run_submission(const Segment& seg, Trace& trace, Clock::time_point t0);
+  // `counted`: per span, whether the submission (a chain of segments joined by host tasks inside
+  // it, Plan::host_inside) has counted it; `continued`: the segment follows such a host task.
+  void run_submission(const Segment& seg, Trace& trace, Clock::time_point t0, std::vector<bool>& counted,
+                      bool continued);
   void run_host(const Segment& seg, Trace& trace, Clock::time_point t0);
   void run_dispatch(uint32_t task);
   void record_task_time(Trace& trace, uint32_t task, Clock::time_point t0, Clock::time_point a, Clock::time_point b);
@@ -257,10 +260,13 @@ void CpuPrepared::report_tasks_start(const Trace& trace, uint32_t task, size_t c
   tasks_done_ += count;
 }
 
-void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_point t0) {
+void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_point t0, std::vector<bool>& counted,
+                                 bool continued) {
   const auto submission_start = Clock::now();
-  ++trace.counters.submissions;
-  std::vector<bool> counted(plan_.spans.size(), false);
+  if (!continued) {
+    ++trace.counters.submissions;
+    counted.assign(plan_.spans.size(), false);
+  }
   size_t i = 0;
   while (i < seg.steps.size()) {
     // A group: a step and the following steps without a barrier; they are independent.
@@ -296,7 +302,7 @@ void CpuPrepared::run_submission(const Segment& seg, Trace& trace, Clock::time_p
     i = j;
   }
   trace.submit_wait_ms += ms_between(submission_start, Clock::now());
-  ++trace.counters.host_syncs;  // the host waits for the submission's work (TBB join)
+  if (!continued) ++trace.counters.host_syncs;  // the host waits for the submission's work (TBB join)
 }
 
 void CpuPrepared::run_host(const Segment& seg, Trace& trace, Clock::time_point t0) {
@@ -345,9 +351,11 @@ void CpuPrepared::run(Trace& trace) {
   if (trace.on_tasks_start)
     for (const Segment& seg : plan_.segments) tasks_total_ += seg.steps.size();
   auto t0 = Clock::now();
-  for (const Segment& seg : plan_.segments) {
+  std::vector<bool> counted;
+  for (size_t i = 0; i < plan_.segments.size(); ++i) {
+    const Segment& seg = plan_.segments[i];
     if (seg.kind == Segment::Kind::Submission)
-      run_submission(seg, trace, t0);
+      run_submission(seg, trace, t0, counted, i >= 1 && plan_.host_inside(i - 1));
     else
       run_host(seg, trace, t0);
   }

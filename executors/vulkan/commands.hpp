@@ -50,6 +50,11 @@ constexpr GlobalBarrier kToHost{kComputeStage | kTransferStage,
                                 VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                                 VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT};
 
+// After a host task inside a submission: its writes (made before the semaphore that the batch waits
+// on) to the copies that bring them back and to the shaders that read them.
+constexpr GlobalBarrier kFromHost{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, kComputeStage | kTransferStage,
+                                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT};
+
 void memory_barrier(const Context& ctx, VkCommandBuffer cb, const GlobalBarrier& b);
 // Compute -> compute with no memory barrier: write-after-read needs only an execution dependency.
 void execution_barrier(const Context& ctx, VkCommandBuffer cb);

@@ -274,6 +274,9 @@ void Context::create_device(const PhysicalDeviceInfo& chosen, const std::string&
   // indexing of storage-buffer arrays; runs reset their timestamp queries from the host.
   auto reset =
       vk_struct<VkPhysicalDeviceHostQueryResetFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
+  auto timeline = vk_struct<VkPhysicalDeviceTimelineSemaphoreFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES);
+  reset.pNext = &timeline;
   auto supported = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   supported.pNext = &reset;
   fn.vkGetPhysicalDeviceFeatures2(physical, &supported);
@@ -287,6 +290,12 @@ void Context::create_device(const PhysicalDeviceInfo& chosen, const std::string&
       vk_struct<VkPhysicalDeviceHostQueryResetFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
   enable_reset.hostQueryReset = reset.hostQueryReset;
   host_query_reset = reset.hostQueryReset;
+  // Host tasks inside a submission (HostPlacement::InSubmission) wait and signal timeline semaphores.
+  auto enable_timeline = vk_struct<VkPhysicalDeviceTimelineSemaphoreFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES);
+  enable_timeline.timelineSemaphore = timeline.timelineSemaphore;
+  timeline_semaphore = timeline.timelineSemaphore && std::getenv("VKSTARK_NO_TIMELINE_SEMAPHORE") == nullptr;
+  enable_reset.pNext = &enable_timeline;
   features.pNext = &enable_reset;
   std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   // An extension's feature struct, enabled (chained into `features`, the extension listed) when the

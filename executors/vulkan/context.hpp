@@ -118,6 +118,9 @@ class Context {
   uint32_t max_push_descriptors = 32;          // VkPhysicalDevicePushDescriptorPropertiesKHR
   bool storage_buffer_array_indexing = false;  // shaderStorageBufferArrayDynamicIndexing (view arrays)
   bool host_query_reset = false;               // vkResetQueryPool from the host (Vulkan 1.2 feature)
+  // Timeline semaphores (Vulkan 1.2 feature): host tasks run inside a submission. Off where the
+  // device lacks them or VKSTARK_NO_TIMELINE_SEMAPHORE is set (such tasks then run Split).
+  bool timeline_semaphore = false;
   // Pipelines are made with their statistics captured and logged (registers, spills, per shader
   // executable): VK_KHR_pipeline_executable_properties is there and the log level is debug.
   bool pipeline_statistics = false;

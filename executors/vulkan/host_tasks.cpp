@@ -79,6 +79,22 @@ void VulkanPreparedPlan::build_host_staging() {
   }
 }
 
+// Which host tasks run inside a submission: those the plan places there, on a device with timeline
+// semaphores, unless (staging mode) the task writes a Persistent, whose writes travel through the
+// executor's own staging at a run's next prologue.
+void VulkanPreparedPlan::decide_inside() {
+  inside_.assign(plan_.segments.size(), false);
+  if (!ctx_.timeline_semaphore) return;
+  for (size_t s = 0; s < plan_.segments.size(); ++s) {
+    if (!plan_.host_inside(s)) continue;
+    const uint32_t task = plan_.segments[s].steps[0].task;
+    bool persistent = false;
+    for (const HostInterval& iv : host_[task].intervals)
+      persistent |= iv.written && iv.owner != kNoBuffer && loc_[iv.owner].persistent != nullptr;
+    inside_[s] = !persistent;
+  }
+}
+
 std::vector<PendingCopy> VulkanPreparedPlan::host_down_copies(uint32_t task) const {
   std::vector<PendingCopy> copies;
   const HostStaging& hs = host_[task];
@@ -134,12 +150,15 @@ void VulkanPreparedPlan::call_host(const Task& t, uint32_t task) {
 // Staging mode: written views go back to the device at the start of the next submission (and,
 // for Outputs, into the download staging; for Persistents, through their own staging so that any
 // plan of the executor sees them).
-void VulkanPreparedPlan::after_host_task(uint32_t task) {
+void VulkanPreparedPlan::after_host_task(uint32_t task, bool inside) {
   HostStaging& hs = host_[task];
   if (!hs.staging) return;
   hs.staging.flush();
   for (const HostInterval& iv : hs.intervals) {
     if (!iv.written) continue;
+    // Inside a submission the next body copies it back (record_after_inside), and an Output goes
+    // to its download staging with the last one.
+    if (inside) continue;
     const uint64_t size = iv.end - iv.begin;
     const std::byte* src = hs.staging.mapped() + iv.staging_offset;
     const Location* l = iv.owner == kNoBuffer ? nullptr : &loc_[iv.owner];
@@ -159,6 +178,41 @@ void VulkanPreparedPlan::after_host_task(uint32_t task) {
     PendingCopy copy{hs.staging.buffer(), iv.buffer, {iv.staging_offset, iv.begin, size}};
     if (std::find(pending_.begin(), pending_.end(), copy) == pending_.end()) pending_.push_back(copy);
   }
+}
+
+void VulkanPreparedPlan::record_after_inside(VkCommandBuffer cb, size_t index) const {
+  const uint32_t task = plan_.segments[index - 1].steps[0].task;
+  for (uint32_t s : span_end_[task])  // the spans the task ends: when the device resumes
+    if (queries_) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 2 * s + 1);
+  memory_barrier(ctx_, cb, kFromHost);
+  if (ctx_.unified) return;
+  const HostStaging& hs = host_[task];
+  std::vector<PendingCopy> copies;
+  for (const HostInterval& iv : hs.intervals)
+    if (iv.written)
+      copies.push_back({hs.staging.buffer(), iv.buffer, {iv.staging_offset, iv.begin, iv.end - iv.begin}});
+  if (copies.empty()) return;
+  record_copies(ctx_, cb, copies);
+  memory_barrier(ctx_, cb, kAfterUpload);
+}
+
+// Inside a submission: the device has signalled `index`'s start (its views in staging); the
+// caller signals its end whatever happens here.
+bool VulkanPreparedPlan::run_inside(size_t index, RunState& st, std::exception_ptr& failure) {
+  const uint32_t task = plan_.segments[index].steps[0].task;
+  st.task_begin[task] = st.now();
+  try {
+    if (host_[task].staging) host_[task].staging.invalidate();
+    call_host(plan_.tasks[task], task);
+    after_host_task(task, true);
+  } catch (...) {
+    failure = std::current_exception();
+    return false;
+  }
+  st.trace.counters.host_tasks++;
+  st.trace.counters.bytes_down += host_read_bytes_[task];
+  st.task_end[task] = st.now();
+  return true;
 }
 
 std::byte* VulkanPreparedPlan::host_address(uint32_t task, BufferId buffer, uint64_t offset, uint64_t bytes,

@@ -53,11 +53,19 @@ void VulkanPreparedPlan::start(Trace& trace) {
   reset_queries(st);
   held_by_run_ = std::move(held_);  // the host memory this run's copies read
   held_.clear();
-  for (size_t s = 0; s < plan_.segments.size(); ++s) {
-    if (plan_.segments[s].kind == Segment::Kind::Submission)
-      run_submission(s, st, s + 1 < plan_.segments.size());
-    else
+  const size_t n = plan_.segments.size();
+  for (size_t s = 0; s < n; ++s) {
+    if (plan_.segments[s].kind != Segment::Kind::Submission) {
       run_host_segment(s, st);
+      continue;
+    }
+    size_t last = s;
+    while (last + 2 < n && inside_[last + 1]) last += 2;
+    if (last == s)
+      run_submission(s, st, s + 1 < n);
+    else
+      run_chain(s, last, st, last + 1 < n);
+    s = last;
   }
   run_ = std::move(state);
 }
@@ -129,26 +137,110 @@ void VulkanPreparedPlan::run_submission(size_t index, RunState& st, bool wait) {
   st.submitted_at = st.now();
   submit(ctx_, queue_, {cbs, n}, fence_, uploads ? upload_done_ : VK_NULL_HANDLE);
   st.submitted = static_cast<int64_t>(index);
+  st.chain_first = static_cast<int64_t>(index);
+  if (wait) complete_submission(st);
+}
+
+void VulkanPreparedPlan::run_chain(size_t first, size_t last, RunState& st, bool wait) {
+  const bool uploads = transfer_cb_ && submit_uploads(st);
+  const size_t batches = (last - first) / 2 + 1;
+  std::vector<VkCommandBuffer> cbs;
+  cbs.reserve(batches + 1);
+  if (needs_prologue(st)) {
+    begin_commands(ctx_, prologue_);
+    record_prologue(prologue_, &st);
+    end_commands(ctx_, prologue_);
+    cbs.push_back(prologue_);
+  }
+  const size_t with_prologue = cbs.size();
+  for (size_t j = 0; j < batches; ++j) cbs.push_back(body(first + 2 * j, st.profile));
+  // Batch j waits for value base + 2j (the host task before it, or the uploads for j = 0) and
+  // signals base + 2j + 1 (the host task after it) but for the last, which signals the fence.
+  const uint64_t base = timeline_value_;
+  std::vector<uint64_t> wait_values(batches), signal_values(batches);
+  std::vector<VkTimelineSemaphoreSubmitInfo> values(batches);
+  std::vector<VkSubmitInfo> infos(batches);
+  const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  for (size_t j = 0; j < batches; ++j) {
+    wait_values[j] = base + 2 * j;
+    signal_values[j] = base + 2 * j + 1;
+    VkTimelineSemaphoreSubmitInfo& v = values[j];
+    v = vk_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+    VkSubmitInfo& info = infos[j];
+    info = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    info.pNext = &v;
+    info.commandBufferCount = static_cast<uint32_t>(j == 0 ? with_prologue + 1 : 1);
+    info.pCommandBuffers = j == 0 ? cbs.data() : &cbs[with_prologue + j];
+    if (j > 0 || uploads) {
+      info.waitSemaphoreCount = 1;
+      info.pWaitSemaphores = j > 0 ? &timeline_ : &upload_done_;
+      info.pWaitDstStageMask = &stage;
+      v.waitSemaphoreValueCount = 1;
+      v.pWaitSemaphoreValues = &wait_values[j];  // ignored for the binary upload semaphore
+    }
+    if (j + 1 < batches) {
+      info.signalSemaphoreCount = 1;
+      info.pSignalSemaphores = &timeline_;
+      v.signalSemaphoreValueCount = 1;
+      v.pSignalSemaphoreValues = &signal_values[j];
+    }
+  }
+  vk_check(ctx_.fn.vkResetFences(ctx_.device, 1, &fence_), "vkResetFences");
+  st.submitted_at = st.now();
+  vk_check(ctx_.fn.vkQueueSubmit(queue_, static_cast<uint32_t>(batches), infos.data(), fence_), "vkQueueSubmit");
+  st.submitted = static_cast<int64_t>(last);
+  st.chain_first = static_cast<int64_t>(first);
+  timeline_value_ = base + 2 * (batches - 1);
+  // The host tasks as the device reaches them. After one throws, the rest are skipped but their
+  // values still signalled, so that the device finishes the submission before the error returns.
+  std::exception_ptr failure;
+  for (size_t j = 0; j + 1 < batches; ++j) {
+    auto wait_info = vk_struct<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
+    wait_info.semaphoreCount = 1;
+    wait_info.pSemaphores = &timeline_;
+    wait_info.pValues = &signal_values[j];
+    VkResult waited = ctx_.fn.vkWaitSemaphores(ctx_.device, &wait_info, UINT64_MAX);
+    if (waited != VK_SUCCESS && !failure) {
+      try {
+        vk_check(waited, "vkWaitSemaphores (host task inside the submission)");
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }
+    if (!failure) run_inside(first + 2 * j + 1, st, failure);
+    auto signal = vk_struct<VkSemaphoreSignalInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO);
+    signal.semaphore = timeline_;
+    signal.value = wait_values[j + 1];
+    vk_check(ctx_.fn.vkSignalSemaphore(ctx_.device, &signal), "vkSignalSemaphore");
+  }
+  if (failure) {
+    st.submitted = -1;
+    wait_fence(ctx_, fence_);
+    std::rethrow_exception(failure);
+  }
   if (wait) complete_submission(st);
 }
 
 void VulkanPreparedPlan::complete_submission(RunState& st) {
-  const size_t index = static_cast<size_t>(st.submitted);
-  const Segment& seg = plan_.segments[index];
+  const size_t last = static_cast<size_t>(st.submitted);
+  const size_t first = st.chain_first >= 0 ? static_cast<size_t>(st.chain_first) : last;
   st.submitted = -1;
+  st.chain_first = -1;
   wait_fence(ctx_, fence_);
   const double start = st.submitted_at, done = st.now();
   st.trace.submit_wait_ms += done - start;
-  for (const Step& step : seg.steps) {
-    st.task_begin[step.task] = start;
-    st.task_end[step.task] = done;
-  }
-  for (uint32_t s : segment_span_ends_[index]) st.stamped[s] = true;
   TraceCounters& c = st.trace.counters;
   c.submissions++;
   c.host_syncs++;
-  c.dispatches += segment_counts_[index].dispatches;
-  c.barriers += segment_counts_[index].barriers;
+  for (size_t index = first; index <= last; index += 2) {  // host tasks inside between
+    for (const Step& step : plan_.segments[index].steps) {
+      st.task_begin[step.task] = start;
+      st.task_end[step.task] = done;
+    }
+    for (uint32_t s : segment_span_ends_[index]) st.stamped[s] = true;
+    c.dispatches += segment_counts_[index].dispatches;
+    c.barriers += segment_counts_[index].barriers;
+  }
 }
 
 // The body of submission segment `index`, recorded on first use.
@@ -167,6 +259,7 @@ VkCommandBuffer VulkanPreparedPlan::body(size_t index, bool profile) {
 }
 
 void VulkanPreparedPlan::record_body(VkCommandBuffer cb, size_t index, bool profile) {
+  if (index >= 1 && inside_[index - 1]) record_after_inside(cb, index);
   BindState bound;
   for (const Step& step : plan_.segments[index].steps) record_step(cb, step, profile, bound);
   finish_commands(cb, index);
@@ -231,6 +324,9 @@ void VulkanPreparedPlan::record_upload_copies(VkCommandBuffer cb, RunState* st, 
 void VulkanPreparedPlan::finish_commands(VkCommandBuffer cb, size_t index) {
   bool host_next = index + 1 < plan_.segments.size() && plan_.segments[index + 1].kind == Segment::Kind::Host;
   bool last = static_cast<int64_t>(index) == last_submission_;
+  if (host_next && inside_[index + 1] && queries_)  // the spans a host task inside the submission begins
+    for (uint32_t s : span_begin_[plan_.segments[index + 1].steps[0].task])
+      ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * s);
   if (!host_next && !last) return;
   if (!ctx_.unified) {
     std::vector<PendingCopy> copies;

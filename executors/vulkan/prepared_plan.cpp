@@ -24,6 +24,7 @@ VulkanPreparedPlan::VulkanPreparedPlan(std::shared_ptr<const Plan> plan, const C
     allocate_memory();
     build_dispatches(pipelines);
     build_host_staging();
+    decide_inside();
     build_spans();
     create_commands();
   } catch (...) {
@@ -198,9 +199,20 @@ void VulkanPreparedPlan::build_spans() {
       c.push_back(static_cast<uint32_t>(s));
     return c;
   };
-  for (const Segment& seg : plan_.segments) {
+  std::vector<bool> in_segment(n_spans, false);  // of the submission (segments joined by host tasks inside it)
+  for (size_t i = 0; i < plan_.segments.size(); ++i) {
+    const Segment& seg = plan_.segments[i];
+    if (inside_[i]) {  // its spans' timestamps: at the end of the batch before it, the start of the one after
+      for (uint32_t s : chain(seg.steps[0].task)) {
+        if (first[s] < 0) first[s] = seg.steps[0].task;
+        last[s] = seg.steps[0].task;
+      }
+      continue;
+    }
     if (seg.kind != Segment::Kind::Submission) continue;
-    std::vector<bool> in_segment(n_spans, false);
+    const bool continued = i >= 1 && inside_[i - 1];
+    if (!continued) in_segment.assign(n_spans, false);
+    std::vector<bool> counted = in_segment;
     for (const Step& step : seg.steps)
       for (uint32_t s : chain(step.task)) {
         span_static_[s].dispatches++;
@@ -209,7 +221,7 @@ void VulkanPreparedPlan::build_spans() {
         last[s] = step.task;
         in_segment[s] = true;
       }
-    for (size_t s = 0; s < n_spans; ++s) span_static_[s].submissions += in_segment[s];
+    for (size_t s = 0; s < n_spans; ++s) span_static_[s].submissions += in_segment[s] && !counted[s];
   }
   // Begin timestamps outermost first, end timestamps innermost first.
   for (int64_t s = static_cast<int64_t>(n_spans) - 1; s >= 0; --s)
@@ -240,6 +252,8 @@ void VulkanPreparedPlan::create_commands() {
       if (step.barrier != BarrierKind::None) segment_counts_[s].barriers++;
       for (uint32_t span : span_end_[step.task]) segment_span_ends_[s].push_back(span);
     }
+    if (s >= 1 && inside_[s - 1])  // spans that end with the host task before it: stamped at its start
+      for (uint32_t span : span_end_[plan_.segments[s - 1].steps[0].task]) segment_span_ends_[s].push_back(span);
   }
   VkCommandBuffer extra[2];
   auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
@@ -251,6 +265,14 @@ void VulkanPreparedPlan::create_commands() {
   spare_ = extra[1];
   auto fence = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
   vk_check(fn.vkCreateFence(ctx_.device, &fence, nullptr, &fence_), "vkCreateFence");
+  if (std::find(inside_.begin(), inside_.end(), true) != inside_.end()) {
+    auto type = vk_struct<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    type.initialValue = 0;
+    auto semaphore = vk_struct<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+    semaphore.pNext = &type;
+    vk_check(fn.vkCreateSemaphore(ctx_.device, &semaphore, nullptr, &timeline_), "vkCreateSemaphore (timeline)");
+  }
   if (ctx_.transfer_queue && !ctx_.unified) {
     auto tpool = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
     tpool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -284,6 +306,8 @@ void VulkanPreparedPlan::destroy_commands() noexcept {
   if (pool_) fn.vkDestroyCommandPool(ctx_.device, pool_, nullptr);  // frees the command buffers
   if (transfer_pool_) fn.vkDestroyCommandPool(ctx_.device, transfer_pool_, nullptr);
   if (upload_done_) fn.vkDestroySemaphore(ctx_.device, upload_done_, nullptr);
+  if (timeline_) fn.vkDestroySemaphore(ctx_.device, timeline_, nullptr);
+  timeline_ = VK_NULL_HANDLE;
   transfer_pool_ = VK_NULL_HANDLE;
   transfer_cb_ = VK_NULL_HANDLE;
   upload_done_ = VK_NULL_HANDLE;

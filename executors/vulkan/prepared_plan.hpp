@@ -11,12 +11,19 @@
 // next). A host task with no submission before it in the run (first segment, or after another
 // host task) costs one extra copy submission and wait in that mode, counted in the trace.
 //
+// Host tasks inside a submission (Plan::host_inside, on a device with timeline semaphores): the
+// submission segments around them go to one vkQueueSubmit as batches; batch j signals the plan's
+// timeline semaphore when its work (and its copies to the task's staging) is done, the host waits
+// for that value, runs the task and signals the next value, which batch j + 1 waits for; batch
+// j + 1's body starts with the task's written views copied back (recorded once, like the rest).
+//
 // Lifetime: must not outlive its executor (it refers to the executor's Context, pipelines and
 // Persistent buffers). Thread-compatible: one thread at a time, like the executor.
 #pragma once
 
 #include <chrono>
 #include <deque>
+#include <exception>
 #include <initializer_list>
 #include <span>
 #include <vector>
@@ -102,7 +109,11 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::vector<PendingCopy> host_down_copies(uint32_t task) const;
   void run_host_segment(size_t index, RunState& st);
   void call_host(const Task& t, uint32_t task);
-  void after_host_task(uint32_t task);
+  // `inside`: the task ran inside a submission, whose next body copies its writes back.
+  void after_host_task(uint32_t task, bool inside = false);
+  void decide_inside();
+  // Runs a task inside a submission (between batches); false if it threw (`failure` holds it).
+  bool run_inside(size_t index, RunState& st, std::exception_ptr& failure);
   std::byte* host_address(uint32_t task, BufferId buffer, uint64_t offset, uint64_t bytes, Access access) const;
 
   // run (plan_run.cpp)
@@ -110,6 +121,12 @@ class VulkanPreparedPlan final : public PreparedPlan {
   void check_inputs() const;
   void reset_queries(RunState& st);
   void run_submission(size_t index, RunState& st, bool wait = true);
+  // Submission segments first, first + 2, .., last joined by host tasks inside them: one
+  // vkQueueSubmit of their batches, the host tasks run as the device reaches them.
+  void run_chain(size_t first, size_t last, RunState& st, bool wait);
+  // The body's start after a host task inside the submission: its writes made visible (and, in
+  // staging mode, copied back from its staging).
+  void record_after_inside(VkCommandBuffer cb, size_t index) const;
   void complete_submission(RunState& st);
   void check_idle(const char* what) const;
   VkCommandBuffer body(size_t index, bool profile);
@@ -166,6 +183,9 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::vector<std::vector<uint32_t>> segment_span_ends_;  // per segment: spans whose end timestamp it writes
   std::vector<SpanStatic> segment_counts_;                // per segment: dispatches and barriers it records
   int64_t last_submission_ = -1;                          // segment index
+  std::vector<bool> inside_;                              // per segment: a host task run inside the submission
+  VkSemaphore timeline_ = VK_NULL_HANDLE;                 // where some host task runs inside a submission
+  uint64_t timeline_value_ = 0;                           // its value after the last run
   VkFence fence_ = VK_NULL_HANDLE;
   // With a transfer queue (Context::transfer_queue): a run's uploads are recorded into their own
   // command buffer, submitted there, and the run's first submission waits for `upload_done_`.
@@ -207,6 +227,7 @@ struct VulkanPreparedPlan::RunState {
   uint32_t upload_stamp_bits = 0;            // valid bits of the queue that timed the uploads (0: untimed)
   bool profile = false;                      // per-task timestamps this run
   int64_t submitted = -1;                    // the segment submitted and not yet waited for
+  int64_t chain_first = -1;                  // the first segment of that submission (host tasks inside it)
   double submitted_at = 0;                   // host ms of its submission
 };
 

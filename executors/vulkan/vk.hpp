@@ -107,6 +107,8 @@ namespace vkstark::vulkan {
   X(vkWaitForFences)                   \
   X(vkCreateSemaphore)                 \
   X(vkDestroySemaphore)                \
+  X(vkWaitSemaphores)                  \
+  X(vkSignalSemaphore)                 \
   X(vkCmdPushDescriptorSetKHR)
 
 struct VkFunctions {

@@ -707,6 +707,13 @@ class BatchConstraintProver {
                             .out = obs});
     // The transcript's observe kernel directly (the round programs' register file is not needed).
     const View<Fp> words = obs.bitcast<Fp>();
+    if (in_.observe_on_host) {
+      // The work beside it goes first: the host task starts once the device has done it (the
+      // submission's batch ends there) and the device waits for the task after it.
+      if (beside_.beside) beside_.beside();
+      t_.observe_on_host("batch_constraint.openings.observe_on_host", words);
+      return;
+    }
     const uint64_t piece = in_.observe_piece_words == 0 ? words.count : in_.observe_piece_words;
     for (uint64_t first = 0, i = 0; first < words.count; first += piece, ++i) {
       g_.dispatch<TranscriptObserve>(

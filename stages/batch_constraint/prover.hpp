@@ -67,6 +67,9 @@ struct BatchConstraintInput {
   // each (0: one dispatch): kObserveKernelPiece where the executor ends long shader loops
   // (ExecutorLimits::max_shader_loop_iterations).
   uint64_t observe_piece_words = 0;
+  // The column openings are observed on the host, inside the submission
+  // (DeviceTranscript::observe_on_host), rather than by TranscriptObserve dispatches.
+  bool observe_on_host = false;
   // The low-memory mode: a large trace's tables at r_0 (all its columns, and the rotated ones,
   // folded at r_0) are not kept from after round 0 to round 1's fold: round 1 makes them a row tile
   // at a time for its sums, and again for its fold (two more passes over the trace).

@@ -27,6 +27,19 @@ void DeviceTranscript::observe(View<Fp> values) {
   g_.dispatch<TranscriptObserve>("transcript.observe", {.t = state_, .values = values});
 }
 
+void DeviceTranscript::observe_on_host(std::string name, View<Fp> values) {
+  const View<SpongeState> t = state_.all();
+  g_.host(
+      std::move(name), {host_read(values), host_write(t)},
+      [values, t](const HostContext& ctx) {
+        SpongeState& s = ctx.write(t)[0];
+        DuplexSponge sponge = DuplexSponge::from_state(s.state, s.absorb_idx, s.sample_idx);
+        for (Fp v : ctx.read(values)) sponge.observe(v);
+        s = {sponge.state(), sponge.absorb_idx(), sponge.sample_idx()};
+      },
+      HostPlacement::InSubmission);
+}
+
 void DeviceTranscript::sample(View<Fp> out) {
   g_.dispatch<TranscriptSample>("transcript.sample", {.t = state_, .out = out});
 }

@@ -20,6 +20,10 @@ class DeviceTranscript {
   DeviceTranscript(Graph& g, std::string name, View<SpongeState> initial);
 
   void observe(View<Fp> values);
+  // observe(values[i]) for every element in order, as observe(), by a host task inside the
+  // submission (HostPlacement::InSubmission): for long sequential observations, which a CPU core
+  // absorbs faster than one GPU workgroup (docs/decisions.md, "The openings' sponge").
+  void observe_on_host(std::string name, View<Fp> values);
   void observe_ext(View<Fp4> values) { observe(values.bitcast<Fp>()); }
   void observe_commit(View<Digest> digests) { observe(digests.bitcast<Fp>()); }
   // out[i] = sample(), in order.

@@ -89,6 +89,110 @@ TEST_P(ExecutorBehaviour, AHostTaskRunsBetweenSubmissionsOnCurrentData) {
   for (uint32_t i = 0; i < 16; ++i) EXPECT_EQ(got[i], 10 + i);
 }
 
+// Two host tasks inside one submission (HostPlacement::InSubmission): one submission and one
+// host sync for the run, each task on the data the dispatches before it wrote, its writes read by
+// the dispatches after it; a second run with other input (a replay) sees its own data.
+TEST_P(ExecutorBehaviour, HostTasksInsideTheSubmissionRunOnCurrentData) {
+  Graph g;
+  auto u = g.input<uint32_t>("u", 64);
+  auto x = g.transient<uint32_t>("x", 64);
+  auto y = g.transient<uint32_t>("y", 64);
+  auto w = g.transient<uint32_t>("w", 64);
+  auto v = g.transient<uint32_t>("v", 64);
+  auto z = g.output<uint32_t>("z", 64);
+  g.dispatch<CopyU32>("copy u", {.src = u, .dst = x});
+  g.host(
+      "double", {host_read(x.all()), host_write(y.all())},
+      [&](const HostContext& ctx) {
+        auto in = ctx.read(x.all());
+        auto out = ctx.write(y.all());
+        for (size_t i = 0; i < in.size(); ++i) out[i] = 2 * in[i] + uint32_t(i);
+      },
+      HostPlacement::InSubmission);
+  g.dispatch<CopyU32>("copy y", {.src = y, .dst = w});
+  g.host(
+      "plus one", {host_read(w.all()), host_write(v.all())},
+      [&](const HostContext& ctx) {
+        auto in = ctx.read(w.all());
+        auto out = ctx.write(v.all());
+        for (size_t i = 0; i < in.size(); ++i) out[i] = in[i] + 1;
+      },
+      HostPlacement::InSubmission);
+  g.dispatch<CopyU32>("copy v", {.src = v, .dst = z});
+  auto p = exec().prepare(compile(g));
+  EXPECT_EQ(p->plan().counts.submissions, 1u);
+  EXPECT_EQ(p->plan().counts.host_syncs, 1u);
+  EXPECT_NE(p->plan().to_text().find("(inside the submission)"), std::string::npos);
+  for (uint32_t run = 0; run < 3; ++run) {
+    std::vector<uint32_t> in(64);
+    for (uint32_t i = 0; i < 64; ++i) in[i] = 1000 * run + 3 * i;
+    p->upload(u, in);
+    trace = Trace{};
+    p->run(trace);
+    expect_counts_match(trace, p->plan());
+    EXPECT_EQ(trace.counters.submissions, 1u);
+    EXPECT_EQ(trace.counters.host_syncs, 1u);
+    EXPECT_EQ(trace.counters.host_tasks, 2u);
+    auto got = p->download(z);
+    for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(got[i], 2 * in[i] + i + 1) << "run " << run << " i " << i;
+  }
+}
+
+// A host task inside the submission that throws: the device still finishes the submission, the
+// error names the task, and the plan runs again.
+TEST_P(ExecutorBehaviour, AFailingHostTaskInsideTheSubmissionLeavesThePlanUsable) {
+  Graph g;
+  auto x = g.transient<uint32_t>("x", 8);
+  auto y = g.transient<uint32_t>("y", 8);
+  auto z = g.output<uint32_t>("z", 8);
+  g.dispatch<FillU32>("fill", {.out = x, .value = 4});
+  bool fail = true;
+  g.host(
+      "checker", {host_read(x.all()), host_write(y.all())},
+      [&](const HostContext& ctx) {
+        if (fail) throw std::runtime_error("bad value");
+        auto in = ctx.read(x.all());
+        auto out = ctx.write(y.all());
+        for (size_t i = 0; i < in.size(); ++i) out[i] = in[i] * 3;
+      },
+      HostPlacement::InSubmission);
+  g.dispatch<CopyU32>("copy", {.src = y, .dst = z});
+  auto p = exec().prepare(compile(g));
+  try {
+    p->run(trace);
+    FAIL() << "no exception";
+  } catch (const ExecutionError& e) {
+    EXPECT_NE(std::string(e.what()).find("checker"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad value"), std::string::npos) << e.what();
+  }
+  fail = false;
+  trace = Trace{};
+  p->run(trace);
+  EXPECT_EQ(trace.counters.submissions, 1u);
+  EXPECT_EQ(p->download(z), std::vector<uint32_t>(8, 12));
+}
+
+// With no device work before it, a host task asked inside the submission runs split.
+TEST_P(ExecutorBehaviour, AHostTaskInsideWithNothingBeforeItRunsSplit) {
+  Graph g;
+  auto x = g.transient<uint32_t>("x", 8);
+  auto z = g.output<uint32_t>("z", 8);
+  g.host(
+      "first", {host_write(x.all())},
+      [&](const HostContext& ctx) {
+        auto out = ctx.write(x.all());
+        for (size_t i = 0; i < out.size(); ++i) out[i] = uint32_t(i);
+      },
+      HostPlacement::InSubmission);
+  g.dispatch<CopyU32>("copy", {.src = x, .dst = z});
+  auto p = run(g, [](PreparedPlan&) {});
+  EXPECT_EQ(p->plan().counts.submissions, 1u);
+  EXPECT_EQ(p->plan().to_text().find("(inside the submission)"), std::string::npos);
+  EXPECT_EQ(trace.counters.host_tasks, 1u);
+  auto got = p->download(z);
+  for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(got[i], i);
+}
+
 TEST_P(ExecutorBehaviour, AFailingHostTaskIsReportedWithItsName) {
   Graph g;
   auto x = g.output<uint32_t>("x", 4);
