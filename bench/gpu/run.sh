@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
 # Usage: bash bench/gpu/run.sh [cold] [switch] [sweep] [benches] [air] [prove] [zkvm] [data] [examples] [tests]   (no argument: all)
-#        [memory] [large] [segment]   (only when named)
+#        [memory] [large] [segment] [sponge]   (only when named)
 cd "$(dirname "$0")/../.."
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
@@ -127,6 +127,15 @@ CLK=$(nvidia-smi --query-gpu=clocks.max.sm --format=csv,noheader,nounits 2>/dev/
 timeout 300 $B/kernel_bench --executor vulkan --sms 132 --clock-mhz ${CLK:-1980} \
   --json $R/kernel_bench-vulkan-h200-floor.json > $R/floor.txt 2>&1; echo "exit $?"
 head -12 $R/floor.txt
+fi
+if want sponge; then
+echo "== the openings' sponge: one GPU workgroup (device) against a host task inside the submission (host), keccakf 2^12 .. 2^18, medians of 5"
+timeout 60 $B/keccakf_bench --executor vulkan --permutations 170 --runs 3 > /dev/null 2>&1
+for m in device host; do
+  VKSTARK_OPENINGS_SPONGE=$m timeout 280 $B/keccakf_bench --executor vulkan --sweep-from 12 --sweep-to 18 --runs 5 \
+    --json $R/keccakf_bench-vulkan-h200-sponge-$m.json > $R/sponge-$m.txt 2>&1; echo "$m: exit $?"
+  grep -E "^  (rows|2\^)" $R/sponge-$m.txt
+done
 fi
 if want segment; then
 echo "== zkvm_bench: a real segment's shape (40 chips up to 2^22 rows, params 22), default then low"
