@@ -119,7 +119,7 @@ enum class TaskKind : uint8_t { Dispatch, Host };
 //  Split: the executor ends the submission before the task, waits for it, and submits anew after
 //    it (a submission and a host sync more).
 //  InSubmission: the task runs while the submission is in flight, between two submission batches
-//    of one vkQueueSubmit: the device signals a timeline semaphore where the task starts and waits
+//    submitted together: the device signals a timeline semaphore where the task starts and waits
 //    on one the host signals where it ends; no submission or host sync more. Meant for short
 //    sequential work (a transcript sponge) that a GPU does slowly. Executors without timeline
 //    semaphores run it Split and count what they did; a task with no device work right before

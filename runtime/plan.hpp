@@ -91,7 +91,9 @@ struct PlanCounts {
   uint64_t barriers = 0;  // memory + execution
   uint64_t memory_barriers = 0;
   uint64_t execution_barriers = 0;
-  uint64_t submissions = 0;  // vkQueueSubmit calls: submission segments joined by host tasks inside them count once
+  // Submissions the host waits for: submission segments joined by host tasks inside them
+  // (Plan::host_inside) count once.
+  uint64_t submissions = 0;
   uint64_t host_tasks = 0;
   uint64_t host_syncs = 0;  // one wait at the end of every submission
   // Poseidon2 permutations of the dispatches whose kernels count them (KernelInfo::permutations:

@@ -187,7 +187,12 @@ void VulkanPreparedPlan::run_chain(size_t first, size_t last, RunState& st, bool
   }
   vk_check(ctx_.fn.vkResetFences(ctx_.device, 1, &fence_), "vkResetFences");
   st.submitted_at = st.now();
-  vk_check(ctx_.fn.vkQueueSubmit(queue_, static_cast<uint32_t>(batches), infos.data(), fence_), "vkQueueSubmit");
+  // One vkQueueSubmit per batch, all issued before the host tasks run. One call carrying every
+  // batch is what the API allows, but NVIDIA's driver (580.159, H200) then ran the batches after
+  // the first without waiting for the host's values (executor_behaviour_test's host tasks inside
+  // read and wrote nothing); per batch, it waits (docs/decisions.md, "The openings' sponge").
+  for (size_t j = 0; j < batches; ++j)
+    vk_check(ctx_.fn.vkQueueSubmit(queue_, 1, &infos[j], j + 1 == batches ? fence_ : VK_NULL_HANDLE), "vkQueueSubmit");
   st.submitted = static_cast<int64_t>(last);
   st.chain_first = static_cast<int64_t>(first);
   timeline_value_ = base + 2 * (batches - 1);

@@ -12,7 +12,8 @@
 // host task) costs one extra copy submission and wait in that mode, counted in the trace.
 //
 // Host tasks inside a submission (Plan::host_inside, on a device with timeline semaphores): the
-// submission segments around them go to one vkQueueSubmit as batches; batch j signals the plan's
+// submission segments around them go to the queue as batches (a vkQueueSubmit each, all issued
+// before the first task runs; one fence, one host wait at the end); batch j signals the plan's
 // timeline semaphore when its work (and its copies to the task's staging) is done, the host waits
 // for that value, runs the task and signals the next value, which batch j + 1 waits for; batch
 // j + 1's body starts with the task's written views copied back (recorded once, like the rest).

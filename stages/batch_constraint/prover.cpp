@@ -711,6 +711,9 @@ class BatchConstraintProver {
       // The work beside it goes first: the host task starts once the device has done it (the
       // submission's batch ends there) and the device waits for the task after it.
       if (beside_.beside) beside_.beside();
+      // Its own span: device time from the device's stop to its resumption (the host's whole
+      // turn), host time the absorption itself.
+      auto sponge = g_.span("host_sponge");
       t_.observe_on_host("batch_constraint.openings.observe_on_host", words);
       return;
     }

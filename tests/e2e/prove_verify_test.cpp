@@ -125,7 +125,7 @@ class FieldCollector {
 };
 
 class ProveVerify : public ExecutorTest {};
-VKSTARK_INSTANTIATE_FOR_EXECUTORS(ProveVerify);
+VKSTARK_INSTANTIATE_FOR_EXECUTORS_AND_STAGING(ProveVerify);
 
 TEST_P(ProveVerify, EveryFixtureVerifiesWithTheSameBytesOnEveryExecutor) {
   for (const Fixture& f : fixtures()) {
