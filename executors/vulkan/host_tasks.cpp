@@ -84,6 +84,7 @@ void VulkanPreparedPlan::build_host_staging() {
 // executor's own staging at a run's next prologue.
 void VulkanPreparedPlan::decide_inside() {
   inside_.assign(plan_.segments.size(), false);
+  prefix_.assign(plan_.segments.size(), 0);
   if (!ctx_.timeline_semaphore) return;
   for (size_t s = 0; s < plan_.segments.size(); ++s) {
     if (!plan_.host_inside(s)) continue;
@@ -92,7 +93,37 @@ void VulkanPreparedPlan::decide_inside() {
     for (const HostInterval& iv : host_[task].intervals)
       persistent |= iv.written && iv.owner != kNoBuffer && loc_[iv.owner].persistent != nullptr;
     inside_[s] = !persistent;
+    if (inside_[s]) prefix_[s + 1] = independent_prefix(task, plan_.segments[s + 1]);
   }
+}
+
+// The leading steps of `next` whose views overlap none of host task `task`'s, in memory (aliased
+// transients included): they may run while the task does. The task's reads are not written under
+// it (on unified memory it reads the buffers themselves) and its writes are not read or written.
+uint32_t VulkanPreparedPlan::independent_prefix(uint32_t task, const Segment& next) const {
+  struct Range {
+    VkBuffer buffer;
+    uint64_t begin, end;
+  };
+  auto range = [&](const Binding& b) {
+    const Location& l = loc_[b.buffer];
+    const uint64_t begin = l.offset + b.byte_offset();
+    return Range{l.buffer, begin, begin + b.byte_count()};
+  };
+  std::vector<Range> host;
+  for (const Binding& b : plan_.tasks[task].bindings)
+    if (b.count > 0) host.push_back(range(b));
+  uint32_t k = 0;
+  for (const Step& step : next.steps) {
+    for (const Binding& b : plan_.tasks[step.task].bindings) {
+      if (b.count == 0) continue;
+      const Range r = range(b);
+      for (const Range& h : host)
+        if (h.buffer == r.buffer && h.begin < r.end && r.begin < h.end) return k;
+    }
+    ++k;
+  }
+  return k;
 }
 
 std::vector<PendingCopy> VulkanPreparedPlan::host_down_copies(uint32_t task) const {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "executors/vulkan/prepared_plan.hpp"
 #include "runtime/error.hpp"
@@ -143,46 +144,59 @@ void VulkanPreparedPlan::run_submission(size_t index, RunState& st, bool wait) {
 
 void VulkanPreparedPlan::run_chain(size_t first, size_t last, RunState& st, bool wait) {
   const bool uploads = transfer_cb_ && submit_uploads(st);
-  const size_t batches = (last - first) / 2 + 1;
-  std::vector<VkCommandBuffer> cbs;
-  cbs.reserve(batches + 1);
+  const size_t hosts = (last - first) / 2;
+  // The batches: the first segment's (after the prologue, if any); then per host task, its
+  // independent prefix (no wait: it runs while the host works) and the rest of the segment after
+  // it, which waits for the task. A batch before a host task signals base + 2h + 1 (task h may
+  // start); the host signals base + 2h + 2 (it is done).
+  struct Batch {
+    VkCommandBuffer cbs[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+    uint32_t count = 0;
+    uint64_t wait = 0, signal = 0;  // 0: none
+    bool upload_wait = false;
+  };
+  const uint64_t base = timeline_value_;
+  std::vector<Batch> batches;
+  batches.reserve(2 * hosts + 1);
+  Batch& b0 = batches.emplace_back();
   if (needs_prologue(st)) {
     begin_commands(ctx_, prologue_);
     record_prologue(prologue_, &st);
     end_commands(ctx_, prologue_);
-    cbs.push_back(prologue_);
+    b0.cbs[b0.count++] = prologue_;
   }
-  const size_t with_prologue = cbs.size();
-  for (size_t j = 0; j < batches; ++j) cbs.push_back(body(first + 2 * j, st.profile));
-  // Batch j waits for value base + 2j (the host task before it, or the uploads for j = 0) and
-  // signals base + 2j + 1 (the host task after it) but for the last, which signals the fence.
-  const uint64_t base = timeline_value_;
-  std::vector<uint64_t> wait_values(batches), signal_values(batches);
-  std::vector<VkTimelineSemaphoreSubmitInfo> values(batches);
-  std::vector<VkSubmitInfo> infos(batches);
+  b0.cbs[b0.count++] = body(first, st.profile);
+  b0.upload_wait = uploads;
+  for (size_t h = 0; h < hosts; ++h) {
+    batches.back().signal = base + 2 * h + 1;
+    const size_t seg = first + 2 * h + 2;
+    if (prefix_[seg] > 0) batches.push_back({{body(seg, st.profile, true)}, 1});
+    batches.push_back({{body(seg, st.profile)}, 1, base + 2 * h + 2});
+  }
+  std::vector<VkTimelineSemaphoreSubmitInfo> values(batches.size());
+  std::vector<VkSubmitInfo> infos(batches.size());
   const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-  for (size_t j = 0; j < batches; ++j) {
-    wait_values[j] = base + 2 * j;
-    signal_values[j] = base + 2 * j + 1;
+  for (size_t j = 0; j < batches.size(); ++j) {
+    Batch& b = batches[j];
     VkTimelineSemaphoreSubmitInfo& v = values[j];
     v = vk_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
     VkSubmitInfo& info = infos[j];
     info = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     info.pNext = &v;
-    info.commandBufferCount = static_cast<uint32_t>(j == 0 ? with_prologue + 1 : 1);
-    info.pCommandBuffers = j == 0 ? cbs.data() : &cbs[with_prologue + j];
-    if (j > 0 || uploads) {
+    info.commandBufferCount = b.count;
+    info.pCommandBuffers = b.cbs;
+    if (b.wait != 0 || b.upload_wait) {
       info.waitSemaphoreCount = 1;
-      info.pWaitSemaphores = j > 0 ? &timeline_ : &upload_done_;
+      info.pWaitSemaphores = b.upload_wait ? &upload_done_ : &timeline_;
       info.pWaitDstStageMask = &stage;
       v.waitSemaphoreValueCount = 1;
-      v.pWaitSemaphoreValues = &wait_values[j];  // ignored for the binary upload semaphore
+      v.pWaitSemaphoreValues = &b.wait;  // ignored for the binary upload semaphore
     }
-    if (j + 1 < batches) {
+    if (b.signal != 0) {
       info.signalSemaphoreCount = 1;
       info.pSignalSemaphores = &timeline_;
       v.signalSemaphoreValueCount = 1;
-      v.pSignalSemaphoreValues = &signal_values[j];
+      v.pSignalSemaphoreValues = &b.signal;
     }
   }
   vk_check(ctx_.fn.vkResetFences(ctx_.device, 1, &fence_), "vkResetFences");
@@ -191,31 +205,28 @@ void VulkanPreparedPlan::run_chain(size_t first, size_t last, RunState& st, bool
   // batch is what the API allows, but NVIDIA's driver (580.159, H200) then ran the batches after
   // the first without waiting for the host's values (executor_behaviour_test's host tasks inside
   // read and wrote nothing); per batch, it waits (docs/decisions.md, "The openings' sponge").
-  for (size_t j = 0; j < batches; ++j)
-    vk_check(ctx_.fn.vkQueueSubmit(queue_, 1, &infos[j], j + 1 == batches ? fence_ : VK_NULL_HANDLE), "vkQueueSubmit");
+  for (size_t j = 0; j < batches.size(); ++j)
+    vk_check(ctx_.fn.vkQueueSubmit(queue_, 1, &infos[j], j + 1 == batches.size() ? fence_ : VK_NULL_HANDLE),
+             "vkQueueSubmit");
   st.submitted = static_cast<int64_t>(last);
   st.chain_first = static_cast<int64_t>(first);
-  timeline_value_ = base + 2 * (batches - 1);
+  timeline_value_ = base + 2 * hosts;
   // The host tasks as the device reaches them. After one throws, the rest are skipped but their
   // values still signalled, so that the device finishes the submission before the error returns.
   std::exception_ptr failure;
-  for (size_t j = 0; j + 1 < batches; ++j) {
-    auto wait_info = vk_struct<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
-    wait_info.semaphoreCount = 1;
-    wait_info.pSemaphores = &timeline_;
-    wait_info.pValues = &signal_values[j];
-    VkResult waited = ctx_.fn.vkWaitSemaphores(ctx_.device, &wait_info, UINT64_MAX);
-    if (waited != VK_SUCCESS && !failure) {
+  for (size_t h = 0; h < hosts; ++h) {
+    const uint64_t ready = base + 2 * h + 1, done = base + 2 * h + 2;
+    if (!failure) {
       try {
-        vk_check(waited, "vkWaitSemaphores (host task inside the submission)");
+        wait_timeline(ready);
       } catch (...) {
         failure = std::current_exception();
       }
     }
-    if (!failure) run_inside(first + 2 * j + 1, st, failure);
+    if (!failure) run_inside(first + 2 * h + 1, st, failure);
     auto signal = vk_struct<VkSemaphoreSignalInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO);
     signal.semaphore = timeline_;
-    signal.value = wait_values[j + 1];
+    signal.value = done;
     vk_check(ctx_.fn.vkSignalSemaphore(ctx_.device, &signal), "vkSignalSemaphore");
   }
   if (failure) {
@@ -248,9 +259,31 @@ void VulkanPreparedPlan::complete_submission(RunState& st) {
   }
 }
 
-// The body of submission segment `index`, recorded on first use.
-VkCommandBuffer VulkanPreparedPlan::body(size_t index, bool profile) {
-  VkCommandBuffer& cb = profile ? body_profiled_[index] : body_[index];
+// Until the plan's timeline semaphore reaches `value`: polled for a while (a host task inside the
+// submission is on the proof's critical path, and a blocking wait wakes late), then blocking. Not
+// polled on a CPU implementation of Vulkan, whose threads the polling would slow.
+void VulkanPreparedPlan::wait_timeline(uint64_t value) const {
+  const int spin_ms = ctx_.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : kTimelineSpinMs;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(spin_ms);
+  uint64_t now = 0;
+  do {
+    vk_check(ctx_.fn.vkGetSemaphoreCounterValue(ctx_.device, timeline_, &now), "vkGetSemaphoreCounterValue");
+    if (now >= value) return;
+    std::this_thread::yield();
+  } while (std::chrono::steady_clock::now() < give_up);
+  auto info = vk_struct<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
+  info.semaphoreCount = 1;
+  info.pSemaphores = &timeline_;
+  info.pValues = &value;
+  vk_check(ctx_.fn.vkWaitSemaphores(ctx_.device, &info, UINT64_MAX),
+           "vkWaitSemaphores (host task inside the submission)");
+}
+
+// The body of submission segment `index` (or its prefix that runs beside the host task before it),
+// recorded on first use.
+VkCommandBuffer VulkanPreparedPlan::body(size_t index, bool profile, bool prefix) {
+  VkCommandBuffer& cb = prefix ? (profile ? prefix_body_profiled_[index] : prefix_body_[index])
+                               : (profile ? body_profiled_[index] : body_[index]);
   if (cb) return cb;
   auto alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   alloc.commandPool = pool_;
@@ -258,15 +291,20 @@ VkCommandBuffer VulkanPreparedPlan::body(size_t index, bool profile) {
   alloc.commandBufferCount = 1;
   vk_check(ctx_.fn.vkAllocateCommandBuffers(ctx_.device, &alloc, &cb), "vkAllocateCommandBuffers");
   begin_commands(ctx_, cb, true);
-  record_body(cb, index, profile);
+  record_body(cb, index, profile, prefix);
   end_commands(ctx_, cb);
   return cb;
 }
 
-void VulkanPreparedPlan::record_body(VkCommandBuffer cb, size_t index, bool profile) {
-  if (index >= 1 && inside_[index - 1]) record_after_inside(cb, index);
+void VulkanPreparedPlan::record_body(VkCommandBuffer cb, size_t index, bool profile, bool prefix) {
+  const std::vector<Step>& steps = plan_.segments[index].steps;
   BindState bound;
-  for (const Step& step : plan_.segments[index].steps) record_step(cb, step, profile, bound);
+  if (prefix) {
+    for (size_t i = 0; i < prefix_[index]; ++i) record_step(cb, steps[i], profile, bound);
+    return;
+  }
+  if (index >= 1 && inside_[index - 1]) record_after_inside(cb, index);
+  for (size_t i = prefix_[index]; i < steps.size(); ++i) record_step(cb, steps[i], profile, bound);
   finish_commands(cb, index);
 }
 

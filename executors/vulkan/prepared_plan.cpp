@@ -242,6 +242,8 @@ void VulkanPreparedPlan::create_commands() {
   const size_t n = plan_.segments.size();
   body_.assign(n, VK_NULL_HANDLE);
   body_profiled_.assign(n, VK_NULL_HANDLE);
+  prefix_body_.assign(n, VK_NULL_HANDLE);
+  prefix_body_profiled_.assign(n, VK_NULL_HANDLE);
   segment_span_ends_.assign(n, {});
   segment_counts_.assign(n, {});
   for (size_t s = 0; s < n; ++s) {
@@ -294,7 +296,10 @@ void VulkanPreparedPlan::create_commands() {
   }
   // Every body is recorded now, once: runs only submit them.
   for (size_t s = 0; s < n; ++s)
-    if (plan_.segments[s].kind == Segment::Kind::Submission) (void)body(s, false);
+    if (plan_.segments[s].kind == Segment::Kind::Submission) {
+      (void)body(s, false);
+      if (prefix_[s] > 0) (void)body(s, false, true);
+    }
 }
 
 void VulkanPreparedPlan::destroy_commands() noexcept {

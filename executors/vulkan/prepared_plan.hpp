@@ -113,6 +113,7 @@ class VulkanPreparedPlan final : public PreparedPlan {
   // `inside`: the task ran inside a submission, whose next body copies its writes back.
   void after_host_task(uint32_t task, bool inside = false);
   void decide_inside();
+  uint32_t independent_prefix(uint32_t task, const Segment& next) const;
   // Runs a task inside a submission (between batches); false if it threw (`failure` holds it).
   bool run_inside(size_t index, RunState& st, std::exception_ptr& failure);
   std::byte* host_address(uint32_t task, BufferId buffer, uint64_t offset, uint64_t bytes, Access access) const;
@@ -130,8 +131,10 @@ class VulkanPreparedPlan final : public PreparedPlan {
   void record_after_inside(VkCommandBuffer cb, size_t index) const;
   void complete_submission(RunState& st);
   void check_idle(const char* what) const;
-  VkCommandBuffer body(size_t index, bool profile);
-  void record_body(VkCommandBuffer cb, size_t index, bool profile);
+  VkCommandBuffer body(size_t index, bool profile, bool prefix = false);
+  void record_body(VkCommandBuffer cb, size_t index, bool profile, bool prefix);
+  void wait_timeline(uint64_t value) const;
+  static constexpr int kTimelineSpinMs = 250;
   void record_step(VkCommandBuffer cb, const Step& step, bool profile, BindState& bound) const;
   void record_dispatch(VkCommandBuffer cb, const Task& t, const DispatchRecord& d, BindState& bound) const;
   bool needs_prologue(const RunState& st) const;
@@ -185,8 +188,12 @@ class VulkanPreparedPlan final : public PreparedPlan {
   std::vector<SpanStatic> segment_counts_;                // per segment: dispatches and barriers it records
   int64_t last_submission_ = -1;                          // segment index
   std::vector<bool> inside_;                              // per segment: a host task run inside the submission
-  VkSemaphore timeline_ = VK_NULL_HANDLE;                 // where some host task runs inside a submission
-  uint64_t timeline_value_ = 0;                           // its value after the last run
+  // Per segment after such a task: its leading steps that touch none of the task's views; they run
+  // in a batch of their own that does not wait for the task (beside it).
+  std::vector<uint32_t> prefix_;
+  std::vector<VkCommandBuffer> prefix_body_, prefix_body_profiled_;
+  VkSemaphore timeline_ = VK_NULL_HANDLE;  // where some host task runs inside a submission
+  uint64_t timeline_value_ = 0;            // its value after the last run
   VkFence fence_ = VK_NULL_HANDLE;
   // With a transfer queue (Context::transfer_queue): a run's uploads are recorded into their own
   // command buffer, submitted there, and the run's first submission waits for `upload_done_`.

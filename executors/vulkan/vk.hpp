@@ -109,6 +109,7 @@ namespace vkstark::vulkan {
   X(vkDestroySemaphore)                \
   X(vkWaitSemaphores)                  \
   X(vkSignalSemaphore)                 \
+  X(vkGetSemaphoreCounterValue)        \
   X(vkCmdPushDescriptorSetKHR)
 
 struct VkFunctions {

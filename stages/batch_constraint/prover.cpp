@@ -708,13 +708,15 @@ class BatchConstraintProver {
     // The transcript's observe kernel directly (the round programs' register file is not needed).
     const View<Fp> words = obs.bitcast<Fp>();
     if (in_.observe_on_host) {
-      // The work beside it goes first: the host task starts once the device has done it (the
-      // submission's batch ends there) and the device waits for the task after it.
+      {
+        // Its own span: device time from the device's handing over to its resumption (the
+        // host's whole turn), host time the absorption itself.
+        auto sponge = g_.span("host_sponge");
+        t_.observe_on_host("batch_constraint.openings.observe_on_host", words);
+      }
+      // The work beside it: the executor runs it while the host absorbs (it touches none of the
+      // task's views: VulkanPreparedPlan's independent prefix).
       if (beside_.beside) beside_.beside();
-      // Its own span: device time from the device's stop to its resumption (the host's whole
-      // turn), host time the absorption itself.
-      auto sponge = g_.span("host_sponge");
-      t_.observe_on_host("batch_constraint.openings.observe_on_host", words);
       return;
     }
     const uint64_t piece = in_.observe_piece_words == 0 ? words.count : in_.observe_piece_words;

@@ -138,6 +138,41 @@ TEST_P(ExecutorBehaviour, HostTasksInsideTheSubmissionRunOnCurrentData) {
   }
 }
 
+// Device work after a host task inside the submission that touches none of its views runs beside
+// it (the Vulkan executor's independent prefix), even where a transient reuses the memory of the
+// task's input; what reads the task's output waits for it.
+TEST_P(ExecutorBehaviour, WorkIndependentOfAHostTaskInsideRunsBesideIt) {
+  Graph g;
+  auto x = g.transient<uint32_t>("x", 256);
+  auto y = g.transient<uint32_t>("y", 256);
+  auto z = g.output<uint32_t>("z", 256);
+  auto za = g.output<uint32_t>("za", 256);
+  g.dispatch<FillU32>("fill x", {.out = x, .value = 5});
+  g.host(
+      "double", {host_read(x.all()), host_write(y.all())},
+      [&](const HostContext& ctx) {
+        auto in = ctx.read(x.all());
+        auto out = ctx.write(y.all());
+        for (size_t i = 0; i < in.size(); ++i) out[i] = 2 * in[i] + uint32_t(i);
+      },
+      HostPlacement::InSubmission);
+  for (uint32_t k = 0; k < 4; ++k) {  // transients after x's last use: some may take its memory
+    auto a = g.transient<uint32_t>(fmt::format("a{}", k), 256);
+    g.dispatch<FillU32>("fill a", {.out = a, .value = 9 + k});
+    g.dispatch<CopyU32>("copy a", {.src = a, .dst = za});
+  }
+  g.dispatch<CopyU32>("copy y", {.src = y, .dst = z});
+  auto p = exec().prepare(compile(g));
+  for (int run = 0; run < 2; ++run) {
+    trace = Trace{};
+    p->run(trace);
+    EXPECT_EQ(trace.counters.submissions, 1u);
+    EXPECT_EQ(p->download(za), std::vector<uint32_t>(256, 12));
+    auto got = p->download(z);
+    for (uint32_t i = 0; i < 256; ++i) ASSERT_EQ(got[i], 10 + i) << i;
+  }
+}
+
 // A host task inside the submission that throws: the device still finishes the submission, the
 // error names the task, and the plan runs again.
 TEST_P(ExecutorBehaviour, AFailingHostTaskInsideTheSubmissionLeavesThePlanUsable) {
