@@ -720,12 +720,15 @@ class BatchConstraintProver {
       return;
     }
     const uint64_t piece = in_.observe_piece_words == 0 ? words.count : in_.observe_piece_words;
-    for (uint64_t first = 0, i = 0; first < words.count; first += piece, ++i) {
-      g_.dispatch<TranscriptObserve>(
-          fmt::format("batch_constraint.openings.observe{}", i),
-          {.t = t_.state(), .values = words.slice(first, std::min(piece, words.count - first))});
-      if (first == 0 && beside_.beside) beside_.beside();
+    {
+      auto sponge = g_.span("device_sponge");  // where the sponge ran, in the trace (or host_sponge)
+      for (uint64_t first = 0, i = 0; first < words.count; first += piece, ++i)
+        g_.dispatch<TranscriptObserve>(
+            fmt::format("batch_constraint.openings.observe{}", i),
+            {.t = t_.state(), .values = words.slice(first, std::min(piece, words.count - first))});
     }
+    // No barrier between the (last) observe dispatch and this work: they run concurrently.
+    if (beside_.beside) beside_.beside();
   }
 
   Graph& g_;

@@ -81,9 +81,10 @@ struct BatchConstraintInput {
 // permutation per 8 words on one workgroup (keccakf: 2633 permutations, 7 ms on an H100) that
 // leaves the rest of a GPU idle. `before(r)` is called once r is complete, before the openings
 // are gathered: dispatches that need r (and no barrier after the last round). `beside()` is
-// called right after the observation's first dispatch: what it records needs no barrier (its
-// inputs written before, its outputs in memory that nothing since the last barrier touched), so it
-// runs concurrently with the observation. Neither may touch the transcript or the proof views.
+// called right after the observation's dispatches: what it records needs no barrier (its inputs
+// written before, its outputs in memory that nothing since the last barrier touched), so it runs
+// concurrently with the observation; after the host task when the host observes (observe_on_host),
+// whose executor runs it while the host works. Neither may touch the transcript or the proof views.
 struct BesideOpenings {
   std::function<void(View<Fp4> r)> before;
   std::function<void()> beside;
