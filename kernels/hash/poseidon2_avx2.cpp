@@ -51,16 +51,35 @@ void poseidon2_permute_one_avx2(Poseidon2State& state) {
     }
   };
   full_rounds(RC_EXT_INIT);
+  // Partial rounds with lane 0 apart, in scalar arithmetic: with s the S-box of lane 0 and R the
+  // sum of lanes 1..15, the internal layer gives lane 0: R + s + d0 s = R - s (d0 = -2), lanes
+  // i >= 1: R + s + d_i x_i, and the next R: 15 (R + s) + sum_{i>=1} d_i x_i. Only lane 0's S-box
+  // and one subtraction are on the chain from round to round; the vector products and sums run
+  // beside it (about half the latency of the whole state through each round).
+  const Vec zero = _mm256_setzero_si256();
+  auto rest_sum = [&](Vec a, Vec b) {  // lanes 1..15 of a:b, summed
+    Vec t = vadd(_mm256_blend_epi32(a, zero, 1), b);
+    t = vadd(t, _mm256_permute2x128_si256(t, t, 0x01));
+    t = vadd(t, _mm256_shuffle_epi32(t, 0x4E));
+    t = vadd(t, _mm256_shuffle_epi32(t, 0xB1));
+    return Fp::from_mont(static_cast<uint32_t>(_mm256_cvtsi256_si32(t)));
+  };
+  const Fp fifteen = Fp::from_canonical(15);
+  Fp x0 = Fp::from_mont(static_cast<uint32_t>(_mm256_cvtsi256_si32(lo)));
+  Fp rest = rest_sum(lo, hi);
   for (int r = 0; r < POSEIDON2_PARTIAL_ROUNDS; ++r) {
-    const Vec s0 = sbox(vadd(lo, _mm256_setr_epi32(static_cast<int>(RC_INT[r]), 0, 0, 0, 0, 0, 0, 0)));
-    lo = _mm256_blend_epi32(lo, s0, 1);
-    Vec sum = vadd(lo, hi);
-    sum = vadd(sum, _mm256_permute2x128_si256(sum, sum, 0x01));
-    sum = vadd(sum, _mm256_shuffle_epi32(sum, 0x4E));
-    sum = vadd(sum, _mm256_shuffle_epi32(sum, 0xB1));
-    lo = vadd(sum, vmul(lo, diag_lo));
-    hi = vadd(sum, vmul(hi, diag_hi));
+    const Vec dlo = vmul(lo, diag_lo), dhi = vmul(hi, diag_hi);  // beside the S-box
+    const Fp dsum = rest_sum(dlo, dhi);
+    const Fp t = x0 + Fp::from_mont(RC_INT[r]);
+    const Fp t2 = t * t, t3 = t2 * t, t4 = t2 * t2, s0 = t4 * t3;
+    const Fp sum = rest + s0;
+    x0 = rest - s0;
+    rest = sum * fifteen + dsum;
+    const Vec vs = vbroadcast(sum.mont());
+    lo = vadd(vs, dlo);
+    hi = vadd(vs, dhi);
   }
+  lo = _mm256_blend_epi32(lo, vbroadcast(x0.mont()), 1);
   full_rounds(RC_EXT_TERM);
   auto* out = reinterpret_cast<uint32_t*>(state.data());
   vstoreu(out, lo);
