@@ -229,7 +229,7 @@ void VulkanPreparedPlan::record_after_inside(VkCommandBuffer cb, size_t index) c
 
 // Inside a submission: the device has signalled `index`'s start (its views in staging); the
 // caller signals its end whatever happens here.
-bool VulkanPreparedPlan::run_inside(size_t index, RunState& st, std::exception_ptr& failure) {
+void VulkanPreparedPlan::run_inside(size_t index, RunState& st, std::exception_ptr& failure) {
   const uint32_t task = plan_.segments[index].steps[0].task;
   st.task_begin[task] = st.now();
   try {
@@ -238,12 +238,11 @@ bool VulkanPreparedPlan::run_inside(size_t index, RunState& st, std::exception_p
     after_host_task(task, true);
   } catch (...) {
     failure = std::current_exception();
-    return false;
+    return;
   }
   st.trace.counters.host_tasks++;
   st.trace.counters.bytes_down += host_read_bytes_[task];
   st.task_end[task] = st.now();
-  return true;
 }
 
 std::byte* VulkanPreparedPlan::host_address(uint32_t task, BufferId buffer, uint64_t offset, uint64_t bytes,

@@ -114,8 +114,8 @@ class VulkanPreparedPlan final : public PreparedPlan {
   void after_host_task(uint32_t task, bool inside = false);
   void decide_inside();
   uint32_t independent_prefix(uint32_t task, const Segment& next) const;
-  // Runs a task inside a submission (between batches); false if it threw (`failure` holds it).
-  bool run_inside(size_t index, RunState& st, std::exception_ptr& failure);
+  // Runs a task inside a submission (between batches); if it throws, `failure` holds it.
+  void run_inside(size_t index, RunState& st, std::exception_ptr& failure);
   std::byte* host_address(uint32_t task, BufferId buffer, uint64_t offset, uint64_t bytes, Access access) const;
 
   // run (plan_run.cpp)

@@ -34,6 +34,17 @@ void expect_counts_match(const Trace& t, const Plan& p) {
   EXPECT_EQ(t.counters.host_syncs, p.counts.host_syncs);
   EXPECT_EQ(t.counters.host_tasks, p.counts.host_tasks);
 }
+// y[i] = 2 x[i] + i by a host task inside the submission.
+void host_double_inside(Graph& g, const Buffer<uint32_t>& x, const Buffer<uint32_t>& y) {
+  g.host(
+      "double", {host_read(x.all()), host_write(y.all())},
+      [x, y](const HostContext& ctx) {
+        auto in = ctx.read(x.all());
+        auto out = ctx.write(y.all());
+        for (size_t i = 0; i < in.size(); ++i) out[i] = 2 * in[i] + uint32_t(i);
+      },
+      HostPlacement::InSubmission);
+}
 }  // namespace
 
 TEST_P(ExecutorBehaviour, FusedChainOfAThousandIsOneSubmissionOneSync999Barriers) {
@@ -101,14 +112,7 @@ TEST_P(ExecutorBehaviour, HostTasksInsideTheSubmissionRunOnCurrentData) {
   auto v = g.transient<uint32_t>("v", 64);
   auto z = g.output<uint32_t>("z", 64);
   g.dispatch<CopyU32>("copy u", {.src = u, .dst = x});
-  g.host(
-      "double", {host_read(x.all()), host_write(y.all())},
-      [&](const HostContext& ctx) {
-        auto in = ctx.read(x.all());
-        auto out = ctx.write(y.all());
-        for (size_t i = 0; i < in.size(); ++i) out[i] = 2 * in[i] + uint32_t(i);
-      },
-      HostPlacement::InSubmission);
+  host_double_inside(g, x, y);
   g.dispatch<CopyU32>("copy y", {.src = y, .dst = w});
   g.host(
       "plus one", {host_read(w.all()), host_write(v.all())},
@@ -148,14 +152,7 @@ TEST_P(ExecutorBehaviour, WorkIndependentOfAHostTaskInsideRunsBesideIt) {
   auto z = g.output<uint32_t>("z", 256);
   auto za = g.output<uint32_t>("za", 256);
   g.dispatch<FillU32>("fill x", {.out = x, .value = 5});
-  g.host(
-      "double", {host_read(x.all()), host_write(y.all())},
-      [&](const HostContext& ctx) {
-        auto in = ctx.read(x.all());
-        auto out = ctx.write(y.all());
-        for (size_t i = 0; i < in.size(); ++i) out[i] = 2 * in[i] + uint32_t(i);
-      },
-      HostPlacement::InSubmission);
+  host_double_inside(g, x, y);
   for (uint32_t k = 0; k < 4; ++k) {  // transients after x's last use: some may take its memory
     auto a = g.transient<uint32_t>(fmt::format("a{}", k), 256);
     g.dispatch<FillU32>("fill a", {.out = a, .value = 9 + k});
