@@ -213,8 +213,9 @@ void VulkanPreparedPlan::after_host_task(uint32_t task, bool inside) {
 
 void VulkanPreparedPlan::record_after_inside(VkCommandBuffer cb, size_t index) const {
   const uint32_t task = plan_.segments[index - 1].steps[0].task;
-  for (uint32_t s : span_end_[task])  // the spans the task ends: when the device resumes
-    if (queries_) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 2 * s + 1);
+  // The spans the task ends: when the device resumes, and the work beside the task is done.
+  for (uint32_t s : span_end_[task])
+    if (queries_) ctx_.fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * s + 1);
   memory_barrier(ctx_, cb, kFromHost);
   if (ctx_.unified) return;
   const HostStaging& hs = host_[task];

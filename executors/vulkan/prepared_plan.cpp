@@ -223,6 +223,16 @@ void VulkanPreparedPlan::build_spans() {
       }
     for (size_t s = 0; s < n_spans; ++s) span_static_[s].submissions += in_segment[s] && !counted[s];
   }
+  // A span that holds a host task inside the submission and ends in the work beside it ends where
+  // the device resumes after both (record_after_inside), not when the work beside it is done.
+  for (size_t i = 0; i + 1 < plan_.segments.size(); ++i) {
+    if (!inside_[i]) continue;
+    const uint32_t h = plan_.segments[i].steps[0].task;
+    const std::vector<Step>& next = plan_.segments[i + 1].steps;
+    for (uint32_t s : chain(h))
+      for (uint32_t k = 0; k < prefix_[i + 1]; ++k)
+        if (last[s] == static_cast<int64_t>(next[k].task)) last[s] = h;
+  }
   // Begin timestamps outermost first, end timestamps innermost first.
   for (int64_t s = static_cast<int64_t>(n_spans) - 1; s >= 0; --s)
     if (last[s] >= 0) span_end_[last[s]].push_back(static_cast<uint32_t>(s));
