@@ -48,8 +48,9 @@ enum class MemoryMode {
 [[nodiscard]] struct ProverOptions with_memory(struct ProverOptions options, std::string_view mode,
                                                uint64_t device_memory_bytes);
 
-// Where the column openings' transcript observation (thousands of chained Poseidon2 permutations)
-// runs: one GPU workgroup, or a host task inside the proof's submission. Same proof bytes.
+// Where the long transcript observations (thousands of chained Poseidon2 permutations: the column
+// openings, WHIR's final polynomial) run: one GPU workgroup, or host tasks inside the proof's
+// submission. Same proof bytes.
 enum class OpeningsSponge {
   Auto,    // the faster where it was measured (docs/decisions.md, "The openings' sponge")
   Device,  // TranscriptObserve dispatches

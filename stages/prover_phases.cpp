@@ -234,7 +234,7 @@ void stacked_reduction_phase(ProverContext& c) {
 // Step 7: WHIR on every commitment at u_cube.
 void whir_phase(ProverContext& c) {
   whir_prove(c.g, c.ntt, c.t, c.layout, *c.regions.whir, c.shape.whir, c.pk.vk.params,
-             WhirOpening{c.commits.pointers(), c.u_cube});
+             WhirOpening{c.commits.pointers(), c.u_cube, c.openings_sponge_on_host});
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ class WhirBuilder {
   const WhirProof& fields() const { return r_.proto(); }
   void batch_and_weights(const WhirOpening& in);
   void sumcheck_round(uint32_t round, uint32_t s);
-  void commit_or_finish(uint32_t round);
+  void commit_or_finish(uint32_t round, const WhirOpening& in);
   void queries(uint32_t round, const WhirOpening& in);
 
   Graph& g_;
@@ -107,7 +107,7 @@ void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
   --m_cur_;
 }
 
-void WhirBuilder::commit_or_finish(uint32_t round) {
+void WhirBuilder::commit_or_finish(uint32_t round, const WhirOpening& in) {
   const uint64_t n = uint64_t(1) << m_cur_;
   const std::string name = fmt::format("whir.round{}", round);
   // g = Möbius(f): the coefficients of the folded polynomial.
@@ -118,7 +118,11 @@ void WhirBuilder::commit_or_finish(uint32_t round) {
     View<Fp4> final_poly = proof(fields().final_poly);
     g_.dispatch<CopyU32>(name + ".final_poly",
                          {.src = g_coeffs_.bitcast<uint32_t>(), .dst = final_poly.bitcast<uint32_t>()});
-    t_.observe_ext(g_coeffs_);  // the same values, beside the copy into the proof
+    // The same values, beside the copy into the proof.
+    if (in.final_poly_on_host && 4 * g_coeffs_.count >= kWhirHostObserveMinWords)
+      t_.observe_on_host(name + ".final_poly.observe_on_host", g_coeffs_.bitcast<Fp>());
+    else
+      t_.observe_ext(g_coeffs_);
     return;
   }
   // Codeword of g on 2^(log_rs - 1) points, and its Merkle tree (EF rows of width 1).
@@ -190,7 +194,7 @@ void WhirBuilder::run(const WhirOpening& in) {
   batch_and_weights(in);
   for (uint32_t round = 0; round < s_.rounds(); ++round) {
     for (uint32_t s = 0; s < s_.k; ++s) sumcheck_round(round, s);
-    commit_or_finish(round);
+    commit_or_finish(round, in);
     queries(round, in);
     prev_tree_ = tree_;
     prev_codeword_ = codeword_;

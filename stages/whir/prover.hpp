@@ -19,7 +19,14 @@ WhirRegions reserve_whir_regions(ProofLayout& layout, const WhirShape& shape);
 struct WhirOpening {
   std::vector<const StackedCommitment*> commitments;  // in proof order
   View<Fp4> u_cube;                                   // the m coordinates of the opening point (protocol.md 11.1)
+  // The final polynomial's observation (one permutation per 8 words, thousands of words) on the
+  // host, inside the submission (DeviceTranscript::observe_on_host), where it has at least
+  // kWhirHostObserveMinWords words; else one device workgroup.
+  bool final_poly_on_host = false;
 };
+// Below this many words the device's few chained permutations cost about what the host's turn
+// does (H200: 2.55 us a permutation on the device; 0.67 us on its host plus about 60 us a turn).
+inline constexpr uint64_t kWhirHostObserveMinWords = 512;
 
 // Adds the WHIR prover under a span "whir". The shape must match the commitments and params; the
 // Ntt must cover codewords of 2^(m + log_blowup - 1).

@@ -213,7 +213,11 @@ TEST_P(ProveVerify, ProofsAreTheHybridModelsBytesInOneRunOfAtMostTwoHostSyncs) {
       EXPECT_EQ(encode(device), encode(model)) << f.name << " " << to_string(sponge);
       const TraceCounters& totals = run.counters;
       EXPECT_LE(totals.host_syncs, 2u) << f.name;
-      EXPECT_EQ(totals.host_tasks, sponge == OpeningsSponge::Host ? 1u : 0u) << f.name << " " << to_string(sponge);
+      // On the host: the column openings, and WHIR's final polynomial where it is long.
+      if (sponge == OpeningsSponge::Host)
+        EXPECT_GE(totals.host_tasks, 1u) << f.name;
+      else
+        EXPECT_EQ(totals.host_tasks, 0u) << f.name;
       std::printf("%s, sponge on the %s: %llu dispatches, %llu barriers, %llu submissions, %llu host syncs\n",
                   f.name.c_str(), std::string(to_string(sponge)).c_str(), (unsigned long long)totals.dispatches,
                   (unsigned long long)totals.barriers, (unsigned long long)totals.submissions,
