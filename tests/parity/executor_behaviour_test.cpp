@@ -45,6 +45,16 @@ void host_double_inside(Graph& g, const Buffer<uint32_t>& x, const Buffer<uint32
       },
       HostPlacement::InSubmission);
 }
+// The run fails with an ExecutionError naming host task 'checker' and its "bad value".
+void expect_checker_failure(PreparedPlan& p, Trace& trace) {
+  try {
+    p.run(trace);
+    FAIL() << "no exception";
+  } catch (const ExecutionError& e) {
+    EXPECT_NE(std::string(e.what()).find("checker"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad value"), std::string::npos) << e.what();
+  }
+}
 }  // namespace
 
 TEST_P(ExecutorBehaviour, FusedChainOfAThousandIsOneSubmissionOneSync999Barriers) {
@@ -190,13 +200,7 @@ TEST_P(ExecutorBehaviour, AFailingHostTaskInsideTheSubmissionLeavesThePlanUsable
       HostPlacement::InSubmission);
   g.dispatch<CopyU32>("copy", {.src = y, .dst = z});
   auto p = exec().prepare(compile(g));
-  try {
-    p->run(trace);
-    FAIL() << "no exception";
-  } catch (const ExecutionError& e) {
-    EXPECT_NE(std::string(e.what()).find("checker"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("bad value"), std::string::npos) << e.what();
-  }
+  expect_checker_failure(*p, trace);
   fail = false;
   trace = Trace{};
   p->run(trace);
@@ -231,13 +235,7 @@ TEST_P(ExecutorBehaviour, AFailingHostTaskIsReportedWithItsName) {
   g.dispatch<FillU32>("fill", {.out = x, .value = 1});
   g.host("checker", {host_read(x.all())}, [](const HostContext&) { throw std::runtime_error("bad value"); });
   auto p = exec().prepare(compile(g));
-  try {
-    p->run(trace);
-    FAIL() << "no exception";
-  } catch (const ExecutionError& e) {
-    EXPECT_NE(std::string(e.what()).find("checker"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("bad value"), std::string::npos) << e.what();
-  }
+  expect_checker_failure(*p, trace);
 }
 
 TEST_P(ExecutorBehaviour, AHostTaskMayOnlyTouchWhatItDeclared) {
