@@ -1,14 +1,15 @@
 // kernel_bench: throughput of single kernels on the chosen executor, timed from the trace's device
 // time of a span holding R back-to-back dispatches (median of 5 runs):
 //   Poseidon2 permutations/s (poseidon2_permute), copy bandwidth (copy_u32, read + write bytes),
-//   BabyBear multiplications/s (fp_mul), one NTT of 2^log_n x batch (ntt forward), and the latency
+//   BabyBear multiplications/s (fp_mul), the keccakf 2^15 codeword's NTT (42 columns, 2^21 -> 2^22,
+//   at each limit on the stages of a pass; --only ntt: that alone), and the latency
 //   of the device transcript (stages/common/transcript.hpp): a chained permutation inside one observe, and
 //   a chain of dependent observe + sample dispatches, separate and fused; and where a chained
 //   permutation's latency goes (--only latency: its pieces chained in one workgroup).
 //
 // --trace FILE writes one Chrome trace holding the last timed run of each plan, one after another.
 //
-//   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--only transcript|latency]
+//   kernel_bench [--executor cpu|vulkan|auto] [--log-states 22] [--only transcript|latency|ntt]
 //                [--transcript-perms 1024] [--transcript-chain 256] [--sms N --clock-mhz F] [--trace F]
 //                [--json F]
 // With --sms and --clock-mhz: the Poseidon2 permutation's integer instructions (counted from its
@@ -279,8 +280,9 @@ int main(int argc, char** argv) try {
   // The copy bandwidth case moves 2^(N+6) words: 4 GiB at the top of the range.
   options.number<uint32_t>("--log-states", "N", log_states, 22, {4, 24}, "log2 of the Poseidon2 states");
   options.choice(
-      "--only", only, {"transcript", "latency"}, "",
-      "run only the transcript latency cases, or only the permutation's latency probes (default: every case)");
+      "--only", only, {"transcript", "latency", "ntt"}, "",
+      "run only the transcript latency cases, the permutation's latency probes, or the codeword NTT (default: every "
+      "case)");
   options.number<uint32_t>("--transcript-perms", "P", transcript_perms, 1024, {1, 1u << 20},
                            "permutations chained inside one observe");
   options.number<uint32_t>("--transcript-chain", "K", transcript_chain, 256, {1, 1u << 16},
@@ -375,24 +377,57 @@ int main(int argc, char** argv) try {
                ms, rate / 1e9);
     json += fmt::format(", \"fp_mul_per_s\": {}", json_number(rate));
   }
-  if (all) {  // NTT of the keccakf codeword shape: 42 columns, 2^21 -> 2^22
+  if (all || only == "ntt") {  // NTT of the keccakf codeword shape: 42 columns, 2^21 -> 2^22
+    // The default (six passes of up to 4 stages in registers, 16-byte accesses: NttStageVecFp), then
+    // with 4-byte accesses: passes of up to 8 stages in shared memory (8 7 7, NttStageSharedFp) and
+    // six in registers (NttStageFp).
     const uint32_t log_n = 22, batch = 42;
     prepare_ntt_twiddles(*exec, log_n);
-    Graph g;
-    Ntt ntt(g, log_n);
-    auto src = g.input<Fp>("src", uint64_t(batch) << (log_n - 1));
-    auto dst = g.output<Fp>("dst", uint64_t(batch) << log_n);
-    {
-      auto span = g.span("work");
-      ntt.forward(src, log_n - 1, uint64_t(1) << (log_n - 1), dst, log_n, uint64_t(1) << log_n, batch);
+    std::string by_variant;
+    for (const NttOptions ntt_options :
+         {NttOptions{}, NttOptions{.vector_access = false}, NttOptions{.max_log_radix = 4, .vector_access = false}}) {
+      const bool shared = ntt_options.max_log_radix > kNttMaxLogRadix && !ntt_options.vector_access;
+      const std::string variant = ntt_options.vector_access ? "registers_16byte"
+                                  : shared                  ? "shared_4byte"
+                                                            : "registers_4byte";
+      Graph g;
+      Ntt ntt(g, log_n, ntt_options);
+      auto src = g.input<Fp>("src", uint64_t(batch) << (log_n - 1));
+      auto dst = g.output<Fp>("dst", uint64_t(batch) << log_n);
+      {
+        auto span = g.span("work");
+        ntt.forward(src, log_n - 1, uint64_t(1) << (log_n - 1), dst, log_n, uint64_t(1) << log_n, batch);
+      }
+      double ms = time_span(
+          *exec, g, [&](PreparedPlan& p) { p.upload(src, std::vector<Fp>(src.count(), Fp::from_canonical(5))); },
+          "ntt_forward_" + variant, traces);
+      fmt::print("  ntt forward 42 x (2^21 zero-padded to 2^22), {}: {:.3f} ms\n",
+                 ntt_options.vector_access ? "passes of up to 4 stages in registers, 16-byte accesses (default)"
+                 : shared                  ? "passes of up to 8 stages in shared memory, 4-byte accesses"
+                                           : "passes of up to 4 stages in registers, 4-byte accesses",
+                 ms);
+      if (by_variant.empty()) json += fmt::format(", \"ntt_42x2e22_ms\": {}", json_number(ms));
+      by_variant += fmt::format("{}\"{}\": {}", by_variant.empty() ? "" : ", ", variant, json_number(ms));
     }
-    double ms = time_span(
-        *exec, g, [&](PreparedPlan& p) { p.upload(src, std::vector<Fp>(src.count(), Fp::from_canonical(5))); },
-        "ntt_forward", traces);
-    fmt::print("  ntt forward 42 x (2^21 zero-padded to 2^22): {:.3f} ms\n", ms);
-    json += fmt::format(", \"ntt_42x2e22_ms\": {}", json_number(ms));
+    json += fmt::format(", \"ntt_42x2e22_ms_by_variant\": {{{}}}", by_variant);
+    // The RS message before it (chunks of 16, in place): columns in whole runs of four (16-byte
+    // copies, NttRsMessageVec) and the same columns one entry off (4-byte copies, NttRsMessage).
+    for (const uint64_t offset : {0u, 1u}) {
+      const uint64_t len = uint64_t(1) << (log_n - 1);
+      Graph g;
+      auto data = g.output<Fp>("data", batch * len + 4);
+      g.dispatch<FillU32>("fill", {.out = data.all().bitcast<uint32_t>(), .value = 5});
+      {
+        auto span = g.span("work");
+        add_rs_message(g, data.slice(offset, batch * len), 4, len, len, batch);
+      }
+      const double ms = time_span(
+          *exec, g, [](PreparedPlan&) {}, offset == 0 ? "rs_message_16byte" : "rs_message_4byte", traces);
+      fmt::print("  rs message 42 x 2^21, chunks of 16, {}-byte copies: {:.3f} ms\n", offset == 0 ? 16 : 4, ms);
+      json += fmt::format(", \"rs_message_42x2e21_{}byte_ms\": {}", offset == 0 ? 16 : 4, json_number(ms));
+    }
   }
-  if (only != "latency") json += transcript_latency(*exec, transcript_perms, transcript_chain, traces);
+  if (all || only == "transcript") json += transcript_latency(*exec, transcript_perms, transcript_chain, traces);
   if (all || only == "latency") json += permutation_latency(*exec, 4096, traces);
   json += "}";
   bench::write_result(result_file, "kernel_bench", std::string(exec->name()), exec->device_name(), json);

@@ -237,6 +237,46 @@ std::string ntt_shared_problem(const NttStageSharedArgs<T>& a, uint32_t capacity
 template std::string ntt_shared_problem(const NttStageSharedArgs<Fp>&, uint32_t);
 template std::string ntt_shared_problem(const NttStageSharedArgs<Fp4>&, uint32_t);
 
+NttStageArgs<Fp> ntt_vec_as_fp(const NttStageArgs<Fp4>& a) {
+  return {.src = a.src.view.bitcast<Fp>(),
+          .dst = a.dst.view.bitcast<Fp>(),
+          .tw = a.tw,
+          .src_stride = a.src_stride * 4,
+          .dst_stride = a.dst_stride * 4,
+          .log_n = a.log_n,
+          .stage = a.stage,
+          .log_radix = a.log_radix,
+          .log_src = a.log_src,
+          .log_tw = a.log_tw,
+          .inverse = a.inverse};
+}
+
+Grid NttStageVecFp::grid(const Args& a) {
+  const Grid g = ntt_stage_grid(ntt_vec_as_fp(a));
+  return {g.x / 4, g.y};
+}
+
+// What both vector passes need beyond a register pass's rules.
+std::string ntt_vec_problem(const NttStageArgs<Fp4>& a) {
+  if (std::string p = ntt_stage_problem(ntt_vec_as_fp(a), 1, kNttMaxLogRadix); !p.empty()) return p;
+  if (a.log_n < a.log_radix + 2)
+    return fmt::format("2^{} groups: the vector pass takes 4 at a time", a.log_n - a.log_radix);
+  if (a.log_src < 2) return fmt::format("log_src {}: the vector pass reads sources of at least 4 rows", a.log_src);
+  if (a.src_stride >= (1u << 30) || a.dst_stride >= (1u << 30)) return "column strides of 2^30 entries or more";
+  return {};
+}
+
+std::string NttStageVecFp::check(const Args& a) {
+  if (a.stage < 2) return fmt::format("stage {}: this vector pass is for stage 2 and above", a.stage);
+  return ntt_vec_problem(a);
+}
+
+std::string NttStageVec0Fp::check(const Args& a) {
+  if (a.stage != 0) return fmt::format("stage {}: this vector pass is the one at stage 0", a.stage);
+  if (a.log_radix < 2) return fmt::format("radix 2^{}: the stage-0 vector pass takes radix 4 or more", a.log_radix);
+  return ntt_vec_problem(a);
+}
+
 std::string NttCopyPad::check(const Args& a) {
   if (a.dst_count == 0) return "dst_count 0: destination columns have at least one entry";
   if (std::string p = whole_columns(a.dst, "dst", a.dst_count, a.dst_stride); !p.empty()) return p;
@@ -251,6 +291,11 @@ std::string NttRsMessage::check(const Args& a) {
   if (a.col_len == 0 || a.col_len % (1u << a.log_chunk) != 0)
     return fmt::format("col_len {} is not a positive multiple of the chunk length 2^{}", a.col_len, a.log_chunk);
   return first_of(whole_columns(a.data, "data", a.col_len, a.col_stride), grid_fits(a.data.view.count, "data.count"));
+}
+
+std::string NttRsMessageVec::check(const Args& a) {
+  if (a.col_stride >= (1u << 30)) return fmt::format("col_stride {} entries of four: 2^30 or more", a.col_stride);
+  return NttRsMessage::check(as_fp(a));
 }
 
 template <class T>

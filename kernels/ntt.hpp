@@ -153,6 +153,38 @@ struct NttStageSharedFp4 {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
+// NttStageFp with 16-byte global accesses: the same map on Fp columns bound as entries of four
+// consecutive Fp (the Fp4-typed views are those columns bitcast; src_stride and dst_stride count
+// such entries; log_n, stage and log_src count Fp). Invocation i4 < grid.x = n / (4 R) does the
+// groups 4 i4 .. 4 i4 + 3, one in each lane of a uvec4: a row of the four is one read, and their
+// outputs at one k are one write (stage >= 2); at stage 0 (NttStageVec0Fp) each group's R
+// consecutive outputs are R/4 entries. On the H200, 4-byte accesses move 1.97 TB/s and 16-byte
+// ones 4.10 (kernel_bench). Needs at least 4 groups (log_n - log_radix >= 2), sources of at least
+// 4 rows (log_src >= 2), and stage 0 with log_radix >= 2, or stage >= 2.
+// ntt_vec_as_fp: the base-field view of its arguments (for its check, grid and CPU body).
+NttStageArgs<Fp> ntt_vec_as_fp(const NttStageArgs<Fp4>& a);
+
+struct NttStageVecFp {  // stage >= 2
+  static constexpr std::string_view name = "ntt_stage_vec_fp";
+  using Args = NttStageArgs<Fp4>;
+  static Grid grid(const Args& a);
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// NttStageVecFp at stage 0: a workgroup stages its outputs in shared memory (16 entries of 16
+// bytes an invocation, 16 KiB) and stores them as one run. A kernel of its own, so that the passes
+// at later stages pay neither its registers nor its shared memory.
+struct NttStageVec0Fp {
+  static constexpr std::string_view name = "ntt_stage_vec0_fp";
+  static constexpr uint32_t workgroup_size = 64;
+  static constexpr KernelConstant constants[] = {{"NTT_VEC_OUT_CAPACITY", workgroup_size * 16}};
+  using Args = NttStageArgs<Fp4>;
+  static Grid grid(const Args& a) { return NttStageVecFp::grid(a); }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
 // Zero-padded strided copy of 32-bit words: for i < grid.x = dst_count (the destination column
 // length) and column c = grid.y index, dst[c * dst_stride + i] = i < src_count ? src[c * src_stride + i] : 0.
 // Fp and Fp4 columns go through bitcast<uint32_t>() views (Fp4: lengths and strides times 4).
@@ -196,6 +228,34 @@ struct NttRsMessage {
   }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// NttRsMessage for chunks of 16 entries (log_chunk = 4, the l_skip of the keccakf and zkVM
+// parameters) of Fp columns bound as entries of four consecutive Fp: the Fp4-typed view is those
+// columns bitcast, col_stride counts such entries, col_len counts Fp. A workgroup copies its chunks
+// between global and shared memory 16 bytes at a time (NttRsMessage: 4), then each invocation
+// transforms its chunk in registers. The same map; grid.x = col_len / 16 chunks.
+struct NttRsMessageVec {
+  static constexpr std::string_view name = "ntt_rs_message_vec";
+  static constexpr uint32_t workgroup_size = 128;  // 128 chunks: 10 KiB of shared memory with the pads
+  static constexpr KernelConstant constants[] = {{"WG", workgroup_size}};
+  struct Args {
+    InOut<Fp4> data;
+    uint32_t col_len = 0;
+    uint32_t col_stride = 0;
+    uint32_t inverse = 0;
+  };
+  // Its NttRsMessage arguments (for the grid, the check and the CPU body).
+  static NttRsMessage::Args as_fp(const Args& a) {
+    return {.data = a.data.view.bitcast<Fp>(),
+            .log_chunk = 4,
+            .col_len = a.col_len,
+            .col_stride = a.col_stride * 4,
+            .inverse = a.inverse};
+  }
+  static Grid grid(const Args& a) { return NttRsMessage::grid(as_fp(a)); }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx) { NttRsMessage::cpu(as_fp(a), ctx); }
 };
 
 // Subset-zeta (mobius = 0) or Möbius (mobius = 1) transform over the index bits

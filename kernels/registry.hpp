@@ -27,7 +27,8 @@
   X(MleEvalColumnsPartials) X(EqUniWeights) X(PleFoldColumns)                                     \
   X(GkrFractionLayers) X(EqSuffixTables) X(GkrSumcheckPartials) X(GkrFoldSumcheckPartials)         \
   X(NttTwiddles) X(NttStageFp) X(NttStageFp4) X(NttStageSharedFp) X(NttStageSharedFp4)             \
-  X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4) X(NttTranspose)                         \
+  X(NttStageVecFp) X(NttStageVec0Fp) X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4)      \
+  X(NttTranspose) X(NttRsMessageVec)                                                               \
   X(StackColumns)                                                                                  \
   X(StackedSliceWeights) X(StackedRound0SliceSums) X(StackedRound0Weigh) X(StackedRound0Sums)      \
   X(StackedRound0Poly) X(StackedFoldWeights) X(StackedFoldChunks) X(StackedSliceCoeffs)            \

@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
 # Usage: bash bench/gpu/run.sh [cold] [switch] [sweep] [benches] [air] [prove] [zkvm] [data] [examples] [tests]   (no argument: all)
-#        [memory] [large] [segment] [sponge]   (only when named)
+#        [memory] [large] [segment] [sponge] [ntt] [keccakf]   (only when named)
 cd "$(dirname "$0")/../.."
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
@@ -135,6 +135,31 @@ for m in device host; do
   VKSTARK_OPENINGS_SPONGE=$m timeout 280 $B/keccakf_bench --executor vulkan --sweep-from 12 --sweep-to 18 --runs 5 \
     --json $R/keccakf_bench-vulkan-h200-sponge-$m.json > $R/sponge-$m.txt 2>&1; echo "$m: exit $?"
   grep -E "^  (rows|2\^)" $R/sponge-$m.txt
+done
+fi
+if want ntt; then
+echo "== kernel_bench --only ntt: the keccakf 2^15 codeword's NTT (42 x 2^21 -> 2^22) at each pass limit"
+timeout 200 $B/kernel_bench --executor vulkan --only ntt --trace $R/ntt.trace.json \
+  --json $R/kernel_bench-vulkan-h200-ntt.json > $R/ntt.txt 2>&1; echo "exit $?"
+grep -E "ntt forward" $R/ntt.txt
+# VKSTARK_GPU_EXTRA variants (kernel_bench_<name>, say a baseline build's): the same case, one run each.
+for v in $B/kernel_bench_*; do
+  [ -x "$v" ] || continue
+  n=$(basename $v); args="--only ntt"; $v --help 2>&1 | grep -q "|ntt" || args=""
+  timeout 200 $v --executor vulkan $args --json $R/$n-ntt.json > $R/$n-ntt.txt 2>&1; echo "$n: exit $?"
+  grep -E "ntt forward" $R/$n-ntt.txt
+done
+fi
+if want keccakf; then
+echo "== keccakf_bench 2^12 .. 2^18, medians of 5 (default options)"
+timeout 60 $B/keccakf_bench --executor vulkan --permutations 170 --runs 3 > /dev/null 2>&1
+timeout 280 $B/keccakf_bench --executor vulkan --sweep-from 12 --sweep-to 18 --runs 5 \
+  --json $R/keccakf_bench-vulkan-h200-sweep.json > $R/keccakf-sweep.txt 2>&1; echo "exit $?"
+grep -E "^  (rows|2\^)" $R/keccakf-sweep.txt
+# Every dispatch's device time at 2^15 and 2^18 (k<log>.trace.json.tasks.tsv).
+for p in 1365:15 10922:18; do
+  timeout 100 $B/keccakf_bench --executor vulkan --permutations ${p%:*} --runs 2 --profile \
+    --trace $R/k${p#*:}.trace.json > $R/k${p#*:}.txt 2>&1; echo "2^${p#*:} profile: exit $?"
 done
 fi
 if want segment; then

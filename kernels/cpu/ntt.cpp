@@ -144,6 +144,9 @@ void NttStageFp4::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp4>(a, c
 void NttStageSharedFp::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp>(a, ctx); }
 void NttStageSharedFp4::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp4>(a, ctx); }
 
+void NttStageVecFp::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp>(ntt_vec_as_fp(a), ctx); }
+void NttStageVec0Fp::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp>(ntt_vec_as_fp(a), ctx); }
+
 void NttCopyPad::cpu(const Args& a, const CpuContext& ctx) {
   auto src = ctx.span(a.src);
   auto dst = ctx.span(a.dst);

@@ -47,9 +47,9 @@ uint ntt_bitrev(uint j, uint bits) { return bitfieldReverse(j) >> (32u - bits); 
 #endif  // VKSTARK_NTT_GLSL
 
 // ---------------------------------------------------------------------------------------------
-// Shared by the Stockham passes (NTT_STAGE_MAIN, NTT_SHARED_MAIN): they need buffers src_[], dst_[],
-// tw_[] and the push constants of NttStageFp::Args.
-#if defined(NTT_STAGE_MAIN) || defined(NTT_SHARED_MAIN)
+// Shared by the Stockham passes (NTT_STAGE_MAIN, NTT_SHARED_MAIN, NTT_VEC_MAIN): they need buffers
+// src_[], dst_[], tw_[] and the push constants of NttStageFp::Args.
+#if defined(NTT_STAGE_MAIN) || defined(NTT_SHARED_MAIN) || defined(NTT_VEC_MAIN)
 
 // omega_N^e, or omega_N^-e for inverse passes (N = 2^log_tw, log_tw >= 1), from the table of N/2.
 uint ntt_twiddle(uint e) {
@@ -69,10 +69,12 @@ void ntt_dit16(inout NTT_T v[16], uint lr) {
       const uint h = 1u << t;
       [[unroll]] for (uint j = 0u; j < 16u; ++j) {
         if (j < radix && (j & h) == 0u) {
-          // omega_{2h}^(j mod h): a constant once the loops are unrolled
-          const uint w = pc.inverse != 0u ? NTT_W16_INV[h + (j & (h - 1u))] : NTT_W16[h + (j & (h - 1u))];
+          // omega_{2h}^(j mod h): a constant once the loops are unrolled. omega^0 = 1 (Montgomery
+          // one, and fp_mul by it is the identity) takes no multiplication: 15 of a radix-16's 32.
+          const uint m = j & (h - 1u);
+          const uint w = pc.inverse != 0u ? NTT_W16_INV[h + m] : NTT_W16[h + m];
           const NTT_T u = v[j];
-          const NTT_T x = NTT_SCALE(v[j + h], w);
+          const NTT_T x = m == 0u ? v[j + h] : NTT_SCALE(v[j + h], w);
           v[j] = NTT_ADD(u, x);
           v[j + h] = NTT_SUB(u, x);
         }
@@ -80,6 +82,12 @@ void ntt_dit16(inout NTT_T v[16], uint lr) {
     }
   }
 }
+
+// Slot of entry j of tile group g in the shared passes. Rows are swizzled (low two bits of j XOR
+// two bits of j / R1) so that sub-pass 1's stores (rows R1 i1 + k for consecutive i1) and sub-pass
+// 2's loads (rows i2 + R1 j2 for consecutive i2) spread over the memory banks; a bijection on
+// [0, R) that keeps each row whole.
+uint ntt_slot(uint j, uint g, uint r1, uint lt) { return ((j ^ ((j >> r1) & 3u)) << lt) + g; }
 
 #endif
 
@@ -139,11 +147,6 @@ void main() {
 
 shared NTT_T sh_[NTT_SHARED_CAPACITY];
 
-// Slot of entry j of tile group g. Rows are swizzled (low two bits of j XOR two bits of j / R1) so
-// that sub-pass 1's stores (rows R1 i1 + k for consecutive i1) and sub-pass 2's loads (rows
-// i2 + R1 j2 for consecutive i2) spread over the memory banks; a bijection on [0, R).
-uint ntt_slot(uint j, uint g, uint r1, uint lt) { return ((j ^ ((j >> r1) & 3u)) << lt) + g; }
-
 void main() {
   const uint lr = pc.log_radix;
   const uint r1 = (lr + 1u) / 2u;
@@ -189,8 +192,9 @@ void main() {
         ntt_dit16(v, rs);
         if (sub == 0u) {
           const uint w1 = ntt_twiddle(ih << (pc.log_tw - lr));  // omega_R^i1
-          uint wk = FP_ONE;
-          [[unroll]] for (uint k = 0u; k < 16u; ++k) {
+          uint wk = w1;  // omega_R^(i1 k) for k >= 1; k = 0 takes no multiplication
+          sh_[ntt_slot(ih << r1, g, r1, lt)] = v[0];
+          [[unroll]] for (uint k = 1u; k < 16u; ++k) {
             if (k < (1u << r1)) {
               sh_[ntt_slot((ih << r1) + k, g, r1, lt)] = NTT_SCALE(v[k], wk);
               wk = fp_mul(wk, w1);
@@ -217,6 +221,109 @@ void main() {
 }
 
 #endif  // NTT_SHARED_MAIN
+
+// ---------------------------------------------------------------------------------------------
+// NttStageVecFp: the register pass of NTT_STAGE_MAIN over Fp columns bound as uvec4 entries (four
+// consecutive Fp; src_/dst_ offsets and strides count uvec4), four consecutive groups
+// 4 i4 .. 4 i4 + 3 per invocation, one in each lane of NTT_T = uvec4 with the Fp4 kernels'
+// lane-wise additions and base-field scaling. Reads are one uvec4 per row. When stage >= 2 the
+// four groups share p (so their twiddles) and their outputs at each k are consecutive: one uvec4;
+// at stage 0 each lane has its own p, and group 4 i4 + l's outputs R (4 i4 + l) + k are
+// consecutive: its R outputs as R/4 uvec4 (log_radix >= 2), staged in shared memory so that a
+// workgroup stores one run. NTT_VEC_STAGE0 compiles the stage-0 pass (NttStageVec0Fp), else the
+// pass for stage >= 2: one kernel each, so that neither pays the other's registers and shared
+// memory.
+#ifdef NTT_VEC_MAIN
+
+#ifdef NTT_VEC_STAGE0
+// A workgroup's outputs are one run of 16-byte entries, staged here (NTT_VEC_OUT_CAPACITY
+// >= workgroup size x 16) so that consecutive invocations store consecutive entries.
+shared uvec4 ntt_out_[NTT_VEC_OUT_CAPACITY];
+
+// Entry x of the run, swizzled (its low three bits XOR the next three) so that the eight
+// invocations of a quarter subgroup, writing entries 16 apart, meet in no memory bank.
+uint ntt_out_slot(uint x) { return x ^ ((x >> 4u) & 7u); }
+#endif
+
+void main() {
+  const uint i4 = vks_index_x();
+#ifdef NTT_VEC_STAGE0
+  const bool live = i4 < pc.grid_x;  // every invocation reaches the barrier
+#else
+  if (i4 >= pc.grid_x) return;
+  const bool live = true;
+#endif
+  const uint c = vks_index_y();
+  const uint lr = pc.log_radix;
+  const uint radix = 1u << lr;
+  const uint log_groups = pc.log_n - lr;
+  const uint src_len = 1u << pc.log_src;
+  const uint in_base = pc.src_off + c * pc.src_stride;
+  const uint out_base = pc.dst_off + c * pc.dst_stride;
+  const uint i = i4 << 2u;
+
+  NTT_T v[16];
+  [[unroll]] for (uint jj = 0u; jj < 16u; ++jj) {
+    if (jj < radix) {
+      const uint idx = i + (ntt_bitrev(jj, lr) << log_groups);
+      v[jj] = live && idx < src_len ? src_[in_base + (idx >> 2u)] : NTT_ZERO;
+    }
+  }
+  ntt_dit16(v, lr);
+
+  const uint n_inv = (pc.inverse != 0u && pc.stage + lr == pc.log_n) ? ntt_inv_pow2(pc.log_n) : FP_ONE;
+#ifdef NTT_VEC_STAGE0
+  {
+    // lane l: p = i + l; output k times omega_n^(p k)
+    uvec4 w1, wk;
+    [[unroll]] for (uint l = 0u; l < 4u; ++l) {
+      w1[l] = ntt_twiddle((i + l) << (pc.log_tw - pc.log_n));
+      wk[l] = n_inv;
+    }
+    [[unroll]] for (uint k = 0u; k < 16u; ++k) {
+      if (k < radix) {
+        v[k] = uvec4(fp_mul(v[k].x, wk.x), fp_mul(v[k].y, wk.y), fp_mul(v[k].z, wk.z), fp_mul(v[k].w, wk.w));
+        wk = uvec4(fp_mul(wk.x, w1.x), fp_mul(wk.y, w1.y), fp_mul(wk.z, w1.z), fp_mul(wk.w, w1.w));
+      }
+    }
+    // Group i + l's R outputs R (i + l) + k, as entries: this invocation's R entries from lid R.
+    const uint lid = gl_LocalInvocationID.x;
+    const uint quarter = radix >> 2u;
+    [[unroll]] for (uint k = 0u; k < 16u; k += 4u) {
+      if (k < radix) {
+        const uint at = lid * radix + (k >> 2u);
+        ntt_out_[ntt_out_slot(at)] = uvec4(v[k].x, v[k + 1u].x, v[k + 2u].x, v[k + 3u].x);
+        ntt_out_[ntt_out_slot(at + quarter)] = uvec4(v[k].y, v[k + 1u].y, v[k + 2u].y, v[k + 3u].y);
+        ntt_out_[ntt_out_slot(at + 2u * quarter)] = uvec4(v[k].z, v[k + 1u].z, v[k + 2u].z, v[k + 3u].z);
+        ntt_out_[ntt_out_slot(at + 3u * quarter)] = uvec4(v[k].w, v[k + 1u].w, v[k + 2u].w, v[k + 3u].w);
+      }
+    }
+    barrier();
+    const uint first = vks_group_x() * gl_WorkGroupSize.x;  // the workgroup's first invocation
+    const uint count = first < pc.grid_x ? (min(pc.grid_x - first, gl_WorkGroupSize.x) << lr) : 0u;
+    for (uint e = lid; e < count; e += gl_WorkGroupSize.x)
+      dst_[out_base + (first << lr) + e] = ntt_out_[ntt_out_slot(e)];
+  }
+#else
+  {
+    const uint s = 1u << pc.stage;
+    const uint q = i & (s - 1u);
+    const uint p = i >> pc.stage;
+    const uint w1 = ntt_twiddle(p << (pc.log_tw - pc.log_n + pc.stage));
+    uint wk = n_inv;
+    const uint o = out_base + ((q + s * radix * p) >> 2u);
+    const uint step = s >> 2u;
+    [[unroll]] for (uint k = 0u; k < 16u; ++k) {
+      if (k < radix) {
+        dst_[o + step * k] = k == 0u && pc.inverse == 0u ? v[k] : NTT_SCALE(v[k], wk);
+        wk = fp_mul(wk, w1);
+      }
+    }
+  }
+#endif
+}
+
+#endif  // NTT_VEC_MAIN
 
 // ---------------------------------------------------------------------------------------------
 // NttZetaFp / NttZetaFp4: subset-zeta or Möbius over num_bits index bits from bit_lo. Needs the

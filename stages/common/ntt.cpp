@@ -83,6 +83,12 @@ std::string range_name(std::string_view name, std::string_view unit, uint32_t fi
                     : fmt::format("{}.{}s{}-{}", name, unit, first, first + count - 1);
 }
 
+// The columns of a view (sliced to them) at `stride` are whole runs of four entries in a buffer of
+// whole runs: they can be bound as uvec4 (NttStageVecFp).
+bool whole_runs(const Graph& g, const View<Fp>& v, uint64_t stride) {
+  return v.offset % 4 == 0 && v.count % 4 == 0 && stride % 4 == 0 && g.buffers()[v.buffer].bytes() % sizeof(Fp4) == 0;
+}
+
 template <class T>
 constexpr uint32_t kSharedCapacity = std::is_same_v<T, Fp> ? kNttSharedCapacityFp : kNttSharedCapacityFp4;
 
@@ -133,6 +139,37 @@ void Ntt::add_setup() {
   g_.dispatch<NttTwiddles>(twiddle_buffer_name(max_log_n_), {.tw = twiddles_, .log_n = max_log_n_});
 }
 
+// A register pass of Fp columns as NttStageVecFp (NttStageVec0Fp at stage 0), where the options,
+// the columns' alignment and the pass allow it (kernels/ntt.hpp); false: nothing added.
+template <class T, class Args>
+bool Ntt::vector_pass(const std::string& task, View<T> in, uint64_t in_stride, uint32_t in_log, View<T> out,
+                      uint64_t out_stride, uint32_t batch, const Args& a) {
+  if constexpr (!std::is_same_v<T, Fp>) {
+    return false;
+  } else {
+    in = in.slice(0, extent(uint64_t(1) << in_log, in_stride, batch));
+    const bool whole = whole_runs(g_, in, in_stride) && whole_runs(g_, out, out_stride);
+    const bool pass = a.log_n >= a.log_radix + 2 && in_log >= 2 && (a.stage >= 2 || (a.stage == 0 && a.log_radix >= 2));
+    if (!options_.vector_access || !whole || !pass) return false;
+    const NttStageVecFp::Args vec{.src = in.template bitcast<Fp4>(),
+                                  .dst = out.template bitcast<Fp4>(),
+                                  .tw = a.tw,
+                                  .src_stride = static_cast<uint32_t>(in_stride / 4),
+                                  .dst_stride = static_cast<uint32_t>(out_stride / 4),
+                                  .log_n = a.log_n,
+                                  .stage = a.stage,
+                                  .log_radix = a.log_radix,
+                                  .log_src = a.log_src,
+                                  .log_tw = a.log_tw,
+                                  .inverse = a.inverse};
+    if (a.stage == 0)
+      g_.dispatch<NttStageVec0Fp>(task, vec);
+    else
+      g_.dispatch<NttStageVecFp>(task, vec);
+    return true;
+  }
+}
+
 template <class K, class KShared, class T>
 void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> dst, uint32_t log_n,
                     uint64_t dst_stride, uint32_t batch, bool inverse, std::string_view name) {
@@ -162,8 +199,17 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
     return;
   }
 
+  // Fp columns in whole runs of four take register passes with 16-byte accesses (NttStageVecFp):
+  // on the H200, six of them were faster than three passes in shared memory (docs/decisions.md,
+  // 2026-11-29). Other columns take shared passes of up to max_log_radix stages.
+  bool vector = false;
+  if constexpr (std::is_same_v<T, Fp>)
+    vector = options_.vector_access &&
+             whole_runs(g_, src.slice(0, extent(uint64_t(1) << log_src, src_stride, batch)), src_stride) &&
+             whole_runs(g_, dst, dst_stride);
+  const uint32_t max_radix = vector ? std::min(options_.max_log_radix, kNttMaxLogRadix) : options_.max_log_radix;
   // Ping-pong between dst and a compact scratch, so that the last pass lands in dst.
-  const std::vector<uint32_t> passes = split_passes(log_n, options_.max_log_radix);
+  const std::vector<uint32_t> passes = split_passes(log_n, max_radix);
   View<T> scratch;
   if (passes.size() > 1)
     scratch = g_.transient<T>(unique_buffer_name(g_, fmt::format("{}.scratch", name)), uint64_t(batch) * n).all();
@@ -189,7 +235,7 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
                                 .log_tw = max_log_n_,
                                 .inverse = inverse ? 1u : 0u};
     if (r <= kNttMaxLogRadix) {
-      g_.dispatch<K>(task, args);
+      if (!vector_pass(task, in, in_stride, in_log, out, out_stride, batch, args)) g_.dispatch<K>(task, args);
     } else {
       // Tiles of consecutive groups: up to 64 bytes of consecutive entries per load and store row,
       // as many as fit the shared memory next to the 2^r entries of each group.
@@ -237,7 +283,15 @@ void rs_message(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t 
   check_columns(g, name, "data", data, col_len, col_stride, batch);
   const uint64_t chunks = col_len >> l;
   if (chunks == 0) return;
-  g.dispatch<NttRsMessage>(std::string(name), {.data = data.slice(0, extent(col_len, col_stride, batch)),
+  data = data.slice(0, extent(col_len, col_stride, batch));
+  if (l == 4 && whole_runs(g, data, col_stride)) {  // 16-byte copies (NttRsMessageVec)
+    g.dispatch<NttRsMessageVec>(std::string(name), {.data = data.bitcast<Fp4>(),
+                                                    .col_len = static_cast<uint32_t>(col_len),
+                                                    .col_stride = static_cast<uint32_t>(col_stride / 4),
+                                                    .inverse = inverse ? 1u : 0u});
+    return;
+  }
+  g.dispatch<NttRsMessage>(std::string(name), {.data = data,
                                                .log_chunk = l,
                                                .col_len = static_cast<uint32_t>(col_len),
                                                .col_stride = static_cast<uint32_t>(col_stride),

@@ -32,6 +32,10 @@ struct NttOptions {
   // passes of at most this many, as even as possible. Passes of up to kNttMaxLogRadix stages run
   // in registers (NttStageFp), longer ones in shared memory (NttStageSharedFp).
   uint32_t max_log_radix = kNttMaxSharedLogRadix;
+  // Fp columns whose offsets, strides and buffers are whole runs of four entries take register
+  // passes (at most kNttMaxLogRadix stages each, whatever max_log_radix says above that) that load
+  // and store 16 bytes at a time (NttStageVecFp). false: the passes above, 4-byte accesses.
+  bool vector_access = true;
 };
 
 class Ntt {
@@ -66,6 +70,10 @@ class Ntt {
   template <class K, class KShared, class T>
   void transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> dst, uint32_t log_n, uint64_t dst_stride,
                  uint32_t batch, bool inverse, std::string_view name);
+
+  template <class T, class Args>
+  bool vector_pass(const std::string& task, View<T> in, uint64_t in_stride, uint32_t in_log, View<T> out,
+                   uint64_t out_stride, uint32_t batch, const Args& a);
 
   Graph& g_;
   uint32_t max_log_n_;

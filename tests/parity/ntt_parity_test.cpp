@@ -74,18 +74,19 @@ class NttParity : public ExecutorTest {
     run(setup, [](PreparedPlan&) {});
   }
 
-  // dst = forward (or inverse) transform of `batch` columns, at odd offsets and strides, checked
-  // against the host dft of each zero-padded column.
+  // dst = forward (or inverse) transform of `batch` columns, at odd offsets and strides (whole_runs:
+  // offsets and strides in whole runs of 4 entries, which 16-byte accesses need), checked against
+  // the host dft of each zero-padded column.
   template <class T>
   void check_transform(std::vector<T> (*gen)(size_t, uint64_t), uint32_t max_log_n, uint32_t log_src, uint32_t log_n,
-                       uint32_t batch, bool inverse, NttOptions options) {
+                       uint32_t batch, bool inverse, NttOptions options, bool whole_runs = false) {
     const uint64_t src_len = uint64_t(1) << log_src, n = uint64_t(1) << log_n;
-    const uint64_t src_stride = src_len + 3, dst_stride = n + 5;
-    const uint64_t src_off = 1, dst_off = 2;
+    const uint64_t src_stride = src_len + (whole_runs ? 4 : 3), dst_stride = n + (whole_runs ? 8 : 5);
+    const uint64_t src_off = whole_runs ? 4 : 1, dst_off = whole_runs ? 8 : 2;
     Graph g;
     Ntt ntt(g, max_log_n, options);
-    auto src = g.input<T>("src", src_off + (batch - 1) * src_stride + src_len + 2);
-    auto dst = g.output<T>("dst", dst_off + (batch - 1) * dst_stride + n + 1);
+    auto src = g.input<T>("src", src_off + (batch - 1) * src_stride + src_len + (whole_runs ? 4 : 2));
+    auto dst = g.output<T>("dst", dst_off + (batch - 1) * dst_stride + n + (whole_runs ? 4 : 1));
     const auto src_view = src.slice(src_off, src.count() - src_off);
     const auto dst_view = dst.slice(dst_off, dst.count() - dst_off);
     if (inverse)
@@ -139,6 +140,27 @@ TEST_P(NttParity, ForwardOfAZeroPaddedSourceIsTheCodeword) {
   for (auto [log_src, log_n] : {std::pair{0u, 0u}, {0u, 3u}, {1u, 2u}, {3u, 4u}, {5u, 8u}, {4u, 9u}, {10u, 12u}})
     for (uint32_t radix : {kNttMaxSharedLogRadix, 6u, kNttMaxLogRadix, 2u, 1u})
       check_transform<Fp>(field_values, 12, log_src, log_n, 3, false, {.max_log_radix = radix});
+}
+
+// The 16-byte register pass (NttStageVecFp) on every size, padding and pass split it takes, and the
+// 4-byte passes with the option off, on the same columns.
+TEST_P(NttParity, WholeRunsOfFourTakeSixteenByteAccesses) {
+  run_setup(13);
+  for (const bool vector : {true, false}) {
+    for (uint32_t log_n = 0; log_n <= 13; ++log_n)
+      for (uint32_t radix : {kNttMaxLogRadix, 3u, 2u, 1u, 5u, kNttMaxSharedLogRadix}) {
+        check_transform<Fp>(field_values, 13, log_n, log_n, 3, false, {.max_log_radix = radix, .vector_access = vector},
+                            true);
+        check_transform<Fp>(field_values, 13, log_n, log_n, 2, true, {.max_log_radix = radix, .vector_access = vector},
+                            true);
+        if (log_n >= 1)
+          check_transform<Fp>(field_values, 13, log_n - 1, log_n, 3, false,
+                              {.max_log_radix = radix, .vector_access = vector}, true);
+        if (log_n >= 3)
+          check_transform<Fp>(field_values, 13, log_n - 3, log_n, 1, false,
+                              {.max_log_radix = radix, .vector_access = vector}, true);
+      }
+  }
 }
 
 TEST_P(NttParity, InverseMatchesTheHostInverseDft) {
@@ -229,38 +251,43 @@ TEST_P(NttParity, RsMessageMatchesTheKnownAnswer) {
   EXPECT_EQ(p->download(msg), expect);
 }
 
+// whole_runs: columns at offsets and strides in whole runs of four entries, where chunks of 16 take
+// 16-byte copies (NttRsMessageVec); otherwise odd ones.
 TEST_P(NttParity, RsMessageMatchesTheHostForChunkSizesUpTo2To10) {
-  for (uint32_t l : {0u, 1u, 2u, 3u, 4u, 5u, 10u})
-    for (bool inverse : {false, true}) {
-      const uint32_t batch = 3;
-      // Small chunks: more than one workgroup's worth (the GLSL body stages 128 chunks at a time),
-      // not a multiple of it.
-      const uint64_t col_len = uint64_t(l <= 4 ? 300 : 8) << l, stride = col_len + 7;
-      Graph g;
-      auto x = g.input<Fp>("x", batch * stride);
-      auto data = g.output<Fp>("data", batch * stride + 1);
-      g.dispatch<CopyU32>("copy",
-                          {.src = x.all().bitcast<uint32_t>(), .dst = data.slice(1, x.count()).bitcast<uint32_t>()});
-      if (inverse)
-        add_rs_message_inverse(g, data.slice(1, x.count()), l, col_len, stride, batch);
-      else
-        add_rs_message(g, data.slice(1, x.count()), l, col_len, stride, batch);
-      auto vx = field_values(x.count(), 77 + l);
-      auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
-      auto got = p->download(data);
-      for (uint32_t c = 0; c < batch; ++c) {
-        std::vector<Fp> expect(vx.begin() + c * stride, vx.begin() + c * stride + col_len);
+  for (const bool whole_runs : {false, true})
+    for (uint32_t l : {0u, 1u, 2u, 3u, 4u, 5u, 10u})
+      for (bool inverse : {false, true}) {
+        const uint32_t batch = 3;
+        // Small chunks: more than one workgroup's worth (the GLSL bodies stage 128 chunks at a
+        // time), not a multiple of it.
+        const uint64_t col_len = uint64_t(l <= 4 ? 300 : 8) << l, stride = col_len + (whole_runs ? 8 : 7);
+        const uint64_t off = whole_runs ? 4 : 1;
+        Graph g;
+        auto x = g.input<Fp>("x", batch * stride);
+        auto data = g.output<Fp>("data", batch * stride + off);
+        g.dispatch<CopyU32>(
+            "copy", {.src = x.all().bitcast<uint32_t>(), .dst = data.slice(off, x.count()).bitcast<uint32_t>()});
         if (inverse)
-          rs_message_chunks_inverse(expect, l);
+          add_rs_message_inverse(g, data.slice(off, x.count()), l, col_len, stride, batch);
         else
-          rs_message_chunks(expect, l);
-        ASSERT_TRUE(std::equal(expect.begin(), expect.end(), got.begin() + 1 + c * stride))
-            << "l=" << l << " column=" << c << (inverse ? " inverse" : "");
-        // Entries between columns are left alone.
-        ASSERT_TRUE(std::equal(vx.begin() + c * stride + col_len, vx.begin() + (c + 1) * stride,
-                               got.begin() + 1 + c * stride + col_len));
+          add_rs_message(g, data.slice(off, x.count()), l, col_len, stride, batch);
+        EXPECT_EQ(g.tasks().back().kernel->name, whole_runs && l == 4 ? NttRsMessageVec::name : NttRsMessage::name);
+        auto vx = field_values(x.count(), 77 + l);
+        auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
+        auto got = p->download(data);
+        for (uint32_t c = 0; c < batch; ++c) {
+          std::vector<Fp> expect(vx.begin() + c * stride, vx.begin() + c * stride + col_len);
+          if (inverse)
+            rs_message_chunks_inverse(expect, l);
+          else
+            rs_message_chunks(expect, l);
+          ASSERT_TRUE(std::equal(expect.begin(), expect.end(), got.begin() + off + c * stride))
+              << "l=" << l << " column=" << c << (inverse ? " inverse" : "") << (whole_runs ? " whole runs" : "");
+          // Entries between columns are left alone.
+          ASSERT_TRUE(std::equal(vx.begin() + c * stride + col_len, vx.begin() + (c + 1) * stride,
+                                 got.begin() + off + c * stride + col_len));
+        }
       }
-    }
 }
 
 TEST_P(NttParity, RsMessageMatchesTheNaiveDefinitionForChunkSizesUpTo2To5) {

@@ -218,21 +218,72 @@ std::vector<std::string> task_names(const Graph& g) {
 }
 }  // namespace
 
-TEST(NttGraph, DefaultPassesRunEightStagesInSharedMemory) {
+TEST(NttGraph, DefaultPassesRunFourStagesInRegistersWithSixteenByteAccesses) {
   Graph g;
   Ntt ntt(g, 22);
   auto src = g.input<Fp>("message", 42 << 20);
   auto dst = g.output<Fp>("codeword", 42 << 22);
   ntt.forward(src, 20, 1 << 20, dst, 22, 1 << 22, 42);
-  EXPECT_EQ(task_names(g),
-            (std::vector<std::string>{"ntt.forward.stages0-7", "ntt.forward.stages8-14", "ntt.forward.stages15-21"}));
+  EXPECT_EQ(task_names(g), (std::vector<std::string>{"ntt.forward.stages0-3", "ntt.forward.stages4-7",
+                                                     "ntt.forward.stages8-11", "ntt.forward.stages12-15",
+                                                     "ntt.forward.stages16-18", "ntt.forward.stages19-21"}));
   for (const Task& t : g.tasks()) {
-    EXPECT_EQ(t.kernel->name, NttStageSharedFp::name);
+    EXPECT_EQ(t.kernel->name, &t == &g.tasks()[0] ? NttStageVec0Fp::name : NttStageVecFp::name);
     EXPECT_EQ(t.grid.y, 42u);
   }
-  // Stage 0..7: tiles of 8 groups of 256 entries (2048 entries in shared memory).
-  EXPECT_EQ(g.tasks()[0].grid.x, (1u << 22) / 2048 * NttStageSharedFp::workgroup_size);
+  EXPECT_EQ(g.tasks()[0].grid.x, (1u << 22) / 16 / 4);  // four groups of 16 an invocation
   EXPECT_EQ(g.tasks().back().bindings[1].buffer, dst.id());
+}
+
+TEST(NttGraph, WithoutSixteenByteAccessesPassesRunEightStagesInSharedMemory) {
+  for (const bool vector : {false, true}) {
+    Graph g;
+    Ntt ntt(g, 22, {.vector_access = vector});
+    auto src = g.input<Fp>("message", 1 + (42 << 20));
+    auto dst = g.output<Fp>("codeword", 42 << 22);
+    // vector_access off, or a source not in whole runs of four (it starts at entry 1)
+    ntt.forward(src.slice(vector ? 1 : 0, 42 << 20), 20, 1 << 20, dst, 22, 1 << 22, 42);
+    EXPECT_EQ(task_names(g),
+              (std::vector<std::string>{"ntt.forward.stages0-7", "ntt.forward.stages8-14", "ntt.forward.stages15-21"}));
+    for (const Task& t : g.tasks()) {
+      EXPECT_EQ(t.kernel->name, NttStageSharedFp::name);
+      EXPECT_EQ(t.grid.y, 42u);
+    }
+    // Stage 0..7: tiles of 8 groups of 256 entries (2048 entries in shared memory).
+    EXPECT_EQ(g.tasks()[0].grid.x, (1u << 22) / 2048 * NttStageSharedFp::workgroup_size);
+    EXPECT_EQ(g.tasks().back().bindings[1].buffer, dst.id());
+  }
+}
+
+TEST(NttGraph, RegisterPassesTakeSixteenByteAccessesWhereTheColumnsAreWholeRunsOfFour) {
+  for (const bool vector : {true, false}) {
+    for (const uint64_t offset : {0u, 1u, 4u}) {  // the source's first entry
+      Graph g;
+      Ntt ntt(g, 12, {.max_log_radix = 4, .vector_access = vector});
+      auto src = g.input<Fp>("message", 4 + (3 << 11));
+      auto dst = g.output<Fp>("codeword", 3 << 12);
+      ntt.forward(src.slice(offset, 3 << 11), 11, 1 << 11, dst, 12, 1 << 12, 3);
+      ASSERT_EQ(g.tasks().size(), 3u);  // stages 0-3 from the message, 4-7 and 8-11 between scratch and codeword
+      const bool whole = offset % 4 == 0;
+      EXPECT_EQ(g.tasks()[0].kernel->name, vector && whole ? NttStageVec0Fp::name : NttStageFp::name)
+          << "offset " << offset << " vector_access " << vector;
+      for (size_t t = 1; t < 3; ++t)
+        EXPECT_EQ(g.tasks()[t].kernel->name, vector ? NttStageVecFp::name : NttStageFp::name);
+      if (vector && whole) {
+        EXPECT_EQ(g.tasks()[0].grid.x, (1u << 12) / 16 / 4);  // 4 groups of 16 an invocation
+      }
+    }
+  }
+  // Stage 1 cannot: four consecutive outputs are two groups at two k.
+  Graph g;
+  Ntt ntt(g, 8, {.max_log_radix = 1});
+  auto src = g.input<Fp>("x", 256);
+  auto dst = g.output<Fp>("y", 256);
+  ntt.forward(src, 8, 256, dst, 8, 256, 1);
+  ASSERT_EQ(g.tasks().size(), 8u);
+  EXPECT_EQ(g.tasks()[0].kernel->name, NttStageFp::name);  // stage 0 at radix 2
+  EXPECT_EQ(g.tasks()[1].kernel->name, NttStageFp::name);  // stage 1
+  EXPECT_EQ(g.tasks()[2].kernel->name, NttStageVecFp::name);
 }
 
 TEST(NttGraph, NamesEachPassByItsStagesAndEndsInTheDestination) {

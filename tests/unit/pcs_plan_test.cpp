@@ -22,14 +22,15 @@ using namespace vkstark;
 // fused dispatch (238 / 206; 2026-11-23, docs/decisions.md), and the Merkle trees' layers of 2^12
 // compressions and fewer made 4 at a time by MerkleCompressLevels (211 / 179; 2026-11-27), and the
 // grinds' scratch words reset together when the transcript is made (196 / 178), and grinds of
-// folding_pow_bits one TranscriptGrindCoop dispatch each (184 / 166).
-TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf184DispatchesWith166Barriers) {
+// folding_pow_bits one TranscriptGrindCoop dispatch each (184 / 166), and the codeword's NTT in six
+// register passes at 16 bytes instead of three in shared memory (187 / 169; 2026-11-29).
+TEST(PcsPlan, KeccakfShapeIsOneSubmissionOf187DispatchesWith169Barriers) {
   PcsMatrixProof m = build_pcs_matrix_proof(42, 21, app_params_with_100_bits_security(21));
   Plan p = compile(std::move(m.graph));
   PlanCounts expected;
-  expected.dispatches = 184;
-  expected.barriers = 166;
-  expected.memory_barriers = 166;
+  expected.dispatches = 187;
+  expected.barriers = 169;
+  expected.memory_barriers = 169;
   expected.execution_barriers = 0;
   expected.submissions = 1;
   expected.host_syncs = 1;
