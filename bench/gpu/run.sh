@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
 # Usage: bash bench/gpu/run.sh [cold] [switch] [sweep] [benches] [air] [prove] [zkvm] [data] [examples] [tests]   (no argument: all)
-#        [memory] [large] [segment] [sponge] [ntt] [keccakf]   (only when named)
+#        [memory] [large] [segment] [sponge] [ntt] [keccakf] [baseline]   (only when named)
 cd "$(dirname "$0")/../.."
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
@@ -160,6 +160,22 @@ grep -E "^  (rows|2\^)" $R/keccakf-sweep.txt
 for p in 1365:15 10922:18; do
   timeout 100 $B/keccakf_bench --executor vulkan --permutations ${p%:*} --runs 2 --profile \
     --trace $R/k${p#*:}.trace.json > $R/k${p#*:}.txt 2>&1; echo "2^${p#*:} profile: exit $?"
+done
+fi
+if want baseline; then
+echo "== keccakf 2^12 .. 2^18 (medians of 5) and the zkVM segment (medians of 3), each beside a baseline build's bench (VKSTARK_GPU_EXTRA=.../<bench>_base)"
+timeout 60 $B/keccakf_bench --executor vulkan --permutations 170 --runs 3 > /dev/null 2>&1
+for v in keccakf_bench keccakf_bench_base; do
+  [ -x $B/$v ] || continue
+  timeout 200 $B/$v --executor vulkan --sweep-from 12 --sweep-to 18 --runs 5 \
+    --json $R/$v-vulkan-h200-sweep.json > $R/$v-sweep.txt 2>&1; echo "$v: exit $?"
+  grep -E "^  (rows|2\^)" $R/$v-sweep.txt
+done
+for v in zkvm_bench zkvm_bench_base; do
+  [ -x $B/$v ] || continue
+  timeout 200 $B/$v --executor vulkan --preset segment --runs 3 \
+    --json $R/$v-vulkan-h200-segment.json > $R/$v-segment.txt 2>&1; echo "$v: exit $?"
+  grep -E "stark_prove_excluding_trace " $R/$v-segment.txt
 done
 fi
 if want segment; then
