@@ -15,6 +15,9 @@ namespace vkstark {
 // (mu' batching of the stacked columns' RS messages; several commitments accumulate into one acc.)
 struct BatchColumnsExt {
   static constexpr std::string_view name = "batch_columns_ext";
+  // A workgroup shares the powers of mu, WG columns at a time (16 bytes each in shared memory).
+  static constexpr uint32_t workgroup_size = 256;
+  static constexpr KernelConstant constants[] = {{"WG", workgroup_size}};
   struct Args {
     In<Fp> matrix;
     In<Fp4> mu;

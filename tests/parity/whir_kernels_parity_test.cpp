@@ -252,7 +252,7 @@ TEST_P(WhirKernelsParity, GatheredRowsAndPathsOpenARealCommitment) {
 
 TEST_P(WhirKernelsParity, BatchColumnsExtAccumulatesPowersOfMuTimesColumns) {
   for (uint32_t n : test_sizes())
-    for (uint32_t width : {0u, 1u, 3u, 42u})
+    for (uint32_t width : {0u, 1u, 3u, 42u, 300u})  // 300: more than a workgroup's powers at a time
       for (uint32_t first_power : {0u, 5u}) {
         const uint32_t cs = n + 3;
         Graph g;
