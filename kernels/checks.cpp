@@ -237,12 +237,16 @@ std::string ntt_shared_problem(const NttStageSharedArgs<T>& a, uint32_t capacity
 template std::string ntt_shared_problem(const NttStageSharedArgs<Fp>&, uint32_t);
 template std::string ntt_shared_problem(const NttStageSharedArgs<Fp4>&, uint32_t);
 
-NttStageArgs<Fp> ntt_vec_as_fp(const NttStageArgs<Fp4>& a) {
-  return {.src = a.src.view.bitcast<Fp>(),
-          .dst = a.dst.view.bitcast<Fp>(),
+namespace {
+// The same pass over the same bytes with Fp or uvec4 entries (strides times or divided by 4).
+template <class To, class From>
+NttStageArgs<To> ntt_rebind(const NttStageArgs<From>& a) {
+  const auto stride = [](uint32_t s) { return uint32_t(uint64_t(s) * sizeof(From) / sizeof(To)); };
+  return {.src = a.src.view.template bitcast<To>(),
+          .dst = a.dst.view.template bitcast<To>(),
           .tw = a.tw,
-          .src_stride = a.src_stride * 4,
-          .dst_stride = a.dst_stride * 4,
+          .src_stride = stride(a.src_stride),
+          .dst_stride = stride(a.dst_stride),
           .log_n = a.log_n,
           .stage = a.stage,
           .log_radix = a.log_radix,
@@ -250,12 +254,17 @@ NttStageArgs<Fp> ntt_vec_as_fp(const NttStageArgs<Fp4>& a) {
           .log_tw = a.log_tw,
           .inverse = a.inverse};
 }
+}  // namespace
+
+NttStageArgs<Fp> ntt_vec_as_fp(const NttStageArgs<Fp4>& a) { return ntt_rebind<Fp>(a); }
+NttStageArgs<Fp4> ntt_fp_as_vec(const NttStageArgs<Fp>& a) { return ntt_rebind<Fp4>(a); }
 
 Grid NttStageVecFp::grid(const Args& a) {
   const Grid g = ntt_stage_grid(ntt_vec_as_fp(a));
   return {g.x / 4, g.y};
 }
 
+namespace {
 // What both vector passes need beyond a register pass's rules.
 std::string ntt_vec_problem(const NttStageArgs<Fp4>& a) {
   if (std::string p = ntt_stage_problem(ntt_vec_as_fp(a), 1, kNttMaxLogRadix); !p.empty()) return p;
@@ -265,6 +274,7 @@ std::string ntt_vec_problem(const NttStageArgs<Fp4>& a) {
   if (a.src_stride >= (1u << 30) || a.dst_stride >= (1u << 30)) return "column strides of 2^30 entries or more";
   return {};
 }
+}  // namespace
 
 std::string NttStageVecFp::check(const Args& a) {
   if (a.stage < 2) return fmt::format("stage {}: this vector pass is for stage 2 and above", a.stage);

@@ -161,8 +161,10 @@ struct NttStageSharedFp4 {
 // consecutive outputs are R/4 entries. On the H200, 4-byte accesses move 1.97 TB/s and 16-byte
 // ones 4.10 (kernel_bench). Needs at least 4 groups (log_n - log_radix >= 2), sources of at least
 // 4 rows (log_src >= 2), and stage 0 with log_radix >= 2, or stage >= 2.
-// ntt_vec_as_fp: the base-field view of its arguments (for its check, grid and CPU body).
+// ntt_vec_as_fp: the base-field view of its arguments (for its check, grid and CPU body);
+// ntt_fp_as_vec: the other way (views in whole runs of four, strides multiples of 4).
 NttStageArgs<Fp> ntt_vec_as_fp(const NttStageArgs<Fp4>& a);
+NttStageArgs<Fp4> ntt_fp_as_vec(const NttStageArgs<Fp>& a);
 
 struct NttStageVecFp {  // stage >= 2
   static constexpr std::string_view name = "ntt_stage_vec_fp";

@@ -141,31 +141,20 @@ void Ntt::add_setup() {
 
 // A register pass of Fp columns as NttStageVecFp (NttStageVec0Fp at stage 0), where the options,
 // the columns' alignment and the pass allow it (kernels/ntt.hpp); false: nothing added.
-template <class T, class Args>
-bool Ntt::vector_pass(const std::string& task, View<T> in, uint64_t in_stride, uint32_t in_log, View<T> out,
-                      uint64_t out_stride, uint32_t batch, const Args& a) {
-  if constexpr (!std::is_same_v<T, Fp>) {
+template <class Args>
+bool Ntt::vector_pass(const std::string& task, Args a, uint32_t batch) {
+  if constexpr (!std::is_same_v<Args, NttStageArgs<Fp>>) {
     return false;
   } else {
-    in = in.slice(0, extent(uint64_t(1) << in_log, in_stride, batch));
-    const bool whole = whole_runs(g_, in, in_stride) && whole_runs(g_, out, out_stride);
-    const bool pass = a.log_n >= a.log_radix + 2 && in_log >= 2 && (a.stage >= 2 || (a.stage == 0 && a.log_radix >= 2));
+    a.src = a.src.view.slice(0, extent(uint64_t(1) << a.log_src, a.src_stride, batch));  // the columns exactly
+    const bool whole = whole_runs(g_, a.src.view, a.src_stride) && whole_runs(g_, a.dst.view, a.dst_stride);
+    const bool pass =
+        a.log_n >= a.log_radix + 2 && a.log_src >= 2 && (a.stage >= 2 || (a.stage == 0 && a.log_radix >= 2));
     if (!options_.vector_access || !whole || !pass) return false;
-    const NttStageVecFp::Args vec{.src = in.template bitcast<Fp4>(),
-                                  .dst = out.template bitcast<Fp4>(),
-                                  .tw = a.tw,
-                                  .src_stride = static_cast<uint32_t>(in_stride / 4),
-                                  .dst_stride = static_cast<uint32_t>(out_stride / 4),
-                                  .log_n = a.log_n,
-                                  .stage = a.stage,
-                                  .log_radix = a.log_radix,
-                                  .log_src = a.log_src,
-                                  .log_tw = a.log_tw,
-                                  .inverse = a.inverse};
     if (a.stage == 0)
-      g_.dispatch<NttStageVec0Fp>(task, vec);
+      g_.dispatch<NttStageVec0Fp>(task, ntt_fp_as_vec(a));
     else
-      g_.dispatch<NttStageVecFp>(task, vec);
+      g_.dispatch<NttStageVecFp>(task, ntt_fp_as_vec(a));
     return true;
   }
 }
@@ -235,7 +224,7 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
                                 .log_tw = max_log_n_,
                                 .inverse = inverse ? 1u : 0u};
     if (r <= kNttMaxLogRadix) {
-      if (!vector_pass(task, in, in_stride, in_log, out, out_stride, batch, args)) g_.dispatch<K>(task, args);
+      if (!vector_pass(task, args, batch)) g_.dispatch<K>(task, args);
     } else {
       // Tiles of consecutive groups: up to 64 bytes of consecutive entries per load and store row,
       // as many as fit the shared memory next to the 2^r entries of each group.

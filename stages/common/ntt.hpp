@@ -71,9 +71,8 @@ class Ntt {
   void transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> dst, uint32_t log_n, uint64_t dst_stride,
                  uint32_t batch, bool inverse, std::string_view name);
 
-  template <class T, class Args>
-  bool vector_pass(const std::string& task, View<T> in, uint64_t in_stride, uint32_t in_log, View<T> out,
-                   uint64_t out_stride, uint32_t batch, const Args& a);
+  template <class Args>
+  bool vector_pass(const std::string& task, Args a, uint32_t batch);
 
   Graph& g_;
   uint32_t max_log_n_;
