@@ -308,6 +308,15 @@ std::string NttRsMessageVec::check(const Args& a) {
   return NttRsMessage::check(as_fp(a));
 }
 
+std::string NttRsMessageVecFrom::check(const Args& a) {
+  if (a.src.view.count != a.dst.view.count)
+    return fmt::format("src has {} entries and dst {}: the same columns expected", a.src.view.count, a.dst.view.count);
+  if (a.src.view.buffer == a.dst.view.buffer && a.src.view.offset < a.dst.view.offset + a.dst.view.count &&
+      a.dst.view.offset < a.src.view.offset + a.src.view.count)
+    return "src and dst overlap (NttRsMessageVec works in place)";
+  return NttRsMessageVec::check(on_dst(a));
+}
+
 template <class T>
 std::string ntt_zeta_problem(const NttZetaArgs<T>& a) {
   if (a.num_bits < 1 || a.num_bits > kNttMaxLogRadix)
@@ -408,6 +417,12 @@ std::string BatchColumnsExt::check(const Args& a) {
                   a.width == 0 || n == 0
                       ? std::string()
                       : count_at_least(a.matrix, "matrix", uint64_t(a.width - 1) * a.col_stride + n));
+}
+
+std::string BatchColumnsExtVec::check(const Args& a) {
+  if (a.acc.view.count % 4 != 0) return fmt::format("acc.count {} is not a multiple of 4", a.acc.view.count);
+  if (a.col_stride >= (1u << 30)) return fmt::format("col_stride {} entries of four: 2^30 or more", a.col_stride);
+  return BatchColumnsExt::check(as_fp(a));
 }
 
 namespace {

@@ -260,6 +260,29 @@ struct NttRsMessageVec {
   static void cpu(const Args& a, const CpuContext& ctx) { NttRsMessage::cpu(as_fp(a), ctx); }
 };
 
+// NttRsMessageVec from `src` into `dst` (columns at the same col_stride, in uvec4 entries), leaving
+// the source as it was: what a copy and NttRsMessageVec on the copy give, with one read and one
+// write of the columns instead of two each. src and dst must not overlap.
+struct NttRsMessageVecFrom {
+  static constexpr std::string_view name = "ntt_rs_message_vec_from";
+  static constexpr uint32_t workgroup_size = 128;
+  static constexpr KernelConstant constants[] = {{"WG", workgroup_size}};
+  struct Args {
+    In<Fp4> src;
+    Out<Fp4> dst;
+    uint32_t col_len = 0;
+    uint32_t col_stride = 0;
+    uint32_t inverse = 0;
+  };
+  // Its NttRsMessageVec arguments on dst (for the grid and the check).
+  static NttRsMessageVec::Args on_dst(const Args& a) {
+    return {.data = a.dst.view, .col_len = a.col_len, .col_stride = a.col_stride, .inverse = a.inverse};
+  }
+  static Grid grid(const Args& a) { return NttRsMessageVec::grid(on_dst(a)); }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
 // Subset-zeta (mobius = 0) or Möbius (mobius = 1) transform over the index bits
 // [bit_lo, bit_lo + num_bits) of columns of 2^log_n entries, in place. Invocation g < grid.x =
 // 2^(log_n - num_bits) of column c = grid.y index owns the 2^num_bits entries whose other index

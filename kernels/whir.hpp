@@ -31,6 +31,36 @@ struct BatchColumnsExt {
   static void cpu(const Args& a, const CpuContext& ctx);
 };
 
+// BatchColumnsExt over Fp columns bound as entries of four consecutive Fp (the Fp4-typed matrix
+// view is those columns bitcast; col_stride counts such entries): invocation b < grid.x =
+// acc.count / 4 takes rows 4b .. 4b + 3 with one 16-byte load a column (BatchColumnsExt: 4 bytes).
+// The same sums; acc.count a multiple of 4.
+struct BatchColumnsExtVec {
+  static constexpr std::string_view name = "batch_columns_ext_vec";
+  static constexpr uint32_t workgroup_size = 256;
+  static constexpr KernelConstant constants[] = {{"WG", workgroup_size}};
+  struct Args {
+    In<Fp4> matrix;
+    In<Fp4> mu;
+    InOut<Fp4> acc;
+    uint32_t width = 0;
+    uint32_t col_stride = 0;
+    uint32_t first_power = 0;
+  };
+  // Its BatchColumnsExt arguments (for the check and the CPU body).
+  static BatchColumnsExt::Args as_fp(const Args& a) {
+    return {.matrix = a.matrix.view.bitcast<Fp>(),
+            .mu = a.mu,
+            .acc = a.acc,
+            .width = a.width,
+            .col_stride = a.col_stride * 4,
+            .first_power = a.first_power};
+  }
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.acc.view.count / 4)}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx) { BatchColumnsExt::cpu(as_fp(a), ctx); }
+};
+
 // out[b] = prod_{k < m} ((1 - 2 u_k)(1 - b_k) + u_k b_k) for b < 2^m = grid.x = out.count
 // (protocol.md 5.6).
 struct MobiusEqTable {

@@ -207,6 +207,15 @@ void NttRsMessage::cpu(const Args& a, const CpuContext& ctx) {
       std::max<uint64_t>(1, 4096 >> a.log_chunk));
 }
 
+void NttRsMessageVecFrom::cpu(const Args& a, const CpuContext& ctx) {
+  auto src = ctx.span(a.src);
+  auto dst = ctx.span(a.dst);
+  cpu::for_each_chunk(
+      src.size(), [&](uint64_t b, uint64_t e) { std::copy(src.begin() + b, src.begin() + e, dst.begin() + b); },
+      uint64_t(1) << 14);
+  NttRsMessage::cpu(NttRsMessageVec::as_fp(on_dst(a)), ctx);
+}
+
 void NttZetaFp::cpu(const Args& a, const CpuContext& ctx) { zeta<Fp>(a, ctx); }
 void NttZetaFp4::cpu(const Args& a, const CpuContext& ctx) { zeta<Fp4>(a, ctx); }
 

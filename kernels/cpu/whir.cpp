@@ -103,7 +103,7 @@ void BatchColumnsExt::cpu(const Args& a, const CpuContext& ctx) {
       .matrix = m.data(), .col_stride = a.col_stride, .powers = powers.data(), .width = a.width, .acc = acc.data()};
   const SimdLevel level = cpu_simd_level();
   cpu::for_each_chunk(
-      ctx.grid().x, [&](uint64_t b0, uint64_t b1) { fp4_detail::batch_columns(level, bc, b0, b1); }, 1024);
+      acc.size(), [&](uint64_t b0, uint64_t b1) { fp4_detail::batch_columns(level, bc, b0, b1); }, 1024);
 }
 
 void MobiusEqTable::cpu(const Args& a, const CpuContext& ctx) {

@@ -83,12 +83,6 @@ std::string range_name(std::string_view name, std::string_view unit, uint32_t fi
                     : fmt::format("{}.{}s{}-{}", name, unit, first, first + count - 1);
 }
 
-// The columns of a view (sliced to them) at `stride` are whole runs of four entries in a buffer of
-// whole runs: they can be bound as uvec4 (NttStageVecFp).
-bool whole_runs(const Graph& g, const View<Fp>& v, uint64_t stride) {
-  return v.offset % 4 == 0 && v.count % 4 == 0 && stride % 4 == 0 && g.buffers()[v.buffer].bytes() % sizeof(Fp4) == 0;
-}
-
 template <class T>
 constexpr uint32_t kSharedCapacity = std::is_same_v<T, Fp> ? kNttSharedCapacityFp : kNttSharedCapacityFp4;
 
@@ -110,6 +104,10 @@ typename KShared::Args shared_args(const Args& a, uint32_t log_tile) {
 }
 
 }  // namespace
+
+bool whole_runs(const Graph& g, const View<Fp>& v, uint64_t stride) {
+  return v.offset % 4 == 0 && v.count % 4 == 0 && stride % 4 == 0 && g.buffers()[v.buffer].bytes() % sizeof(Fp4) == 0;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Ntt
@@ -314,6 +312,22 @@ void subset_transform(Graph& g, View<T> data, uint32_t log_n, uint64_t col_strid
 void add_rs_message(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride, uint32_t batch,
                     std::string_view name) {
   rs_message(g, data, l, col_len, col_stride, batch, false, name);
+}
+bool add_rs_message_from(Graph& g, View<Fp> src, View<Fp> dst, uint32_t l, uint64_t col_len, uint64_t col_stride,
+                         uint32_t batch, std::string_view name) {
+  if (l != 4 || col_len % 16 != 0) return false;
+  check_batch(name, batch);
+  check_columns(g, name, "src", src, col_len, col_stride, batch);
+  check_columns(g, name, "dst", dst, col_len, col_stride, batch);
+  src = src.slice(0, extent(col_len, col_stride, batch));
+  dst = dst.slice(0, extent(col_len, col_stride, batch));
+  if (!whole_runs(g, src, col_stride) || !whole_runs(g, dst, col_stride)) return false;
+  g.dispatch<NttRsMessageVecFrom>(std::string(name), {.src = src.bitcast<Fp4>(),
+                                                      .dst = dst.bitcast<Fp4>(),
+                                                      .col_len = static_cast<uint32_t>(col_len),
+                                                      .col_stride = static_cast<uint32_t>(col_stride / 4),
+                                                      .inverse = 0});
+  return true;
 }
 void add_rs_message_inverse(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride, uint32_t batch,
                             std::string_view name) {

@@ -80,6 +80,10 @@ class Ntt {
   Buffer<Fp> twiddles_;
 };
 
+// The columns of a view (sliced to them) at `stride` are whole runs of four entries in a buffer of
+// whole runs: they can be bound as uvec4 entries (NttStageVecFp, NttRsMessageVec, BatchColumnsExtVec).
+[[nodiscard]] bool whole_runs(const Graph& g, const View<Fp>& v, uint64_t stride);
+
 // Runs the setup graph that fills the twiddle table for transforms up to 2^max_log_n on `exec`
 // (Persistent: once per executor; repeating it is harmless).
 void prepare_ntt_twiddles(Executor& exec, uint32_t max_log_n);
@@ -89,6 +93,11 @@ void prepare_ntt_twiddles(Executor& exec, uint32_t max_log_n);
 // subset-zeta(iDFT_{2^l}(chunk)). l <= kNttMaxLogChunk. One dispatch, named `name`.
 void add_rs_message(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride, uint32_t batch,
                     std::string_view name = "rs_message");
+// The same map from `src` into `dst` (columns at the same col_len and col_stride), leaving src as it
+// was, in one pass (NttRsMessageVecFrom) where l = 4 and both are whole runs of four (whole_runs);
+// false, with nothing added, otherwise (the caller copies and works in place).
+[[nodiscard]] bool add_rs_message_from(Graph& g, View<Fp> src, View<Fp> dst, uint32_t l, uint64_t col_len,
+                                       uint64_t col_stride, uint32_t batch, std::string_view name);
 // Its inverse (per chunk: subset-Möbius, then DFT_{2^l}).
 void add_rs_message_inverse(Graph& g, View<Fp> data, uint32_t l, uint64_t col_len, uint64_t col_stride, uint32_t batch,
                             std::string_view name = "rs_message_inverse");

@@ -55,6 +55,16 @@ StackedLayout layout_of(std::span<const TraceView> traces, const SystemParams& p
   return StackedLayout(std::move(shapes), params.l_skip, params.n_stack);
 }
 
+// The RS message of `cols` columns of h entries from `src` into `copy`, src left as it was: one pass
+// where the columns are whole runs of four, else a copy and the pass in place on it.
+void message_into(Graph& g, View<Fp> src, View<Fp> copy, uint32_t l, uint64_t h, uint32_t cols, const std::string& name,
+                  const std::string& suffix) {
+  if (add_rs_message_from(g, src, copy, l, h, h, cols, name + ".rs_message" + suffix)) return;
+  g.dispatch<CopyU32>(name + ".message_copy" + suffix,
+                      {.src = src.bitcast<uint32_t>(), .dst = copy.bitcast<uint32_t>()});
+  add_rs_message(g, copy, l, h, h, cols, name + ".rs_message" + suffix);
+}
+
 // Columns [j0, j0 + cols) of tile t encoded into `dst` (their codeword, column-major, 2^log_cw each):
 // from a copy made the RS message where the traces are kept, else from the message itself.
 void encode_columns(Graph& g, Ntt& ntt, const std::string& name, const StackedCommitment& c, uint32_t t, uint32_t j0,
@@ -65,9 +75,7 @@ void encode_columns(Graph& g, Ntt& ntt, const std::string& name, const StackedCo
   if (c.traces_kept) {
     auto group = g.memory_group("commitment work");
     View<Fp> copy = g.transient<Fp>(name + ".message_copy" + suffix, uint64_t(cols) * h).all();
-    g.dispatch<CopyU32>(name + ".message_copy" + suffix,
-                        {.src = src.bitcast<uint32_t>(), .dst = copy.bitcast<uint32_t>()});
-    add_rs_message(g, copy, c.layout.l_skip(), h, h, cols, name + ".rs_message" + suffix);
+    message_into(g, src, copy, c.layout.l_skip(), h, cols, name, suffix);
     src = copy;
   }
   ntt.forward(src, m, h, dst, c.log_codeword(), n, cols, name + ".encode" + suffix);
@@ -264,10 +272,7 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
         const uint32_t cols = std::min(batch, c.tile_width(t) - j0);
         const std::string b = suffix + (batch == c.tile_width(t) ? std::string() : fmt::format(".c{}", j0));
         View<Fp> copy = g.transient<Fp>(name + ".message_copy" + b, uint64_t(cols) * h).all();
-        g.dispatch<CopyU32>(name + ".message_copy" + b,
-                            {.src = c.message[t].slice(uint64_t(j0) * h, uint64_t(cols) * h).bitcast<uint32_t>(),
-                             .dst = copy.bitcast<uint32_t>()});
-        add_rs_message(g, copy, l, h, h, cols, name + ".rs_message" + b);
+        message_into(g, c.message[t].slice(uint64_t(j0) * h, uint64_t(cols) * h), copy, l, h, cols, name, b);
         ntt.forward(copy, m, h, c.codeword[t].slice(uint64_t(j0) * n, uint64_t(cols) * n), log_cw, n, cols,
                     name + ".encode" + b);
       }

@@ -64,13 +64,19 @@ void WhirBuilder::batch_and_weights(const WhirOpening& in) {
   for (const StackedCommitment* c : in.commitments)
     for (uint32_t t = 0; t < c->tiles(); ++t) {
       const uint32_t width = c->tile_width(t);
-      g_.dispatch<BatchColumnsExt>(c->tiles() == 1 ? std::string("whir.batch") : fmt::format("whir.batch.{}", t),
-                                   {.matrix = c->message[t],
-                                    .mu = mu,
-                                    .acc = f_,
-                                    .width = width,
-                                    .col_stride = uint32_t(n),
-                                    .first_power = power});
+      const std::string name = c->tiles() == 1 ? std::string("whir.batch") : fmt::format("whir.batch.{}", t);
+      const View<Fp> matrix = c->message[t];
+      if (whole_runs(g_, matrix.slice(0, uint64_t(width) * n), n))  // 16-byte loads (BatchColumnsExtVec)
+        g_.dispatch<BatchColumnsExtVec>(name, {.matrix = matrix.bitcast<Fp4>(),
+                                               .mu = mu,
+                                               .acc = f_,
+                                               .width = width,
+                                               .col_stride = uint32_t(n / 4),
+                                               .first_power = power});
+      else
+        g_.dispatch<BatchColumnsExt>(
+            name,
+            {.matrix = matrix, .mu = mu, .acc = f_, .width = width, .col_stride = uint32_t(n), .first_power = power});
       power += width;
     }
   add_subset_zeta(g_, f_, s_.m, n, 1, 0, s_.m, "whir.f.zeta");

@@ -290,6 +290,53 @@ TEST_P(NttParity, RsMessageMatchesTheHostForChunkSizesUpTo2To10) {
       }
 }
 
+// add_rs_message_from: the message of src's columns in dst, src unchanged, in one pass
+// (NttRsMessageVecFrom) where both are whole runs of four and l = 4; nothing added otherwise.
+TEST_P(NttParity, RsMessageFromLeavesTheSourceAndMatchesTheHost) {
+  for (const bool whole_runs : {false, true})
+    for (uint32_t l : {3u, 4u}) {
+      const uint32_t batch = 3;
+      const uint64_t col_len = uint64_t(300) << l, stride = col_len + 8;
+      const uint64_t off = whole_runs ? 4 : 1;
+      Graph g;
+      auto x = g.input<Fp>("x", batch * stride + off);
+      auto dst = g.output<Fp>("dst", batch * stride + 4);
+      const bool added = add_rs_message_from(g, x.slice(off, batch * stride), dst.slice(4, batch * stride), l, col_len,
+                                             stride, batch, "message");
+      ASSERT_EQ(added, whole_runs && l == 4) << "l=" << l;
+      if (!added) {
+        EXPECT_TRUE(g.tasks().empty());
+        continue;
+      }
+      EXPECT_EQ(g.tasks().back().kernel->name, NttRsMessageVecFrom::name);
+      auto check = g.output<Fp>("source_after", x.count());
+      g.dispatch<CopyU32>("source_after", {.src = x.all().bitcast<uint32_t>(), .dst = check.all().bitcast<uint32_t>()});
+      auto vx = field_values(x.count(), 91 + l);
+      auto p = run(g, [&](PreparedPlan& pp) { pp.upload(x, vx); });
+      EXPECT_EQ(p->download(check), vx);
+      auto got = p->download(dst);
+      for (uint32_t c = 0; c < batch; ++c) {
+        std::vector<Fp> expect(vx.begin() + off + c * stride, vx.begin() + off + c * stride + col_len);
+        rs_message_chunks(expect, l);
+        ASSERT_TRUE(std::equal(expect.begin(), expect.end(), got.begin() + 4 + c * stride)) << "column " << c;
+      }
+    }
+}
+
+TEST_P(NttParity, RsMessageFromRefusesOverlappingColumns) {
+  Graph g;
+  auto y = g.output<Fp>("y", 64);
+  g.dispatch<FillU32>("y.zero", {.out = y.all().bitcast<uint32_t>(), .value = 0});
+  try {
+    g.dispatch<NttRsMessageVecFrom>(
+        "message",
+        {.src = y.slice(0, 32).bitcast<Fp4>(), .dst = y.slice(16, 32).bitcast<Fp4>(), .col_len = 32, .col_stride = 8});
+    FAIL() << "accepted overlapping views";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("src and dst overlap"), std::string::npos) << e.what();
+  }
+}
+
 TEST_P(NttParity, RsMessageMatchesTheNaiveDefinitionForChunkSizesUpTo2To5) {
   const uint32_t batch = 5;
   for (uint32_t l = 0; l <= 5; ++l)

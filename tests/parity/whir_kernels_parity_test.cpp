@@ -285,6 +285,61 @@ TEST_P(WhirKernelsParity, BatchColumnsExtAccumulatesPowersOfMuTimesColumns) {
       }
 }
 
+// The 16-byte form: columns bound as entries of four rows, the same sums; column strides one run
+// of four past the rows and the matrix four entries into its buffer.
+TEST_P(WhirKernelsParity, BatchColumnsExtVecMatchesTheFourByteForm) {
+  for (uint32_t n : {4u, 8u, 64u, 1024u, 4100u})
+    for (uint32_t width : {1u, 3u, 4u, 7u, 42u, 300u})
+      for (uint32_t first_power : {0u, 5u}) {
+        const uint32_t cs = n + 4;
+        Graph g;
+        auto m = g.input<Fp>("m", 4 + width * cs);
+        auto mu = g.input<Fp4>("mu", 2);
+        auto acc_in = g.input<Fp4>("acc_in", n + 4);
+        auto acc = copy_of(g, acc_in, "acc");
+        g.dispatch<BatchColumnsExtVec>("batch", {.matrix = m.slice(4, width * cs).bitcast<Fp4>(),
+                                                 .mu = mu.slice(1, 1),
+                                                 .acc = acc.slice(4, n),
+                                                 .width = width,
+                                                 .col_stride = cs / 4,
+                                                 .first_power = first_power});
+        auto vm = field_values(m.count(), 7 * n + width);
+        auto vmu = ext_values(2, n + 1);
+        auto vacc = ext_values(n + 4, n + 9);
+        auto p = run(g, [&](PreparedPlan& pp) {
+          pp.upload(m, vm);
+          pp.upload(mu, vmu);
+          pp.upload(acc_in, vacc);
+        });
+        auto got = p->download(acc);
+        for (uint32_t b = 0; b < 4; ++b) ASSERT_EQ(got[b], vacc[b]);
+        for (uint32_t b = 0; b < n; ++b) {
+          Fp4 expect = vacc[4 + b];
+          for (uint32_t c = 0; c < width; ++c) expect += vmu[1].pow(first_power + c) * vm[4 + c * cs + b];
+          ASSERT_EQ(got[4 + b], expect) << "n=" << n << " width=" << width << " first_power=" << first_power
+                                        << " b=" << b;
+        }
+      }
+}
+
+TEST_P(WhirKernelsParity, BatchColumnsExtVecRefusesRowsNotInFours) {
+  Graph g;
+  auto m = g.input<Fp>("m", 64);
+  auto mu = g.input<Fp4>("mu", 1);
+  auto acc = copy_of(g, g.input<Fp4>("acc_in", 6), "acc");
+  try {
+    g.dispatch<BatchColumnsExtVec>("batch", {.matrix = m.all().bitcast<Fp4>(),
+                                             .mu = mu.all(),
+                                             .acc = acc.all(),
+                                             .width = 2,
+                                             .col_stride = 2,
+                                             .first_power = 0});
+    FAIL() << "accepted 6 rows";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("acc.count 6 is not a multiple of 4"), std::string::npos) << e.what();
+  }
+}
+
 TEST_P(WhirKernelsParity, EqAndMobiusEqTablesMatchTheProductFormulas) {
   constexpr uint32_t kMaxM = 12;
   Graph g;
