@@ -119,6 +119,10 @@ TEST_P(KernelParity, Poseidon2PermuteMatchesHost) {
     g.dispatch<CopyU32>("copy", {.src = states.all().bitcast<uint32_t>(), .dst = out.all().bitcast<uint32_t>()});
     g.dispatch<Poseidon2Permute>("permute", {.states = out});
     auto v = field_values(16 * n, n);
+    // Edge states first: all 0, all p - 1, all 1 (the S-box's signed products at their bounds).
+    const uint32_t edges[] = {0, Fp::P - 1, 1};
+    for (uint32_t s = 0; s < std::min<uint32_t>(n, 3); ++s)
+      std::fill(v.begin() + 16 * s, v.begin() + 16 * s + 16, Fp::from_canonical(edges[s]));
     auto p = run(g, [&](PreparedPlan& pp) { pp.upload(states, v); });
     auto got = p->download(out);
     for (uint32_t s = 0; s < n; ++s) {
