@@ -220,6 +220,7 @@ std::string stockham_problem(const Args& a, uint32_t min_log_radix, uint32_t max
 
 template <class T>
 std::string ntt_stage_problem(const NttStageArgs<T>& a, uint32_t min_log_radix, uint32_t max_log_radix) {
+  if (a.mask.count != 0) return "a mask: only NttStageVecFp's passes take one";
   return stockham_problem(a, min_log_radix, max_log_radix);
 }
 template std::string ntt_stage_problem(const NttStageArgs<Fp>&, uint32_t, uint32_t);
@@ -238,7 +239,8 @@ template std::string ntt_shared_problem(const NttStageSharedArgs<Fp>&, uint32_t)
 template std::string ntt_shared_problem(const NttStageSharedArgs<Fp4>&, uint32_t);
 
 namespace {
-// The same pass over the same bytes with Fp or uvec4 entries (strides times or divided by 4).
+// The same pass over the same bytes with Fp or uvec4 entries (strides times or divided by 4), without
+// a mask (the CPU bodies compute every group; NttStageVecFp's caller sets its mask).
 template <class To, class From>
 NttStageArgs<To> ntt_rebind(const NttStageArgs<From>& a) {
   const auto stride = [](uint32_t s) { return uint32_t(uint64_t(s) * sizeof(From) / sizeof(To)); };
@@ -278,11 +280,53 @@ std::string ntt_vec_problem(const NttStageArgs<Fp4>& a) {
 
 std::string NttStageVecFp::check(const Args& a) {
   if (a.stage < 2) return fmt::format("stage {}: this vector pass is for stage 2 and above", a.stage);
-  return ntt_vec_problem(a);
+  Args unmasked = a;
+  unmasked.mask = {};
+  if (std::string p = ntt_vec_problem(unmasked); !p.empty()) return p;
+  if (a.mask.count == 0 || a.log_radix > a.log_n) return {};
+  const uint64_t words = (detail::pow2(a.log_n - a.log_radix) + 31) / 32;
+  if (a.mask.views[0].count < words)
+    return fmt::format("mask has {} words, {} needed for 2^{} groups", a.mask.views[0].count, words,
+                       a.log_n - a.log_radix);
+  return {};
+}
+
+namespace {
+// A pass (stage, log_radix) of a transform of 2^log_n: what is wrong, or "".
+std::string ntt_pass_problem(uint32_t log_n, uint32_t stage, uint32_t log_radix) {
+  if (log_n > 31) return fmt::format("log_n {} above 31", log_n);
+  if (log_radix < 1 || uint64_t(stage) + log_radix > log_n)
+    return fmt::format("pass of radix 2^{} at stage {} of a transform of 2^{}", log_radix, stage, log_n);
+  return {};
+}
+std::string ntt_mask_words(const View<uint32_t>& mask, uint32_t log_n, uint32_t log_radix) {
+  const uint64_t words = (detail::pow2(log_n - log_radix) + 31) / 32;
+  if (mask.count < words)
+    return fmt::format("mask has {} words, {} needed for 2^{} groups", mask.count, words, log_n - log_radix);
+  return {};
+}
+}  // namespace
+
+std::string NttMarkRows::check(const Args& a) {
+  if (std::string p = ntt_pass_problem(a.log_n, a.stage, a.log_radix); !p.empty()) return p;
+  if (a.rows_per_query == 0) return "rows_per_query 0";
+  if (uint64_t(a.rows_per_query - 1) * a.query_stride >= detail::pow2(a.log_n))
+    return fmt::format("{} rows {} apart do not fit a transform of 2^{}", a.rows_per_query, a.query_stride, a.log_n);
+  return first_of(ntt_mask_words(a.mask.view, a.log_n, a.log_radix),
+                  grid_fits(a.idx.view.count * a.rows_per_query, "idx.count x rows_per_query"));
+}
+
+std::string NttMarkInputs::check(const Args& a) {
+  if (std::string p = ntt_pass_problem(a.log_n, a.stage, a.log_radix); !p.empty()) return p;
+  if (std::string p = ntt_pass_problem(a.log_n, a.stage + a.log_radix, a.next_log_radix); !p.empty())
+    return "the next " + p;
+  return first_of(ntt_mask_words(a.mask.view, a.log_n, a.log_radix),
+                  ntt_mask_words(a.next_mask.view, a.log_n, a.next_log_radix));
 }
 
 std::string NttStageVec0Fp::check(const Args& a) {
   if (a.stage != 0) return fmt::format("stage {}: this vector pass is the one at stage 0", a.stage);
+  if (a.mask.count != 0) return "a mask: the stage-0 pass takes none";
   if (a.log_radix < 2) return fmt::format("radix 2^{}: the stage-0 vector pass takes radix 4 or more", a.log_radix);
   return ntt_vec_problem(a);
 }

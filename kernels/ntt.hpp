@@ -67,6 +67,10 @@ struct NttStageArgs {
   uint32_t log_src = 0;
   uint32_t log_tw = 0;
   uint32_t inverse = 0;  // 0 | 1
+  // NttStageVecFp only (the others refuse one): a bitmap over the pass's groups (bit g of word g / 32);
+  // its invocations whose four groups are all clear do nothing, their outputs are left as they were.
+  // For the rows that openings read of a codeword made again (Ntt::forward_rows, NttMarkRows).
+  InArray<uint32_t, 1> mask{};
 };
 
 // The grid of a register pass: n / R groups of each column.
@@ -183,6 +187,50 @@ struct NttStageVec0Fp {
   static constexpr KernelConstant constants[] = {{"NTT_VEC_OUT_CAPACITY", workgroup_size * 16}};
   using Args = NttStageArgs<Fp4>;
   static Grid grid(const Args& a) { return NttStageVecFp::grid(a); }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// The marks of a masked transform (NttStageArgs::mask). A pass of radix R = 2^log_radix at `stage`
+// (s = 2^stage) of a transform of size n = 2^log_n has n / R groups; group g reads rows
+// g + j n / R (j < R) of its source and writes rows x = (g mod s) + s k + s R (g div s) (k < R), so
+// output row x comes from group (x mod s) + s (x div (s R)).
+//
+// NttMarkRows: sets in `mask` the groups of pass (stage, log_radix) that write rows
+// idx[q] + t query_stride, for q < idx.count, t < rows_per_query (grid.x = idx.count rows_per_query):
+// the rows of an opening's leaf groups (GatherRows).
+struct NttMarkRows {
+  static constexpr std::string_view name = "ntt_mark_rows";
+  struct Args {
+    In<uint32_t> idx;
+    InOut<uint32_t> mask;
+    uint32_t rows_per_query = 0;
+    uint32_t query_stride = 0;
+    uint32_t log_n = 0;
+    uint32_t stage = 0;
+    uint32_t log_radix = 0;
+  };
+  static Grid grid(const Args& a) { return {detail::grid_dim(a.idx.view.count * a.rows_per_query)}; }
+  static std::string check(const Args& a);
+  static void cpu(const Args& a, const CpuContext& ctx);
+};
+
+// NttMarkInputs: sets in `mask` the groups of pass (stage, log_radix) that write the rows that the
+// groups marked in `next_mask` of the next pass (stage + log_radix, next_log_radix) read. grid.x =
+// the next pass's groups, 2^(log_n - next_log_radix).
+struct NttMarkInputs {
+  static constexpr std::string_view name = "ntt_mark_inputs";
+  struct Args {
+    In<uint32_t> next_mask;
+    InOut<uint32_t> mask;
+    uint32_t log_n = 0;
+    uint32_t stage = 0;
+    uint32_t log_radix = 0;
+    uint32_t next_log_radix = 0;
+  };
+  static Grid grid(const Args& a) {
+    return {a.next_log_radix <= a.log_n ? detail::grid_dim(detail::pow2(a.log_n - a.next_log_radix)) : 0u};
+  }
   static std::string check(const Args& a);
   static void cpu(const Args& a, const CpuContext& ctx);
 };

@@ -28,7 +28,7 @@
   X(GkrFractionLayers) X(EqSuffixTables) X(GkrSumcheckPartials) X(GkrFoldSumcheckPartials)         \
   X(NttTwiddles) X(NttStageFp) X(NttStageFp4) X(NttStageSharedFp) X(NttStageSharedFp4)             \
   X(NttStageVecFp) X(NttStageVec0Fp) X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4)      \
-  X(NttTranspose) X(NttRsMessageVec) X(NttRsMessageVecFrom)                                                               \
+  X(NttTranspose) X(NttRsMessageVec) X(NttRsMessageVecFrom) X(NttMarkRows) X(NttMarkInputs)                                                               \
   X(StackColumns)                                                                                  \
   X(StackedSliceWeights) X(StackedRound0SliceSums) X(StackedRound0Weigh) X(StackedRound0Sums)      \
   X(StackedRound0Poly) X(StackedFoldWeights) X(StackedFoldChunks) X(StackedSliceCoeffs)            \

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <type_traits>
 
 #include "kernels/cpu/detail/chunk_blocks.hpp"
@@ -146,6 +147,32 @@ void NttStageSharedFp4::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp4
 
 void NttStageVecFp::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp>(ntt_vec_as_fp(a), ctx); }
 void NttStageVec0Fp::cpu(const Args& a, const CpuContext& ctx) { stockham<Fp>(ntt_vec_as_fp(a), ctx); }
+
+namespace {
+// The group of pass (stage, log_radix) that writes row x (NttMarkRows).
+uint64_t ntt_group_of_row(uint64_t x, uint32_t stage, uint32_t log_radix) {
+  return (x & ((uint64_t(1) << stage) - 1)) | ((x >> (stage + log_radix)) << stage);
+}
+void set_mark(std::span<uint32_t> mask, uint64_t g) { mask[g / 32] |= uint32_t(1) << (g % 32); }
+}  // namespace
+
+void NttMarkRows::cpu(const Args& a, const CpuContext& ctx) {
+  auto idx = ctx.span(a.idx);
+  auto mask = ctx.span(a.mask);
+  for (uint32_t q : idx)
+    for (uint64_t t = 0; t < a.rows_per_query; ++t)
+      set_mark(mask, ntt_group_of_row(uint64_t(q) + t * a.query_stride, a.stage, a.log_radix));
+}
+
+void NttMarkInputs::cpu(const Args& a, const CpuContext& ctx) {
+  auto next = ctx.span(a.next_mask);
+  auto mask = ctx.span(a.mask);
+  const uint64_t groups = uint64_t(1) << (a.log_n - a.next_log_radix);
+  for (uint64_t h = 0; h < groups; ++h)
+    if ((next[h / 32] >> (h % 32)) & 1u)
+      for (uint64_t j = 0; j < (uint64_t(1) << a.next_log_radix); ++j)
+        set_mark(mask, ntt_group_of_row(h + j * groups, a.stage, a.log_radix));
+}
 
 void NttCopyPad::cpu(const Args& a, const CpuContext& ctx) {
   auto src = ctx.span(a.src);

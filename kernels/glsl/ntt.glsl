@@ -252,6 +252,8 @@ void main() {
 #else
   if (i4 >= pc.grid_x) return;
   const bool live = true;
+  // A masked pass (NttStageArgs::mask): nothing to do unless one of the four groups is marked.
+  if (pc.mask_count != 0u && ((mask_[0].data[pc.mask_off[0] + (i4 >> 3u)] >> ((i4 & 7u) << 2u)) & 15u) == 0u) return;
 #endif
   const uint c = vks_index_y();
   const uint lr = pc.log_radix;

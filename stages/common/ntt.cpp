@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/basic.hpp"
 #include "kernels/field/fp.hpp"
 #include "runtime/error.hpp"
 
@@ -140,7 +141,7 @@ void Ntt::add_setup() {
 // A register pass of Fp columns as NttStageVecFp (NttStageVec0Fp at stage 0), where the options,
 // the columns' alignment and the pass allow it (kernels/ntt.hpp); false: nothing added.
 template <class Args>
-bool Ntt::vector_pass(const std::string& task, Args a, uint32_t batch) {
+bool Ntt::vector_pass(const std::string& task, Args a, uint32_t batch, View<uint32_t> mask) {
   if constexpr (!std::is_same_v<Args, NttStageArgs<Fp>>) {
     return false;
   } else {
@@ -149,17 +150,61 @@ bool Ntt::vector_pass(const std::string& task, Args a, uint32_t batch) {
     const bool pass =
         a.log_n >= a.log_radix + 2 && a.log_src >= 2 && (a.stage >= 2 || (a.stage == 0 && a.log_radix >= 2));
     if (!options_.vector_access || !whole || !pass) return false;
-    if (a.stage == 0)
+    if (a.stage == 0) {
       g_.dispatch<NttStageVec0Fp>(task, ntt_fp_as_vec(a));
-    else
-      g_.dispatch<NttStageVecFp>(task, ntt_fp_as_vec(a));
+    } else {
+      NttStageArgs<Fp4> v = ntt_fp_as_vec(a);
+      if (mask.count > 0) v.mask = {mask};
+      g_.dispatch<NttStageVecFp>(task, v);
+    }
     return true;
   }
 }
 
+std::vector<View<uint32_t>> Ntt::row_masks(const std::vector<uint32_t>& passes, uint32_t log_n, const NttRows& rows,
+                                           std::string_view name) {
+  std::vector<View<uint32_t>> masks(passes.size());
+  std::vector<uint32_t> stage(passes.size(), 0);
+  for (size_t i = 1; i < passes.size(); ++i) stage[i] = stage[i - 1] + passes[i - 1];
+  // From the last pass back, while the groups that lead to the rows are fewer than the pass's
+  // groups: `reach` bounds the rows needed at a pass's output (one group each).
+  uint64_t reach = rows.idx.count * uint64_t(rows.rows_per_query);
+  size_t first = passes.size();
+  for (size_t i = passes.size(); i-- > 1;) {
+    const uint64_t groups = uint64_t(1) << (log_n - passes[i]);
+    if (reach >= groups || stage[i] < 2 || log_n < passes[i] + 2) break;
+    first = i;
+    reach <<= passes[i];
+  }
+  if (first == passes.size() || rows.idx.count == 0) return masks;
+  for (size_t i = first; i < passes.size(); ++i) {
+    const uint64_t words = ((uint64_t(1) << (log_n - passes[i])) + 31) / 32;
+    masks[i] = g_.transient<uint32_t>(unique_buffer_name(g_, fmt::format("{}.mask{}", name, i)), words).all();
+    g_.dispatch<FillU32>(fmt::format("{}.mask{}.zero", name, i), {.out = masks[i], .value = 0});
+  }
+  const size_t last = passes.size() - 1;
+  g_.dispatch<NttMarkRows>(range_name(std::string(name) + ".mark", "stage", stage[last], passes[last]),
+                           {.idx = rows.idx,
+                            .mask = masks[last],
+                            .rows_per_query = rows.rows_per_query,
+                            .query_stride = rows.query_stride,
+                            .log_n = log_n,
+                            .stage = stage[last],
+                            .log_radix = passes[last]});
+  for (size_t i = last; i-- > first;)
+    g_.dispatch<NttMarkInputs>(range_name(std::string(name) + ".mark", "stage", stage[i], passes[i]),
+                               {.next_mask = masks[i + 1],
+                                .mask = masks[i],
+                                .log_n = log_n,
+                                .stage = stage[i],
+                                .log_radix = passes[i],
+                                .next_log_radix = passes[i + 1]});
+  return masks;
+}
+
 template <class K, class KShared, class T>
 void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> dst, uint32_t log_n,
-                    uint64_t dst_stride, uint32_t batch, bool inverse, std::string_view name) {
+                    uint64_t dst_stride, uint32_t batch, bool inverse, std::string_view name, const NttRows* rows) {
   if (log_n > max_log_n_)
     throw InputError(fmt::format("{}: transform of size 2^{}, but this Ntt's twiddle table serves sizes up to 2^{}",
                                  name, log_n, max_log_n_));
@@ -200,6 +245,8 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
   View<T> scratch;
   if (passes.size() > 1)
     scratch = g_.transient<T>(unique_buffer_name(g_, fmt::format("{}.scratch", name)), uint64_t(batch) * n).all();
+  std::vector<View<uint32_t>> masks(passes.size());
+  if (rows != nullptr && vector) masks = row_masks(passes, log_n, *rows, name);
   View<T> in = src;
   uint64_t in_stride = src_stride;
   uint32_t in_log = log_src;
@@ -222,7 +269,10 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
                                 .log_tw = max_log_n_,
                                 .inverse = inverse ? 1u : 0u};
     if (r <= kNttMaxLogRadix) {
-      if (!vector_pass(task, args, batch)) g_.dispatch<K>(task, args);
+      if (!vector_pass(task, args, batch, masks[i])) {
+        if (masks[i].count > 0) throw GraphError(fmt::format("{}: a masked pass that is not a vector pass", task));
+        g_.dispatch<K>(task, args);
+      }
     } else {
       // Tiles of consecutive groups: up to 64 bytes of consecutive entries per load and store row,
       // as many as fit the shared memory next to the 2^r entries of each group.
@@ -241,6 +291,10 @@ void Ntt::transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> 
 void Ntt::forward(View<Fp> src, uint32_t log_src, uint64_t src_stride, View<Fp> dst, uint32_t log_n,
                   uint64_t dst_stride, uint32_t batch, std::string_view name) {
   transform<NttStageFp, NttStageSharedFp>(src, log_src, src_stride, dst, log_n, dst_stride, batch, false, name);
+}
+void Ntt::forward_rows(View<Fp> src, uint32_t log_src, uint64_t src_stride, View<Fp> dst, uint32_t log_n,
+                       uint64_t dst_stride, uint32_t batch, const NttRows& rows, std::string_view name) {
+  transform<NttStageFp, NttStageSharedFp>(src, log_src, src_stride, dst, log_n, dst_stride, batch, false, name, &rows);
 }
 void Ntt::forward(View<Fp4> src, uint32_t log_src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n,
                   uint64_t dst_stride, uint32_t batch, std::string_view name) {

@@ -38,6 +38,14 @@ struct NttOptions {
   bool vector_access = true;
 };
 
+// The rows of a transform's output that an opening reads: rows idx[q] + t query_stride for
+// q < idx.count, t < rows_per_query (GatherRows' leaf groups).
+struct NttRows {
+  View<uint32_t> idx;
+  uint32_t rows_per_query = 0;
+  uint32_t query_stride = 0;
+};
+
 class Ntt {
  public:
   // Declares (or finds) the Persistent twiddle buffer "ntt.twiddles.<max_log_n>". InputError when
@@ -60,6 +68,14 @@ class Ntt {
                uint32_t batch, std::string_view name = "ntt.forward");
   void forward(View<Fp4> src, uint32_t log_src, uint64_t src_stride, View<Fp4> dst, uint32_t log_n, uint64_t dst_stride,
                uint32_t batch, std::string_view name = "ntt.forward");
+  // forward() where only `rows` of dst are read afterwards: the last register passes, where the
+  // groups that lead to those rows are fewer than their groups, skip the others (masks marked on the
+  // device from rows.idx: NttMarkRows, NttMarkInputs; tasks "<name>.mark..."). The other rows of dst
+  // are left undefined on the device (the CPU executor computes them all); the rows read are those
+  // of forward(). Columns that forward() would not pass in registers with 16-byte accesses take
+  // forward() as it is.
+  void forward_rows(View<Fp> src, uint32_t log_src, uint64_t src_stride, View<Fp> dst, uint32_t log_n,
+                    uint64_t dst_stride, uint32_t batch, const NttRows& rows, std::string_view name);
   // dst[c] = iDFT_{2^log_n}(src[c]) (1/n included), columns of 2^log_n entries.
   void inverse(View<Fp> src, uint64_t src_stride, View<Fp> dst, uint32_t log_n, uint64_t dst_stride, uint32_t batch,
                std::string_view name = "ntt.inverse");
@@ -69,10 +85,14 @@ class Ntt {
  private:
   template <class K, class KShared, class T>
   void transform(View<T> src, uint32_t log_src, uint64_t src_stride, View<T> dst, uint32_t log_n, uint64_t dst_stride,
-                 uint32_t batch, bool inverse, std::string_view name);
+                 uint32_t batch, bool inverse, std::string_view name, const NttRows* rows = nullptr);
 
   template <class Args>
-  bool vector_pass(const std::string& task, Args a, uint32_t batch);
+  bool vector_pass(const std::string& task, Args a, uint32_t batch, View<uint32_t> mask = {});
+  // The masks of the passes (an empty view: unmasked) for `rows` of a transform of 2^log_n in
+  // `passes`, with their marking dispatched.
+  std::vector<View<uint32_t>> row_masks(const std::vector<uint32_t>& passes, uint32_t log_n, const NttRows& rows,
+                                        std::string_view name);
 
   Graph& g_;
   uint32_t max_log_n_;

@@ -67,8 +67,9 @@ void message_into(Graph& g, View<Fp> src, View<Fp> copy, uint32_t l, uint64_t h,
 
 // Columns [j0, j0 + cols) of tile t encoded into `dst` (their codeword, column-major, 2^log_cw each):
 // from a copy made the RS message where the traces are kept, else from the message itself.
+// With `rows`, only those rows of dst are read afterwards (Ntt::forward_rows).
 void encode_columns(Graph& g, Ntt& ntt, const std::string& name, const StackedCommitment& c, uint32_t t, uint32_t j0,
-                    uint32_t cols, View<Fp> dst, const std::string& suffix) {
+                    uint32_t cols, View<Fp> dst, const std::string& suffix, const NttRows* rows = nullptr) {
   const uint32_t m = c.log_message();
   const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << c.log_codeword();
   View<Fp> src = c.message[t].slice(uint64_t(j0) * h, uint64_t(cols) * h);
@@ -78,7 +79,10 @@ void encode_columns(Graph& g, Ntt& ntt, const std::string& name, const StackedCo
     message_into(g, src, copy, c.layout.l_skip(), h, cols, name, suffix);
     src = copy;
   }
-  ntt.forward(src, m, h, dst, c.log_codeword(), n, cols, name + ".encode" + suffix);
+  if (rows != nullptr)
+    ntt.forward_rows(src, m, h, dst, c.log_codeword(), n, cols, *rows, name + ".encode" + suffix);
+  else
+    ntt.forward(src, m, h, dst, c.log_codeword(), n, cols, name + ".encode" + suffix);
 }
 
 // The codeword where not all of it is kept: tile after tile, the kept columns into their tile and
@@ -339,6 +343,8 @@ void open_stacked(Graph& g, Ntt& ntt, const std::string& name, const StackedComm
                                  rows_out.count, paths_out.count, q * group * width, q * c.tree.depth()));
   if (q == 0) return;
   const std::vector<MatrixView> kept = c.codeword_matrices();
+  // The codeword made again is read at the queried leaves' rows only.
+  const NttRows opened{.idx = idx, .rows_per_query = uint32_t(group), .query_stride = uint32_t(c.tree.query_stride())};
   for (uint32_t t = 0; t < c.tiles(); ++t) {
     const uint32_t kw = t < kept.size() ? kept[t].width : 0;
     if (kw > 0)
@@ -351,7 +357,7 @@ void open_stacked(Graph& g, Ntt& ntt, const std::string& name, const StackedComm
         auto mg = g.memory_group("codeword (opening)");
         cw = g.transient<Fp>(name + ".codeword" + b, uint64_t(cols) * n).all();
       }
-      encode_columns(g, ntt, name, c, t, j0, cols, cw, b);
+      encode_columns(g, ntt, name, c, t, j0, cols, cw, b, &opened);
       gather_opened_rows(g, name + ".rows" + b, c.tree, {cw, cols, log_cw, 1, n}, idx, c.tile_first(t) + j0, width,
                          rows_out);
     }

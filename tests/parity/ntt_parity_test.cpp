@@ -163,6 +163,123 @@ TEST_P(NttParity, WholeRunsOfFourTakeSixteenByteAccesses) {
   }
 }
 
+// forward_rows: the rows an opening reads (leaf groups of 16 rows n/16 apart, a few queries, one
+// repeated) equal the host DFT's; the last passes are masked where few of their groups lead there
+// (sizes and radices where none, some or all passes after the first are).
+TEST_P(NttParity, ForwardRowsGivesTheReadRowsOfTheTransform) {
+  run_setup(14);
+  for (uint32_t log_n : {6u, 10u, 14u})
+    for (uint32_t radix : {kNttMaxLogRadix, 2u})
+      for (uint32_t queries : {1u, 5u}) {
+        const uint32_t batch = 3, log_src = log_n - 1, group = 16;
+        const uint64_t n = uint64_t(1) << log_n, src_len = n / 2, stride_q = n / group;
+        const uint64_t src_stride = src_len + 4, dst_stride = n + 8;
+        Graph g;
+        Ntt ntt(g, 14, {.max_log_radix = radix});
+        auto src = g.input<Fp>("src", 4 + batch * src_stride);
+        auto dst = g.output<Fp>("dst", 8 + batch * dst_stride);
+        auto idx = g.input<uint32_t>("idx", queries);
+        ntt.forward_rows(src.slice(4, batch * src_stride), log_src, src_stride, dst.slice(8, batch * dst_stride), log_n,
+                         dst_stride, batch, {.idx = idx, .rows_per_query = group, .query_stride = uint32_t(stride_q)},
+                         "rows");
+        size_t marks = 0;
+        for (const auto& t : g.tasks()) marks += t.name.find(".mark") != std::string::npos;
+        if (log_n == 14 && radix == kNttMaxLogRadix) EXPECT_GT(marks, 0u) << "queries " << queries;
+        std::vector<uint32_t> vidx(queries);
+        for (uint32_t q = 0; q < queries; ++q) vidx[q] = uint32_t((q * 2654435761u) % stride_q);
+        if (queries > 1) vidx[queries - 1] = vidx[0];
+        auto x = field_values(src.count(), 40 + log_n);
+        auto p = run(g, [&](PreparedPlan& pp) {
+          pp.upload(src, x);
+          pp.upload(idx, vidx);
+        });
+        auto got = p->download(dst);
+        for (uint32_t c = 0; c < batch; ++c) {
+          std::vector<Fp> expect(x.begin() + 4 + c * src_stride, x.begin() + 4 + c * src_stride + src_len);
+          expect.resize(n);
+          dft(std::span<Fp>(expect));
+          for (uint32_t q = 0; q < queries; ++q)
+            for (uint64_t t = 0; t < group; ++t) {
+              const uint64_t row = vidx[q] + t * stride_q;
+              ASSERT_EQ(got[8 + c * dst_stride + row], expect[row])
+                  << "log_n " << log_n << " radix " << radix << " column " << c << " row " << row;
+            }
+        }
+      }
+}
+
+// A masked vector pass: the quads of groups with a mark are those of the unmasked pass; on the
+// device the others are left as they were (the CPU body computes every group).
+TEST_P(NttParity, AMaskedVectorPassComputesTheMarkedGroups) {
+  run_setup(10);
+  const uint32_t log_n = 10, stage = 4, lr = 3, batch = 2;
+  const uint64_t n = uint64_t(1) << log_n, groups = n >> lr;
+  Graph g;
+  Ntt ntt(g, 10);
+  auto src = g.input<Fp>("src", batch * n);
+  auto full = g.output<Fp>("full", batch * n);
+  auto masked = g.output<Fp>("masked", batch * n);
+  auto mask = g.input<uint32_t>("mask", groups / 32);
+  g.dispatch<FillU32>("masked.fill", {.out = masked.all().bitcast<uint32_t>(), .value = 0xDEADBEEFu});
+  NttStageArgs<Fp4> a{.src = src.all().bitcast<Fp4>(),
+                      .dst = full.all().bitcast<Fp4>(),
+                      .tw = ntt.twiddles(),
+                      .src_stride = uint32_t(n / 4),
+                      .dst_stride = uint32_t(n / 4),
+                      .log_n = log_n,
+                      .stage = stage,
+                      .log_radix = lr,
+                      .log_src = log_n,
+                      .log_tw = 10};
+  g.dispatch<NttStageVecFp>("full", a);
+  a.dst = masked.all().bitcast<Fp4>();
+  a.mask = {mask.all()};
+  g.dispatch<NttStageVecFp>("masked", a);
+  std::vector<uint32_t> vmask(groups / 32, 0);
+  vmask[0] = 1u << 9;      // group 9: the quad of groups 8 .. 11
+  vmask[3] = 0x80000000u;  // group 127: the quad of 124 .. 127
+  auto x = field_values(src.count(), 9);
+  auto p = run(g, [&](PreparedPlan& pp) {
+    pp.upload(src, x);
+    pp.upload(mask, vmask);
+  });
+  const auto want = p->download(full), got = p->download(masked);
+  const uint64_t s = uint64_t(1) << stage;
+  size_t kept = 0;
+  for (uint32_t c = 0; c < batch; ++c)
+    for (uint64_t row = 0; row < n; ++row) {
+      const uint64_t grp = (row & (s - 1)) | ((row >> (stage + lr)) << stage);
+      const bool marked = (grp >= 8 && grp < 12) || grp >= 124;
+      if (marked || GetParam() == "cpu") {
+        ASSERT_EQ(got[c * n + row], want[c * n + row]) << "column " << c << " row " << row;
+      } else {
+        ASSERT_EQ(got[c * n + row].mont(), 0xDEADBEEFu) << "column " << c << " row " << row;
+        ++kept;
+      }
+    }
+  if (GetParam() != "cpu") EXPECT_EQ(kept, size_t(batch) * (groups - 8) << lr);
+}
+
+TEST_P(NttParity, MarksSetTheGroupsThatLeadToTheRows) {
+  // A transform of 2^6 in passes of radix 4, 4, 4 (stages 0, 2, 4): rows 5 and 37 (a query at 5,
+  // rows_per_query 2, 32 apart) come from the last pass's groups 5 mod 16 + 16 (row >> 6) = 5, and
+  // those read rows 5 + 16 j, written by the middle pass's groups (row mod 4) + 4 (row >> 4) = 1 + 4 j.
+  Graph g;
+  auto idx = g.input<uint32_t>("idx", 1);
+  auto last = g.output<uint32_t>("last", 1);
+  auto middle = g.output<uint32_t>("middle", 1);
+  g.dispatch<FillU32>("zero.last", {.out = last, .value = 0});
+  g.dispatch<FillU32>("zero.middle", {.out = middle, .value = 0});
+  g.dispatch<NttMarkRows>(
+      "rows",
+      {.idx = idx, .mask = last, .rows_per_query = 2, .query_stride = 32, .log_n = 6, .stage = 4, .log_radix = 2});
+  g.dispatch<NttMarkInputs>(
+      "inputs", {.next_mask = last, .mask = middle, .log_n = 6, .stage = 2, .log_radix = 2, .next_log_radix = 2});
+  auto p = run(g, [&](PreparedPlan& pp) { pp.upload(idx, std::vector<uint32_t>{5}); });
+  EXPECT_EQ(p->download(last), std::vector<uint32_t>{1u << 5});
+  EXPECT_EQ(p->download(middle), std::vector<uint32_t>{(1u << 1) | (1u << 5) | (1u << 9) | (1u << 13)});
+}
+
 TEST_P(NttParity, InverseMatchesTheHostInverseDft) {
   run_setup(11);
   for (uint32_t log_n : {0u, 1u, 2u, 3u, 4u, 5u, 7u, 10u, 11u})
