@@ -28,14 +28,15 @@
   X(GkrFractionLayers) X(EqSuffixTables) X(GkrSumcheckPartials) X(GkrFoldSumcheckPartials)         \
   X(NttTwiddles) X(NttStageFp) X(NttStageFp4) X(NttStageSharedFp) X(NttStageSharedFp4)             \
   X(NttStageVecFp) X(NttStageVec0Fp) X(NttCopyPad) X(NttRsMessage) X(NttZetaFp) X(NttZetaFp4)      \
-  X(NttTranspose) X(NttRsMessageVec) X(NttRsMessageVecFrom) X(NttMarkRows) X(NttMarkInputs)                                                               \
+  X(NttTranspose) X(NttRsMessageVec) X(NttRsMessageVecFrom) X(NttMarkRows) X(NttMarkInputs)        \
   X(StackColumns)                                                                                  \
   X(StackedSliceWeights) X(StackedRound0SliceSums) X(StackedRound0Weigh) X(StackedRound0Sums)      \
   X(StackedRound0Poly) X(StackedFoldWeights) X(StackedFoldChunks) X(StackedSliceCoeffs)            \
   X(StackedKernelTable) X(StackedFoldPartials)                                                     \
   X(TranscriptObserve) X(TranscriptSample) X(TranscriptSampleBits) X(TranscriptGrindSearch)        \
   X(TranscriptGrindFinish) X(TranscriptObserveSample) X(ScalarProgram) X(TranscriptGrindCoop)    \
-  X(BatchColumnsExt) X(BatchColumnsExtVec) X(MobiusEqTable) X(EqTable) X(UCube) X(SumcheckProductPartials) X(ReduceFp4) \
+  X(BatchColumnsExt) X(BatchColumnsExtVec) X(MobiusEqTable) X(EqTable) X(UCube)                    \
+  X(SumcheckProductPartials) X(ReduceFp4)                                                          \
   X(FoldPairsFp4) X(FoldPairs2Fp4) X(EvalPolyPartials) X(QueryPoints) X(EqPowAccumulate)           \
   X(ZerocheckCosetExtend) X(ZerocheckWeightedSums) X(ZerocheckInterpolate) X(ZerocheckRound0Polys) \
   X(ZerocheckEqPolys) X(ZerocheckBatchRound0) X(Fp4Powers) X(Fp4Gather)

@@ -65,8 +65,8 @@ void WhirBuilder::batch_and_weights(const WhirOpening& in) {
     for (uint32_t t = 0; t < c->tiles(); ++t) {
       const uint32_t width = c->tile_width(t);
       const std::string name = c->tiles() == 1 ? std::string("whir.batch") : fmt::format("whir.batch.{}", t);
-      const View<Fp> matrix = c->message[t];
-      if (whole_runs(g_, matrix.slice(0, uint64_t(width) * n), n))  // 16-byte loads (BatchColumnsExtVec)
+      const View<Fp> matrix = c->message[t].slice(0, uint64_t(width) * n);
+      if (whole_runs(g_, matrix, n))  // 16-byte loads (BatchColumnsExtVec)
         g_.dispatch<BatchColumnsExtVec>(name, {.matrix = matrix.bitcast<Fp4>(),
                                                .mu = mu,
                                                .acc = f_,

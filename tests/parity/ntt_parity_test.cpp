@@ -184,7 +184,9 @@ TEST_P(NttParity, ForwardRowsGivesTheReadRowsOfTheTransform) {
                          "rows");
         size_t marks = 0;
         for (const auto& t : g.tasks()) marks += t.name.find(".mark") != std::string::npos;
-        if (log_n == 14 && radix == kNttMaxLogRadix) EXPECT_GT(marks, 0u) << "queries " << queries;
+        if (log_n == 14 && radix == kNttMaxLogRadix) {
+          EXPECT_GT(marks, 0u) << "queries " << queries;
+        }
         std::vector<uint32_t> vidx(queries);
         for (uint32_t q = 0; q < queries; ++q) vidx[q] = uint32_t((q * 2654435761u) % stride_q);
         if (queries > 1) vidx[queries - 1] = vidx[0];
@@ -257,7 +259,9 @@ TEST_P(NttParity, AMaskedVectorPassComputesTheMarkedGroups) {
         ++kept;
       }
     }
-  if (GetParam() != "cpu") EXPECT_EQ(kept, size_t(batch) * (groups - 8) << lr);
+  if (GetParam() != "cpu") {
+    EXPECT_EQ(kept, (size_t(batch) * (groups - 8)) << lr);
+  }
 }
 
 TEST_P(NttParity, MarksSetTheGroupsThatLeadToTheRows) {
