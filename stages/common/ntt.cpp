@@ -166,17 +166,13 @@ std::vector<View<uint32_t>> Ntt::row_masks(const std::vector<uint32_t>& passes, 
   std::vector<View<uint32_t>> masks(passes.size());
   std::vector<uint32_t> stage(passes.size(), 0);
   for (size_t i = 1; i < passes.size(); ++i) stage[i] = stage[i - 1] + passes[i - 1];
-  // From the last pass back, while the rows needed at a pass's output (`reach`, counting a row once
-  // for each row of the opening that leads to it) are fewer than 16 times its groups: rows share
-  // groups once they outnumber the classes of the rows' index bits that a pass keeps apart (keccakf's
-  // 193 queries of leaves n/16 apart: the pass at stages 8-11 reaches 3.2 M rows, 12 a group, and
-  // marks about half of its groups; docs/decisions.md).
-  constexpr uint64_t kReachPerGroup = 16;
+  // From the last pass back, while the groups that lead to the rows are fewer than the pass's
+  // groups: `reach` bounds the rows needed at a pass's output (one group each).
   uint64_t reach = rows.idx.count * uint64_t(rows.rows_per_query);
   size_t first = passes.size();
   for (size_t i = passes.size(); i-- > 1;) {
     const uint64_t groups = uint64_t(1) << (log_n - passes[i]);
-    if (reach >= kReachPerGroup * groups || stage[i] < 2 || log_n < passes[i] + 2) break;
+    if (reach >= groups || stage[i] < 2 || log_n < passes[i] + 2) break;
     first = i;
     reach <<= passes[i];
   }
