@@ -278,19 +278,6 @@ std::string ntt_vec_problem(const NttStageArgs<Fp4>& a) {
 }
 }  // namespace
 
-std::string NttStageVecFp::check(const Args& a) {
-  if (a.stage < 2) return fmt::format("stage {}: this vector pass is for stage 2 and above", a.stage);
-  Args unmasked = a;
-  unmasked.mask = {};
-  if (std::string p = ntt_vec_problem(unmasked); !p.empty()) return p;
-  if (a.mask.count == 0 || a.log_radix > a.log_n) return {};
-  const uint64_t words = (detail::pow2(a.log_n - a.log_radix) + 31) / 32;
-  if (a.mask.views[0].count < words)
-    return fmt::format("mask has {} words, {} needed for 2^{} groups", a.mask.views[0].count, words,
-                       a.log_n - a.log_radix);
-  return {};
-}
-
 namespace {
 // A pass (stage, log_radix) of a transform of 2^log_n: what is wrong, or "".
 std::string ntt_pass_problem(uint32_t log_n, uint32_t stage, uint32_t log_radix) {
@@ -306,6 +293,13 @@ std::string ntt_mask_words(const View<uint32_t>& mask, uint32_t log_n, uint32_t 
   return {};
 }
 }  // namespace
+
+// (ntt_vec_problem checks the pass without its mask: the rebinding to Fp entries drops it.)
+std::string NttStageVecFp::check(const Args& a) {
+  if (a.stage < 2) return fmt::format("stage {}: this vector pass is for stage 2 and above", a.stage);
+  if (std::string p = ntt_vec_problem(a); !p.empty()) return p;
+  return a.mask.count == 0 ? std::string() : ntt_mask_words(a.mask.views[0], a.log_n, a.log_radix);
+}
 
 std::string NttMarkRows::check(const Args& a) {
   if (std::string p = ntt_pass_problem(a.log_n, a.stage, a.log_radix); !p.empty()) return p;
