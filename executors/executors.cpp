@@ -37,6 +37,10 @@ std::unique_ptr<Executor> make_executor(std::string_view kind) {
     gpu_only.allow_cpu_device = false;
     return make_vulkan_executor(gpu_only);
   } catch (const DeviceError& e) {
+    // A device profile asks for a Vulkan device under it: its refusal is the answer, not the CPU.
+    if (const char* profile = std::getenv("VKSTARK_DEVICE_PROFILE");
+        profile && *profile && std::string_view(profile) != "none")
+      throw;
     named_logger("vkstark.executors").info("executor auto: no Vulkan GPU ({}); using the CPU executor", e.what());
     return make_cpu_executor();
   }

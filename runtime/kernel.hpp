@@ -282,6 +282,11 @@ concept Kernel = requires(const typename K::Args& a, const CpuContext& ctx) {
 
 // What the runtime keeps about a kernel: its name (the GLSL file of a compiled kernel), ABI,
 // workgroup preference, CPU entry and, for a run-time kernel, its SPIR-V.
+// The largest workgroup a kernel fixes for itself (KernelInfo::workgroup_size: its shared tiles are
+// sized for it). A device with fewer invocations cannot run the library (the Vulkan executor refuses
+// it); kernel_abi_test holds every kernel to it.
+inline constexpr uint32_t kMaxFixedWorkgroupSize = 256;
+
 struct KernelInfo {
   std::string name;
   KernelAbi abi;

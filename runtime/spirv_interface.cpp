@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <vector>
@@ -14,18 +15,30 @@ namespace {
 enum Op : uint32_t {
   kOpName = 5,
   kOpMemberName = 6,
+  kOpCapability = 17,
+  kOpTypeBool = 20,
   kOpTypeInt = 21,
+  kOpTypeFloat = 22,
   kOpTypeVector = 23,
   kOpTypeArray = 28,
   kOpTypeRuntimeArray = 29,
   kOpTypeStruct = 30,
   kOpTypePointer = 32,
+  kOpConstantTrue = 41,
+  kOpConstantFalse = 42,
   kOpConstant = 43,
+  kOpConstantComposite = 44,
+  kOpSpecConstantTrue = 48,
+  kOpSpecConstantFalse = 49,
+  kOpSpecConstant = 50,
+  kOpSpecConstantComposite = 51,
+  kOpSpecConstantOp = 52,
   kOpVariable = 59,
   kOpDecorate = 71,
   kOpMemberDecorate = 72,
 };
 enum Decoration : uint32_t {
+  kSpecId = 1,
   kBufferBlock = 3,
   kArrayStride = 6,
   kNonWritable = 24,
@@ -36,7 +49,7 @@ enum Decoration : uint32_t {
   kBuiltIn = 11,
 };
 constexpr uint32_t kBuiltInNumWorkgroups = 24;
-enum StorageClass : uint32_t { kUniform = 2, kPushConstant = 9, kStorageBuffer = 12 };
+enum StorageClass : uint32_t { kUniform = 2, kWorkgroup = 4, kPushConstant = 9, kStorageBuffer = 12 };
 
 struct Module {
   std::map<uint32_t, std::vector<uint32_t>> types;              // id -> the type instruction's words (opcode first)
@@ -46,6 +59,10 @@ struct Module {
   std::map<uint32_t, std::map<uint32_t, std::vector<uint32_t>>> decorations;  // id -> decoration -> literals
   std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, uint32_t>> member_decorations;
   std::map<std::pair<uint32_t, uint32_t>, std::string> member_names;
+  std::vector<uint32_t> capabilities;
+  // Constants that are not plain 32-bit OpConstant, and every specialization constant: id -> the
+  // instruction's words (opcode first), evaluated on demand (spirv_needs).
+  std::map<uint32_t, std::vector<uint32_t>> other_constants;
 
   bool has(uint32_t id, uint32_t decoration) const {
     auto it = decorations.find(id);
@@ -92,6 +109,21 @@ std::optional<Module> parse(std::span<const uint32_t> spirv, std::string& error)
       case kOpMemberName:
         if (count >= 4) m.member_names[{w[1], w[2]}] = literal_string(w.subspan(3));
         break;
+      case kOpCapability:
+        if (count >= 2) m.capabilities.push_back(w[1]);
+        break;
+      case kOpConstantTrue:
+      case kOpConstantFalse:
+      case kOpConstantComposite:
+      case kOpSpecConstantTrue:
+      case kOpSpecConstantFalse:
+      case kOpSpecConstant:
+      case kOpSpecConstantComposite:
+      case kOpSpecConstantOp:
+        if (count >= 3) m.other_constants[w[2]] = {w.begin(), w.end()};
+        break;
+      case kOpTypeBool:
+      case kOpTypeFloat:
       case kOpTypeInt:
       case kOpTypeVector:
       case kOpTypeArray:
@@ -203,6 +235,199 @@ std::string check_push(const Module& m, const KernelAbi& abi, uint32_t block) {
   return {};
 }
 
+// The value of a constant or specialization constant under `spec` (SpecId -> value; a spec constant
+// not in it keeps its default): scalars as one value, composites as their constituents. Nullopt for
+// what it cannot evaluate (an operation outside the integer and logical ones a size is made of).
+class ConstantEvaluator {
+ public:
+  ConstantEvaluator(const Module& m, std::span<const std::pair<uint32_t, uint32_t>> spec) : m_(m), spec_(spec) {}
+
+  std::optional<std::vector<uint64_t>> value(uint32_t id, int depth = 0) {
+    if (auto c = m_.constants.find(id); c != m_.constants.end()) return std::vector<uint64_t>{c->second};
+    auto it = m_.other_constants.find(id);
+    if (it == m_.other_constants.end() || depth > 64) return std::nullopt;
+    const std::vector<uint32_t>& w = it->second;
+    switch (w[0] & 0xFFFF) {
+      case kOpConstantTrue:
+        return std::vector<uint64_t>{1};
+      case kOpConstantFalse:
+        return std::vector<uint64_t>{0};
+      case kOpSpecConstantTrue:
+      case kOpSpecConstantFalse:
+      case kOpSpecConstant: {
+        const uint64_t fallback = (w[0] & 0xFFFF) == kOpSpecConstant       ? (w.size() > 3 ? w[3] : 0)
+                                  : (w[0] & 0xFFFF) == kOpSpecConstantTrue ? 1
+                                                                           : 0;
+        if (auto sid = m_.literal(id, kSpecId))
+          for (const auto& [k, v] : spec_)
+            if (k == *sid) return std::vector<uint64_t>{v};
+        return std::vector<uint64_t>{fallback};
+      }
+      case kOpConstantComposite:
+      case kOpSpecConstantComposite: {
+        std::vector<uint64_t> out;
+        for (size_t i = 3; i < w.size(); ++i) {
+          auto part = value(w[i], depth + 1);
+          if (!part) return std::nullopt;
+          out.insert(out.end(), part->begin(), part->end());
+        }
+        return out;
+      }
+      case kOpSpecConstantOp:
+        return operation(w, depth);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  std::optional<uint64_t> scalar(uint32_t id) {
+    auto v = value(id);
+    if (!v || v->size() != 1) return std::nullopt;
+    return (*v)[0];
+  }
+
+ private:
+  std::optional<std::vector<uint64_t>> operation(const std::vector<uint32_t>& w, int depth) {
+    if (w.size() < 5) return std::nullopt;
+    const uint32_t op = w[3];
+    if (op == 81) {  // OpCompositeExtract: composite, then literal indices (one level: vectors)
+      auto c = value(w[4], depth + 1);
+      if (!c || w.size() != 6 || w[5] >= c->size()) return std::nullopt;
+      return std::vector<uint64_t>{(*c)[w[5]]};
+    }
+    std::vector<uint64_t> a;
+    for (size_t i = 4; i < w.size(); ++i) {
+      auto v = value(w[i], depth + 1);
+      if (!v || v->size() != 1) return std::nullopt;
+      a.push_back((*v)[0]);
+    }
+    const uint32_t bits = type_bits(w[1]);
+    const uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    auto signed_of = [&](uint64_t x) { return bits >= 64 || !(x >> (bits - 1) & 1) ? int64_t(x) : int64_t(x | ~mask); };
+    auto one = [&](uint64_t r) { return std::optional<std::vector<uint64_t>>(std::vector<uint64_t>{r & mask}); };
+    const uint64_t x = a[0], y = a.size() > 1 ? a[1] : 0;
+    switch (op) {
+      case 126:
+        return one(uint64_t(-signed_of(x)));  // OpSNegate
+      case 200:
+        return one(~x);  // OpNot
+      case 113:
+      case 114:
+        return one(x);  // OpUConvert, OpSConvert
+      case 168:
+        return one(x == 0);  // OpLogicalNot
+      default:
+        break;
+    }
+    if (a.size() == 3 && op == 169) return one(x ? a[1] : a[2]);  // OpSelect
+    if (a.size() != 2) return std::nullopt;
+    switch (op) {
+      case 128:
+        return one(x + y);  // OpIAdd
+      case 130:
+        return one(x - y);  // OpISub
+      case 132:
+        return one(x * y);  // OpIMul
+      case 134:
+        if (y == 0) return std::nullopt;
+        return one(x / y);  // OpUDiv
+      case 135:
+        if (y == 0) return std::nullopt;
+        return one(uint64_t(signed_of(x) / signed_of(y)));  // OpSDiv
+      case 137:
+        if (y == 0) return std::nullopt;
+        return one(x % y);  // OpUMod
+      case 194:
+        return one(y >= 64 ? 0 : x >> y);  // OpShiftRightLogical
+      case 195:
+        return one(uint64_t(signed_of(x) >> std::min<uint64_t>(y, 63)));  // OpShiftRightArithmetic
+      case 196:
+        return one(y >= 64 ? 0 : x << y);  // OpShiftLeftLogical
+      case 197:
+        return one(x | y);  // OpBitwiseOr
+      case 198:
+        return one(x ^ y);  // OpBitwiseXor
+      case 199:
+        return one(x & y);  // OpBitwiseAnd
+      case 164:
+        return one((x != 0) == (y != 0));  // OpLogicalEqual
+      case 165:
+        return one((x != 0) != (y != 0));  // OpLogicalNotEqual
+      case 166:
+        return one(x || y);  // OpLogicalOr
+      case 167:
+        return one(x && y);  // OpLogicalAnd
+      case 170:
+        return one(x == y);  // OpIEqual
+      case 171:
+        return one(x != y);  // OpINotEqual
+      case 172:
+        return one(x > y);  // OpUGreaterThan
+      case 173:
+        return one(signed_of(x) > signed_of(y));  // OpSGreaterThan
+      case 174:
+        return one(x >= y);  // OpUGreaterThanEqual
+      case 175:
+        return one(signed_of(x) >= signed_of(y));  // OpSGreaterThanEqual
+      case 176:
+        return one(x < y);  // OpULessThan
+      case 177:
+        return one(signed_of(x) < signed_of(y));  // OpSLessThan
+      case 178:
+        return one(x <= y);  // OpULessThanEqual
+      case 179:
+        return one(signed_of(x) <= signed_of(y));  // OpSLessThanEqual
+      default:
+        return std::nullopt;
+    }
+  }
+
+  uint32_t type_bits(uint32_t type) const {
+    auto t = m_.types.find(type);
+    if (t == m_.types.end()) return 32;
+    const uint32_t op = t->second[0] & 0xFFFF;
+    return op == kOpTypeInt && t->second.size() > 2 ? t->second[2] : op == kOpTypeBool ? 1 : 32;
+  }
+
+  const Module& m_;
+  std::span<const std::pair<uint32_t, uint32_t>> spec_;
+};
+
+// Bytes of a Workgroup variable's type: natural sizes, array lengths evaluated (they may be
+// specialization constants: the workgroup size).
+std::optional<uint64_t> workgroup_bytes(const Module& m, ConstantEvaluator& eval, uint32_t id, int depth = 0) {
+  auto it = m.types.find(id);
+  if (it == m.types.end() || depth > 16) return std::nullopt;
+  const std::vector<uint32_t>& t = it->second;
+  switch (t[0] & 0xFFFF) {
+    case kOpTypeBool:
+      return 4;
+    case kOpTypeInt:
+    case kOpTypeFloat:
+      return t.size() > 2 ? std::optional<uint64_t>(t[2] / 8) : std::nullopt;
+    case kOpTypeVector: {
+      auto c = workgroup_bytes(m, eval, t[2], depth + 1);
+      return c ? std::optional<uint64_t>(*c * t[3]) : std::nullopt;
+    }
+    case kOpTypeArray: {
+      auto e = workgroup_bytes(m, eval, t[2], depth + 1);
+      auto len = eval.scalar(t[3]);
+      return e && len ? std::optional<uint64_t>(*e * *len) : std::nullopt;
+    }
+    case kOpTypeStruct: {
+      uint64_t sum = 0;
+      for (size_t k = 2; k < t.size(); ++k) {
+        auto b = workgroup_bytes(m, eval, t[k], depth + 1);
+        if (!b) return std::nullopt;
+        sum += *b;
+      }
+      return sum;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string spirv_interface_mismatch(std::span<const uint32_t> spirv, const KernelAbi& abi) {
@@ -234,6 +459,55 @@ bool spirv_reads_num_workgroups(std::span<const uint32_t> spirv) {
     if (it != decorations.end() && !it->second.empty() && it->second[0] == kBuiltInNumWorkgroups) return true;
   }
   return false;
+}
+
+}  // namespace vkstark
+
+namespace vkstark {
+
+SpirvNeeds spirv_needs(std::span<const uint32_t> spirv, std::span<const std::pair<uint32_t, uint32_t>> spec) {
+  SpirvNeeds out;
+  std::optional<Module> m = parse(spirv, out.error);
+  if (!m) return out;
+  for (uint32_t c : m->capabilities) {
+    out.int64 |= c == 11;                                                       // Int64
+    out.int16 |= c == 22;                                                       // Int16
+    out.int8 |= c == 39;                                                        // Int8
+    out.float64 |= c == 10;                                                     // Float64
+    out.subgroup_basic |= c >= 61 && c <= 68;                                   // GroupNonUniform*
+    out.subgroup_shuffle |= c == 65 || c == 66;                                 // GroupNonUniformShuffle(Relative)
+    out.subgroup_other |= c == 62 || c == 63 || c == 64 || c == 67 || c == 68;  // vote, arithmetic, ballot...
+  }
+  ConstantEvaluator eval(*m, spec);
+  for (const auto& [var, v] : m->variables) {
+    const auto& [pointer, storage] = v;
+    auto p = m->pointers.find(pointer);
+    if (p == m->pointers.end()) continue;
+    const uint32_t pointee = p->second.second;
+    if (storage == kWorkgroup) {
+      auto bytes = workgroup_bytes(*m, eval, pointee);
+      if (!bytes) {
+        out.error = fmt::format("the size of workgroup variable %{} could not be evaluated", var);
+        continue;
+      }
+      out.shared_bytes += *bytes;
+    } else if (storage == kStorageBuffer || (storage == kUniform && m->has(pointee, kBufferBlock))) {
+      uint32_t count = 1;
+      if (auto t = m->types.find(pointee); t != m->types.end() && (t->second[0] & 0xFFFF) == kOpTypeArray)
+        count = static_cast<uint32_t>(eval.scalar(t->second[3]).value_or(1));
+      out.storage_buffers += count;
+    } else if (storage == kPushConstant) {
+      auto bt = m->types.find(pointee);
+      if (bt == m->types.end()) continue;
+      for (uint32_t k = 0; k + 2 < bt->second.size(); ++k) {
+        auto offset = m->member_decorations.find({pointee, k});
+        auto size = type_bytes(*m, bt->second[2 + k]);
+        if (offset != m->member_decorations.end() && offset->second.count(kOffset) && size)
+          out.push_constant_bytes = std::max(out.push_constant_bytes, offset->second.at(kOffset) + *size);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace vkstark

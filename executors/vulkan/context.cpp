@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "executors/vulkan/shaders.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/kernel.hpp"
 #include "runtime/log.hpp"
+#include "runtime/spirv_interface.hpp"
 
 namespace vkstark::vulkan {
 
@@ -119,6 +122,7 @@ void MessageLog::throw_if_new(size_t mark, std::string_view operation) const {
 }
 
 Context::Context(const VulkanOptions& options) {
+  profile = chosen_device_profile(options.device_profile);  // a bad name fails before any Vulkan call
   try {
     create_instance(options.validate || env_on("VKSTARK_VALIDATE"));
     std::vector<PhysicalDeviceInfo> devices = describe_devices(fn, instance);
@@ -142,6 +146,16 @@ Context::Context(const VulkanOptions& options) {
     }
     create_device(chosen, transfer, compute_queues);
     read_properties(options.force_staging);
+    if (std::vector<std::string> missing = missing_needs(); !missing.empty()) {
+      std::string list;
+      for (const std::string& m : missing) list += "\n  - " + m;
+      throw DeviceError(fmt::format("{}{} cannot run vkstark: it lacks{}", device_name(),
+                                    profile ? fmt::format(" under device profile {}", profile->name) : "", list));
+    }
+    if (profile)
+      logger().info("device profile {} ({}) on {}: subgroup path {}, {} memory, {} transfer queue", profile->name,
+                    profile->description, device_name(), subgroup_shuffle ? "on" : "off",
+                    unified ? "unified" : "staged", transfer_queue ? "a" : "no");
     arm_exit_guard();
   } catch (...) {
     destroy();
@@ -263,7 +277,8 @@ void Context::create_device(const PhysicalDeviceInfo& chosen, const std::string&
   queue_info.queueCount = nqueues;
   queue_info.pQueuePriorities = priorities.data();
   // One queue of the family for transfers only, where the device has one and it is wanted.
-  const bool dedicated = transfer == "auto" && chosen.transfer_family >= 0;
+  const bool dedicated =
+      transfer == "auto" && chosen.transfer_family >= 0 && (!profile || profile->dedicated_transfer_queue);
   if (dedicated) {
     queue_infos[1] = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
     queue_infos[1].queueFamilyIndex = static_cast<uint32_t>(chosen.transfer_family);
@@ -281,11 +296,18 @@ void Context::create_device(const PhysicalDeviceInfo& chosen, const std::string&
   supported.pNext = &reset;
   fn.vkGetPhysicalDeviceFeatures2(physical, &supported);
   auto features = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-  features.features.shaderInt64 = supported.features.shaderInt64;
-  features.features.shaderInt16 = supported.features.shaderInt16;
+  // A profile takes away what its device lacks.
+  auto allowed = [&](VkBool32 has, bool profile_has) -> VkBool32 { return has && (!profile || profile_has); };
+  features.features.shaderInt64 = allowed(supported.features.shaderInt64, profile && profile->shader_int64);
+  features.features.shaderInt16 = allowed(supported.features.shaderInt16, profile && profile->shader_int16);
+  shader_int64 = features.features.shaderInt64;
+  shader_int16 = features.features.shaderInt16;
   features.features.shaderStorageBufferArrayDynamicIndexing =
-      supported.features.shaderStorageBufferArrayDynamicIndexing;
-  storage_buffer_array_indexing = supported.features.shaderStorageBufferArrayDynamicIndexing;
+      allowed(supported.features.shaderStorageBufferArrayDynamicIndexing,
+              profile && profile->storage_buffer_array_dynamic_indexing);
+  storage_buffer_array_indexing = features.features.shaderStorageBufferArrayDynamicIndexing;
+  reset.hostQueryReset = allowed(reset.hostQueryReset, profile && profile->host_query_reset);
+  timeline.timelineSemaphore = allowed(timeline.timelineSemaphore, profile && profile->timeline_semaphore);
   auto enable_reset =
       vk_struct<VkPhysicalDeviceHostQueryResetFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
   enable_reset.hostQueryReset = reset.hostQueryReset;
@@ -330,6 +352,10 @@ void Context::create_device(const PhysicalDeviceInfo& chosen, const std::string&
   // plan is prepared holds it against the heaps' budgets, not only their sizes.
   memory_budget = has_device_extension(fn, physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   if (memory_budget) extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  // A device that lists VK_KHR_portability_subset (MoltenVK) must have it enabled (Vulkan spec,
+  // VUID-VkDeviceCreateInfo-pProperties-04451); the compute paths here use none of what it restricts.
+  portability_subset = has_device_extension(fn, physical, "VK_KHR_portability_subset");
+  if (portability_subset) extensions.push_back("VK_KHR_portability_subset");
   auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.pNext = &features;
   info.queueCreateInfoCount = dedicated ? 2 : 1;
@@ -360,33 +386,87 @@ void Context::read_properties(bool force_staging) {
       vk_struct<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
   auto push = vk_struct<VkPhysicalDevicePushDescriptorPropertiesKHR>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR);
+  auto size_control = vk_struct<VkPhysicalDeviceSubgroupSizeControlPropertiesEXT>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES_EXT);
   maintenance3.pNext = &push;
   subgroup.pNext = &maintenance3;
+  auto maintenance4 = vk_struct<VkPhysicalDeviceMaintenance4PropertiesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES_KHR);
+  const bool has_size_control = has_device_extension(fn, physical, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  const bool has_maintenance4 = has_device_extension(fn, physical, VK_KHR_MAINTENANCE_4_EXTENSION_NAME);
+  if (has_size_control) push.pNext = &size_control;
+  if (has_maintenance4) {
+    maintenance4.pNext = push.pNext;
+    push.pNext = &maintenance4;
+  }
   auto props2 = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   props2.pNext = &subgroup;
   fn.vkGetPhysicalDeviceProperties2(physical, &props2);
   properties = props2.properties;
   subgroup_size = std::max(subgroup.subgroupSize, 1u);
+  min_subgroup_size = has_size_control ? std::max(size_control.minSubgroupSize, 1u) : subgroup_size;
+  max_subgroup_size = has_size_control ? std::max(size_control.maxSubgroupSize, 1u) : subgroup_size;
   constexpr VkSubgroupFeatureFlags kShuffle = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
-  subgroup_shuffle = (subgroup.supportedOperations & kShuffle) == kShuffle &&
-                     (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
+  subgroup_ops = (subgroup.supportedOperations & kShuffle) == kShuffle &&
+                 (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+                 (!profile || profile->subgroup_shuffle);
+  // The subgroup paths run where the size is fixed at a size they are tested at, on the device and
+  // on the profile's device (a profile whose device varies its size, or runs 64 wide, takes the
+  // shared-memory paths here as it would there).
+  auto tested = [](uint32_t lo, uint32_t hi) { return lo == hi && (lo == 16 || lo == 32); };
+  subgroup_shuffle = subgroup_ops && tested(min_subgroup_size, max_subgroup_size) &&
+                     tested(subgroup_size, subgroup_size) &&
+                     (!profile || tested(profile->min_subgroup_size, profile->max_subgroup_size));
+  VkPhysicalDeviceLimits& l = properties.limits;
+  // Every buffer is its own allocation: the smaller of the largest allocation and, where the device
+  // states it (VK_KHR_maintenance4), the largest buffer (4 GiB on Intel's ANV).
+  uint64_t allocation = maintenance3.maxMemoryAllocationSize;
+  if (has_maintenance4 && maintenance4.maxBufferSize > 0)
+    allocation = std::min<uint64_t>(allocation, maintenance4.maxBufferSize);
+  max_push_descriptors = push.maxPushDescriptors;
+  if (profile) {  // lower only: where the device has less, its value stays
+    auto cap = [](auto& value, auto limit) {
+      value = std::min<std::remove_reference_t<decltype(value)>>(value, limit);
+    };
+    cap(l.maxComputeSharedMemorySize, profile->max_compute_shared_memory_size);
+    cap(l.maxComputeWorkGroupInvocations, profile->max_compute_workgroup_invocations);
+    for (int i = 0; i < 3; ++i) {
+      cap(l.maxComputeWorkGroupSize[i], profile->max_compute_workgroup_size[i]);
+      cap(l.maxComputeWorkGroupCount[i], profile->max_compute_workgroup_count[i]);
+    }
+    cap(l.maxPushConstantsSize, profile->max_push_constants_size);
+    cap(l.maxPerStageDescriptorStorageBuffers, profile->max_per_stage_descriptor_storage_buffers);
+    cap(l.maxStorageBufferRange, profile->max_storage_buffer_range);
+    cap(allocation, profile->max_memory_allocation_size);
+    cap(max_push_descriptors, profile->max_push_descriptors);
+  }
+  max_storage_buffers = std::min(max_push_descriptors, l.maxPerStageDescriptorStorageBuffers);
   {
     ExecutorLimits own;
-    own.max_buffer_bytes = maintenance3.maxMemoryAllocationSize;
-    own.max_binding_bytes = properties.limits.maxStorageBufferRange;
+    own.max_buffer_bytes = allocation;
+    own.max_binding_bytes = l.maxStorageBufferRange;
     own = apply_limit_overrides(own);
     max_allocation_bytes = own.max_buffer_bytes;
     max_binding_bytes = own.max_binding_bytes;
   }
-  max_push_descriptors = push.maxPushDescriptors;
   fn.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
   constexpr VkMemoryPropertyFlags kUnified =
       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  bool shared_type = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
-                     properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  // Unified memory: an integrated or CPU device (or a profile of one) with a device-local, mapped,
+  // coherent memory type on its largest device-local heap (a discrete device's small mapped window
+  // does not count).
+  bool shared_type = profile ? profile->unified_memory
+                             : properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
+                                   properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  int64_t largest = -1;
+  for (uint32_t h = 0; h < memory.memoryHeapCount; ++h)
+    if ((memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+        (largest < 0 || memory.memoryHeaps[h].size > memory.memoryHeaps[size_t(largest)].size))
+      largest = h;
   bool has_type = false;
   for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
-    has_type |= (memory.memoryTypes[i].propertyFlags & kUnified) == kUnified;
+    has_type |= (memory.memoryTypes[i].propertyFlags & kUnified) == kUnified &&
+                int64_t(memory.memoryTypes[i].heapIndex) == largest;
   unified = shared_type && has_type && !force_staging;
   if (logger().should_log(spdlog::level::debug)) {
     const std::vector<HeapState> hs = heaps();
@@ -425,9 +505,108 @@ std::vector<Context::HeapState> Context::heaps() const {
 }
 
 uint32_t Context::workgroup_size(uint32_t preference) const {
-  uint32_t wg = preference ? preference : 256;
-  wg = std::min({wg, limits().maxComputeWorkGroupInvocations, limits().maxComputeWorkGroupSize[0]});
-  return std::max(wg, 1u);
+  // A kernel's own workgroup is the one its shared tiles are sized for: it is not lowered (a device
+  // with fewer invocations refuses the kernel: kernel_missing_needs). The default is.
+  if (preference) return preference;
+  return std::max(std::min({256u, limits().maxComputeWorkGroupInvocations, limits().maxComputeWorkGroupSize[0]}), 1u);
+}
+
+namespace {
+
+// One thing a kernel needs that the device lacks: the limit or feature, the device's value, what
+// the kernel needs and the line that says so.
+struct Missing {
+  std::string limit;
+  uint64_t have = 0, need = 0;
+  std::string kernel, text;
+};
+
+std::vector<Missing> kernel_missing(const Context& ctx, std::string_view kernel, std::span<const uint32_t> spirv,
+                                    uint32_t workgroup, bool fixed) {
+  std::vector<Missing> out;
+  auto add = [&](std::string limit, uint64_t have, uint64_t need, std::string text) {
+    out.push_back({std::move(limit), have, need, std::string(kernel), std::move(text)});
+  };
+  const VkPhysicalDeviceLimits& l = ctx.limits();
+  const std::pair<uint32_t, uint32_t> spec[] = {
+      {0, workgroup}, {1, ctx.subgroup_size}, {2, ctx.subgroup_shuffle ? 1u : 0u}};
+  const SpirvNeeds n = spirv_needs(spirv, spec);
+  if (!n.error.empty()) {
+    add("SPIR-V", 0, 0, fmt::format("kernel {}: its SPIR-V could not be read ({})", kernel, n.error));
+    return out;
+  }
+  const uint32_t max_wg = std::min(l.maxComputeWorkGroupInvocations, l.maxComputeWorkGroupSize[0]);
+  if (workgroup > max_wg)
+    add("maxComputeWorkGroupInvocations", max_wg, workgroup,
+        fmt::format("maxComputeWorkGroupInvocations / maxComputeWorkGroupSize[0] {}: kernel {} runs workgroups of "
+                    "{} invocations{}",
+                    max_wg, kernel, workgroup, fixed ? " (its shared tiles are sized for them)" : ""));
+  if (n.shared_bytes > l.maxComputeSharedMemorySize)
+    add("maxComputeSharedMemorySize", l.maxComputeSharedMemorySize, n.shared_bytes,
+        fmt::format("maxComputeSharedMemorySize {}: kernel {} declares {} bytes of shared memory at {} invocations",
+                    l.maxComputeSharedMemorySize, kernel, n.shared_bytes, workgroup));
+  if (n.storage_buffers > ctx.max_storage_buffers)
+    add("storage buffers", ctx.max_storage_buffers, n.storage_buffers,
+        fmt::format("storage buffers a kernel may bind {} (maxPushDescriptors {}, maxPerStageDescriptorStorageBuffers "
+                    "{}): kernel {} binds {}",
+                    ctx.max_storage_buffers, ctx.max_push_descriptors, l.maxPerStageDescriptorStorageBuffers, kernel,
+                    n.storage_buffers));
+  if (n.push_constant_bytes > l.maxPushConstantsSize)
+    add("maxPushConstantsSize", l.maxPushConstantsSize, n.push_constant_bytes,
+        fmt::format("maxPushConstantsSize {}: kernel {} pushes {} bytes", l.maxPushConstantsSize, kernel,
+                    n.push_constant_bytes));
+  if (n.int64 && !ctx.shader_int64)
+    add("shaderInt64", 0, 1, fmt::format("shaderInt64: kernel {} uses 64-bit integers", kernel));
+  if (n.int16 && !ctx.shader_int16)
+    add("shaderInt16", 0, 1, fmt::format("shaderInt16: kernel {} uses 16-bit integers", kernel));
+  if ((n.subgroup_shuffle || n.subgroup_basic) && !ctx.subgroup_ops)
+    add("subgroup operations", 0, 1,
+        fmt::format("basic and shuffle subgroup operations in compute shaders: kernel {} declares them (it takes "
+                    "its shared-memory path where they are off, but a module may only declare what the device "
+                    "supports)",
+                    kernel));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> Context::kernel_missing_needs(std::string_view kernel, std::span<const uint32_t> spirv,
+                                                       uint32_t workgroup, bool fixed) const {
+  std::vector<std::string> out;
+  for (Missing& m : kernel_missing(*this, kernel, spirv, workgroup, fixed)) out.push_back(std::move(m.text));
+  return out;
+}
+
+std::vector<std::string> Context::missing_needs() const {
+  std::vector<std::string> out;
+  if (max_push_descriptors == 0)
+    out.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME
+                  " (maxPushDescriptors 0): every kernel binds its views with push descriptors");
+  const uint32_t max_wg = std::min(limits().maxComputeWorkGroupInvocations, limits().maxComputeWorkGroupSize[0]);
+  if (max_wg < kMaxFixedWorkgroupSize)
+    out.push_back(
+        fmt::format("maxComputeWorkGroupInvocations / maxComputeWorkGroupSize[0] {}: kernels run fixed "
+                    "workgroups of up to {} invocations (kernels/registry.hpp)",
+                    max_wg, kMaxFixedWorkgroupSize));
+  // Every embedded kernel at the default workgroup (a kernel's shared tiles are sized by its own
+  // constants, not by the specialization, so the sizes read are exact), one line a limit: the
+  // kernel that needs the most, and how many others need more than the device has.
+  std::vector<Missing> all;
+  for (const EmbeddedShader& shader : embedded_shaders())
+    for (Missing& m : kernel_missing(*this, shader.name, shader.words, workgroup_size(0), false))
+      if (m.limit != "maxComputeWorkGroupInvocations") all.push_back(std::move(m));
+  std::stable_sort(all.begin(), all.end(), [](const Missing& a, const Missing& b) {
+    return a.limit != b.limit ? a.limit < b.limit : a.need > b.need;
+  });
+  for (size_t i = 0; i < all.size();) {
+    size_t j = i;
+    while (j < all.size() && all[j].limit == all[i].limit) ++j;
+    std::string line = all[i].text;
+    if (j - i > 1) line += fmt::format(" (and {} other kernel{})", j - i - 1, j - i > 2 ? "s" : "");
+    out.push_back(std::move(line));
+    i = j;
+  }
+  return out;
 }
 
 bool Context::debug_labels() const {

@@ -19,6 +19,7 @@
 
 #include <spdlog/logger.h>
 
+#include "executors/vulkan/device_profile.hpp"
 #include "executors/vulkan/vk.hpp"
 #include "executors/vulkan/vulkan_executor.hpp"
 
@@ -87,6 +88,14 @@ class Context {
   // Whether recorded dispatches carry debug-utils labels with their task names: where the
   // extension is present, unless VKSTARK_DEBUG_LABELS=0.
   bool debug_labels() const;
+  // What the device (under its profile) lacks of what the library's kernels need: one line each,
+  // naming the limit, the value and what needs more. Empty when it has everything.
+  std::vector<std::string> missing_needs() const;
+  // What the device lacks of what one kernel needs (its SPIR-V read by spirv_needs at `workgroup`
+  // invocations; `fixed`: the kernel's shared tiles are sized for exactly that workgroup): one line
+  // each, the kernel named. Empty when it can run.
+  std::vector<std::string> kernel_missing_needs(std::string_view kernel, std::span<const uint32_t> spirv,
+                                                uint32_t workgroup, bool fixed) const;
 
   VkFunctions fn;
   VkInstance instance = VK_NULL_HANDLE;
@@ -107,9 +116,23 @@ class Context {
   bool shared_families() const { return transfer_queue != VK_NULL_HANDLE && transfer_family != queue_family; }
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
-  uint32_t subgroup_size = 1;
-  // Compute shaders may use basic and shuffle subgroup operations (VkPhysicalDeviceSubgroupProperties).
+  // The device profile in force (VulkanOptions::device_profile), or null.
+  const DeviceProfile* profile = nullptr;
+  uint32_t subgroup_size = 1;  // VkPhysicalDeviceSubgroupProperties::subgroupSize
+  // The sizes compute shaders may run at (VK_EXT_subgroup_size_control; without it, subgroup_size).
+  uint32_t min_subgroup_size = 1, max_subgroup_size = 1;
+  // Compute shaders may declare basic and shuffle subgroup operations (the device has them, and the
+  // profile, if any).
+  bool subgroup_ops = false;
+  // Kernels take their subgroup paths (specialization constant VKS_SUBGROUP_SHUFFLE, runtime.glsl):
+  // subgroup_ops, and the subgroup size is fixed (min = max) at one the library's kernels are tested
+  // at, 16 (lavapipe) or 32 (NVIDIA), for the device and the profile. Elsewhere (varying sizes, 4, 8,
+  // 64) they take their shared-memory paths, whose correctness does not depend on the size.
   bool subgroup_shuffle = false;
+  bool shader_int64 = false, shader_int16 = false;  // enabled (the device's and the profile's)
+  // Storage buffers one kernel may bind: maxPushDescriptors and maxPerStageDescriptorStorageBuffers.
+  uint32_t max_storage_buffers = 0;
+  bool portability_subset = false;  // VK_KHR_portability_subset listed by the device, so enabled
   // maxMemoryAllocationSize (VkPhysicalDeviceMaintenance3Properties) and maxStorageBufferRange, as
   // lowered by VKSTARK_MAX_ALLOCATION_BYTES / VKSTARK_MAX_BINDING_BYTES (apply_limit_overrides):
   // allocations and bindings are checked against these.

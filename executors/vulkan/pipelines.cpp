@@ -248,9 +248,17 @@ bool Pipelines::make_all(std::vector<Request> missing, bool background, bool cac
 
 std::optional<Pipeline> Pipelines::create(const Request& r, bool cached_only) {
   const KernelInfo& kernel = *r.kernel;
-  if (kernel.abi.slots() > ctx_.max_push_descriptors)
-    throw DeviceError(fmt::format("kernel {}: {} descriptors, the device pushes at most {}", kernel.name,
-                                  kernel.abi.slots(), ctx_.max_push_descriptors));
+  // What the kernel's SPIR-V asks of the device at this workgroup (a run-time kernel's too: the
+  // library's were checked when the executor was made), all of it in one error.
+  if (std::vector<std::string> missing =
+          ctx_.kernel_missing_needs(kernel.name, r.spirv, r.workgroup_size, kernel.workgroup_size != 0);
+      !missing.empty()) {
+    std::string list;
+    for (const std::string& m : missing) list += "\n  - " + m;
+    throw DeviceError(fmt::format("kernel {} cannot run on {}{}: it needs more than{}", kernel.name, ctx_.device_name(),
+                                  ctx_.profile ? fmt::format(" under device profile {}", ctx_.profile->name) : "",
+                                  list));
+  }
   bool arrays =
       std::any_of(kernel.abi.views.begin(), kernel.abi.views.end(), [](const ViewParam& v) { return v.array > 0; });
   if (arrays && !ctx_.storage_buffer_array_indexing)

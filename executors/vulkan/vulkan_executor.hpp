@@ -45,6 +45,11 @@ struct VulkanOptions {
   // One is the faster for batches of keccakf proofs on an H100 (docs/decisions.md, issue 27).
   // VKSTARK_COMPUTE_QUEUES overrides.
   uint32_t compute_queues = 1;
+  // A device profile (executors/vulkan/device_profile.hpp: apple-m, amd-rdna3, amd-cdna, intel-arc,
+  // intel-xe-igpu, vulkan-minimum): every limit and feature the executor reads is capped to that
+  // device's values, so that its paths run here. "" or "none": the device as it is.
+  // VKSTARK_DEVICE_PROFILE overrides.
+  std::string device_profile;
 };
 
 // The Vulkan executor's interface beyond Executor (dynamic_cast an Executor to reach it).

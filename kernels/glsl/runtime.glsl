@@ -18,8 +18,10 @@
 layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
 // The device's subgroup size (for kernels that reduce within subgroups).
 layout(constant_id = 1) const uint VKS_SUBGROUP_SIZE = 32;
-// 1 where compute shaders have the basic and shuffle subgroup operations, else 0. A kernel that
-// shuffles keeps a path without them, selected by this constant (the unused path is folded away).
+// 1 where compute shaders have the basic and shuffle subgroup operations and the subgroup size is
+// fixed at 16 or 32 (the sizes the subgroup paths are tested at: lavapipe, NVIDIA), else 0 (sizes of
+// 4, 8, 64, or sizes that vary: vulkan::Context::subgroup_shuffle). A kernel that shuffles keeps a
+// path without them, correct at any size, selected by this constant (the unused path is folded away).
 layout(constant_id = 2) const uint VKS_SUBGROUP_SHUFFLE = 0;
 
 // Workgroups along x: ceil(grid.x / workgroup size), and past VKS_SPILL_X of them, rows of exactly

@@ -13,9 +13,10 @@
 //
 // Two ways to exchange lanes, chosen by specialization constants so that the unused one is folded
 // away when the pipeline is created:
-// - subgroup shuffles where the device has them in compute shaders and its subgroup size is a
-//   multiple of 16 (each group then lies in one subgroup);
-// - shared memory and barrier() otherwise (subgroups of 8, say), one barrier per exchange.
+// - subgroup shuffles where the executor turns them on (VKS_SUBGROUP_SHUFFLE: a fixed subgroup size
+//   of 16 or 32, the sizes this path is tested at; each group then lies in one subgroup);
+// - shared memory and barrier() otherwise (subgroups of 4, 8 or 64, sizes that vary), one barrier
+//   per exchange: correct whatever the subgroup size.
 //
 // The including kernel enables GL_EXT_control_flow_attributes (the loops over lanes are unrolled,
 // so the small arrays stay in registers), GL_KHR_shader_subgroup_basic and GL_KHR_shader_subgroup_shuffle.
@@ -24,8 +25,9 @@
 
 #include "poseidon2.glsl"
 
-// Shuffles within subgroups of a multiple of 16 invocations; shared memory otherwise. (One integer
-// comparison: glslang turns && of specialization constants into run-time control flow.)
+// Shuffles within subgroups of 16 or 32 invocations (the executor's rule; the size test is kept as a
+// guard); shared memory otherwise. (One integer comparison: glslang turns && of specialization
+// constants into run-time control flow.)
 const bool P2C_SUBGROUP = ((VKS_SUBGROUP_SHUFFLE << 4u) | (VKS_SUBGROUP_SIZE & 15u)) == 16u;
 
 const uint P2C_DIAG[16] = uint[16](VKSTARK_P2_INTERNAL_DIAG);

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <string>
 
 #include "executors/vulkan/shaders.hpp"
+#include "kernels/glsl/compiler.hpp"
 #include "kernels/registry.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/spirv_interface.hpp"
@@ -206,6 +209,70 @@ TEST(KernelRegistry, EveryKernelHasAValidAbiAndEmbeddedSpirv) {
 #undef VKSTARK_CHECK_KERNEL
   EXPECT_EQ(kernels, vulkan::embedded_shaders().size());
   EXPECT_TRUE(embedded.empty()) << "embedded shaders without a kernel in kernels/registry.hpp: " << *embedded.begin();
+}
+
+// What each kernel asks of a device, read from its SPIR-V (spirv_needs): every size evaluates at the
+// workgroup the executor gives it, the descriptors are its ABI's slots, the push block fits its ABI.
+// VKSTARK_PRINT_NEEDS=1 prints the table (docs/decisions.md, device profiles).
+TEST(KernelRegistry, EveryKernelsDeviceNeedsAreReadFromItsSpirv) {
+  const bool print = std::getenv("VKSTARK_PRINT_NEEDS") != nullptr;
+  auto check = [&]<class K>() {
+    SCOPED_TRACE(std::string(K::name));
+    const KernelInfo& info = kernel_info<K>();
+    for (const vulkan::EmbeddedShader& s : vulkan::embedded_shaders()) {
+      if (s.name != K::name) continue;
+      const uint32_t wg = info.workgroup_size ? info.workgroup_size : 256;
+      const std::pair<uint32_t, uint32_t> spec[] = {{0, wg}, {1, 32}, {2, 1}};
+      const SpirvNeeds n = spirv_needs(s.words, spec);
+      EXPECT_EQ(n.error, "");
+      EXPECT_EQ(n.storage_buffers, info.abi.slots());
+      EXPECT_LE(n.push_constant_bytes, info.abi.push_words() * 4);
+      if (print)
+        std::printf("%-28s wg %4u shared %6llu buffers %2u push %3u%s%s%s\n", s.name.data(), wg,
+                    static_cast<unsigned long long>(n.shared_bytes), n.storage_buffers, n.push_constant_bytes,
+                    n.int64 ? " int64" : "", n.int16 ? " int16" : "", n.subgroup_shuffle ? " shuffle" : "");
+    }
+  };
+#define VKSTARK_CHECK_KERNEL(K) check.template operator()<K>();
+  VKSTARK_KERNELS(VKSTARK_CHECK_KERNEL)
+#undef VKSTARK_CHECK_KERNEL
+}
+
+// Shared arrays sized by specialization constants (the workgroup size, and expressions of it)
+// evaluate under the specialization; capabilities are read.
+TEST(SpirvNeeds, SharedMemoryFollowsTheSpecialization) {
+  const std::vector<uint32_t> words = compile_glsl(
+      "#version 460\n"
+      "#extension GL_KHR_shader_subgroup_shuffle : enable\n"
+      "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : enable\n"
+      "layout(local_size_x_id = 0) in;\n"
+      "layout(constant_id = 1) const uint SG = 32;\n"
+      "const uint TWICE = gl_WorkGroupSize.x * 2u + (SG >> 2u);\n"
+      "shared uvec4 a_[gl_WorkGroupSize.x];\n"
+      "shared uint b_[TWICE];\n"
+      "shared uint64_t c_[3];\n"
+      "layout(set = 0, binding = 0) buffer A { uint x_[]; };\n"
+      "layout(push_constant) uniform P { uint k; uint j; } pc;\n"
+      "void main() { a_[gl_LocalInvocationID.x] = uvec4(pc.k); b_[gl_LocalInvocationID.x] = pc.j;\n"
+      "  c_[0] = uint64_t(pc.k); barrier();\n"
+      "  x_[gl_LocalInvocationID.x] = subgroupShuffle(a_[gl_LocalInvocationID.x].x + b_[gl_LocalInvocationID.x], 0u) + "
+      "uint(c_[0]); }\n",
+      "spirv_needs_test");
+  const std::pair<uint32_t, uint32_t> at64[] = {{0, 64}, {1, 16}}, at256[] = {{0, 256}};
+  const SpirvNeeds a = spirv_needs(words, at64), b = spirv_needs(words, at256);
+  ASSERT_EQ(a.error, "");
+  EXPECT_EQ(a.shared_bytes, 64 * 16u + (128 + 4) * 4u + 24u);
+  EXPECT_EQ(b.shared_bytes, 256 * 16u + (512 + 8) * 4u + 24u);  // SpecId 1 keeps its default, 32
+  EXPECT_EQ(a.storage_buffers, 1u);
+  EXPECT_EQ(a.push_constant_bytes, 8u);
+  EXPECT_TRUE(a.int64);
+  EXPECT_TRUE(a.subgroup_shuffle);
+  EXPECT_FALSE(a.int16);
+}
+
+TEST(SpirvNeeds, NotSpirvIsAnError) {
+  const uint32_t words[] = {1, 2, 3, 4, 5, 6};
+  EXPECT_NE(spirv_needs(words).error, "");
 }
 
 // A kernel states the grid its views and scalars imply; the exceptions are deliberate.
