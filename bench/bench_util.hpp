@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -75,15 +76,18 @@ inline std::string result_path(const std::string& json_option, const std::string
   return path;
 }
 
-// Writes {"bench", "executor", "device", "commit", "date", "results": <results_json>}.
+// Writes {"bench", "executor", "device", "device_profile", "commit", "date", "results": <results_json>}
+// (device_profile: VKSTARK_DEVICE_PROFILE, "none" when unset).
 inline void write_result(const std::string& path, const std::string& name, const std::string& executor,
                          const std::string& device, const std::string& results_json) {
   std::filesystem::path p(path);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
   try {
-    replace_file(path, fmt::format("{{\n  \"bench\": {},\n  \"executor\": {},\n  \"device\": {},\n  \"commit\": {},\n  "
-                                   "\"date\": {},\n  \"results\": {}\n}}\n",
+    const char* profile = std::getenv("VKSTARK_DEVICE_PROFILE");
+    replace_file(path, fmt::format("{{\n  \"bench\": {},\n  \"executor\": {},\n  \"device\": {},\n  "
+                                   "\"device_profile\": {},\n  \"commit\": {},\n  \"date\": {},\n  \"results\": {}\n}}\n",
                                    json_string(name), json_string(executor), json_string(device),
+                                   json_string(profile && *profile ? profile : "none"),
                                    json_string(VKSTARK_GIT_COMMIT), json_string(utc_date()), results_json));
   } catch (const std::runtime_error& e) {
     throw InputError(e.what());

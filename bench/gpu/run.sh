@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
 # Usage: bash bench/gpu/run.sh [cold] [switch] [sweep] [benches] [air] [prove] [zkvm] [data] [examples] [tests]   (no argument: all)
-#        [memory] [large] [segment] [sponge] [ntt] [keccakf] [baseline]   (only when named)
+#        [memory] [large] [segment] [sponge] [ntt] [keccakf] [baseline] [profiles]   (only when named)
 cd "$(dirname "$0")/../.."
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
@@ -184,6 +184,29 @@ for m in default low; do
   timeout 250 $B/zkvm_bench --executor vulkan --preset segment --runs 3 \
     --memory-mode $m --json $R/zkvm_bench-vulkan-h200-segment-$m.json > $R/segment-$m.txt 2>&1; echo "$m: exit $?"
   grep -vE "^\[" $R/segment-$m.txt | grep -E "stark_prove_excluding_trace |peak|memory|cells"
+done
+fi
+if want profiles; then
+echo "== device profiles (issue 43): the portability suites under every profile, validation on (exit statuses), then keccakf 2^15 under each beside the unconstrained run"
+for p in none apple-m amd-rdna3 amd-cdna intel-arc intel-xe-igpu; do
+  line="$p:"
+  for t in device_profile_test prove_verify_test kernel_parity_test transcript_parity_test ntt_parity_test \
+           whir_kernels_parity_test gkr_kernels_parity_test zerocheck_kernels_parity_test \
+           stacked_reduction_parity_test program_parity_test; do
+    [ -x $B/$t ] || continue
+    f='*vulkan*:*Vulkan*'; [ $t = device_profile_test ] && f='*'
+    [ $t = prove_verify_test ] && f='*EveryFixtureVerifiesWithTheSameBytesOnEveryExecutor/vulkan:*ProofsAreTheHybridModels*/vulkan'
+    VKSTARK_DEVICE_PROFILE=$p VKSTARK_VALIDATE=1 timeout 300 $B/$t --gtest_filter="$f" > $R/profile-$p-$t.log 2>&1
+    line="$line $t=$?"
+  done
+  echo "$line"
+done
+VKSTARK_DEVICE_PROFILE=apple-m VKSTARK_LOG_LEVEL=info timeout 60 $B/keccakf_bench --executor vulkan --permutations 170 --runs 1 2>&1 | grep -m1 "device profile"
+timeout 60 $B/keccakf_bench --executor vulkan --permutations 170 --runs 3 > /dev/null 2>&1
+for p in none apple-m amd-rdna3 amd-cdna intel-arc intel-xe-igpu; do
+  VKSTARK_DEVICE_PROFILE=$p timeout 120 $B/keccakf_bench --executor vulkan --permutations 1365 --runs 5 \
+    --json $R/keccakf_bench-vulkan-h200-profile-$p.json > $R/profile-$p-bench.txt 2>&1; echo "$p: exit $?"
+  grep -E "stark_prove_excluding_trace |peak" $R/profile-$p-bench.txt | head -2
 done
 fi
 if [ -z "$SECTIONS" ] || want data; then
