@@ -450,11 +450,13 @@ void Context::read_properties(bool force_staging) {
     max_binding_bytes = own.max_binding_bytes;
   }
   fn.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
-  constexpr VkMemoryPropertyFlags kUnified =
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  constexpr VkMemoryPropertyFlags kUnified = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                            VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
   // Unified memory: an integrated or CPU device (or a profile of one) with a device-local, mapped,
-  // coherent memory type on its largest device-local heap (a discrete device's small mapped window
-  // does not count).
+  // coherent and host-cached memory type on its largest device-local heap. Not a discrete device's
+  // mapped window (a resizable BAR), even under an integrated device's profile: the host reads it
+  // uncached (the H200 under apple-m: the openings' host sponge read the opened values in 24.5 ms
+  // instead of 1.6, docs/decisions.md).
   bool shared_type = profile ? profile->unified_memory
                              : properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
                                    properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;

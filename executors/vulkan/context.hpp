@@ -152,8 +152,9 @@ class Context {
   mutable bool submitted = false;  // a run has submitted work (arms the exit guard once more)
   bool debug_utils = false;
   bool validation = false;
-  // Integrated or CPU device with a DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT memory type: every
-  // buffer is mapped, uploads and downloads are memcpy (no staging, no copies).
+  // Integrated or CPU device (or a device profile of one) with a DEVICE_LOCAL | HOST_VISIBLE |
+  // HOST_COHERENT | HOST_CACHED memory type on its largest device-local heap: every buffer is mapped,
+  // uploads and downloads are memcpy (no staging, no copies).
   bool unified = false;
   MessageLog messages;
 

@@ -26,7 +26,7 @@ TypeWish wish(MemoryUse use) {
     case MemoryUse::Device:
       return {kLocal, 0, kVisible};
     case MemoryUse::Unified:
-      return {kLocal | kVisible | kCoherent, kCached, 0};
+      return {kLocal | kVisible | kCoherent | kCached, 0, 0};  // the type Context::unified found
     case MemoryUse::Upload:
       return {kVisible, kCoherent, kLocal};  // keep device memory for the device
     case MemoryUse::Download:
