@@ -13,6 +13,8 @@
 #include "product/proof_file.hpp"
 #include "product/proving_input.hpp"
 #include "product/trace_file.hpp"
+#include "runtime/kernel_abi.hpp"
+#include "runtime/spirv_interface.hpp"
 #include "stages/air/dag_air.hpp"
 #include "stages/air/debug_check.hpp"
 #include "stages/air/keygen.hpp"
@@ -491,6 +493,34 @@ int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t
     std::abort();
   }
   return 0;
+}
+
+namespace {
+
+// Three views (one an array of two) and a scalar, written out (clang cannot reflect an Args struct).
+KernelAbi spirv_fuzz_abi() {
+  const TypeTag word = type_tag<uint32_t>();
+  return {{{"a", word, Access::Read, 0}, {"b", word, Access::Read, 2}, {"c", word, Access::Write, 0}}, {{"k", 1}}};
+}
+
+}  // namespace
+
+FuzzOutcome check_spirv_input(std::span<const uint8_t> input) {
+  FuzzOutcome out;
+  if (input.empty()) return out;
+  std::vector<uint32_t> words((input.size() - 1) / 4);
+  for (size_t i = 0; i < words.size(); ++i)
+    for (int b = 0; b < 4; ++b) words[i] |= uint32_t(input[1 + 4 * i + size_t(b)]) << (8 * b);
+  const std::pair<uint32_t, uint32_t> spec[] = {{0, 1u << (input[0] % 9)}, {1, 32}, {2, 1}};
+  const SpirvNeeds first = spirv_needs(words, spec), again = spirv_needs(words, spec);
+  out.accepted = first.error.empty();
+  if (first.shared_bytes != again.shared_bytes || first.storage_buffers != again.storage_buffers ||
+      first.push_constant_bytes != again.push_constant_bytes || first.error != again.error)
+    out.violation = "spirv_needs read the same words two ways";
+  static const KernelAbi abi = spirv_fuzz_abi();
+  (void)spirv_interface_mismatch(words, abi);
+  (void)spirv_reads_num_workgroups(words);
+  return out;
 }
 
 }  // namespace vkstark::fuzz

@@ -102,6 +102,15 @@ FuzzOutcome check_batch_input(std::span<const uint8_t> input);
 // AIR path refuses is a violation; any exception but DecodeError is a crash. "Accepted": decoded.
 FuzzOutcome check_vk_air_input(std::span<const uint8_t> input);
 
+// Target spirv: SPIR-V words as a run-time kernel's file may hold them (make_runtime_kernel) through
+// what reads them: spirv_needs (capabilities, shared memory with its specialization constants
+// evaluated, descriptors, push constants; the workgroup size 2^(input[0] % 9)),
+// spirv_interface_mismatch against a three-view ABI, and spirv_reads_num_workgroups. The rest of
+// the input, little-endian words (a partial last word dropped). "Accepted" means spirv_needs read
+// it without an error; a violation is two readings of the same words that differ. Any exception is
+// a crash (these return what is wrong, they never throw).
+FuzzOutcome check_spirv_input(std::span<const uint8_t> input);
+
 // The libFuzzer entry points' body: aborts with the violation on stderr.
 int run_fuzz_input(FuzzOutcome (*check)(std::span<const uint8_t>), const uint8_t* data, size_t size);
 

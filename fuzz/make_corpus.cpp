@@ -3,7 +3,8 @@
 // the encoded proof) and fuzz/claims.inc (each seed's claim and hashes); then the whole proofs of
 // the stark_proof fixtures, tests/fuzz_corpus/stark_proof/<name> and fuzz/stark_fixtures.inc, and
 // their verifying keys, tests/fuzz_corpus/vk_file/<name>; prove-batch's inputs,
-// tests/fuzz_corpus/batch_inputs/; and keys for AIRs given as data, tests/fuzz_corpus/vk_air/. Deterministic: the
+// tests/fuzz_corpus/batch_inputs/; keys for AIRs given as data, tests/fuzz_corpus/vk_air/; and kernels' SPIR-V,
+// tests/fuzz_corpus/spirv/. Deterministic: the
 // traces' values come from fixed seeds. Built with the tests (g++); run it again when the proof format or the
 // transcript changes, and commit what it writes (README, Fuzzing).
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include <stdexcept>
 
 #include "executors/cpu/cpu_executor.hpp"
+#include "executors/vulkan/shaders.hpp"
 #include "fuzz/checks.hpp"
 #include "product/airs/fibonacci.hpp"
 #include "product/airs/interactions.hpp"
@@ -168,6 +170,21 @@ void write_vk_air_corpus(const std::filesystem::path& root) {
                encode_vk_file(keygen(keys[i].second, params, *exec).vk));
 }
 
+// tests/fuzz_corpus/spirv: embedded kernels' SPIR-V: shared tiles sized by constants
+// (batch_columns_ext), the largest interface (scalar_program), subgroup shuffles
+// (transcript_observe), a view array and shared staging (ntt_stage_vec0_fp); selectors 0..3.
+void write_spirv_corpus(const std::filesystem::path& root) {
+  const char* names[] = {"batch_columns_ext", "scalar_program", "transcript_observe", "ntt_stage_vec0_fp"};
+  for (size_t i = 0; i < std::size(names); ++i)
+    for (const vulkan::EmbeddedShader& s : vulkan::embedded_shaders())
+      if (s.name == names[i]) {
+        std::vector<uint8_t> bytes;
+        for (uint32_t w : s.words)
+          for (int b = 0; b < 4; ++b) bytes.push_back(uint8_t(w >> (8 * b)));
+        write_file(root / "tests/fuzz_corpus/spirv" / names[i], static_cast<uint8_t>(i + 5), bytes);
+      }
+}
+
 // tests/fuzz_corpus/batch_inputs: a Fibonacci trace file (selector 0), a manifest (selector 1) and
 // the interactions computation's proving input (selector 2).
 void write_batch_corpus(const std::filesystem::path& root) {
@@ -236,5 +253,6 @@ int main(int argc, char** argv) {
   write_stark_corpus(root);
   write_batch_corpus(root);
   write_vk_air_corpus(root);
+  write_spirv_corpus(root);
   return 0;
 }

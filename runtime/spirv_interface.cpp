@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -123,13 +124,17 @@ std::optional<Module> parse(std::span<const uint32_t> spirv, std::string& error)
         if (count >= 3) m.other_constants[w[2]] = {w.begin(), w.end()};
         break;
       case kOpTypeBool:
+      case kOpTypeStruct:
+        if (count >= 2) m.types[w[1]] = {w.begin(), w.end()};
+        break;
       case kOpTypeFloat:
+      case kOpTypeRuntimeArray:
+        if (count >= 3) m.types[w[1]] = {w.begin(), w.end()};
+        break;
       case kOpTypeInt:
       case kOpTypeVector:
       case kOpTypeArray:
-      case kOpTypeRuntimeArray:
-      case kOpTypeStruct:
-        if (count >= 2) m.types[w[1]] = {w.begin(), w.end()};
+        if (count >= 4) m.types[w[1]] = {w.begin(), w.end()};
         break;
       case kOpTypePointer:
         if (count >= 4) m.pointers[w[1]] = {w[2], w[3]};
@@ -155,15 +160,15 @@ std::optional<Module> parse(std::span<const uint32_t> spirv, std::string& error)
 }
 
 // Bytes of a type as laid out in a push block (uint/int, vectors, arrays with their stride).
-std::optional<uint32_t> type_bytes(const Module& m, uint32_t id) {
+std::optional<uint32_t> type_bytes(const Module& m, uint32_t id, int depth = 0) {
   auto it = m.types.find(id);
-  if (it == m.types.end()) return std::nullopt;
+  if (it == m.types.end() || depth > 16) return std::nullopt;  // (a type made of itself)
   const std::vector<uint32_t>& t = it->second;
   switch (t[0] & 0xFFFF) {
     case kOpTypeInt:
       return t[2] / 8;
     case kOpTypeVector: {
-      auto c = type_bytes(m, t[2]);
+      auto c = type_bytes(m, t[2], depth + 1);
       return c ? std::optional<uint32_t>(*c * t[3]) : std::nullopt;
     }
     case kOpTypeArray: {
@@ -244,8 +249,26 @@ class ConstantEvaluator {
 
   std::optional<std::vector<uint64_t>> value(uint32_t id, int depth = 0) {
     if (auto c = m_.constants.find(id); c != m_.constants.end()) return std::vector<uint64_t>{c->second};
+    // Each id once (a module may share constants many times over), and none deeper than 64 or wider
+    // than 256 values (hostile words must not cost exponential time or memory).
+    if (auto done = memo_.find(id); done != memo_.end()) return done->second;
+    if (depth > 64) return std::nullopt;
+    auto v = evaluate(id, depth);
+    if (v && v->size() > 256) v.reset();
+    memo_[id] = v;
+    return v;
+  }
+
+  std::optional<uint64_t> scalar(uint32_t id) {
+    auto v = value(id);
+    if (!v || v->size() != 1) return std::nullopt;
+    return (*v)[0];
+  }
+
+ private:
+  std::optional<std::vector<uint64_t>> evaluate(uint32_t id, int depth) {
     auto it = m_.other_constants.find(id);
-    if (it == m_.other_constants.end() || depth > 64) return std::nullopt;
+    if (it == m_.other_constants.end()) return std::nullopt;
     const std::vector<uint32_t>& w = it->second;
     switch (w[0] & 0xFFFF) {
       case kOpConstantTrue:
@@ -268,7 +291,7 @@ class ConstantEvaluator {
         std::vector<uint64_t> out;
         for (size_t i = 3; i < w.size(); ++i) {
           auto part = value(w[i], depth + 1);
-          if (!part) return std::nullopt;
+          if (!part || out.size() + part->size() > 256) return std::nullopt;
           out.insert(out.end(), part->begin(), part->end());
         }
         return out;
@@ -280,13 +303,6 @@ class ConstantEvaluator {
     }
   }
 
-  std::optional<uint64_t> scalar(uint32_t id) {
-    auto v = value(id);
-    if (!v || v->size() != 1) return std::nullopt;
-    return (*v)[0];
-  }
-
- private:
   std::optional<std::vector<uint64_t>> operation(const std::vector<uint32_t>& w, int depth) {
     if (w.size() < 5) return std::nullopt;
     const uint32_t op = w[3];
@@ -308,7 +324,7 @@ class ConstantEvaluator {
     const uint64_t x = a[0], y = a.size() > 1 ? a[1] : 0;
     switch (op) {
       case 126:
-        return one(uint64_t(-signed_of(x)));  // OpSNegate
+        return one(uint64_t(0) - x);  // OpSNegate (two's complement)
       case 200:
         return one(~x);  // OpNot
       case 113:
@@ -331,9 +347,9 @@ class ConstantEvaluator {
       case 134:
         if (y == 0) return std::nullopt;
         return one(x / y);  // OpUDiv
-      case 135:
-        if (y == 0) return std::nullopt;
-        return one(uint64_t(signed_of(x) / signed_of(y)));  // OpSDiv
+      case 135:             // OpSDiv (the one overflowing quotient refused)
+        if (y == 0 || (signed_of(y) == -1 && signed_of(x) == std::numeric_limits<int64_t>::min())) return std::nullopt;
+        return one(uint64_t(signed_of(x) / signed_of(y)));
       case 137:
         if (y == 0) return std::nullopt;
         return one(x % y);  // OpUMod
@@ -386,11 +402,13 @@ class ConstantEvaluator {
     auto t = m_.types.find(type);
     if (t == m_.types.end()) return 32;
     const uint32_t op = t->second[0] & 0xFFFF;
-    return op == kOpTypeInt && t->second.size() > 2 ? t->second[2] : op == kOpTypeBool ? 1 : 32;
+    const uint32_t bits = op == kOpTypeInt ? t->second[2] : op == kOpTypeBool ? 1 : 32;
+    return std::clamp<uint32_t>(bits, 1, 64);
   }
 
   const Module& m_;
   std::span<const std::pair<uint32_t, uint32_t>> spec_;
+  std::map<uint32_t, std::optional<std::vector<uint64_t>>> memo_;
 };
 
 // Bytes of a Workgroup variable's type: natural sizes, array lengths evaluated (they may be

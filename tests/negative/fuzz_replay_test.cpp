@@ -58,8 +58,10 @@ const Target kTargets[] = {
 // Decoders without a verifier: "accepted" is "decoded", so a mutated seed may be accepted.
 size_t batch_input_kinds() { return 3; }  // a trace file, a manifest, a proving input
 size_t vk_air_kinds() { return 1; }       // the selector only sets the debug check's trace heights
+size_t spirv_kinds() { return 1; }        // the selector only sets the workgroup size
 const Target kDecoderTargets[] = {{"batch_inputs", fuzz::check_batch_input, batch_input_kinds},
-                                  {"vk_air", fuzz::check_vk_air_input, vk_air_kinds}};
+                                  {"vk_air", fuzz::check_vk_air_input, vk_air_kinds},
+                                  {"spirv", fuzz::check_spirv_input, spirv_kinds}};
 
 }  // namespace
 
