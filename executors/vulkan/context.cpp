@@ -440,7 +440,8 @@ void Context::read_properties(bool force_staging) {
     cap(allocation, profile->max_memory_allocation_size);
     cap(max_push_descriptors, profile->max_push_descriptors);
   }
-  max_storage_buffers = std::min(max_push_descriptors, l.maxPerStageDescriptorStorageBuffers);
+  max_storage_buffers =
+      std::min({max_push_descriptors, l.maxPerStageDescriptorStorageBuffers, l.maxDescriptorSetStorageBuffers});
   {
     ExecutorLimits own;
     own.max_buffer_bytes = allocation;
@@ -451,7 +452,7 @@ void Context::read_properties(bool force_staging) {
   }
   fn.vkGetPhysicalDeviceMemoryProperties(physical, &memory);
   constexpr VkMemoryPropertyFlags kUnified = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                            VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+                                             VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
   // Unified memory: an integrated or CPU device (or a profile of one) with a device-local, mapped,
   // coherent and host-cached memory type on its largest device-local heap. Not a discrete device's
   // mapped window (a resizable BAR), even under an integrated device's profile: the host reads it
@@ -550,9 +551,9 @@ std::vector<Missing> kernel_missing(const Context& ctx, std::string_view kernel,
   if (n.storage_buffers > ctx.max_storage_buffers)
     add("storage buffers", ctx.max_storage_buffers, n.storage_buffers,
         fmt::format("storage buffers a kernel may bind {} (maxPushDescriptors {}, maxPerStageDescriptorStorageBuffers "
-                    "{}): kernel {} binds {}",
-                    ctx.max_storage_buffers, ctx.max_push_descriptors, l.maxPerStageDescriptorStorageBuffers, kernel,
-                    n.storage_buffers));
+                    "{}, maxDescriptorSetStorageBuffers {}): kernel {} binds {}",
+                    ctx.max_storage_buffers, ctx.max_push_descriptors, l.maxPerStageDescriptorStorageBuffers,
+                    l.maxDescriptorSetStorageBuffers, kernel, n.storage_buffers));
   if (n.push_constant_bytes > l.maxPushConstantsSize)
     add("maxPushConstantsSize", l.maxPushConstantsSize, n.push_constant_bytes,
         fmt::format("maxPushConstantsSize {}: kernel {} pushes {} bytes", l.maxPushConstantsSize, kernel,

@@ -130,7 +130,8 @@ class Context {
   // 64) they take their shared-memory paths, whose correctness does not depend on the size.
   bool subgroup_shuffle = false;
   bool shader_int64 = false, shader_int16 = false;  // enabled (the device's and the profile's)
-  // Storage buffers one kernel may bind: maxPushDescriptors and maxPerStageDescriptorStorageBuffers.
+  // Storage buffers one kernel may bind: the least of maxPushDescriptors, maxPerStageDescriptorStorageBuffers
+  // and maxDescriptorSetStorageBuffers (a push-descriptor set layout counts against both).
   uint32_t max_storage_buffers = 0;
   bool portability_subset = false;  // VK_KHR_portability_subset listed by the device, so enabled
   // maxMemoryAllocationSize (VkPhysicalDeviceMaintenance3Properties) and maxStorageBufferRange, as
