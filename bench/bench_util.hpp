@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -84,11 +84,12 @@ inline void write_result(const std::string& path, const std::string& name, const
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
   try {
     const char* profile = std::getenv("VKSTARK_DEVICE_PROFILE");
-    replace_file(path, fmt::format("{{\n  \"bench\": {},\n  \"executor\": {},\n  \"device\": {},\n  "
-                                   "\"device_profile\": {},\n  \"commit\": {},\n  \"date\": {},\n  \"results\": {}\n}}\n",
-                                   json_string(name), json_string(executor), json_string(device),
-                                   json_string(profile && *profile ? profile : "none"),
-                                   json_string(VKSTARK_GIT_COMMIT), json_string(utc_date()), results_json));
+    replace_file(path,
+                 fmt::format("{{\n  \"bench\": {},\n  \"executor\": {},\n  \"device\": {},\n  "
+                             "\"device_profile\": {},\n  \"commit\": {},\n  \"date\": {},\n  \"results\": {}\n}}\n",
+                             json_string(name), json_string(executor), json_string(device),
+                             json_string(profile && *profile ? profile : "none"), json_string(VKSTARK_GIT_COMMIT),
+                             json_string(utc_date()), results_json));
   } catch (const std::runtime_error& e) {
     throw InputError(e.what());
   }

@@ -471,6 +471,16 @@ void Context::read_properties(bool force_staging) {
     has_type |= (memory.memoryTypes[i].propertyFlags & kUnified) == kUnified &&
                 int64_t(memory.memoryTypes[i].heapIndex) == largest;
   unified = shared_type && has_type && !force_staging;
+  logger().debug(
+      "limits{}: subgroups {} ({}-{}, subgroup path {}), shared memory {}, workgroup {} invocations, push constants "
+      "{}, "
+      "storage buffers a kernel {}, binding {} bytes, allocation {} bytes (maxMemoryAllocationSize {}{}), {} memory",
+      profile ? fmt::format(" under device profile {}", profile->name) : "", subgroup_size, min_subgroup_size,
+      max_subgroup_size, subgroup_shuffle ? "on" : "off", l.maxComputeSharedMemorySize,
+      l.maxComputeWorkGroupInvocations, l.maxPushConstantsSize, max_storage_buffers, max_binding_bytes,
+      max_allocation_bytes, maintenance3.maxMemoryAllocationSize,
+      has_maintenance4 ? fmt::format(", maxBufferSize {}", maintenance4.maxBufferSize) : "",
+      unified ? "unified" : "staged");
   if (logger().should_log(spdlog::level::debug)) {
     const std::vector<HeapState> hs = heaps();
     for (uint32_t i = 0; i < hs.size(); ++i)
