@@ -1,6 +1,7 @@
 #include "cli/options.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -310,22 +311,30 @@ void write_binary_file(const std::string& path, std::span<const uint8_t> bytes) 
 }
 
 std::vector<uint8_t> read_binary_file(const std::string& path, uint64_t max_bytes) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw FileError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::vector<uint8_t> bytes;
-  uint8_t chunk[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) {
-    if (bytes.size() + n > max_bytes) {
-      std::fclose(f);
-      throw FileError(fmt::format("'{}' is larger than {} bytes: not a file this reads", path, max_bytes));
-    }
-    bytes.insert(bytes.end(), chunk, chunk + n);
+  // A FIFO, a device (/dev/zero) or a folder is refused at once, and a file larger than any this
+  // reads before a byte is read (a sparse 2 GB file).
+  const OpenedFile file = open_regular_file(path);
+  if (file.fd < 0) throw FileError(fmt::format("cannot read '{}': {}", path, file.error));
+  if (file.size > max_bytes) {
+    ::close(file.fd);
+    throw FileError(
+        fmt::format("'{}' is larger than {} bytes ({} bytes): not a file this reads", path, max_bytes, file.size));
   }
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) throw FileError(fmt::format("cannot read '{}': {}", path, std::strerror(err)));
+  std::vector<uint8_t> bytes(file.size);
+  uint64_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = ::read(file.fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(file.fd);
+      throw FileError(fmt::format("cannot read '{}': {}", path, std::strerror(err)));
+    }
+    if (n == 0) break;  // it shrank meanwhile
+    got += uint64_t(n);
+  }
+  ::close(file.fd);
+  bytes.resize(got);
   return bytes;
 }
 

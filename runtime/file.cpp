@@ -1,6 +1,8 @@
 #include "runtime/file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -86,6 +88,37 @@ std::string unwritable_reason(const std::filesystem::path& path) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   if (::access(dir.c_str(), W_OK | X_OK) != 0) return std::strerror(errno);
   return {};
+}
+
+OpenedFile open_regular_file(const std::filesystem::path& path) {
+  OpenedFile out;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    out.error = std::strerror(errno);
+    return out;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    out.error = std::strerror(errno);
+    ::close(fd);
+    return out;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
+                       : S_ISDIR(st.st_mode)  ? "a folder"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a file";
+    out.error = fmt::format("{}, not a regular file", kind);
+    ::close(fd);
+    return out;
+  }
+  // Reads of a regular file ignore O_NONBLOCK; cleared all the same.
+  if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  out.fd = fd;
+  out.size = uint64_t(st.st_size);
+  return out;
 }
 
 }  // namespace vkstark

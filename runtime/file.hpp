@@ -28,4 +28,15 @@ void replace_files(std::span<const std::pair<std::filesystem::path, std::string_
 // denied").
 [[nodiscard]] std::string unwritable_reason(const std::filesystem::path& path);
 
+// A file opened for reading only where it is a regular file, and never blocking on the way: a FIFO
+// is opened non-blocking (opening one to read otherwise waits for a writer), then refused like a
+// folder or a device. `fd` (the caller closes it) and `size`, or fd -1 and `error`: the system's
+// reason, or what the file is instead ("a FIFO, not a regular file").
+struct OpenedFile {
+  int fd = -1;
+  uint64_t size = 0;
+  std::string error;
+};
+[[nodiscard]] OpenedFile open_regular_file(const std::filesystem::path& path);
+
 }  // namespace vkstark

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
 
@@ -13,6 +11,7 @@
 #include <cstring>
 
 #include "runtime/error.hpp"
+#include "runtime/file.hpp"
 #include "stages/proof/codec.hpp"
 
 namespace vkstark::detail {
@@ -84,14 +83,10 @@ std::optional<uint64_t> convert_canonical(const uint8_t* bytes, Fp* values, uint
 }
 
 PositionalFile::PositionalFile(const std::string& path, std::string what) : path_(path), what_(std::move(what)) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw InputError(fmt::format("cannot read the {} '{}': {}", what_, path, std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd_);
-    throw InputError(fmt::format("cannot read the {} '{}': not a regular file", what_, path));
-  }
-  size_ = uint64_t(st.st_size);
+  const OpenedFile file = open_regular_file(path);  // a FIFO is refused, not waited on
+  if (file.fd < 0) throw InputError(fmt::format("cannot read the {} '{}': {}", what_, path, file.error));
+  fd_ = file.fd;
+  size_ = file.size;
 }
 
 PositionalFile::~PositionalFile() { ::close(fd_); }

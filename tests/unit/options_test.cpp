@@ -3,7 +3,9 @@
 // errors whose message names the option and the value, output files are checked only once the
 // whole command line is valid, --help exits 0 and usage errors exit 2.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -320,6 +322,34 @@ TEST(Options, UsageShowsThePositionalArgumentFirst) {
   const std::string usage = Verify().options.usage();
   EXPECT_NE(usage.find("usage: verify FILE [--vk FILE] [--help]"), std::string::npos) << usage;
   EXPECT_NE(usage.find("\n  FILE       the proof file\n  --vk FILE  a key file\n"), std::string::npos) << usage;
+}
+
+// What cannot be a file this reads is refused at once, before a byte is read: a FIFO (opening one
+// to read would wait for a writer forever), a device that never ends, a folder, a sparse file far
+// larger than the cap (issue 44).
+TEST(ReadBinaryFile, RefusesWhatIsNotARegularFileOrTooLargeWithoutReadingIt) {
+  const std::string fifo = temp_path("read.fifo");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto refused = [](const std::string& path, uint64_t cap, const std::string& why) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      (void)read_binary_file(path, cap);
+      ADD_FAILURE() << path << " was read";
+    } catch (const FileError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << path;
+  };
+  refused(fifo, 1 << 20, "cannot read '" + fifo + "': a FIFO, not a regular file");
+  refused("/dev/zero", uint64_t(1) << 30, "cannot read '/dev/zero': a character device, not a regular file");
+  refused(std::filesystem::temp_directory_path().string(), 1 << 20, "a folder, not a regular file");
+  const std::string sparse = temp_path("read.sparse");
+  { std::ofstream f(sparse, std::ios::binary | std::ios::trunc); }
+  std::filesystem::resize_file(sparse, uint64_t(2) << 30);  // 2 GiB of nothing on disk
+  refused(sparse, uint64_t(1) << 30, "is larger than 1073741824 bytes (2147483648 bytes)");
+  std::filesystem::remove(sparse);
+  std::filesystem::remove(fifo);
 }
 
 TEST(ReadBinaryFile, ReadsTheWholeFileUpToTheCap) {

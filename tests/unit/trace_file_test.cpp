@@ -7,9 +7,12 @@
 // refused with an InputError naming the AIR.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <functional>
 
 #include "product/airs/fibonacci.hpp"
@@ -105,6 +108,23 @@ TEST(TraceFile, RoundTripsAKeccakTraceThroughItsAir) {
     EXPECT_EQ(t.common, fixture[0].common);
     EXPECT_TRUE(t.public_values.empty());
   }
+}
+
+// A trace file that is a FIFO (a manifest's trace= naming one) is refused at once, not waited on
+// (issue 44: it hung a whole batch).
+TEST(TraceFile, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const std::string fifo =
+      (std::filesystem::temp_directory_path() / fmt::format("vkstark-trace-{}.fifo", ::getpid())).string();
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    (void)read_trace_file(fifo);
+    ADD_FAILURE() << "a FIFO was read as a trace file";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(),
+                ::testing::HasSubstr("cannot read the trace file '" + fifo + "': a FIFO, not a regular file"));
+  }
+  std::filesystem::remove(fifo);
 }
 
 TEST(TraceFile, RefusesEveryTruncation) {

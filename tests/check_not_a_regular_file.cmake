@@ -1,0 +1,42 @@
+# cmake -DEXE=<vkstark> -DDIR=<scratch dir> -P check_not_a_regular_file.cmake
+#
+# `vkstark verify` and `vkstark info` on what cannot be a proof file are refused at once with exit
+# status 3 and what the path is: a FIFO (opening one to read used to wait for a writer forever), a
+# device that never ends (/dev/zero, once read for a GiB), a sparse file of 2 GiB (read whole before).
+file(REMOVE_RECURSE "${DIR}")
+file(MAKE_DIRECTORY "${DIR}")
+execute_process(COMMAND mkfifo "${DIR}/proof.fifo" RESULT_VARIABLE made)
+if(NOT made STREQUAL "0")
+  message(FATAL_ERROR "mkfifo failed: ${made}")
+endif()
+execute_process(COMMAND truncate -s 2G "${DIR}/sparse.vkp" RESULT_VARIABLE made)
+if(NOT made STREQUAL "0")
+  message(FATAL_ERROR "truncate failed: ${made}")
+endif()
+foreach(case "proof.fifo|a FIFO, not a regular file" "/dev/zero|a character device, not a regular file"
+             "sparse.vkp|is larger than 1073741824 bytes (2147483648 bytes)")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 file)
+  list(GET parts 1 want)
+  if(NOT IS_ABSOLUTE "${file}")
+    set(file "${DIR}/${file}")
+  endif()
+  foreach(command verify info)
+    string(TIMESTAMP start "%s")
+    execute_process(COMMAND "${EXE}" ${command} "${file}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                    TIMEOUT 20)
+    string(TIMESTAMP end "%s")
+    math(EXPR took "${end} - ${start}")
+    if(NOT rc STREQUAL "3")
+      message(FATAL_ERROR "vkstark ${command} ${file}: exit status '${rc}', expected 3\nstderr:\n${err}")
+    endif()
+    string(FIND "${err}" "${want}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "vkstark ${command} ${file}: stderr does not say '${want}':\n${err}")
+    endif()
+    if(took GREATER 5)
+      message(FATAL_ERROR "vkstark ${command} ${file}: took ${took} s to refuse")
+    endif()
+  endforeach()
+endforeach()
+file(REMOVE_RECURSE "${DIR}")
