@@ -6,6 +6,7 @@
 // folder of trace files gives one job per *.vkt file in name order.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "product/batch/manifest.hpp"
+#include "product/trace_file.hpp"
 #include "runtime/error.hpp"
 #include "stages/common/params.hpp"
 
@@ -321,7 +323,6 @@ TEST(TraceFolder, GivesOneJobPerTraceFileInNameOrder) {
   dir.write("a.vkt", "");
   dir.write("c.vkt.bak", "");
   dir.write("notes.txt", "");
-  fs::create_directories(dir.path() / "d.vkt");  // a folder, not a trace file
   const std::vector<Job> jobs = trace_folder_jobs(dir.path().string(), "/proofs", defaults());
   ASSERT_EQ(jobs.size(), 2u);
   Job a = defaults();
@@ -332,6 +333,31 @@ TEST(TraceFolder, GivesOneJobPerTraceFileInNameOrder) {
   EXPECT_EQ(jobs[0].line, 0u);
   EXPECT_EQ(jobs[1].name, "b");
   EXPECT_EQ(jobs[1].out, "/proofs/b.vkp");
+}
+
+// A *.vkt entry that is no regular file (a folder, a FIFO, a dangling link) is a job all the same,
+// which fails when its trace is read, naming what it is: none is dropped from the batch (issue 44).
+TEST(TraceFolder, EveryTraceEntryIsAJobEvenWhereItIsNoRegularFile) {
+  TempFolder dir;
+  dir.write("a.vkt", "");
+  fs::create_directories(dir.path() / "b.vkt");
+  ASSERT_EQ(::mkfifo((dir.path() / "c.vkt").c_str(), 0600), 0);
+  fs::create_symlink(dir.path() / "nowhere", dir.path() / "d.vkt");
+  const std::vector<Job> jobs = trace_folder_jobs(dir.path().string(), "/proofs", defaults());
+  ASSERT_EQ(jobs.size(), 4u);
+  EXPECT_EQ(jobs[1].name, "b");
+  EXPECT_EQ(jobs[2].name, "c");
+  EXPECT_EQ(jobs[3].name, "d");
+  for (const auto& [job, why] : {std::pair<size_t, std::string>{1, "a folder, not a regular file"},
+                                 {2, "a FIFO, not a regular file"},
+                                 {3, "No such file or directory"}}) {
+    try {
+      (void)read_trace_file(jobs[job].trace_file);
+      ADD_FAILURE() << jobs[job].trace_file << " was read";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(why));
+    }
+  }
 }
 
 TEST(TraceFolder, RefusesAFileWhoseStemIsNoName) {
