@@ -52,8 +52,30 @@ bool launched_by_mpi() {
 void write_proof(const std::string& path, const std::vector<uint8_t>& bytes) {
   const std::filesystem::path p(path);
   std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  if (p.has_parent_path() && !std::filesystem::create_directories(p.parent_path(), ec) && ec)
+    throw std::runtime_error(
+        fmt::format("cannot make the folder '{}' for '{}': {}", p.parent_path().string(), path, ec.message()));
   write_binary_file(path, bytes);
+}
+
+// Where the jobs' proofs go, checked before anything is proved: each folder made (as write_proof
+// would) and each path writable. One line per path that is not, with the system's reason; empty
+// when all are.
+std::string unwritable_outputs(const std::vector<batch::Job>& jobs) {
+  std::string problems;
+  size_t count = 0;
+  for (const batch::Job& job : jobs) {
+    const std::filesystem::path p(job.out);
+    std::error_code ec;
+    std::string why;
+    if (p.has_parent_path() && !std::filesystem::create_directories(p.parent_path(), ec) && ec)
+      why = fmt::format("cannot make the folder '{}': {}", p.parent_path().string(), ec.message());
+    else
+      why = unwritable_reason(p);
+    if (!why.empty() && ++count <= 10) problems += fmt::format("\n  job {}: '{}': {}", job.name, job.out, why);
+  }
+  if (count > 10) problems += fmt::format("\n  and {} more job(s)", count - 10);
+  return problems;
 }
 
 std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<batch::JobResult>& results,
@@ -195,6 +217,18 @@ int prove_batch_command(int argc, char** argv) {
                  "vkstark prove-batch: {}\n(the manifest's format: docs/batch.md; the options: vkstark prove-batch "
                  "--help)\n",
                  e.what());
+    return kExitUsage;
+  }
+
+  // Every output's folder and path, before any proof: rank 0 (the collector, which writes them)
+  // checks, and every rank stops with it.
+  std::string problems = rank == 0 ? unwritable_outputs(jobs) : std::string();
+#ifdef VKSTARK_HAVE_MPI
+  if (mpi) problems = mpi->broadcast(problems);
+#endif
+  if (!problems.empty()) {
+    if (rank == 0)
+      fmt::print(stderr, "vkstark prove-batch: the proofs cannot be written where the jobs say:{}\n", problems);
     return kExitUsage;
   }
 

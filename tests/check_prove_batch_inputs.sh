@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# vkstark prove-batch on what an operator may hand it by mistake (issue 44), on the CPU executor:
+# - a trace folder whose *.vkt entries include a FIFO, a folder and a dangling link: every entry is
+#   a job, the three fail with what they are, the good one is proved; no hang, none dropped;
+# - an --out-dir that cannot be made (under a regular file): refused before anything is proved,
+#   exit status 2, the folder and the system's reason named.
+#
+#   check_prove_batch_inputs.sh VKSTARK WORKDIR
+set -euo pipefail
+vk=$1 work=$2
+fail() { echo "check_prove_batch_inputs: $*" >&2; exit 1; }
+
+rm -rf "$work"
+mkdir -p "$work/traces"
+cd "$work"
+"$vk" trace --air fibonacci --rows 32 --out traces/a.vkt >/dev/null
+mkfifo traces/b.vkt
+mkdir traces/c.vkt
+ln -s nowhere traces/d.vkt
+
+set +e
+timeout 120 "$vk" prove-batch --traces traces --out-dir out --executor cpu --params test >stdout.txt 2>stderr.txt
+rc=$?
+set -e
+cat stdout.txt
+cat stderr.txt >&2
+[ "$rc" -eq 1 ] || fail "exit status $rc, expected 1 (three jobs fail)"
+grep -q "prove-batch: 1 of 4 job(s) proved, 3 failed, 0 lost" stdout.txt || fail "no summary line for 1 of 4"
+grep -q "failed b: cannot read the trace file 'traces/b.vkt': a FIFO, not a regular file" stdout.txt ||
+  fail "the FIFO's reason is missing"
+grep -q "failed c: cannot read the trace file 'traces/c.vkt': a folder, not a regular file" stdout.txt ||
+  fail "the folder's reason is missing"
+grep -q "failed d: cannot read the trace file 'traces/d.vkt': No such file or directory" stdout.txt ||
+  fail "the dangling link's reason is missing"
+"$vk" verify out/a.vkp | grep -q '^accepted' || fail "out/a.vkp is not accepted"
+
+touch plain
+rm -f traces/b.vkt
+set +e
+"$vk" prove-batch --traces traces --out-dir plain/sub --executor cpu --params test >stdout2.txt 2>stderr2.txt
+rc=$?
+set -e
+cat stderr2.txt >&2
+[ "$rc" -eq 2 ] || fail "exit status $rc with an --out-dir under a file, expected 2"
+grep -q "job a: 'plain/sub/a.vkp': cannot make the folder 'plain/sub': Not a directory" stderr2.txt ||
+  fail "the unwritable --out-dir is not named with its reason"
+! grep -q "proved" stdout2.txt || fail "jobs were proved with an unwritable --out-dir"
+echo "check_prove_batch_inputs: ok"
