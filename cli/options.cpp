@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "runtime/file.hpp"
@@ -103,6 +104,16 @@ void Options::choice(std::string name, std::string& dest, std::vector<std::strin
        .allowed = std::move(allowed),
        .kind = Kind::value,
        .set = std::move(set)});
+}
+
+bool same_regular_file(const std::string& x, const std::string& y) {
+  std::error_code ec;
+  const std::filesystem::path a = std::filesystem::weakly_canonical(x, ec);
+  if (ec) return false;
+  const std::filesystem::path b = std::filesystem::weakly_canonical(y, ec);
+  if (ec || a != b) return false;
+  const std::filesystem::file_status st = std::filesystem::status(a, ec);
+  return !std::filesystem::exists(st) || std::filesystem::is_regular_file(st);
 }
 
 void Options::output(std::string name, std::string& dest, std::string help) {
@@ -218,6 +229,15 @@ Options::Outcome Options::parse(const std::vector<std::string_view>& args) {
     if (o.kind == Kind::positional && !o.given) throw UsageError(fmt::format("missing {} ({})", o.metavar, o.help));
   for (const auto& [name, dest] : outputs_)
     if (!dest->empty()) check_output(name, *dest);
+  // Two outputs naming one file: the second write would replace the first (a proof lost behind a
+  // vk file). Special files (/dev/null, a pipe) are written in place and may be shared.
+  for (size_t a = 0; a < outputs_.size(); ++a)
+    for (size_t b = a + 1; b < outputs_.size(); ++b) {
+      const std::string &x = *outputs_[a].second, &y = *outputs_[b].second;
+      if (x.empty() || y.empty() || !same_regular_file(x, y)) continue;
+      throw UsageError(fmt::format("{} and {} name the same file '{}': each output needs its own", outputs_[a].first,
+                                   outputs_[b].first, y));
+    }
   return Outcome::run;
 }
 

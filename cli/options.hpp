@@ -120,6 +120,10 @@ class Options {
 // UsageError "<option>: cannot write '<path>': <reason>" when `path` could not be written
 // (runtime/file.hpp, unwritable_reason); touches nothing.
 void check_output(std::string_view option, const std::string& path);
+// Whether two output paths are one file that is, or would be, a regular file: the same path once
+// made absolute and normal ("." and ".." resolved, links followed as far as they exist). Special
+// files (/dev/null, a pipe) are written in place and may be shared: false.
+bool same_regular_file(const std::string& x, const std::string& y);
 
 // --executor cpu|vulkan|auto, for every executable that runs a plan ("" = $VKSTARK_EXECUTOR, else
 // auto; see executors/executors.hpp).

@@ -59,12 +59,15 @@ void write_proof(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 // Where the jobs' proofs go, checked before anything is proved: each folder made (as write_proof
-// would) and each path writable. One line per path that is not, with the system's reason; empty
+// would), each path writable and none the summary's. One line per path that is not, with the system's reason; empty
 // when all are.
-std::string unwritable_outputs(const std::vector<batch::Job>& jobs) {
+std::string unwritable_outputs(const std::vector<batch::Job>& jobs, const std::string& summary) {
   std::string problems;
   size_t count = 0;
   for (const batch::Job& job : jobs) {
+    // The summary, written last, would replace a proof the batch reported written.
+    if (!summary.empty() && same_regular_file(summary, job.out) && ++count <= 10)
+      problems += fmt::format("\n  job {}: '{}' is the --summary file too", job.name, job.out);
     const std::filesystem::path p(job.out);
     std::error_code ec;
     std::string why;
@@ -222,7 +225,7 @@ int prove_batch_command(int argc, char** argv) {
 
   // Every output's folder and path, before any proof: rank 0 (the collector, which writes them)
   // checks, and every rank stops with it.
-  std::string problems = rank == 0 ? unwritable_outputs(jobs) : std::string();
+  std::string problems = rank == 0 ? unwritable_outputs(jobs, summary_file) : std::string();
 #ifdef VKSTARK_HAVE_MPI
   if (mpi) problems = mpi->broadcast(problems);
 #endif

@@ -2,8 +2,8 @@
 # vkstark prove-batch on what an operator may hand it by mistake (issue 44), on the CPU executor:
 # - a trace folder whose *.vkt entries include a FIFO, a folder and a dangling link: every entry is
 #   a job, the three fail with what they are, the good one is proved; no hang, none dropped;
-# - an --out-dir that cannot be made (under a regular file): refused before anything is proved,
-#   exit status 2, the folder and the system's reason named.
+# - an --out-dir that cannot be made (under a regular file), or a --summary naming a job's output:
+#   refused before anything is proved, exit status 2, the job, the path and the reason named.
 #
 #   check_prove_batch_inputs.sh VKSTARK WORKDIR
 set -euo pipefail
@@ -45,4 +45,16 @@ cat stderr2.txt >&2
 grep -q "job a: 'plain/sub/a.vkp': cannot make the folder 'plain/sub': Not a directory" stderr2.txt ||
   fail "the unwritable --out-dir is not named with its reason"
 ! grep -q "proved" stdout2.txt || fail "jobs were proved with an unwritable --out-dir"
+# A --summary naming a job's output: refused before anything is proved (the summary, written last,
+# replaced a proof the batch had reported written).
+cp out/a.vkp a.kept
+set +e
+"$vk" prove-batch --traces traces --out-dir out --summary out/a.vkp --executor cpu --params test \
+  >stdout3.txt 2>stderr3.txt
+rc=$?
+set -e
+cat stderr3.txt >&2
+[ "$rc" -eq 2 ] || fail "exit status $rc with --summary naming a job's output, expected 2"
+grep -q "job a: 'out/a.vkp' is the --summary file too" stderr3.txt || fail "the summary collision is not named"
+cmp -s out/a.vkp a.kept || fail "out/a.vkp was changed"
 echo "check_prove_batch_inputs: ok"

@@ -234,6 +234,36 @@ TEST(Options, UnwritableOutputNamesTheOptionAndThePath) {
   EXPECT_EQ(Bench().error({"--json", dir}).rfind("--json: cannot write '" + dir + "': ", 0), 0u);
 }
 
+// Two outputs naming one file are a usage error (issue 44: `vkstark prove --out X --vk-out X` lost
+// the proof behind the vk file), however the paths are spelled; special files may be shared.
+TEST(Options, TwoOutputsNamingOneFileAreRefused) {
+  struct Prove {
+    Options options{"prove", "Writes two files."};
+    std::string out, vk_out;
+    Prove() {
+      options.output("--out", out, "the proof");
+      options.output("--vk-out", vk_out, "the key");
+    }
+    std::string error(const std::vector<std::string>& args) {
+      try {
+        (void)options.parse(std::vector<std::string_view>(args.begin(), args.end()));
+        return "";
+      } catch (const UsageError& e) {
+        return e.what();
+      }
+    }
+  };
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const std::string path = temp_path("both.vkp");
+  EXPECT_EQ(Prove().error({"--out", path, "--vk-out", path}),
+            "--out and --vk-out name the same file '" + path + "': each output needs its own");
+  const std::string spelled = dir + "/./" + std::filesystem::path(path).filename().string();
+  EXPECT_NE(Prove().error({"--out", path, "--vk-out", spelled}), "");
+  EXPECT_EQ(Prove().error({"--out", path, "--vk-out", path + ".vk"}), "");
+  EXPECT_EQ(Prove().error({"--out", "/dev/null", "--vk-out", "/dev/null"}), "");
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
 TEST(Options, PassthroughCollectsItsPrefixInOrder) {
   Bench b;
   EXPECT_EQ(b.parse({"--benchmark_filter=Fp", "--width", "3", "--benchmark_filter=Fp4", "--benchmark_list_tests"}),
