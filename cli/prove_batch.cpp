@@ -334,7 +334,14 @@ int prove_batch_command(int argc, char** argv) {
     try {
       replace_file(summary_file, summary_json(jobs, results, wall_s, ranks, dead_ranks, verify.describe()));
     } catch (const std::runtime_error& e) {
-      fmt::print(stderr, "vkstark prove-batch: the summary: {}\n", e.what());
+      // Not written (a full disk, /dev/full): the batch fails, and a summary of an earlier batch
+      // that stood at that path is removed, so that no stale result reads as this batch's.
+      std::error_code ec;
+      const bool stale =
+          std::filesystem::is_regular_file(summary_file, ec) && std::filesystem::remove(summary_file, ec);
+      fmt::print(stderr, "vkstark prove-batch: the summary was not written: {}{}\n", e.what(),
+                 stale ? fmt::format(" (the earlier summary at '{}' is removed)", summary_file) : "");
+      return kExitFailed;
     }
   }
   return ok == results.size() ? 0 : kExitFailed;

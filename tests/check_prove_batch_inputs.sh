@@ -3,7 +3,8 @@
 # - a trace folder whose *.vkt entries include a FIFO, a folder and a dangling link: every entry is
 #   a job, the three fail with what they are, the good one is proved; no hang, none dropped;
 # - an --out-dir that cannot be made (under a regular file), or a --summary naming a job's output:
-#   refused before anything is proved, exit status 2, the job, the path and the reason named.
+#   refused before anything is proved, exit status 2, the job, the path and the reason named;
+# - a --summary that cannot be written (/dev/full): exit status 1 and the reason.
 #
 #   check_prove_batch_inputs.sh VKSTARK WORKDIR
 set -euo pipefail
@@ -57,4 +58,16 @@ cat stderr3.txt >&2
 [ "$rc" -eq 2 ] || fail "exit status $rc with --summary naming a job's output, expected 2"
 grep -q "job a: 'out/a.vkp' is the --summary file too" stderr3.txt || fail "the summary collision is not named"
 cmp -s out/a.vkp a.kept || fail "out/a.vkp was changed"
+# A summary that cannot be written (/dev/full): the batch fails (exit 1) and says so, though every
+# job was proved.
+rm -rf traces/c.vkt traces/d.vkt
+set +e
+"$vk" prove-batch --traces traces --out-dir out4 --summary /dev/full --executor cpu --params test \
+  >stdout4.txt 2>stderr4.txt
+rc=$?
+set -e
+cat stderr4.txt >&2
+[ "$rc" -eq 1 ] || fail "exit status $rc with an unwritable --summary, expected 1"
+grep -q "1 of 1 job(s) proved" stdout4.txt || fail "the job was not proved"
+grep -q "the summary was not written" stderr4.txt || fail "the unwritten summary is not reported"
 echo "check_prove_batch_inputs: ok"
