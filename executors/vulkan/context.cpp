@@ -414,8 +414,8 @@ void Context::read_properties(bool force_staging) {
   // on the profile's device (a profile whose device varies its size, or runs 64 wide, takes the
   // shared-memory paths here as it would there).
   auto tested = [](uint32_t lo, uint32_t hi) { return lo == hi && (lo == 16 || lo == 32); };
+  // (subgroupSize lies in [min, max]: min = max is the size itself.)
   subgroup_shuffle = subgroup_ops && tested(min_subgroup_size, max_subgroup_size) &&
-                     tested(subgroup_size, subgroup_size) &&
                      (!profile || tested(profile->min_subgroup_size, profile->max_subgroup_size));
   VkPhysicalDeviceLimits& l = properties.limits;
   // Every buffer is its own allocation: the smaller of the largest allocation and, where the device
@@ -602,12 +602,13 @@ std::vector<std::string> Context::missing_needs() const {
                     "workgroups of up to {} invocations (kernels/registry.hpp)",
                     max_wg, kMaxFixedWorkgroupSize));
   // Every embedded kernel at the default workgroup (a kernel's shared tiles are sized by its own
-  // constants, not by the specialization, so the sizes read are exact), one line a limit: the
-  // kernel that needs the most, and how many others need more than the device has.
+  // constants, not by the specialization, so the sizes read are exact; its fixed workgroup is the
+  // line above), one line a limit: the kernel that needs the most, and how many others need more
+  // than the device has.
   std::vector<Missing> all;
   for (const EmbeddedShader& shader : embedded_shaders())
     for (Missing& m : kernel_missing(*this, shader.name, shader.words, workgroup_size(0), false))
-      if (m.limit != "maxComputeWorkGroupInvocations") all.push_back(std::move(m));
+      all.push_back(std::move(m));
   std::stable_sort(all.begin(), all.end(), [](const Missing& a, const Missing& b) {
     return a.limit != b.limit ? a.limit < b.limit : a.need > b.need;
   });

@@ -17,6 +17,16 @@ using namespace vkstark::cli;
 
 namespace {
 
+// The UsageError message of parsing args; "" when they parse.
+std::string usage_error(Options& options, const std::vector<std::string_view>& args) {
+  try {
+    (void)options.parse(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // The options of a small bench, as pcs_bench declares them.
 struct Bench {
   Options options{"bench", "A test bench."};
@@ -36,15 +46,7 @@ struct Bench {
     options.passthrough("--benchmark_", passed, "--benchmark_FLAG=VALUE", "Google Benchmark's flags");
   }
   Options::Outcome parse(std::vector<std::string_view> args) { return options.parse(args); }
-  // The UsageError message of parsing args; "" when they parse.
-  std::string error(std::vector<std::string_view> args) {
-    try {
-      (void)options.parse(args);
-    } catch (const UsageError& e) {
-      return e.what();
-    }
-    return "";
-  }
+  std::string error(std::vector<std::string_view> args) { return usage_error(options, args); }
 };
 
 std::string temp_path(const std::string& name) {
@@ -244,14 +246,7 @@ TEST(Options, TwoOutputsNamingOneFileAreRefused) {
       options.output("--out", out, "the proof");
       options.output("--vk-out", vk_out, "the key");
     }
-    std::string error(const std::vector<std::string>& args) {
-      try {
-        (void)options.parse(std::vector<std::string_view>(args.begin(), args.end()));
-        return "";
-      } catch (const UsageError& e) {
-        return e.what();
-      }
-    }
+    std::string error(std::vector<std::string_view> args) { return usage_error(options, args); }
   };
   const std::string dir = std::filesystem::temp_directory_path().string();
   const std::string path = temp_path("both.vkp");
