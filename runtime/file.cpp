@@ -2,76 +2,313 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <vector>
+
+#include "runtime/fault.hpp"
 
 namespace vkstark {
 
 namespace {
+
+namespace fs = std::filesystem;
+
 // A file that is no regular file (/dev/null, a pipe): written in place, never renamed over.
-bool special(const std::filesystem::path& path) {
+bool special(const fs::path& path) {
   std::error_code ec;
-  const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  return std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st);
+  const fs::file_status st = fs::status(path, ec);
+  return fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
 }
 
-// Writes `bytes` to `file` (created or truncated); errors name `path`, the file the caller means.
-void write_whole(const std::filesystem::path& file, const std::filesystem::path& path, std::string_view bytes) {
-  std::FILE* f = std::fopen(file.c_str(), "wb");
-  if (f == nullptr) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  const int write_errno = errno;
-  if (std::fclose(f) != 0 || !written)
-    throw std::runtime_error(fmt::format("cannot write {} bytes to '{}': {}", bytes.size(), path.string(),
-                                         std::strerror(written ? errno : write_errno)));
+// Writes `bytes` to `file` (created or truncated), and with `sync` to the disk before returning;
+// errors name `path`, the file the caller means.
+void write_whole(const fs::path& file, const fs::path& path, std::string_view bytes, bool sync) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  size_t done = 0;
+  int error = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    done += size_t(n);
+  }
+  if (error == 0 && sync && ::fsync(fd) != 0 && errno != EINVAL) error = errno;  // EINVAL: a pipe
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0)
+    throw std::runtime_error(
+        fmt::format("cannot write {} bytes to '{}': {}", bytes.size(), path.string(), std::strerror(error)));
 }
+
+// The folder a path is written in.
+fs::path folder_of(const fs::path& path) { return path.has_parent_path() ? path.parent_path() : fs::path("."); }
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view e) {
+  return s.size() >= e.size() && s.substr(s.size() - e.size()) == e;
+}
+
+// Our temporary files and journals: hidden, and marked so that nothing else is taken for one.
+constexpr std::string_view kTmpMark = ".vkstark-", kTmpEnd = ".tmp", kJournalEnd = ".journal";
+constexpr std::string_view kJournalMagic = "vkstark output set 1";
+
+std::atomic<uint64_t> name_counter{0};
+fs::path temporary_for(const fs::path& path, std::string_view what) {
+  return folder_of(path) /
+         fmt::format(".{}{}{}-{}{}", path.filename().string(), kTmpMark, ::getpid(), name_counter.fetch_add(1), what);
+}
+
+// Exclusive locks (flock) on folders, so that writers of one folder (threads or processes) take
+// turns: a set of outputs is then never mixed with another writer's, and whatever temporary file or
+// journal a lock holder finds is a dead writer's. Taken in one order (sorted), so that writers of
+// overlapping folders never wait on each other in a cycle; more may be tried without waiting.
+class FolderLocks {
+ public:
+  explicit FolderLocks(std::vector<fs::path> folders) {
+    std::sort(folders.begin(), folders.end());
+    folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
+    for (const fs::path& f : folders)
+      if (!add(f, true)) {
+        release();  // no destructor runs for a constructor that throws
+        throw std::runtime_error(fmt::format("cannot write in '{}': {}", f.string(), error_));
+      }
+  }
+  ~FolderLocks() { release(); }
+  FolderLocks(const FolderLocks&) = delete;
+  FolderLocks& operator=(const FolderLocks&) = delete;
+  bool holds(const fs::path& folder) const {
+    return std::any_of(held_.begin(), held_.end(), [&](const auto& h) { return h.first == folder; });
+  }
+  // A lock more, only if no one holds it now.
+  bool try_add(const fs::path& folder) { return holds(folder) || add(folder, false); }
+  const std::vector<std::pair<fs::path, int>>& held() const { return held_; }
+
+ private:
+  void release() {
+    for (const auto& [f, fd] : held_) ::close(fd);
+    held_.clear();
+  }
+  bool add(const fs::path& folder, bool wait) {
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+      error_ = std::strerror(errno);
+      return false;
+    }
+    int r;
+    while ((r = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) != 0 && errno == EINTR) {
+    }
+    // A file system without flock (ENOLCK, EOPNOTSUPP: some network ones) is written without it.
+    if (r != 0 && (errno == EWOULDBLOCK || !wait)) {
+      ::close(fd);
+      return false;
+    }
+    held_.emplace_back(folder, fd);
+    return true;
+  }
+  std::vector<std::pair<fs::path, int>> held_;
+  std::string error_;
+};
+
+// The folder made canonical, for locks and the record of folders known clean.
+fs::path canonical_folder(const fs::path& path) {
+  std::error_code ec;
+  fs::path f = fs::weakly_canonical(fs::absolute(folder_of(path), ec), ec);
+  return ec ? fs::absolute(folder_of(path)) : f;
+}
+
+// A folder's modification time, as this process last left it: a folder that no one else has
+// changed since needs no new look for a dead writer's leftovers.
+std::optional<std::pair<int64_t, int64_t>> folder_time(const fs::path& folder) {
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) return std::nullopt;
+  return std::pair<int64_t, int64_t>(st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+std::mutex clean_mutex;
+std::map<fs::path, std::pair<int64_t, int64_t>> clean_folders;
+
+// A journal's pairs (temporary file, the path it replaces), absolute; nullopt for what is no
+// journal of ours.
+std::optional<std::vector<std::pair<fs::path, fs::path>>> read_journal(const fs::path& journal) {
+  std::ifstream in(journal, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> fields;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t nul = text.find('\0', at);
+    if (nul == std::string::npos) return std::nullopt;
+    fields.push_back(text.substr(at, nul - at));
+    at = nul + 1;
+  }
+  if (fields.size() < 2 || fields.front() != kJournalMagic || fields.back() != "end" || fields.size() % 2 != 0)
+    return std::nullopt;
+  std::vector<std::pair<fs::path, fs::path>> pairs;
+  for (size_t i = 1; i + 1 < fields.size(); i += 2) pairs.emplace_back(fields[i], fields[i + 1]);
+  return pairs;
+}
+
+// Under the folder's lock: a dead writer's set of outputs finished (its journal says every file was
+// written: each temporary file still there is renamed over its path), then its temporary files
+// removed. A journal naming a folder another writer holds now is left for later, with its files.
+void clean_folder(const fs::path& folder, FolderLocks& locks) {
+  {
+    std::lock_guard lock(clean_mutex);
+    const auto it = clean_folders.find(folder);
+    if (it != clean_folders.end() && folder_time(folder) == it->second) return;
+  }
+  std::vector<fs::path> journals, tmps;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!starts_with(name, ".") || name.find(kTmpMark) == std::string::npos) continue;
+    if (ends_with(name, kJournalEnd) && starts_with(name, kTmpMark)) journals.push_back(it->path());
+    if (ends_with(name, kTmpEnd)) tmps.push_back(it->path());
+  }
+  std::set<fs::path> keep;
+  for (const fs::path& journal : journals) {
+    const auto pairs = read_journal(journal);
+    std::error_code ignored;
+    if (!pairs) {
+      fs::remove(journal, ignored);
+      continue;
+    }
+    bool held = true;
+    for (const auto& [tmp, path] : *pairs) held = held && locks.try_add(canonical_folder(path));
+    if (!held) {
+      for (const auto& [tmp, path] : *pairs) keep.insert(tmp);
+      continue;
+    }
+    for (const auto& [tmp, path] : *pairs)
+      if (fs::exists(tmp, ignored)) fs::rename(tmp, path, ignored);
+    fs::remove(journal, ignored);
+  }
+  for (const fs::path& tmp : tmps) {
+    std::error_code ignored;
+    if (!keep.contains(tmp)) fs::remove(tmp, ignored);
+  }
+}
+
+// Remembers the folders as this process leaves them (under their locks).
+void mark_clean(const FolderLocks& locks) {
+  std::lock_guard lock(clean_mutex);
+  for (const auto& [folder, fd] : locks.held())
+    if (auto t = folder_time(folder)) clean_folders[folder] = *t;
+}
+
+// Each file written (VKSTARK_FAULT=exit_after_writes:files=N stops the process after the Nth).
+std::atomic<uint64_t> files_written{0};
+
+void sync_folder(const fs::path& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
 void replace_files(std::span<const std::pair<std::filesystem::path, std::string_view>> files) {
-  static std::atomic<uint64_t> counter{0};
-  std::vector<std::filesystem::path> tmps(files.size());
+  std::vector<fs::path> folders;
+  for (const auto& [path, bytes] : files)
+    if (!special(path)) folders.push_back(canonical_folder(path));
+  FolderLocks locks(folders);
+  for (const auto& [folder, fd] : std::vector(locks.held())) clean_folder(folder, locks);
+
+  // The set: every temporary file written (to the disk, where there is more than one), then a
+  // journal naming them (written whole, then renamed into place: from then on the set is committed),
+  // then each renamed over its path, then the journal removed. A process killed before the journal
+  // leaves only temporary files, which the next writer of the folder removes; killed after, the next
+  // writer finishes the renames. Writers of a folder take turns (FolderLocks).
+  size_t regular = 0;
+  for (const auto& [path, bytes] : files) regular += !special(path);
+  const bool journaled = regular > 1;
+  std::vector<fs::path> tmps(files.size());
+  fs::path journal;
   auto remove_tmps = [&] {
     std::error_code ignored;
     for (const auto& t : tmps)
-      if (!t.empty()) std::filesystem::remove(t, ignored);
+      if (!t.empty()) fs::remove(t, ignored);
   };
   try {
     for (size_t i = 0; i < files.size(); ++i) {
       const auto& [path, bytes] = files[i];
       if (special(path)) continue;
-      std::filesystem::path tmp = path;
-      tmp += fmt::format(".{}.{}.tmp", ::getpid(), counter.fetch_add(1));
-      tmps[i] = tmp;
-      write_whole(tmp, path, bytes);
+      tmps[i] = temporary_for(path, kTmpEnd);
+      write_whole(tmps[i], path, bytes, journaled);
+    }
+    for (size_t i = 0; i < files.size(); ++i)
+      if (tmps[i].empty()) write_whole(files[i].first, files[i].first, files[i].second, false);
+    if (journaled) {
+      std::string text(kJournalMagic);
+      text += '\0';
+      for (size_t i = 0; i < files.size(); ++i) {
+        if (tmps[i].empty()) continue;
+        text += fs::absolute(tmps[i]).string() + '\0' + fs::absolute(files[i].first).string() + '\0';
+      }
+      text += std::string("end") + '\0';
+      const fs::path first =
+          files[size_t(std::find_if(tmps.begin(), tmps.end(), [](const fs::path& t) { return !t.empty(); }) -
+                       tmps.begin())]
+              .first;
+      journal =
+          folder_of(first) / fmt::format("{}{}-{}{}", kTmpMark, ::getpid(), name_counter.fetch_add(1), kJournalEnd);
+      const fs::path journal_tmp = temporary_for(journal, kTmpEnd);
+      tmps.push_back(journal_tmp);
+      write_whole(journal_tmp, journal, text, true);
+      std::error_code ec;
+      fs::rename(journal_tmp, journal, ec);
+      if (ec) throw std::runtime_error(fmt::format("cannot write '{}': {}", journal.string(), ec.message()));
+      tmps.back().clear();
+      sync_folder(folder_of(journal));
     }
   } catch (...) {
     remove_tmps();
     throw;
   }
-  try {
-    for (size_t i = 0; i < files.size(); ++i)
-      if (tmps[i].empty()) write_whole(files[i].first, files[i].first, files[i].second);
-  } catch (...) {
-    remove_tmps();
-    throw;
-  }
+  uint64_t renamed = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     const auto& path = files[i].first;
     if (tmps[i].empty()) continue;
     std::error_code ec;
-    std::filesystem::rename(tmps[i], path, ec);
+    fs::rename(tmps[i], path, ec);
     if (ec) {
-      remove_tmps();
+      // Only the first rename can fail here in practice (the folder and the files were written);
+      // the journal stays for what was renamed before, so that the next writer finishes the set.
+      if (renamed == 0) {
+        std::error_code ignored;
+        remove_tmps();
+        if (!journal.empty()) fs::remove(journal, ignored);
+      }
       throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
     }
     tmps[i].clear();
+    ++renamed;
+    if (journaled && fault_injected("exit_in_write", "renamed", renamed)) std::_Exit(kFaultExitStatus);
   }
+  if (journaled) {
+    std::error_code ignored;
+    fs::remove(journal, ignored);
+  }
+  mark_clean(locks);
+  const uint64_t written = files_written.fetch_add(files.size()) + files.size();
+  if (fault_kind_injected("exit_after_writes"))
+    for (uint64_t n = written - files.size() + 1; n <= written; ++n)
+      if (fault_injected("exit_after_writes", "files", n)) std::_Exit(kFaultExitStatus);
 }
 
 void replace_file(const std::filesystem::path& path, std::string_view bytes) {

@@ -12,15 +12,23 @@
 namespace vkstark {
 
 // Writes `bytes` (any bytes; a string_view of them) to `path` so that it holds either what it held before or all of
-// `bytes`: into a temporary file beside it (its name made unique per process and call), then renamed over it.
+// `bytes`: into a temporary file beside it (".<name>.vkstark-<pid>-<n>.tmp"), then renamed over it.
 // std::runtime_error naming the path and the system's reason when that fails; the temporary file is
 // removed and `path` is untouched. The folder must exist.
 void replace_file(const std::filesystem::path& path, std::string_view bytes);
 
-// Several files replaced as one: every temporary file written first (a failure removes them all
-// and leaves every path as it was), then the special files (a pipe, /dev/null) written in place,
-// then each temporary file renamed over its path. Only a rename failing after an
-// earlier one succeeded (same folder: rare) leaves some replaced; std::runtime_error names the path.
+// Several files replaced as one set, all or none, even across a kill (docs/decisions.md, "Outputs
+// written as a set"):
+// - every temporary file is written to the disk first (a failure removes them all and leaves every
+//   path as it was), then the special files (a pipe, /dev/null) in place;
+// - then a journal naming them is put in place (".vkstark-<pid>-<n>.journal", in the folder of the
+//   first file): from then on the set is committed;
+// - then each temporary file is renamed over its path, and the journal removed.
+// Writers of a folder take turns (flock on the folder, by threads and processes alike), so that two
+// commands writing the same paths leave one command's set, never a mix. Whoever writes in a folder
+// next finishes a set whose writer was killed after its journal (the renames left), and removes the
+// temporary files of writers killed before it; a folder this process left unchanged is not looked at
+// again. std::runtime_error names the path.
 void replace_files(std::span<const std::pair<std::filesystem::path, std::string_view>> files);
 
 // Why `path` could not be written by replace_file, without writing anything: "" when it could, else

@@ -1,14 +1,24 @@
 // Writing files without losing what they held (runtime/file.hpp): a file is replaced whole or not at
 // all; several files are replaced together, and a failure writing any of them leaves every one as
 // it was, with no temporary file left beside them.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "runtime/error.hpp"
+#include "runtime/fault.hpp"
 #include "runtime/file.hpp"
 
 using namespace vkstark;
@@ -80,6 +90,110 @@ TEST_F(FileTest, UnwritableReasonNamesWhy) {
   EXPECT_NE(unwritable_reason(dir_ / "no" / "x.bin"), "");
   EXPECT_NE(unwritable_reason(dir_), "");  // a folder
   EXPECT_EQ(unwritable_reason("/dev/null"), "");
+}
+
+// Runs `body` in a child process with VKSTARK_FAULT set; its exit status.
+template <typename F>
+int in_child(const char* fault, F body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("VKSTARK_FAULT", fault, 1);
+    body();
+    std::_Exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+size_t count_named(const fs::path& dir, std::string_view end) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    n += name.size() >= end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
+  }
+  return n;
+}
+
+TEST_F(FileTest, ASetKilledBetweenItsRenamesIsFinishedByTheNextWriter) {
+  const fs::path a = dir_ / "proof.vkp", b = dir_ / "key.vk";
+  replace_file(a, "old a");
+  replace_file(b, "old b");
+  // Killed after the first rename: the proof is new, the key old, and the journal says so.
+  const int status = in_child("exit_in_write:renamed=1", [&] {
+    const std::pair<fs::path, std::string_view> both[] = {{a, "new a"}, {b, "new b"}};
+    replace_files(both);
+  });
+  ASSERT_EQ(status, 137);
+  EXPECT_EQ(read(a), "new a");
+  EXPECT_EQ(read(b), "old b");
+  EXPECT_EQ(count_named(dir_, ".journal"), 1u);
+  EXPECT_EQ(count_named(dir_, ".tmp"), 1u);
+  // The next writer of the folder (any file) finishes the set first.
+  replace_file(dir_ / "other.txt", "x");
+  EXPECT_EQ(read(a), "new a");
+  EXPECT_EQ(read(b), "new b");
+  EXPECT_EQ(entries(), 3u);  // no journal, no temporary file
+}
+
+TEST_F(FileTest, TemporaryFilesOfAKilledWriterAreRemovedByTheNextWriter) {
+  const fs::path a = dir_ / "proof.vkp";
+  replace_file(a, "old a");
+  // A writer killed before its journal leaves temporary files (made here as it would) and no change.
+  std::ofstream(dir_ / ".proof.vkp.vkstark-99999-1.tmp") << "half";
+  std::ofstream(dir_ / ".key.vk.vkstark-99999-2.tmp") << "half";
+  std::ofstream(dir_ / "user.tmp") << "not ours";  // a user's file, kept
+  replace_file(a, "new a");
+  EXPECT_EQ(read(a), "new a");
+  EXPECT_EQ(read(dir_ / "user.tmp"), "not ours");
+  EXPECT_EQ(entries(), 2u);
+}
+
+TEST_F(FileTest, ConcurrentWritersOfOneSetLeaveOneWritersSet) {
+  // Two writers (a process and a thread here: flock serves both) replace the same two files with
+  // sets of their own, many times: each pair left is one writer's.
+  const fs::path a = dir_ / "proof.vkp", b = dir_ / "key.vk";
+  auto writer = [&](char who) {
+    for (int i = 0; i < 200; ++i) {
+      const std::string pa = fmt::format("{} proof {}", who, i), pb = fmt::format("{} key {}", who, i);
+      const std::pair<fs::path, std::string_view> both[] = {{a, pa}, {b, pb}};
+      replace_files(both);
+      // Read as a writer would write: holding the folder (a shared lock waits for writers).
+      const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY);
+      ::flock(fd, LOCK_SH);
+      const std::string ra = read(a), rb = read(b);
+      ::close(fd);
+      if (ra.substr(0, 1) != rb.substr(0, 1) || ra.substr(ra.find(' ', 2)) != rb.substr(rb.find(' ', 2))) std::_Exit(3);
+    }
+  };
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    writer('P');
+    std::_Exit(0);
+  }
+  std::thread t([&] { writer('T'); });
+  writer('M');
+  t.join();
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(entries(), 2u);
+}
+
+TEST(Fault, InjectedFaultsAreParsedAndAMalformedOneIsAnError) {
+  ::setenv("VKSTARK_FAULT", "oom:job=5,invalid_proof:job=2:attempts=2", 1);
+  EXPECT_TRUE(fault_injected("oom", "job", 5));
+  EXPECT_FALSE(fault_injected("oom", "job", 5, 2));  // the first attempt only
+  EXPECT_FALSE(fault_injected("oom", "job", 4));
+  EXPECT_TRUE(fault_injected("invalid_proof", "job", 2, 2));
+  EXPECT_FALSE(fault_injected("device_lost", "job", 5));
+  EXPECT_TRUE(fault_kind_injected("oom"));
+  for (const char* bad : {"oom:job", "oom:job=x", "melt:job=1", "oom:=3"}) {
+    ::setenv("VKSTARK_FAULT", bad, 1);
+    EXPECT_THROW((void)fault_kind_injected("oom"), InputError) << bad;
+  }
+  ::unsetenv("VKSTARK_FAULT");
+  EXPECT_FALSE(fault_kind_injected("oom"));
 }
 
 }  // namespace
