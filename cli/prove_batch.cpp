@@ -90,7 +90,7 @@ std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<
         "{}\n    {{\"name\": {}, \"status\": {}, \"reason\": {}, \"worker\": {}, \"out\": {}, \"verified\": {}, "
         "\"traces_ms\": {}, \"staging_ms\": {}, \"upload_ms\": {}, \"device_ms\": {}, \"download_ms\": {}, "
         "\"verify_ms\": {}, \"encode_ms\": {}, \"write_ms\": {}, \"prove_ms\": {}, \"total_ms\": {}, "
-        "\"device_bytes\": {}}}",
+        "\"device_bytes\": {}, \"attempts\": {}, \"history\": {}}}",
         entries.empty() ? "" : ",", json_string(j.name),
         json_string(r.ok     ? "ok"
                     : r.lost ? "lost"
@@ -98,7 +98,7 @@ std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<
         json_string(r.reason), json_string(r.worker), json_string(j.out), r.verified ? "true" : "false",
         json_number(r.traces_ms), json_number(r.staging_ms), json_number(r.upload_ms), json_number(r.device_ms),
         json_number(r.download_ms), json_number(r.verify_ms), json_number(r.encode_ms), json_number(r.write_ms),
-        json_number(r.prove_ms), json_number(r.total_ms), r.device_bytes);
+        json_number(r.prove_ms), json_number(r.total_ms), r.device_bytes, r.attempts, json_string(r.history));
   }
   const auto ok = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ok; });
   const auto lost = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.lost; });
@@ -272,12 +272,13 @@ int prove_batch_command(int argc, char** argv) {
     ++reported;
     if (quiet) return;
     if (r.ok)
-      fmt::print("[{}/{}] {}: ok on {}: proved in {:.1f} ms ({:.1f} ms in all){}, {} -> {}\n", reported, jobs.size(),
-                 job.name, r.worker, r.prove_ms, r.total_ms, r.verified ? "" : ", not verified (--verify)",
-                 r.file.size(), job.out);
+      fmt::print("[{}/{}] {}: ok on {}: proved in {:.1f} ms ({:.1f} ms in all){}, {} -> {}{}\n", reported,
+                 jobs.size(), job.name, r.worker, r.prove_ms, r.total_ms, r.verified ? "" : ", not verified (--verify)",
+                 r.file.size(), job.out, r.history.empty() ? "" : fmt::format(" (after: {})", r.history));
     else
-      fmt::print("[{}/{}] {}: {}{}: {}\n", reported, jobs.size(), job.name, r.lost ? "LOST" : "FAILED",
-                 r.worker.empty() ? "" : " on " + r.worker, r.reason);
+      fmt::print("[{}/{}] {}: {}{}: {}{}\n", reported, jobs.size(), job.name, r.lost ? "LOST" : "FAILED",
+                 r.worker.empty() ? "" : " on " + r.worker, r.reason,
+                 r.history.empty() ? "" : fmt::format(" (before: {})", r.history));
     std::fflush(stdout);
   };
 
@@ -327,8 +328,13 @@ int prove_batch_command(int argc, char** argv) {
     fmt::print("  host verification (--verify {}): {} proof(s), {:.2f} s of host time in all\n", verify.describe(),
                stages.verified, stages.total[batch::StageTimes::kVerify] / 1000);
   }
-  for (const batch::JobResult& r : results)
-    if (!r.ok) fmt::print("  {} {}: {}\n", r.lost ? "lost" : "failed", jobs.at(r.job).name, r.reason);
+  for (const batch::JobResult& r : results) {
+    if (!r.ok)
+      fmt::print("  {} {}: {}{}\n", r.lost ? "lost" : "failed", jobs.at(r.job).name, r.reason,
+                 r.history.empty() ? "" : fmt::format(" (before: {})", r.history));
+    else if (!r.history.empty())
+      fmt::print("  proved {} after a fault: {}\n", jobs.at(r.job).name, r.history);
+  }
   for (int d : dead_ranks) fmt::print("  rank {} died\n", d);
   if (!summary_file.empty()) {
     try {

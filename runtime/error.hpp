@@ -27,6 +27,20 @@ class DeviceError : public Error {
   using Error::Error;
 };
 
+// The device is gone (VK_ERROR_DEVICE_LOST): nothing more runs on it; a batch retires it and moves
+// its jobs to other workers.
+class DeviceLost : public DeviceError {
+ public:
+  using DeviceError::DeviceError;
+};
+
+// An allocation the device (or the driver's host memory) refused: a batch retries the job once with
+// nothing else in flight on its worker.
+class OutOfDeviceMemory : public DeviceError {
+ public:
+  using DeviceError::DeviceError;
+};
+
 // Bad user input: trace shape does not match the AIR, a value outside the field, parameters outside
 // the supported range. The message names what is wrong (AIR, column, field).
 class InputError : public Error {

@@ -89,7 +89,7 @@ DeviceBuffer::DeviceBuffer(const Context& ctx, uint64_t bytes, MemoryUse use, co
       const uint32_t heap = ctx.memory.memoryTypes[type].heapIndex;
       const std::vector<Context::HeapState> hs = ctx.heaps();
       const Context::HeapState h = heap < hs.size() ? hs[heap] : Context::HeapState{};
-      throw DeviceError(fmt::format(
+      throw OutOfDeviceMemory(fmt::format(
           "out of device memory: {} bytes for buffer '{}' (vkAllocateMemory: {}) from memory type {} of heap {} "
           "({}{} bytes, {}{} in use by this process)",
           req.size, name, vk_result_name(allocated), type, heap, h.device_local ? "device-local, " : "host, ", h.size,

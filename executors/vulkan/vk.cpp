@@ -183,12 +183,15 @@ std::string_view vk_result_name(VkResult result) {
 }
 
 void vk_check(VkResult result, std::string_view operation) {
+  if (result == VK_ERROR_DEVICE_LOST) throw DeviceLost(fmt::format("{}: {}", operation, vk_result_name(result)));
+  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    throw OutOfDeviceMemory(fmt::format("{}: {}", operation, vk_result_name(result)));
   if (result < 0) throw DeviceError(fmt::format("{}: {}", operation, vk_result_name(result)));
 }
 
 void vk_check_alloc(VkResult result, std::string_view what, uint64_t bytes) {
   if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
-    throw DeviceError(fmt::format("out of device memory: {} bytes for {} (vkAllocateMemory: {})", bytes, what,
+    throw OutOfDeviceMemory(fmt::format("out of device memory: {} bytes for {} (vkAllocateMemory: {})", bytes, what,
                                   vk_result_name(result)));
   vk_check(result, fmt::format("vkAllocateMemory ({} bytes for {})", bytes, what));
 }

@@ -6,6 +6,7 @@
 #include <bit>
 #include <charconv>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <future>
 #include <map>
@@ -23,6 +24,7 @@
 #include "product/trace_file.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/error.hpp"
+#include "runtime/fault.hpp"
 #include "runtime/json.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/debug_check.hpp"
@@ -306,8 +308,104 @@ void settle(WorkerCache& cache) {
 
 namespace {
 
-struct InFlight {
+// A job as a worker takes it: the source's, or one handed back after a fault (docs/batch.md,
+// "Faults").
+struct Deal {
   uint64_t job = 0;
+  uint32_t attempt = 1;       // 1: its first
+  uint32_t devices_lost = 0;  // devices lost while it was on them
+  bool alone = false;         // to be proved with nothing else in flight on its worker (it ran out of memory)
+  bool reproved = false;      // proved again after a proof of it did not verify
+  std::string avoid;          // a worker whose proof of it did not verify: another takes it where one can
+  std::string history;        // what befell it, "; "-separated
+};
+
+// Deals the jobs of run_workers' workers: the source's, and those handed back after a fault (to any
+// live worker but the one to avoid). Counts the jobs out (dealt, not yet done), so that a worker with
+// nothing left waits while a job may still come back, and knows when none can. Thread-safe.
+class Dealer {
+ public:
+  Dealer(JobSource& source, size_t workers) : source_(source), live_(workers) {}
+
+  // The next job for `worker`: one handed back that it may take, else the source's next. Without
+  // `wait`, nullopt at once when there is none; with it, nullopt only when no job is out any more.
+  std::optional<Deal> take(const std::string& worker, bool wait) {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      for (auto it = back_.begin(); it != back_.end(); ++it)
+        if (it->avoid != worker || live_ <= 1) {
+          Deal d = std::move(*it);
+          back_.erase(it);
+          return d;
+        }
+      if (!dry_) {
+        ++out_;
+        lock.unlock();
+        std::optional<uint64_t> j;
+        try {
+          j = source_.next();
+        } catch (...) {
+          abandon();
+          throw;
+        }
+        lock.lock();
+        if (j) {
+          Deal d;
+          d.job = *j;
+          return d;
+        }
+        dry_ = true;
+        --out_;
+        cv_.notify_all();
+        continue;
+      }
+      if (!wait || out_ == 0 || abandoned_) return std::nullopt;
+      cv_.wait(lock);
+    }
+  }
+  // A job's result, its last.
+  void done(JobResult r) {
+    source_.done(std::move(r));
+    std::lock_guard lock(mutex_);
+    --out_;
+    cv_.notify_all();
+  }
+  // A job to be dealt again.
+  void hand_back(Deal d) {
+    std::lock_guard lock(mutex_);
+    back_.push_back(std::move(d));
+    cv_.notify_all();
+  }
+  // A worker takes no more jobs (its device is lost).
+  void retire() {
+    std::lock_guard lock(mutex_);
+    --live_;
+    cv_.notify_all();
+  }
+  // A worker stopped without accounting for its jobs (its source failed): no one waits any more.
+  void abandon() {
+    std::lock_guard lock(mutex_);
+    abandoned_ = true;
+    cv_.notify_all();
+  }
+  // The jobs handed back that no worker was left to take.
+  std::deque<Deal> leftovers() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(back_, {});
+  }
+
+ private:
+  JobSource& source_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<Deal> back_;
+  uint64_t out_ = 0;
+  size_t live_;
+  bool dry_ = false, abandoned_ = false;
+};
+
+struct InFlight {
+  Deal deal;
   std::string shape;  // the idle cache's key
   KeyEntry* key = nullptr;
   std::unique_ptr<StarkProver::Prepared> prepared;
@@ -316,6 +414,19 @@ struct InFlight {
   Clock::time_point dealt, started;
   double traces_ms = 0;
 };
+
+JobResult failure(const Deal& deal, const std::string& worker, Clock::time_point dealt, std::string reason) {
+  JobResult r;
+  r.job = deal.job;
+  r.worker = worker;
+  r.reason = std::move(reason);
+  r.attempts = deal.attempt;
+  r.history = deal.history;
+  r.total_ms = ms_since(dealt);
+  return r;
+}
+
+void add_history(Deal& d, const std::string& event) { d.history += (d.history.empty() ? "" : "; ") + event; }
 
 // The TBB arena of the workers' host work (traces, verification): at low priority, so that the
 // copies into staging memory when a proof starts (the executor's, on the default arena) are not
@@ -327,9 +438,9 @@ tbb::task_arena& background() {
 
 class WorkerLoop {
  public:
-  WorkerLoop(const std::vector<Job>& jobs, JobSource& source, const Worker& worker, const WorkerOptions& options)
+  WorkerLoop(const std::vector<Job>& jobs, Dealer& dealer, const Worker& worker, const WorkerOptions& options)
       : jobs_(jobs),
-        source_(source),
+        dealer_(dealer),
         worker_(worker),
         options_(options),
         cache_(worker.cache ? worker.cache : make_worker_cache()),
@@ -348,18 +459,15 @@ class WorkerLoop {
   // verified and encoded on another thread, so that this one starts the next proof at once.
   void run() {
     const size_t in_flight = std::max<uint32_t>(options_.max_in_flight, 1);
-    bool dry = false;
-    while (true) {
-      while (!dry && pending_.size() + in_flight_.size() < in_flight + options_.traces_ahead) {
-        const std::optional<uint64_t> j = source_.next();
-        if (!j) {
-          dry = true;
-          break;
-        }
+    while (!retired_) {
+      while (!alone_ && pending_.size() + in_flight_.size() < in_flight + options_.traces_ahead) {
+        // With nothing of its own, the worker waits while a job may still be handed back.
+        std::optional<Deal> d = dealer_.take(worker_.label, pending_.empty() && in_flight_.empty());
+        if (!d) break;
         Pending p;
-        p.job = *j;
+        p.deal = std::move(*d);
         p.dealt = Clock::now();
-        p.airs = std::async(std::launch::async, [this, j = *j] {
+        p.airs = std::async(std::launch::async, [this, j = p.deal.job] {
           const Clock::time_point t0 = Clock::now();
           JobAirs airs;
           background().execute([&] {
@@ -368,14 +476,16 @@ class WorkerLoop {
           });
           return std::pair(std::move(airs), ms_since(t0));
         });
+        const bool alone = p.deal.alone;
         pending_.push_back(std::move(p));
+        if (alone) break;
       }
-      while (!pending_.empty() && in_flight_.size() < in_flight) {
+      while (!retired_ && !alone_ && !pending_.empty() && in_flight_.size() < in_flight) {
         Pending p = std::move(pending_.front());
         pending_.pop_front();
         start(p);
       }
-      if (in_flight_.empty() && pending_.empty()) break;
+      if (retired_ || (in_flight_.empty() && pending_.empty())) break;
       if (!in_flight_.empty()) finish_oldest();
     }
     for (std::future<void>& f : checks_) f.get();
@@ -383,18 +493,66 @@ class WorkerLoop {
 
  private:
   struct Pending {
-    uint64_t job = 0;
+    Deal deal;
     Clock::time_point dealt;
     std::future<std::pair<JobAirs, double>> airs;  // and the milliseconds it took
   };
 
-  JobResult failure(uint64_t job, Clock::time_point dealt, std::string reason) const {
-    JobResult r;
-    r.job = job;
-    r.worker = worker_.label;
-    r.reason = std::move(reason);
-    r.total_ms = ms_since(dealt);
-    return r;
+  // A job that ran out of memory: retried once alone on a worker (any), then reported.
+  void out_of_memory(Deal deal, Clock::time_point dealt, const std::string& what) {
+    if (deal.alone) {
+      dealer_.done(failure(deal, worker_.label, dealt,
+                           fmt::format("out of memory with nothing else in flight on {}: {}", worker_.label, what)));
+      return;
+    }
+    add_history(deal, fmt::format("out of memory on {} ({}): retried alone", worker_.label, what));
+    deal.alone = true;
+    ++deal.attempt;
+    dealer_.hand_back(std::move(deal));
+  }
+
+  // The device is lost: the worker takes no more jobs, and every job it holds (`current`, those in
+  // flight, those whose traces are being made) goes back to be dealt to the other workers; a job that
+  // was on two lost devices is reported instead.
+  void retire(Deal* current, Clock::time_point dealt, const std::string& what) {
+    auto move = [&](Deal d, Clock::time_point t) {
+      ++d.devices_lost;
+      if (d.devices_lost >= 2) {
+        dealer_.done(failure(d, worker_.label, t,
+                             fmt::format("the device was lost ({}) on {}, the second device lost with this job in "
+                                         "flight: not tried again",
+                                         what, worker_.label)));
+        return;
+      }
+      add_history(d, fmt::format("device lost on {} ({}): moved", worker_.label, what));
+      ++d.attempt;
+      dealer_.hand_back(std::move(d));
+    };
+    if (!retired_) {
+      retired_ = true;
+      dealer_.retire();
+      spdlog::warn("batch: {}: the device is lost ({}); it is retired and its jobs go to the other workers",
+                   worker_.label, what);
+      for (InFlight& f : in_flight_) {
+        try {
+          (void)f.prepared->finish();  // whatever is still running on the device, waited for
+        } catch (const std::exception&) {
+        }
+        move(std::move(f.deal), f.dealt);
+      }
+      in_flight_.clear();
+      idle_.clear();
+      for (Pending& p : pending_) {
+        try {
+          (void)p.airs.get();
+        } catch (const std::exception&) {
+        }
+        move(std::move(p.deal), p.dealt);
+      }
+      pending_.clear();
+      lost_what_ = what;
+    }
+    if (current) move(std::move(*current), dealt);
   }
 
   KeyEntry& key_for(const Job& job, const JobAirs& airs) {
@@ -478,12 +636,18 @@ class WorkerLoop {
   }
 
   void start(Pending& p) {
-    const Job& job = jobs_.at(p.job);
+    const Job& job = jobs_.at(p.deal.job);
     InFlight f;
-    f.job = p.job;
     f.dealt = p.dealt;
     try {
       auto [airs, traces_ms] = p.airs.get();
+      if (p.deal.alone) {  // nothing else in flight, and no idle prepared proof holding memory
+        while (!in_flight_.empty() && !retired_) finish_oldest();
+        idle_.clear();
+      }
+      if (retired_) throw DeviceLost(lost_what_);
+      if (fault_injected("oom", "job", p.deal.job, p.deal.attempt))
+        throw OutOfDeviceMemory("out of device memory (injected: VKSTARK_FAULT)");
       f.traces_ms = traces_ms;
       f.key = &key_for(job, airs);
       f.shape = f.key->id;
@@ -502,6 +666,7 @@ class WorkerLoop {
             idle_.erase(idle_.begin());
           } else {
             finish_oldest();  // in flight: wait for the oldest (its prepared proof then goes idle)
+            if (retired_) throw DeviceLost(lost_what_);
           }
         }
         f.prepared = f.key->prover->prepare(std::move(planned));
@@ -510,9 +675,17 @@ class WorkerLoop {
       f.started = Clock::now();
       f.prepared->start(airs.airs, f.trace.get());
       f.airs = std::move(airs);  // the device copies the traces from their memory: kept until finish()
+      f.deal = std::move(p.deal);
+      alone_ = f.deal.alone;
       in_flight_.push_back(std::move(f));
+    } catch (const DeviceLost& e) {
+      retire(&p.deal, p.dealt, e.what());
+    } catch (const OutOfDeviceMemory& e) {
+      out_of_memory(std::move(p.deal), p.dealt, e.what());
+    } catch (const std::bad_alloc&) {
+      out_of_memory(std::move(p.deal), p.dealt, "out of host memory");
     } catch (const std::exception& e) {
-      source_.done(failure(p.job, p.dealt, e.what()));
+      dealer_.done(failure(p.deal, worker_.label, p.dealt, e.what()));
     }
   }
 
@@ -520,15 +693,23 @@ class WorkerLoop {
     InFlight f = std::move(in_flight_.front());
     in_flight_.pop_front();
     std::optional<Proof> proof;
+    if (f.deal.alone) alone_ = false;
     try {
       proof = f.prepared->finish();
+      if (fault_injected("device_lost", "job", f.deal.job, f.deal.attempt))
+        throw DeviceLost("the proof's fence: VK_ERROR_DEVICE_LOST (injected: VKSTARK_FAULT)");
+    } catch (const DeviceLost& e) {
+      retire(&f.deal, f.dealt, e.what());
+      return;
+    } catch (const OutOfDeviceMemory& e) {
+      out_of_memory(std::move(f.deal), f.dealt, e.what());  // the prepared proof is dropped: its state is unknown
+      return;
     } catch (const std::exception& e) {
-      // The prepared proof is dropped: its state is unknown.
-      source_.done(failure(f.job, f.dealt, e.what()));
+      dealer_.done(failure(f.deal, worker_.label, f.dealt, e.what()));
       return;
     }
     JobResult r;
-    r.job = f.job;
+    r.job = f.deal.job;
     r.worker = worker_.label;
     r.traces_ms = f.traces_ms;
     r.prove_ms = ms_since(f.started);
@@ -541,15 +722,17 @@ class WorkerLoop {
     idle_.emplace(f.shape, std::move(f.prepared));
     recycle(std::move(f.airs));
     // Verified (where the policy says) and encoded off this thread (host work only: the key outlives run()).
-    const bool verify = options_.verify.wants(f.job, jobs_.size());
+    const bool verify = options_.verify.wants(f.deal.job, jobs_.size());
     checks_.push_back(std::async(std::launch::async, [this, r = std::move(r), key = f.key, dealt = f.dealt, verify,
-                                                      proof = std::move(*proof)]() mutable {
+                                                      deal = std::move(f.deal), proof = std::move(*proof)]() mutable {
       try {
         Clock::time_point t0 = Clock::now();
         ProofFile file;
         file.air_names = key->air_names;
         file.vk = key->pk.vk;
         file.proof = encode(proof);
+        if (fault_injected("invalid_proof", "job", deal.job, deal.attempt) && !file.proof.empty())
+          file.proof[file.proof.size() / 2] ^= 1;  // as a device's wrong result would
         r.encode_ms = ms_since(t0);
         // The file encoded while the proof is verified (a batch's last proof waits for both).
         std::future<std::pair<std::vector<uint8_t>, double>> encoded = std::async(std::launch::async, [&file] {
@@ -569,6 +752,14 @@ class WorkerLoop {
         r.encode_ms += encode_file_ms;
         if (!verdict.ok) {
           r.reason = fmt::format("the proof does not verify [{}]: {}", to_string(verdict.code), verdict.reason);
+          if (!deal.reproved) {  // proved again, on another worker where there is one
+            add_history(deal, fmt::format("{} on {}: proved again", r.reason, worker_.label));
+            deal.reproved = true;
+            deal.avoid = worker_.label;
+            ++deal.attempt;
+            dealer_.hand_back(std::move(deal));
+            return;
+          }
         } else {
           r.file = std::move(bytes);
           r.ok = true;
@@ -578,7 +769,9 @@ class WorkerLoop {
         r.ok = false;
         r.reason = e.what();
       }
-      source_.done(std::move(r));
+      r.attempts = deal.attempt;
+      r.history = std::move(deal.history);
+      dealer_.done(std::move(r));
     }));
     // Reap the checks that are done, so that the list stays short.
     std::erase_if(checks_, [](std::future<void>& c) {
@@ -589,7 +782,7 @@ class WorkerLoop {
   }
 
   const std::vector<Job>& jobs_;
-  JobSource& source_;
+  Dealer& dealer_;
   const Worker& worker_;
   const WorkerOptions& options_;
   uint64_t budget_ = 0;
@@ -600,6 +793,9 @@ class WorkerLoop {
   std::deque<Pending> pending_;
   std::deque<InFlight> in_flight_;
   std::vector<std::future<void>> checks_;
+  bool retired_ = false;  // its device is lost
+  bool alone_ = false;    // a job in flight must be alone (it ran out of memory with others)
+  std::string lost_what_;
 };
 
 }  // namespace
@@ -607,15 +803,17 @@ class WorkerLoop {
 void run_workers(const std::vector<Job>& jobs, JobSource& source, const std::vector<Worker>& workers,
                  const WorkerOptions& options) {
   if (workers.empty()) throw InputError("batch: no workers");
+  Dealer dealer(source, workers.size());
   std::vector<std::thread> threads;
   std::mutex error_mutex;
   std::string fatal;
   for (const Worker& w : workers) {
     threads.emplace_back([&, &w = w] {
       try {
-        WorkerLoop(jobs, source, w, options).run();
+        WorkerLoop(jobs, dealer, w, options).run();
       } catch (const std::exception& e) {
         // The source itself failed (e.g. MPI): nothing more this worker can report.
+        dealer.abandon();
         std::lock_guard lock(error_mutex);
         if (fatal.empty()) fatal = fmt::format("{}: {}", w.label, e.what());
       }
@@ -623,6 +821,16 @@ void run_workers(const std::vector<Job>& jobs, JobSource& source, const std::vec
   }
   for (std::thread& t : threads) t.join();
   if (!fatal.empty()) throw ExecutionError(fmt::format("batch worker stopped: {}", fatal));
+  // Jobs handed back when no worker was left (every device lost): reported, never dropped.
+  const char* none_left = "no worker left to prove it: every worker's device was lost";
+  for (const Deal& d : dealer.leftovers()) source.done(failure(d, "", Clock::now(), none_left));
+  // And the jobs never dealt, where this process deals them all (an MPI source deals them to other ranks).
+  if (dynamic_cast<LocalSource*>(&source))
+    while (const std::optional<uint64_t> j = source.next()) {
+      Deal d;
+      d.job = *j;
+      source.done(failure(d, "", Clock::now(), none_left));
+    }
 }
 
 }  // namespace vkstark::batch

@@ -47,6 +47,9 @@ struct JobResult {
   double prove_ms = 0;        // start to finish of the proof on its device (traces uploaded, proof downloaded)
   double total_ms = 0;        // the job from being dealt to its result (traces, keygen, prepare, prove, verify)
   uint64_t device_bytes = 0;  // the proof's device memory, from its plan
+  uint32_t attempts = 0;      // times it was tried (1: once; more after a fault, "Faults" in docs/batch.md)
+  std::string history;        // what befell it before its result, "; "-separated (empty: nothing)
+  bool skipped = false;       // prove-batch --resume: its proof was there already and verified against it
   std::vector<uint8_t> file;  // the proof file's bytes (ok only): the collector writes them to the job's out
   bool operator==(const JobResult&) const = default;
 };
