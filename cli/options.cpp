@@ -330,32 +330,11 @@ void write_binary_file(const std::string& path, std::span<const uint8_t> bytes) 
   replace_file(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
-std::vector<uint8_t> read_binary_file(const std::string& path, uint64_t max_bytes) {
-  // A FIFO, a device (/dev/zero) or a folder is refused at once, and a file larger than any this
-  // reads before a byte is read (a sparse 2 GB file).
-  const OpenedFile file = open_regular_file(path);
-  if (file.fd < 0) throw FileError(fmt::format("cannot read '{}': {}", path, file.error));
-  if (file.size > max_bytes) {
-    ::close(file.fd);
-    throw FileError(
-        fmt::format("'{}' is larger than {} bytes ({} bytes): not a file this reads", path, max_bytes, file.size));
-  }
-  std::vector<uint8_t> bytes(file.size);
-  uint64_t got = 0;
-  while (got < bytes.size()) {
-    const ssize_t n = ::read(file.fd, bytes.data() + got, bytes.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(file.fd);
-      throw FileError(fmt::format("cannot read '{}': {}", path, std::strerror(err)));
-    }
-    if (n == 0) break;  // it shrank meanwhile
-    got += uint64_t(n);
-  }
-  ::close(file.fd);
-  bytes.resize(got);
-  return bytes;
+std::vector<uint8_t> read_binary_file(const std::string& path, uint64_t max_bytes,
+                                      std::span<const std::string_view> starts, std::string_view what) {
+  ReadFile file = read_whole_file(path, max_bytes, starts, what);
+  if (!file.error.empty()) throw FileError(file.error);
+  return std::move(file.bytes);
 }
 
 }  // namespace vkstark::cli

@@ -142,12 +142,16 @@ void memory_options(Options& options, MemoryOptions& dest);
 // written.
 void write_binary_file(const std::string& path, std::span<const uint8_t> bytes);
 
-// The whole file at `path`, at most max_bytes of it (an input of unknown origin: a proof, a key).
-// FileError naming the file and the reason when it cannot be opened or read, or is larger.
+// The whole file at `path`, at most max_bytes of it (an input of unknown origin: a proof, a key),
+// read only where it starts with one of `starts` (when given). FileError naming the file and the
+// reason when it cannot be opened or read, or is larger, or starts otherwise (runtime/file.hpp,
+// read_whole_file).
 class FileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-std::vector<uint8_t> read_binary_file(const std::string& path, uint64_t max_bytes);
+std::vector<uint8_t> read_binary_file(const std::string& path, uint64_t max_bytes,
+                                      std::span<const std::string_view> starts = {},
+                                      std::string_view what = "file this reads");
 
 }  // namespace vkstark::cli

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -92,9 +93,10 @@ std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<
         "\"verify_ms\": {}, \"encode_ms\": {}, \"write_ms\": {}, \"prove_ms\": {}, \"total_ms\": {}, "
         "\"device_bytes\": {}, \"attempts\": {}, \"history\": {}}}",
         entries.empty() ? "" : ",", json_string(j.name),
-        json_string(r.ok     ? "ok"
-                    : r.lost ? "lost"
-                             : "failed"),
+        json_string(r.skipped ? "skipped"
+                    : r.ok    ? "ok"
+                    : r.lost  ? "lost"
+                              : "failed"),
         json_string(r.reason), json_string(r.worker), json_string(j.out), r.verified ? "true" : "false",
         json_number(r.traces_ms), json_number(r.staging_ms), json_number(r.upload_ms), json_number(r.device_ms),
         json_number(r.download_ms), json_number(r.verify_ms), json_number(r.encode_ms), json_number(r.write_ms),
@@ -102,13 +104,15 @@ std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<
   }
   const auto ok = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ok; });
   const auto lost = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.lost; });
+  const auto skipped = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.skipped; });
   std::string dead;
   for (int d : dead_ranks) dead += fmt::format("{}{}", dead.empty() ? "" : ", ", d);
   return fmt::format(
-      "{{\"jobs\": {}, \"ok\": {}, \"failed\": {}, \"lost\": {}, \"wall_s\": {}, \"proofs_per_s\": {}, \"ranks\": {}, "
+      "{{\"jobs\": {}, \"ok\": {}, \"skipped\": {}, \"failed\": {}, \"lost\": {}, \"wall_s\": {}, \"proofs_per_s\": "
+      "{}, \"ranks\": {}, "
       "\"dead_ranks\": [{}], \"verify\": {}, \"stages\": {}, \"results\": [{}\n]}}\n",
-      results.size(), ok, results.size() - ok - lost, lost, json_number(wall_s),
-      json_number(wall_s > 0 ? double(ok) / wall_s : 0), ranks, dead, json_string(verify),
+      results.size(), ok, skipped, results.size() - ok - lost, lost, json_number(wall_s),
+      json_number(wall_s > 0 ? double(ok - skipped) / wall_s : 0), ranks, dead, json_string(verify),
       batch::to_json(batch::stage_times(results)), entries);
 }
 
@@ -125,7 +129,7 @@ int prove_batch_command(int argc, char** argv) {
                   "  line or manifest.");
   std::string manifest, traces, out_dir, executor, devices, params_name, summary_file, verify_text;
   uint32_t log_stacked = 0, in_flight = 0, traces_ahead = 0, memory_percent = 0, rank_timeout = 0;
-  bool cpu_worker = false, quiet = false, check_traces = false;
+  bool cpu_worker = false, quiet = false, check_traces = false, resume = false;
   options.input("--manifest", manifest, "the jobs, one per line (docs/batch.md)");
   options.text("--traces", "DIR", traces, "one job per *.vkt trace file of DIR (vkstark trace writes them)");
   options.text("--out-dir", "DIR", out_dir, "with --traces: where the proofs go (<name>.vkp)");
@@ -153,6 +157,9 @@ int prove_batch_command(int argc, char** argv) {
                            "jobs' default log2 stacked height (secure params)");
   options.number<uint32_t>("--rank-timeout", "S", rank_timeout, 60, {1, 86400},
                            "MPI: a rank silent this many seconds is taken for dead (its jobs in flight are lost)");
+  options.flag("--resume", resume,
+               "skip the jobs whose proof file is there already, complete, newer than the job's input files, "
+               "under the job's verifying key and verifying (checked on the host first); prove the rest");
   options.output("--summary", summary_file, "write the batch's summary as JSON (rank 0)");
   options.flag("--quiet", quiet, "no line per job (the summary is printed still)");
   options.parse_or_exit(argc - 1, argv + 1);
@@ -235,6 +242,36 @@ int prove_batch_command(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // --resume: the jobs whose proofs are there already and verify against them are skipped (rank 0
+  // checks; every rank takes its list).
+  std::vector<uint64_t> todo;  // the jobs proved: indices into jobs
+  std::vector<std::string> resumed(jobs.size());
+  if (resume) {
+    std::string skip(jobs.size(), '0');
+    if (rank == 0) {
+      const auto t = Clock::now();
+      const std::vector<std::string> why = batch::resume_checks(jobs);
+      uint64_t n = 0;
+      for (size_t i = 0; i < jobs.size(); ++i) n += why[i].empty() && (skip[i] = '1');
+      fmt::print(stderr,
+                 "vkstark prove-batch: --resume: {} of {} job(s) have their proof already (checked in {:.2f} s)\n", n,
+                 jobs.size(), std::chrono::duration<double>(Clock::now() - t).count());
+      if (!quiet)
+        for (size_t i = 0; i < jobs.size(); ++i)
+          if (!why[i].empty() && std::filesystem::exists(jobs[i].out))
+            fmt::print(stderr, "  {}: proved again: {}\n", jobs[i].name, why[i]);
+    }
+#ifdef VKSTARK_HAVE_MPI
+    if (mpi) skip = mpi->broadcast(skip);
+#endif
+    for (size_t i = 0; i < jobs.size(); ++i)
+      if (skip[i] == '1') resumed[i] = "resumed: its proof was there and verifies";
+  }
+  for (uint64_t i = 0; i < jobs.size(); ++i)
+    if (resumed[i].empty()) todo.push_back(i);
+  std::vector<batch::Job> work;
+  for (uint64_t i : todo) work.push_back(jobs[i]);
+
   const std::string expanded_devices =
       devices.empty() && !std::getenv("VKSTARK_VULKAN_DEVICE") ? std::string("all") : devices;
   std::vector<NamedExecutor> executors = make_executors(executor, expanded_devices, cpu_worker, local_rank, local_size);
@@ -245,7 +282,7 @@ int prove_batch_command(int argc, char** argv) {
     std::string list;
     for (const batch::Worker& w : workers) list += fmt::format("{}{}", list.empty() ? "" : ", ", w.label);
     fmt::print(stderr, "vkstark prove-batch: {}{} job(s); worker(s): {}\n",
-               ranks > 1 ? fmt::format("rank {} of {}: ", rank, ranks) : "", jobs.size(), list);
+               ranks > 1 ? fmt::format("rank {} of {}: ", rank, ranks) : "", work.size(), list);
   }
 
   batch::WorkerOptions worker_options;
@@ -255,14 +292,21 @@ int prove_batch_command(int argc, char** argv) {
   worker_options.memory_fraction = memory_percent / 100.0;
   worker_options.verify = verify;
 
-  // The collector (rank 0): writes each proof, prints a line per job.
+  // The collector (rank 0): writes each proof, prints a line per job. A full disk stops the dealing:
+  // the jobs not yet dealt are reported as not run, not proved for nothing.
   uint64_t reported = 0;
+  batch::LocalSource* local_source = nullptr;
   auto on_result = [&](batch::JobResult& r) {
-    const batch::Job& job = jobs.at(r.job);
+    const batch::Job& job = work.at(r.job);
     if (r.ok) {
       const auto w0 = Clock::now();
       try {
         write_proof(job.out, r.file);
+      } catch (const WriteError& e) {
+        r.ok = false;
+        r.reason = e.what();
+        if ((e.error() == ENOSPC || e.error() == EDQUOT) && local_source)
+          local_source->stop(fmt::format("the disk is full: {}", e.what()));
       } catch (const std::exception& e) {
         r.ok = false;
         r.reason = e.what();
@@ -272,11 +316,11 @@ int prove_batch_command(int argc, char** argv) {
     ++reported;
     if (quiet) return;
     if (r.ok)
-      fmt::print("[{}/{}] {}: ok on {}: proved in {:.1f} ms ({:.1f} ms in all){}, {} -> {}{}\n", reported,
-                 jobs.size(), job.name, r.worker, r.prove_ms, r.total_ms, r.verified ? "" : ", not verified (--verify)",
+      fmt::print("[{}/{}] {}: ok on {}: proved in {:.1f} ms ({:.1f} ms in all){}, {} -> {}{}\n", reported, work.size(),
+                 job.name, r.worker, r.prove_ms, r.total_ms, r.verified ? "" : ", not verified (--verify)",
                  r.file.size(), job.out, r.history.empty() ? "" : fmt::format(" (after: {})", r.history));
     else
-      fmt::print("[{}/{}] {}: {}{}: {}{}\n", reported, jobs.size(), job.name, r.lost ? "LOST" : "FAILED",
+      fmt::print("[{}/{}] {}: {}{}: {}{}\n", reported, work.size(), job.name, r.lost ? "LOST" : "FAILED",
                  r.worker.empty() ? "" : " on " + r.worker, r.reason,
                  r.history.empty() ? "" : fmt::format(" (before: {})", r.history));
     std::fflush(stdout);
@@ -290,7 +334,7 @@ int prove_batch_command(int argc, char** argv) {
     batch::MpiBatchOptions mpi_options;
     mpi_options.rank_timeout_s = rank_timeout;
     batch::MpiBatchOutcome outcome = batch::run_mpi_batch(
-        *mpi, jobs.size(), [&](batch::JobSource& source) { batch::run_workers(jobs, source, workers, worker_options); },
+        *mpi, work.size(), [&](batch::JobSource& source) { batch::run_workers(work, source, workers, worker_options); },
         on_result, mpi_options);
     results = std::move(outcome.results);
     dead_ranks = std::move(outcome.dead_ranks);
@@ -299,17 +343,37 @@ int prove_batch_command(int argc, char** argv) {
   } else
 #endif
   {
-    batch::LocalSource source(jobs.size(), on_result);
-    batch::run_workers(jobs, source, workers, worker_options);
+    batch::LocalSource source(work.size(), on_result);
+    local_source = &source;
+    batch::run_workers(work, source, workers, worker_options);
     results = source.results();
+    local_source = nullptr;
+  }
+  // Back to the batch's job indices, with the jobs --resume skipped.
+  {
+    std::vector<batch::JobResult> all(jobs.size());
+    for (batch::JobResult& r : results) {
+      r.job = todo.at(r.job);
+      all[r.job] = std::move(r);
+    }
+    for (uint64_t i = 0; i < jobs.size(); ++i)
+      if (!resumed[i].empty()) {
+        all[i].job = i;
+        all[i].ok = all[i].skipped = all[i].verified = true;
+        all[i].history = resumed[i];
+      }
+    results = std::move(all);
   }
   const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
 
   // The summary.
-  uint64_t ok = 0, failed = 0, lost = 0;
+  uint64_t ok = 0, failed = 0, lost = 0, skipped = 0;
   std::map<std::string, uint64_t> per_worker;
   for (const batch::JobResult& r : results) {
-    if (r.ok) {
+    if (r.skipped) {
+      ++ok;
+      ++skipped;
+    } else if (r.ok) {
       ++ok;
       ++per_worker[r.worker];
     } else if (r.lost) {
@@ -318,10 +382,11 @@ int prove_batch_command(int argc, char** argv) {
       ++failed;
     }
   }
-  fmt::print("prove-batch: {} of {} job(s) proved, {} failed, {} lost, in {:.2f} s ({:.2f} proofs/s) on {} rank(s)\n",
-             ok, results.size(), failed, lost, wall_s, wall_s > 0 ? double(ok) / wall_s : 0.0, ranks);
+  fmt::print("prove-batch: {} of {} job(s) proved{}, {} failed, {} lost, in {:.2f} s ({:.2f} proofs/s) on {} rank(s)\n",
+             ok, results.size(), skipped ? fmt::format(" ({} of them earlier: --resume)", skipped) : "", failed, lost,
+             wall_s, wall_s > 0 ? double(ok - skipped) / wall_s : 0.0, ranks);
   for (const auto& [worker, n] : per_worker) fmt::print("  {}: {} proof(s)\n", worker, n);
-  if (ok > 0) {
+  if (ok > skipped) {
     const batch::StageTimes stages = batch::stage_times(results);
     fmt::print("  per proof (median): {}; on its device start to finish {:.1f} ms\n", batch::describe(stages),
                stages.prove_median);
@@ -332,7 +397,7 @@ int prove_batch_command(int argc, char** argv) {
     if (!r.ok)
       fmt::print("  {} {}: {}{}\n", r.lost ? "lost" : "failed", jobs.at(r.job).name, r.reason,
                  r.history.empty() ? "" : fmt::format(" (before: {})", r.history));
-    else if (!r.history.empty())
+    else if (!r.history.empty() && !r.skipped)
       fmt::print("  proved {} after a fault: {}\n", jobs.at(r.job).name, r.history);
   }
   for (int d : dead_ranks) fmt::print("  rank {} died\n", d);

@@ -68,7 +68,9 @@ struct BadFile {
 ProofFile read_proof_file(const std::string& path) {
   std::vector<uint8_t> bytes;
   try {
-    bytes = cli::read_binary_file(path, kMaxFileBytes);
+    // What does not start as a proof file is refused after its first bytes.
+    const std::string_view starts[] = {kProofFileMagic};
+    bytes = cli::read_binary_file(path, kMaxFileBytes, starts, "vkstark proof file");
   } catch (const cli::FileError& e) {
     throw BadFile{e.what()};
   }
@@ -446,7 +448,8 @@ int verify_command(int argc, char** argv) {
   MultiStarkVerifyingKey trusted;
   if (!vk_path.empty()) {
     try {
-      trusted = decode_vk_file(cli::read_binary_file(vk_path, kMaxFileBytes));
+      const std::string_view starts[] = {kVkFileMagic};
+      trusted = decode_vk_file(cli::read_binary_file(vk_path, kMaxFileBytes, starts, "vkstark vk file"));
     } catch (const cli::FileError& e) {
       throw BadFile{e.what()};
     } catch (const DecodeError& e) {
@@ -516,7 +519,8 @@ int info_command(int argc, char** argv) {
 
   std::vector<uint8_t> bytes;
   try {
-    bytes = cli::read_binary_file(path, kMaxFileBytes);
+    const std::string_view starts[] = {kProofFileMagic, kVkFileMagic};
+    bytes = cli::read_binary_file(path, kMaxFileBytes, starts, "vkstark proof file or vk file");
   } catch (const cli::FileError& e) {
     throw BadFile{e.what()};
   }

@@ -21,14 +21,15 @@ struct Fault {
   std::map<std::string, uint64_t, std::less<>> conditions;
 };
 
-constexpr std::string_view kKinds[] = {"device_lost", "oom", "invalid_proof", "exit_in_write", "exit_after_writes"};
+constexpr std::string_view kKinds[] = {"device_lost",       "oom",      "invalid_proof", "exit_in_write",
+                                       "exit_after_writes", "disk_full"};
 
 std::vector<Fault> parse(std::string_view text) {
   std::vector<Fault> faults;
   auto fail = [&](std::string_view what) {
     throw InputError(
         fmt::format("VKSTARK_FAULT='{}': {} (expected kind:key=N[:key=N][,...], kinds device_lost, oom, invalid_proof, "
-                    "exit_in_write, exit_after_writes)",
+                    "exit_in_write, exit_after_writes, disk_full)",
                     text, what));
   };
   size_t pos = 0;
@@ -81,6 +82,13 @@ std::vector<Fault> faults() {
 }
 
 }  // namespace
+
+std::optional<uint64_t> fault_value(std::string_view kind, std::string_view key) {
+  for (const Fault& f : faults())
+    if (f.kind == kind)
+      if (const auto it = f.conditions.find(key); it != f.conditions.end()) return it->second;
+  return std::nullopt;
+}
 
 bool fault_kind_injected(std::string_view kind) {
   for (const Fault& f : faults())

@@ -8,12 +8,14 @@
 //   VKSTARK_FAULT=exit_in_write:renamed=1    a set of output files: the process exits (status 137,
 //                                            as if killed) after the first of them is in place
 //   VKSTARK_FAULT=exit_after_writes:files=4  the process exits (137) after its 4th file is written
+//   VKSTARK_FAULT=disk_full:after=4          every file written after the first 4 fails: ENOSPC
 //
 // Nothing is injected without the variable; a malformed value is an InputError naming it, so that a
 // test never passes because its fault was silently ignored. Thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace vkstark {
@@ -25,6 +27,9 @@ inline constexpr int kFaultExitStatus = 137;
 // fault_injected("oom", "job", 5)); `attempt` (1 for the first) is compared with the fault's
 // `attempts` (default 1: the first attempt only). InputError when VKSTARK_FAULT is malformed.
 [[nodiscard]] bool fault_injected(std::string_view kind, std::string_view key, uint64_t value, uint64_t attempt = 1);
+
+// The value of condition `key` of the first fault of `kind` (disk_full's `after`), if any.
+[[nodiscard]] std::optional<uint64_t> fault_value(std::string_view kind, std::string_view key);
 
 // Whether VKSTARK_FAULT has a fault of `kind` at all.
 [[nodiscard]] bool fault_kind_injected(std::string_view kind);

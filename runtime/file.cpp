@@ -37,7 +37,16 @@ bool special(const fs::path& path) {
 // errors name `path`, the file the caller means.
 void write_whole(const fs::path& file, const fs::path& path, std::string_view bytes, bool sync) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  if (fd < 0) throw WriteError(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)), errno);
+  // VKSTARK_FAULT=disk_full:after=N: the files after the first N this process writes find the disk full.
+  static std::atomic<uint64_t> writes{0};
+  const uint64_t write = writes.fetch_add(1) + 1;
+  if (const auto after = fault_value("disk_full", "after"); after && write > *after) {
+    ::close(fd);
+    throw WriteError(fmt::format("cannot write {} bytes to '{}': {} (injected: VKSTARK_FAULT)", bytes.size(),
+                                 path.string(), std::strerror(ENOSPC)),
+                     ENOSPC);
+  }
   size_t done = 0;
   int error = 0;
   while (done < bytes.size()) {
@@ -52,8 +61,8 @@ void write_whole(const fs::path& file, const fs::path& path, std::string_view by
   if (error == 0 && sync && ::fsync(fd) != 0 && errno != EINVAL) error = errno;  // EINVAL: a pipe
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error != 0)
-    throw std::runtime_error(
-        fmt::format("cannot write {} bytes to '{}': {}", bytes.size(), path.string(), std::strerror(error)));
+    throw WriteError(
+        fmt::format("cannot write {} bytes to '{}': {}", bytes.size(), path.string(), std::strerror(error)), error);
 }
 
 // The folder a path is written in.
@@ -355,6 +364,65 @@ OpenedFile open_regular_file(const std::filesystem::path& path) {
   if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   out.fd = fd;
   out.size = uint64_t(st.st_size);
+  return out;
+}
+
+ReadFile read_whole_file(const std::filesystem::path& path, uint64_t max_bytes,
+                         std::span<const std::string_view> starts, std::string_view what) {
+  ReadFile out;
+  const OpenedFile file = open_regular_file(path);
+  if (file.fd < 0) {
+    out.error = fmt::format("cannot read '{}': {}", path.string(), file.error);
+    return out;
+  }
+  if (file.size > max_bytes) {
+    ::close(file.fd);
+    out.error = fmt::format("'{}' is larger than {} bytes ({} bytes): not a file this reads", path.string(), max_bytes,
+                            file.size);
+    return out;
+  }
+  out.bytes.resize(file.size);
+  size_t first = out.bytes.size();  // read first: enough for the longest start
+  if (!starts.empty()) {
+    first = 0;
+    for (std::string_view s : starts) first = std::max(first, s.size());
+    first = std::min<size_t>(first, out.bytes.size());
+  }
+  uint64_t got = 0;
+  auto read_to = [&](uint64_t end) {
+    while (got < end) {
+      const ssize_t n = ::read(file.fd, out.bytes.data() + got, end - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        out.error = fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno));
+        return false;
+      }
+      if (n == 0) break;  // it shrank meanwhile
+      got += uint64_t(n);
+    }
+    return true;
+  };
+  bool ok = read_to(first);
+  if (ok && !starts.empty()) {
+    const bool known = std::any_of(starts.begin(), starts.end(), [&](std::string_view s) {
+      return got >= s.size() && std::equal(s.begin(), s.end(), out.bytes.begin());
+    });
+    if (!known) {
+      std::string head;
+      for (uint64_t i = 0; i < std::min<uint64_t>(got, 8); ++i) head += fmt::format(" {:02x}", out.bytes[i]);
+      out.error = got == 0 ? fmt::format("'{}' is not a {}: it is empty", path.string(), what)
+                           : fmt::format("'{}' is not a {}: it starts with{}{}", path.string(), what, head,
+                                         got > 8 ? " ..." : "");
+      ok = false;
+    }
+  }
+  if (ok) ok = read_to(out.bytes.size());
+  ::close(file.fd);
+  if (!ok) {
+    out.bytes.clear();
+    return out;
+  }
+  out.bytes.resize(got);
   return out;
 }
 

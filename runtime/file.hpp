@@ -5,16 +5,29 @@
 
 #include <filesystem>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace vkstark {
+
+// A file that could not be written: the message names it and the reason; error() is the errno
+// (ENOSPC for a full disk), 0 where there is none.
+class WriteError : public std::runtime_error {
+ public:
+  WriteError(const std::string& what, int error) : std::runtime_error(what), error_(error) {}
+  [[nodiscard]] int error() const { return error_; }
+
+ private:
+  int error_;
+};
 
 // Writes `bytes` (any bytes; a string_view of them) to `path` so that it holds either what it held before or all of
 // `bytes`: into a temporary file beside it (".<name>.vkstark-<pid>-<n>.tmp"), then renamed over it.
 // std::runtime_error naming the path and the system's reason when that fails; the temporary file is
-// removed and `path` is untouched. The folder must exist.
+// removed and `path` is untouched. The folder must exist. WriteError when a write fails.
 void replace_file(const std::filesystem::path& path, std::string_view bytes);
 
 // Several files replaced as one set, all or none, even across a kill (docs/decisions.md, "Outputs
@@ -46,5 +59,18 @@ struct OpenedFile {
   std::string error;
 };
 [[nodiscard]] OpenedFile open_regular_file(const std::filesystem::path& path);
+
+// The whole of the regular file at `path` (open_regular_file: never waiting on a FIFO), or `error`
+// naming the path and why not: it cannot be opened or read; it is larger than `max_bytes` (refused
+// before a byte is read); or, where `starts` is given, its first bytes are none of them ("'x' is not
+// a vkstark proof file: it starts with 7f 45 4c 46 ..."; `what` names the kind), read before the
+// rest, so that what cannot be such a file costs one small read.
+struct ReadFile {
+  std::vector<uint8_t> bytes;
+  std::string error;
+};
+[[nodiscard]] ReadFile read_whole_file(const std::filesystem::path& path, uint64_t max_bytes,
+                                       std::span<const std::string_view> starts = {},
+                                       std::string_view what = "file this reads");
 
 }  // namespace vkstark

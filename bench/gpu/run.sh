@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bundle.sh): the benches with their JSON, then every Vulkan test
 # executable with validation, printing each one's exit status. Everything lands in $OUT/results.tgz.
 # Usage: bash bench/gpu/run.sh [cold] [switch] [sweep] [benches] [air] [prove] [zkvm] [data] [examples] [tests]   (no argument: all)
-#        [memory] [large] [segment] [sponge] [ntt] [keccakf] [baseline] [profiles]   (only when named)
+#        [memory] [large] [segment] [sponge] [ntt] [keccakf] [baseline] [profiles] [faults] [batch]   (only when named)
 cd "$(dirname "$0")/../.."
 B=/tmp/vkstark-bin
 mkdir -p $B && tar xJf .gpu/bin.tar.xz -C /tmp && cp /tmp/bin/* $B/
@@ -185,6 +185,14 @@ for m in default low; do
     --memory-mode $m --json $R/zkvm_bench-vulkan-h200-segment-$m.json > $R/segment-$m.txt 2>&1; echo "$m: exit $?"
   grep -vE "^\[" $R/segment-$m.txt | grep -E "stark_prove_excluding_trace |peak|memory|cells"
 done
+fi
+if want faults; then
+echo "== prove-batch through injected faults on every GPU, validation on (issue 44): 12 small jobs; then 32 keccakf 2^15 jobs, a device lost half way, a real SIGKILL and --resume"
+VKSTARK_VALIDATE=1 timeout 400 bash tests/check_prove_batch_faults.sh $B/vkstark /tmp/faults12 12 -- --executor vulkan \
+  > $R/faults12.log 2>&1; echo "12 jobs: exit $?"; grep -E "^workers|check_prove_batch_faults" $R/faults12.log
+KILL=1 JOB_SPEC="air=keccakf permutations=1365" VKSTARK_VALIDATE=1 timeout 500 bash tests/check_prove_batch_faults.sh \
+  $B/vkstark /tmp/faults32 32 -- --executor vulkan > $R/faults32.log 2>&1; echo "32 jobs: exit $?"
+grep -E "^workers|job\(s\) proved|check_prove_batch_faults|the device is lost" $R/faults32.log | cut -c1-220
 fi
 if want profiles; then
 echo "== device profiles (issue 43): the portability suites under every profile, validation on (exit statuses), then keccakf 2^15 under each beside the unconstrained run"

@@ -192,7 +192,7 @@ void vk_check(VkResult result, std::string_view operation) {
 void vk_check_alloc(VkResult result, std::string_view what, uint64_t bytes) {
   if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
     throw OutOfDeviceMemory(fmt::format("out of device memory: {} bytes for {} (vkAllocateMemory: {})", bytes, what,
-                                  vk_result_name(result)));
+                                        vk_result_name(result)));
   vk_check(result, fmt::format("vkAllocateMemory ({} bytes for {})", bytes, what));
 }
 

@@ -8,12 +8,15 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <thread>
 
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "executors/executors.hpp"
 #include "product/airs/fibonacci.hpp"
 #include "product/airs/interactions.hpp"
 #include "product/airs/keccak.hpp"
@@ -25,7 +28,9 @@
 #include "runtime/clock.hpp"
 #include "runtime/error.hpp"
 #include "runtime/fault.hpp"
+#include "runtime/file.hpp"
 #include "runtime/json.hpp"
+#include "runtime/log.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/debug_check.hpp"
 #include "stages/air/eval.hpp"
@@ -43,7 +48,15 @@ namespace vkstark::batch {
 LocalSource::LocalSource(uint64_t count, std::function<void(JobResult&)> on_result)
     : count_(count), on_result_(std::move(on_result)), results_(count) {}
 
+void LocalSource::stop(std::string reason) {
+  std::lock_guard lock(stop_mutex_);  // not mutex_: on_result, which done() calls under it, may stop
+  if (stopped_) return;
+  stop_reason_ = std::move(reason);
+  stopped_ = true;
+}
+
 std::optional<uint64_t> LocalSource::next() {
+  if (stopped_) return std::nullopt;
   const uint64_t j = next_.fetch_add(1);
   if (j >= count_) return std::nullopt;
   return j;
@@ -66,7 +79,8 @@ std::vector<JobResult> LocalSource::results() const {
     } else {
       JobResult r;
       r.job = j;
-      r.reason = "not run";
+      std::lock_guard stop_lock(stop_mutex_);
+      r.reason = stopped_ ? "not run: " + stop_reason_ : "not run";
       out.push_back(std::move(r));
     }
   }
@@ -171,6 +185,79 @@ JobAirs make_job_airs(const Job& job, const TraceAllocator& allocate, bool check
   return out;
 }
 
+namespace {
+
+// The job's input files' latest modification: a proof older than it is stale.
+std::filesystem::file_time_type newest_input(const Job& job) {
+  std::filesystem::file_time_type newest = std::filesystem::file_time_type::min();
+  for (const std::string* f : {&job.trace_file, &job.vk_file, &job.input_file}) {
+    std::error_code ec;
+    if (f->empty()) continue;
+    const auto t = std::filesystem::last_write_time(*f, ec);
+    newest = ec ? std::filesystem::file_time_type::max() : std::max(newest, t);  // unreadable: never skip
+  }
+  return newest;
+}
+
+}  // namespace
+
+std::vector<std::string> resume_checks(const std::vector<Job>& jobs) {
+  std::vector<std::string> why(jobs.size());
+  std::unique_ptr<Executor> cpu;  // for keygen (no preprocessed traces to commit but a vk job's, which has its key)
+  std::mutex keys_mutex;
+  std::map<std::string, Digest> keys;  // pre-hash per params and AIR names
+  tbb::parallel_for(size_t(0), jobs.size(), [&](size_t i) {
+    const Job& job = jobs[i];
+    std::error_code ec;
+    if (!std::filesystem::exists(job.out, ec)) {
+      why[i] = fmt::format("no proof at '{}' yet", job.out);
+      return;
+    }
+    try {
+      const std::string_view starts[] = {kProofFileMagic};
+      ReadFile read = read_whole_file(job.out, uint64_t(1) << 30, starts, "vkstark proof file");
+      if (!read.error.empty()) {
+        why[i] = read.error;
+        return;
+      }
+      const auto written = std::filesystem::last_write_time(job.out, ec);
+      if (ec || written < newest_input(job)) {
+        why[i] = fmt::format("'{}' is older than the job's input files", job.out);
+        return;
+      }
+      const ProofFile file = decode_proof_file(read.bytes);
+      Digest expected{};
+      if (!job.vk_file.empty()) {
+        expected = read_vk_file(job.vk_file).pre_hash;
+      } else {
+        std::string id = fmt::format("{}/{}", job.params, job.log_stacked);
+        for (const std::string& n : file.air_names) id += "/" + n;
+        std::lock_guard lock(keys_mutex);
+        if (auto it = keys.find(id); it != keys.end()) {
+          expected = it->second;
+        } else {
+          const std::vector<std::shared_ptr<const Air>> airs =
+              job.trace_file.empty() ? shipped_airs(job.air)
+                                     : std::vector<std::shared_ptr<const Air>>{shipped_air_named(file.air_names.at(0))};
+          for (const auto& a : airs)
+            if (!a) throw InputError("an AIR of the proof file is none this build knows");
+          if (!cpu) cpu = make_executor("cpu");
+          expected = keys[id] = keygen(airs, job_params(job), *cpu).vk.pre_hash;
+        }
+      }
+      if (file.vk.pre_hash != expected) {
+        why[i] = fmt::format("'{}' is a proof under another verifying key than the job's", job.out);
+        return;
+      }
+      const VerifyResult verdict = verify_bytes(file.vk, file.proof);
+      if (!verdict.ok) why[i] = fmt::format("'{}' does not verify ({})", job.out, verdict.reason);
+    } catch (const std::exception& e) {
+      why[i] = fmt::format("'{}': {}", job.out, e.what());
+    }
+  });
+  return why;
+}
+
 bool VerifyPolicy::wants(uint64_t job, uint64_t jobs) const {
   switch (mode) {
     case Mode::All:
@@ -232,7 +319,7 @@ StageTimes stage_times(const std::vector<JobResult>& results) {
   StageTimes s;
   std::vector<double> ms[StageTimes::kCount], prove;
   for (const JobResult& r : results) {
-    if (!r.ok) continue;
+    if (!r.ok || r.skipped) continue;  // a skipped job (--resume) was not proved by this batch
     ++s.proofs;
     const double v[StageTimes::kCount] = {r.traces_ms,   r.staging_ms, r.upload_ms, r.device_ms,
                                           r.download_ms, r.verify_ms,  r.encode_ms, r.write_ms};
@@ -531,8 +618,8 @@ class WorkerLoop {
     if (!retired_) {
       retired_ = true;
       dealer_.retire();
-      spdlog::warn("batch: {}: the device is lost ({}); it is retired and its jobs go to the other workers",
-                   worker_.label, what);
+      named_logger("vkstark.batch")
+          .warn("{}: the device is lost ({}); it is retired and its jobs go to the other workers", worker_.label, what);
       for (InFlight& f : in_flight_) {
         try {
           (void)f.prepared->finish();  // whatever is still running on the device, waited for

@@ -96,9 +96,15 @@ class LocalSource final : public JobSource {
   void done(JobResult result) override;
   // One per job, by index (a job never reported: ok false, reason "not run").
   std::vector<JobResult> results() const;
+  // No more jobs dealt (e.g. the disk is full): next() gives none, and the jobs never dealt are
+  // reported with `reason`. May be called from on_result.
+  void stop(std::string reason);
 
  private:
   const uint64_t count_;
+  mutable std::mutex stop_mutex_;
+  std::atomic<bool> stopped_{false};
+  std::string stop_reason_;
   std::atomic<uint64_t> next_{0};
   std::function<void(JobResult&)> on_result_;
   mutable std::mutex mutex_;
@@ -128,6 +134,14 @@ JobAirs make_job_airs(const Job& job, const TraceAllocator& allocate = {}, bool 
 // The job's system params (secure: app_params_with_100_bits_security(log_stacked); test: small,
 // NOT secure), validated.
 SystemParams job_params(const Job& job);
+
+// prove-batch --resume: for each job, "" when the proof file at its `out` is there, complete and the
+// job's, so that the job is skipped; else why it is proved ("no proof at 'x' yet"). The job's: it
+// decodes; its verifying key is the one the job proves under (a vk job's key file; else keygen of the
+// job's AIRs, the proof file's AIR names, under the job's params); it verifies; and it is newer than
+// the job's input files (a trace, key or input file changed after the proof was written makes it
+// stale). Jobs checked in parallel on the host (a verification is ~20 ms for keccakf).
+std::vector<std::string> resume_checks(const std::vector<Job>& jobs);
 
 // Which proofs of a batch are verified on the host before they are reported (and written).
 struct VerifyPolicy {
