@@ -18,6 +18,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <exception>
@@ -155,19 +156,24 @@ std::vector<uint8_t> encode_ranks(const std::vector<int>& ranks) {
 struct FaultKill {
   int rank = -1;
   uint64_t nth = 0;
+  int signal = SIGKILL;  // <rank>:<n>:stop: SIGSTOP, a rank frozen rather than dead
 };
 
 std::optional<FaultKill> fault_kill_from_env() {
   const char* env = std::getenv("VKSTARK_FAULT_KILL_RANK");
   if (env == nullptr || *env == '\0') return std::nullopt;
-  const std::string_view text(env);
+  std::string_view text(env);
   const auto bad = [&] {
     return std::runtime_error(
-        fmt::format("VKSTARK_FAULT_KILL_RANK={}: expected <rank>:<n>, rank >= 1 and n >= 1", text));
+        fmt::format("VKSTARK_FAULT_KILL_RANK={}: expected <rank>:<n>[:stop], rank >= 1 and n >= 1", text));
   };
+  FaultKill f;
+  if (text.ends_with(":stop")) {
+    f.signal = SIGSTOP;
+    text.remove_suffix(5);
+  }
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos) throw bad();
-  FaultKill f;
   const auto r = std::from_chars(text.data(), text.data() + colon, f.rank);
   const auto n = std::from_chars(text.data() + colon + 1, text.data() + text.size(), f.nth);
   if (r.ec != std::errc() || r.ptr != text.data() + colon || n.ec != std::errc() ||
@@ -747,7 +753,7 @@ class Member {
     if (job != kNoMore) {
       in_flight_.insert(job);
       ++dealt_;
-      if (fault_ && fault_->rank == mpi_.rank() && fault_->nth == dealt_) std::raise(SIGKILL);
+      if (fault_ && fault_->rank == mpi_.rank() && fault_->nth == dealt_) std::raise(fault_->signal);
     }
     source.answer(job);
     if (local_finished_) fail_in_flight();  // the answer to a request that outlived the workers
@@ -854,6 +860,14 @@ MpiSession::MpiSession(int& argc, char**& argv) {
   check(MPI_Comm_rank(node, &local_rank_), "MPI_Comm_rank (node)");
   check(MPI_Comm_size(node, &local_size_), "MPI_Comm_size (node)");
   check(MPI_Comm_free(&node), "MPI_Comm_free");
+}
+
+void MpiSession::abort(int status) const {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  abandoned_ = true;
+  MPI_Abort(comm_, status);
+  std::_Exit(status);  // MPI_Abort does not return; should it, this process ends all the same
 }
 
 MpiSession::~MpiSession() {

@@ -63,6 +63,10 @@ class MpiSession {
   // A rank died: MPI_Finalize would wait for it, so the destructor skips it; exit normally after.
   // run_mpi_batch calls it itself when a rank was declared dead (on every rank) or rank 0 was lost.
   void abandon() const { abandoned_ = true; }
+  // Ends every rank of the job (MPI_Abort), this one with `status`: after a batch that took a rank
+  // for dead, whose process may still be there (frozen: SIGSTOP, a hung driver) and would keep
+  // mpirun waiting, then wake to a batch long finished. Flushes stdout and stderr first.
+  [[noreturn]] void abort(int status) const;
   bool abandoned() const { return abandoned_; }
 
   // The session's own duplicate of MPI_COMM_WORLD, which broadcast and run_mpi_batch use.

@@ -365,6 +365,14 @@ int prove_batch_command(int argc, char** argv) {
     results = std::move(all);
   }
   const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  // The batch's exit status. Where a rank was taken for dead, every rank is then ended (its process
+  // may be frozen, not gone, and would keep mpirun waiting, then wake to a finished batch).
+  auto finish = [&](int status) {
+#ifdef VKSTARK_HAVE_MPI
+    if (mpi && !dead_ranks.empty()) mpi->abort(status);
+#endif
+    return status;
+  };
 
   // The summary.
   uint64_t ok = 0, failed = 0, lost = 0, skipped = 0;
@@ -412,10 +420,10 @@ int prove_batch_command(int argc, char** argv) {
           std::filesystem::is_regular_file(summary_file, ec) && std::filesystem::remove(summary_file, ec);
       fmt::print(stderr, "vkstark prove-batch: the summary was not written: {}{}\n", e.what(),
                  stale ? fmt::format(" (the earlier summary at '{}' is removed)", summary_file) : "");
-      return kExitFailed;
+      return finish(kExitFailed);
     }
   }
-  return ok == results.size() ? 0 : kExitFailed;
+  return finish(ok == results.size() ? 0 : kExitFailed);
 }
 
 }  // namespace vkstark::cli

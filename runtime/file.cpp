@@ -89,14 +89,17 @@ fs::path temporary_for(const fs::path& path, std::string_view what) {
 // overlapping folders never wait on each other in a cycle; more may be tried without waiting.
 class FolderLocks {
  public:
-  explicit FolderLocks(std::vector<fs::path> folders) {
+  // Each folder with a file to be written in it (named in the error when the folder cannot be
+  // opened: "cannot write 'a/b.vkp': No such file or directory").
+  explicit FolderLocks(std::vector<std::pair<fs::path, fs::path>> folders) {
     std::sort(folders.begin(), folders.end());
-    folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
-    for (const fs::path& f : folders)
-      if (!add(f, true)) {
+    for (size_t i = 0; i < folders.size(); ++i) {
+      if (i > 0 && folders[i].first == folders[i - 1].first) continue;
+      if (!add(folders[i].first, true)) {
         release();  // no destructor runs for a constructor that throws
-        throw std::runtime_error(fmt::format("cannot write in '{}': {}", f.string(), error_));
+        throw WriteError(fmt::format("cannot write '{}': {}", folders[i].second.string(), error_), errno_);
       }
+    }
   }
   ~FolderLocks() { release(); }
   FolderLocks(const FolderLocks&) = delete;
@@ -116,6 +119,7 @@ class FolderLocks {
   bool add(const fs::path& folder, bool wait) {
     const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
+      errno_ = errno;
       error_ = std::strerror(errno);
       return false;
     }
@@ -132,6 +136,7 @@ class FolderLocks {
   }
   std::vector<std::pair<fs::path, int>> held_;
   std::string error_;
+  int errno_ = 0;
 };
 
 // The folder made canonical, for locks and the record of folders known clean.
@@ -232,9 +237,9 @@ void sync_folder(const fs::path& folder) {
 }  // namespace
 
 void replace_files(std::span<const std::pair<std::filesystem::path, std::string_view>> files) {
-  std::vector<fs::path> folders;
+  std::vector<std::pair<fs::path, fs::path>> folders;
   for (const auto& [path, bytes] : files)
-    if (!special(path)) folders.push_back(canonical_folder(path));
+    if (!special(path)) folders.emplace_back(canonical_folder(path), path);
   FolderLocks locks(folders);
   for (const auto& [folder, fd] : std::vector(locks.held())) clean_folder(folder, locks);
 

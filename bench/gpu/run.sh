@@ -188,10 +188,11 @@ done
 fi
 if want faults; then
 echo "== prove-batch through injected faults on every GPU, validation on (issue 44): 12 small jobs; then 32 keccakf 2^15 jobs, a device lost half way, a real SIGKILL and --resume"
-VKSTARK_VALIDATE=1 timeout 400 bash tests/check_prove_batch_faults.sh $B/vkstark /tmp/faults12 12 -- --executor vulkan \
+# FAULTS12 / FAULTS32: the workers (on one GPU: "--executor vulkan --cpu-worker" gives two).
+VKSTARK_VALIDATE=1 timeout 400 bash tests/check_prove_batch_faults.sh $B/vkstark /tmp/faults12 12 -- ${FAULTS12:---executor vulkan} \
   > $R/faults12.log 2>&1; echo "12 jobs: exit $?"; grep -E "^workers|check_prove_batch_faults" $R/faults12.log
 KILL=1 JOB_SPEC="air=keccakf permutations=1365" VKSTARK_VALIDATE=1 timeout 500 bash tests/check_prove_batch_faults.sh \
-  $B/vkstark /tmp/faults32 32 -- --executor vulkan > $R/faults32.log 2>&1; echo "32 jobs: exit $?"
+  $B/vkstark /tmp/faults32 32 -- ${FAULTS32:---executor vulkan} > $R/faults32.log 2>&1; echo "32 jobs: exit $?"
 grep -E "^workers|job\(s\) proved|check_prove_batch_faults|the device is lost" $R/faults32.log | cut -c1-220
 fi
 if want profiles; then

@@ -656,7 +656,7 @@ class WorkerLoop {
       entry->air_names.push_back(a->air->name());
     }
     entry->pk = keygen(list, params, *worker_.executor);
-    entry->prover = std::make_unique<StarkProver>(entry->pk, *worker_.executor);
+    entry->prover = std::make_unique<StarkProver>(entry->pk, *worker_.executor, prover_options());
     entry->id = id;
     return *keys_.emplace(id, std::move(entry)).first->second;
   }
@@ -680,7 +680,7 @@ class WorkerLoop {
     auto entry = std::make_unique<KeyEntry>();
     entry->pk = keygen_from_vk(*airs.vk, airs.key_airs, *worker_.executor);
     for (const auto& a : airs.key_airs) entry->air_names.push_back(a->name());
-    entry->prover = std::make_unique<StarkProver>(entry->pk, *worker_.executor);
+    entry->prover = std::make_unique<StarkProver>(entry->pk, *worker_.executor, prover_options());
     entry->id = id;
     return *keys_.emplace(id, std::move(entry)).first->second;
   }
@@ -713,6 +713,13 @@ class WorkerLoop {
       if (a && a->common.values.memory() && cache_->memory.size() < keep)
         cache_->memory.push_back(a->common.values.memory());
     airs = {};
+  }
+
+  ProverOptions prover_options() const {
+    ProverOptions o;
+    o.openings_sponge = options_.openings_sponge;
+    if (!o.openings_sponge && !std::getenv("VKSTARK_OPENINGS_SPONGE")) o.openings_sponge = OpeningsSponge::Device;
+    return o;
   }
 
   uint64_t held_bytes() const {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <vector>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "kernels/hash/poseidon2_batch.hpp"
 #include "runtime/error.hpp"
 
@@ -29,19 +32,39 @@ bool merkle_verify(const Digest& root, uint64_t index, const Digest& leaf, std::
   return cur == root;
 }
 
+namespace {
+// Rows or queries per task when a batch is split over the host's threads: a multiple of the widest
+// batch (16 with AVX-512), large enough that a task outweighs its scheduling.
+constexpr size_t kChunk = 64;
+
+// body(begin, end) over [0, n) in chunks, in parallel where there is more than one (the results
+// are per index, so the same in any order).
+template <class F>
+void in_chunks(size_t n, F body) {
+  if (n <= kChunk) {
+    body(size_t(0), n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kChunk),
+                    [&](const tbb::blocked_range<size_t>& r) { body(r.begin(), r.end()); });
+}
+}  // namespace
+
 std::vector<Digest> hash_rows_batch(std::span<const Fp> rows, uint32_t width, size_t n) {
   if (rows.size() < size_t(width) * n) throw InputError("hash_rows_batch: fewer values than rows x width");
-  std::vector<Poseidon2State> states(n);
-  // hash_slice's blocks (protocol.md 2.2): overwrite the first positions, permute, for each block.
-  for (uint32_t start = 0; start < width; start += SPONGE_RATE) {
-    const uint32_t len = std::min<uint32_t>(SPONGE_RATE, width - start);
-    for (size_t i = 0; i < n; ++i)
-      for (uint32_t j = 0; j < len; ++j) states[i][j] = rows[i * width + start + j];
-    poseidon2_permute_batch(states);
-  }
   std::vector<Digest> out(n);
-  for (size_t i = 0; i < n; ++i)
-    for (int j = 0; j < DIGEST_SIZE; ++j) out[i][j] = states[i][j];
+  in_chunks(n, [&](size_t begin, size_t end) {
+    std::vector<Poseidon2State> states(end - begin);
+    // hash_slice's blocks (protocol.md 2.2): overwrite the first positions, permute, for each block.
+    for (uint32_t start = 0; start < width; start += SPONGE_RATE) {
+      const uint32_t len = std::min<uint32_t>(SPONGE_RATE, width - start);
+      for (size_t i = begin; i < end; ++i)
+        for (uint32_t j = 0; j < len; ++j) states[i - begin][j] = rows[i * width + start + j];
+      poseidon2_permute_batch(states);
+    }
+    for (size_t i = begin; i < end; ++i)
+      for (int j = 0; j < DIGEST_SIZE; ++j) out[i][j] = states[i - begin][j];
+  });
   return out;
 }
 
@@ -82,13 +105,22 @@ size_t merkle_verify_batch(const Digest& root, std::span<const uint64_t> indices
   const size_t n = indices.size();
   for (size_t q = 0; q < n; ++q)
     if (paths(q).size() != depth || (depth < 64 && (indices[q] >> depth) != 0)) return q;
-  std::vector<Digest> cur(leaves.begin(), leaves.end());
-  for (size_t level = 0; level < depth; ++level)
-    cur = compress_all(
-        n, [&](size_t q) -> const Digest& { return (indices[q] >> level & 1) ? paths(q)[level] : cur[q]; },
-        [&](size_t q) -> const Digest& { return (indices[q] >> level & 1) ? cur[q] : paths(q)[level]; });
+  std::vector<Digest> top(n);  // each query's path walked to the top, queries in chunks over the threads
+  in_chunks(n, [&](size_t begin, size_t end) {
+    std::vector<Digest> cur(leaves.begin() + std::ptrdiff_t(begin), leaves.begin() + std::ptrdiff_t(end));
+    for (size_t level = 0; level < depth; ++level)
+      cur = compress_all(
+          end - begin,
+          [&](size_t i) -> const Digest& {
+            return (indices[begin + i] >> level & 1) ? paths(begin + i)[level] : cur[i];
+          },
+          [&](size_t i) -> const Digest& {
+            return (indices[begin + i] >> level & 1) ? cur[i] : paths(begin + i)[level];
+          });
+    std::copy(cur.begin(), cur.end(), top.begin() + std::ptrdiff_t(begin));
+  });
   for (size_t q = 0; q < n; ++q)
-    if (cur[q] != root) return q;
+    if (top[q] != root) return q;
   return size_t(-1);
 }
 

@@ -1,6 +1,7 @@
 #include "stages/whir/verify.hpp"
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include "stages/common/poly.hpp"
 #include "stages/pcs/merkle_verify.hpp"
@@ -173,9 +174,14 @@ class WhirVerifier {
       for (uint32_t q = 0; q < nq; ++q) {
         const auto& r = p_.initial_round_opened_rows[c][q];
         rows.insert(rows.end(), r.begin(), r.end());
+      }
+      // Each query's rows batched by mu, the queries over the host's threads (a keccakf proof: 2,633
+      // columns x 2^k rows x ~100 queries of extension products).
+      tbb::parallel_for(uint32_t(0), nq, [&](uint32_t q) {
+        const auto& r = p_.initial_round_opened_rows[c][q];
         for (uint32_t tt = 0; tt < group; ++tt)
           for (uint32_t col = 0; col < w; ++col) vals[q][tt] += mu_pows_[col0 + col] * r[size_t(tt) * w + col];
-      }
+      });
       const std::vector<Digest> leaves = leaf_group_digests(hash_rows_batch(rows, w, size_t(nq) * group), k_);
       const size_t bad = merkle_verify_batch(
           st_.roots[c], idx, leaves,

@@ -196,4 +196,23 @@ TEST(Fault, InjectedFaultsAreParsedAndAMalformedOneIsAnError) {
   EXPECT_FALSE(fault_kind_injected("oom"));
 }
 
+TEST_F(FileTest, WhatDoesNotStartAsTheFileIsRefusedAfterItsFirstBytes) {
+  const fs::path p = dir_ / "big.bin";
+  { std::ofstream f(p, std::ios::binary); }
+  fs::resize_file(p, uint64_t(900) << 20);  // 900 MiB of zeros, sparse: under the cap, not a proof
+  const std::string_view starts[] = {"vkstark-proof"};
+  ReadFile r = read_whole_file(p, uint64_t(1) << 30, starts, "vkstark proof file");
+  EXPECT_TRUE(r.bytes.empty());
+  EXPECT_EQ(r.error, "'" + p.string() + "' is not a vkstark proof file: it starts with 00 00 00 00 00 00 00 00 ...");
+  replace_file(p, "");
+  EXPECT_EQ(read_whole_file(p, 100, starts, "vkstark proof file").error,
+            "'" + p.string() + "' is not a vkstark proof file: it is empty");
+  replace_file(p, "vkstark-proof and the rest");
+  r = read_whole_file(p, 100, starts, "vkstark proof file");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(std::string(r.bytes.begin(), r.bytes.end()), "vkstark-proof and the rest");
+  replace_file(p, "vkstark");  // shorter than the start
+  EXPECT_NE(read_whole_file(p, 100, starts, "vkstark proof file").error, "");
+}
+
 }  // namespace
