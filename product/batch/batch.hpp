@@ -174,7 +174,7 @@ struct WorkerOptions {
   // Where the openings' sponge runs (ProverOptions::openings_sponge). Unset: VKSTARK_OPENINGS_SPONGE
   // when set, else on the device: a host task inside the submission waits for a host that a batch
   // keeps busy (traces, verification), and the device waits with it (one H200, keccakf 2^15, 8
-  // proofs per batch: 22.3 proofs/s on the host, 24.2 on the device; docs/decisions.md).
+  // proofs per batch: 24.9 proofs/s on the host, 25.2 on the device; docs/decisions.md).
   std::optional<OpeningsSponge> openings_sponge{};
 };
 
