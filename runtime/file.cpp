@@ -158,9 +158,32 @@ std::map<fs::path, std::pair<int64_t, int64_t>> clean_folders;
 
 // A journal's pairs (temporary file, the path it replaces), absolute; nullopt for what is no
 // journal of ours.
+// Whether `tmp` is the name temporary_for gives a temporary file of `path`:
+// "<folder of path>/.<name>.vkstark-<digits>-<digits>.tmp".
+bool temporary_of(const fs::path& tmp, const fs::path& path) {
+  if (tmp.parent_path() != path.parent_path()) return false;
+  const std::string name = tmp.filename().string();
+  std::string head = ".";
+  head += path.filename().string();
+  head += kTmpMark;
+  if (!starts_with(name, head) || !ends_with(name, kTmpEnd)) return false;
+  const std::string_view mid = std::string_view(name).substr(head.size(), name.size() - head.size() - kTmpEnd.size());
+  const size_t dash = mid.find('-');
+  auto digits = [](std::string_view d) {
+    return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  return dash != std::string_view::npos && digits(mid.substr(0, dash)) && digits(mid.substr(dash + 1));
+}
+
+// A journal's pairs (temporary file, the path it replaces), absolute; nullopt for what is no
+// journal of ours. Hostile input (anyone who may write in the folder may leave one): read only as a
+// regular file of at most 1 MiB, and a pair is taken only where its temporary file is one this code
+// names for its path, beside it, so that finishing a journal renames nothing but our temporary files.
 std::optional<std::vector<std::pair<fs::path, fs::path>>> read_journal(const fs::path& journal) {
-  std::ifstream in(journal, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string_view starts[] = {kJournalMagic};
+  const ReadFile file = read_whole_file(journal, uint64_t(1) << 20, starts, "journal");
+  if (!file.error.empty()) return std::nullopt;
+  const std::string text(file.bytes.begin(), file.bytes.end());
   std::vector<std::string> fields;
   size_t at = 0;
   while (at < text.size()) {
@@ -172,7 +195,11 @@ std::optional<std::vector<std::pair<fs::path, fs::path>>> read_journal(const fs:
   if (fields.size() < 2 || fields.front() != kJournalMagic || fields.back() != "end" || fields.size() % 2 != 0)
     return std::nullopt;
   std::vector<std::pair<fs::path, fs::path>> pairs;
-  for (size_t i = 1; i + 1 < fields.size(); i += 2) pairs.emplace_back(fields[i], fields[i + 1]);
+  for (size_t i = 1; i + 1 < fields.size(); i += 2) {
+    const fs::path tmp(fields[i]), path(fields[i + 1]);
+    if (!tmp.is_absolute() || !path.is_absolute() || !temporary_of(tmp, path)) return std::nullopt;
+    pairs.emplace_back(tmp, path);
+  }
   return pairs;
 }
 

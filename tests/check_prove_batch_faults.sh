@@ -102,6 +102,7 @@ written=$(ls p | grep -c '\.vkp$' || true)
 [ "$(field s2.json "d['skipped']")" = "$written" ] || fail "resume: skipped $(field s2.json "d['skipped']"), expected $written"
 [ "$(field s2.json "d['ok']")" = "$jobs" ] || fail "resume: not every job proved"
 same_as_reference "resumed"
+echo "killed after $written of $jobs proofs (exit status $rc); resumed: $(field s2.json "d['skipped']") skipped, $((jobs - written)) proved"
 # A proof spoiled meanwhile is made again; the others are skipped.
 printf 'x' >>p/job0.vkp
 "$vk" prove-batch --manifest jobs.txt "${args[@]}" --resume --summary s3.json >out3.txt 2>err3.txt ||

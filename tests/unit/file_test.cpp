@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -213,6 +214,31 @@ TEST_F(FileTest, WhatDoesNotStartAsTheFileIsRefusedAfterItsFirstBytes) {
   EXPECT_EQ(std::string(r.bytes.begin(), r.bytes.end()), "vkstark-proof and the rest");
   replace_file(p, "vkstark");  // shorter than the start
   EXPECT_NE(read_whole_file(p, 100, starts, "vkstark proof file").error, "");
+}
+
+TEST_F(FileTest, AHostileJournalRenamesNothingButOurTemporaryFiles) {
+  // Anyone who may write in a folder may leave a journal there: it must not make the next writer
+  // rename a file of the user's (a key, say) over another, nor wait on a FIFO.
+  const fs::path victim = dir_ / "keep" / "id.key", other = dir_ / "keep" / "other.key";
+  fs::create_directories(victim.parent_path());
+  replace_file(victim, "secret");
+  replace_file(other, "other");
+  auto journal = [](const std::vector<std::pair<fs::path, fs::path>>& pairs) {
+    std::string text = "vkstark output set 1";
+    text += '\0';
+    for (const auto& [t, p] : pairs) text += t.string() + '\0' + p.string() + '\0';
+    return text + "end" + '\0';
+  };
+  const fs::path out = dir_ / "out";
+  fs::create_directories(out);
+  std::ofstream(out / ".vkstark-1-1.journal", std::ios::binary) << journal({{victim, other}});
+  std::ofstream(out / ".vkstark-1-2.journal", std::ios::binary)
+      << journal({{dir_ / "keep" / ".other.key.vkstark-1-x.tmp", other}});
+  ASSERT_EQ(::mkfifo((out / ".vkstark-1-3.journal").c_str(), 0600), 0);
+  replace_file(out / "proof.vkp", "p");
+  EXPECT_EQ(read(victim), "secret");
+  EXPECT_EQ(read(other), "other");
+  EXPECT_EQ(size_t(std::distance(fs::directory_iterator(out), fs::directory_iterator())), 1u);  // journals removed
 }
 
 }  // namespace
