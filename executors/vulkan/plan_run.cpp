@@ -213,31 +213,46 @@ void VulkanPreparedPlan::run_chain(size_t first, size_t last, RunState& st, bool
   timeline_value_ = base + 2 * hosts;
   // The host tasks as the device reaches them. After one throws, the rest are skipped but their
   // values still signalled, so that the device finishes the submission before the error returns.
-  std::exception_ptr failure;
-  for (size_t h = 0; h < hosts; ++h) {
-    const uint64_t ready = base + 2 * h + 1, done = base + 2 * h + 2;
-    if (!failure) {
-      try {
-        wait_timeline(ready);
-      } catch (...) {
-        failure = std::current_exception();
+  // Where the submission is the run's last (left to wait()), on a thread of the run's own: start()
+  // returns now, and wait() joins it (docs/decisions.md, "A batch's proofs").
+  auto host_tasks = [this, &st, first, hosts, base] {
+    try {
+      for (size_t h = 0; h < hosts; ++h) {
+        const uint64_t ready = base + 2 * h + 1, done = base + 2 * h + 2;
+        if (!st.host_failure) {
+          try {
+            wait_timeline(ready);
+          } catch (...) {
+            st.host_failure = std::current_exception();
+          }
+        }
+        if (!st.host_failure) run_inside(first + 2 * h + 1, st, st.host_failure);
+        auto signal = vk_struct<VkSemaphoreSignalInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO);
+        signal.semaphore = timeline_;
+        signal.value = done;
+        vk_check(ctx_.fn.vkSignalSemaphore(ctx_.device, &signal), "vkSignalSemaphore");
       }
+    } catch (...) {
+      if (!st.host_failure) st.host_failure = std::current_exception();
+      st.host_signal_failed = true;
     }
-    if (!failure) run_inside(first + 2 * h + 1, st, failure);
-    auto signal = vk_struct<VkSemaphoreSignalInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO);
-    signal.semaphore = timeline_;
-    signal.value = done;
-    vk_check(ctx_.fn.vkSignalSemaphore(ctx_.device, &signal), "vkSignalSemaphore");
+  };
+  if (!wait) {
+    st.host_thread = std::thread(host_tasks);
+    return;
   }
-  if (failure) {
-    st.submitted = -1;
-    wait_fence(ctx_, fence_);
-    std::rethrow_exception(failure);
-  }
-  if (wait) complete_submission(st);
+  host_tasks();
+  complete_submission(st);
 }
 
 void VulkanPreparedPlan::complete_submission(RunState& st) {
+  if (st.host_thread.joinable()) st.host_thread.join();
+  if (st.host_failure) {
+    st.submitted = -1;
+    st.chain_first = -1;
+    if (!st.host_signal_failed) wait_fence(ctx_, fence_);
+    std::rethrow_exception(std::exchange(st.host_failure, nullptr));
+  }
   const size_t last = static_cast<size_t>(st.submitted);
   const size_t first = st.chain_first >= 0 ? static_cast<size_t>(st.chain_first) : last;
   st.submitted = -1;

@@ -27,6 +27,7 @@
 #include <exception>
 #include <initializer_list>
 #include <span>
+#include <thread>
 #include <vector>
 
 #include "executors/vulkan/commands.hpp"
@@ -237,6 +238,14 @@ struct VulkanPreparedPlan::RunState {
   int64_t submitted = -1;                    // the segment submitted and not yet waited for
   int64_t chain_first = -1;                  // the first segment of that submission (host tasks inside it)
   double submitted_at = 0;                   // host ms of its submission
+  // The host tasks inside a submission left to wait(): run on a thread of their own, so that start()
+  // returns once the submission is made (a batch's worker starts or finishes other proofs meanwhile).
+  std::thread host_thread;
+  std::exception_ptr host_failure;  // the first host task that threw (the rest skipped, their values signalled)
+  bool host_signal_failed = false;  // a value left unsignalled: the device cannot finish the submission
+  ~RunState() {
+    if (host_thread.joinable()) host_thread.join();
+  }
 };
 
 }  // namespace vkstark::vulkan
