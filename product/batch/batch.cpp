@@ -718,7 +718,6 @@ class WorkerLoop {
   ProverOptions prover_options() const {
     ProverOptions o;
     o.openings_sponge = options_.openings_sponge;
-    if (!o.openings_sponge && !std::getenv("VKSTARK_OPENINGS_SPONGE")) o.openings_sponge = OpeningsSponge::Device;
     return o;
   }
 

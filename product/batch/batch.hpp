@@ -171,10 +171,11 @@ struct WorkerOptions {
   // copies from in place; false: in ordinary memory (reused all the same), copied into staging
   // memory as each proof starts: the design before issue 27, for measurements.
   bool upload_memory = true;
-  // Where the openings' sponge runs (ProverOptions::openings_sponge). Unset: VKSTARK_OPENINGS_SPONGE
-  // when set, else on the device: a host task inside the submission waits for a host that a batch
-  // keeps busy (traces, verification), and the device waits with it (one H200, keccakf 2^15, 8
-  // proofs per batch: 24.9 proofs/s on the host, 25.2 on the device; docs/decisions.md).
+  // Where the openings' sponge runs (ProverOptions::openings_sponge; unset: VKSTARK_OPENINGS_SPONGE
+  // when set, else the prover's default, the host). On the host it is a task inside the proof's
+  // submission, which the Vulkan executor runs on a thread of the run's own, so that the worker's
+  // pipeline stays full (one H200, 8 proofs per batch: 29.1 proofs/s, against 24.8 with the sponge
+  // on the device; docs/decisions.md, "A batch's proofs").
   std::optional<OpeningsSponge> openings_sponge{};
 };
 
