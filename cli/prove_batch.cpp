@@ -244,7 +244,7 @@ int prove_batch_command(int argc, char** argv) {
 
   // --resume: the jobs whose proofs are there already and verify against them are skipped (rank 0
   // checks; every rank takes its list).
-  std::vector<uint64_t> todo;  // the jobs proved: indices into jobs
+  std::vector<uint64_t> to_prove;  // the jobs proved: indices into jobs
   std::vector<std::string> resumed(jobs.size());
   if (resume) {
     std::string skip(jobs.size(), '0');
@@ -268,9 +268,9 @@ int prove_batch_command(int argc, char** argv) {
       if (skip[i] == '1') resumed[i] = "resumed: its proof was there and verifies";
   }
   for (uint64_t i = 0; i < jobs.size(); ++i)
-    if (resumed[i].empty()) todo.push_back(i);
+    if (resumed[i].empty()) to_prove.push_back(i);
   std::vector<batch::Job> work;
-  for (uint64_t i : todo) work.push_back(jobs[i]);
+  for (uint64_t i : to_prove) work.push_back(jobs[i]);
 
   const std::string expanded_devices =
       devices.empty() && !std::getenv("VKSTARK_VULKAN_DEVICE") ? std::string("all") : devices;
@@ -353,7 +353,7 @@ int prove_batch_command(int argc, char** argv) {
   {
     std::vector<batch::JobResult> all(jobs.size());
     for (batch::JobResult& r : results) {
-      r.job = todo.at(r.job);
+      r.job = to_prove.at(r.job);
       all[r.job] = std::move(r);
     }
     for (uint64_t i = 0; i < jobs.size(); ++i)
