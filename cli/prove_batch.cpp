@@ -244,15 +244,17 @@ int prove_batch_command(int argc, char** argv) {
 
   // --resume: the jobs whose proofs are there already and verify against them are skipped (rank 0
   // checks; every rank takes its list).
-  std::vector<uint64_t> to_prove;  // the jobs proved: indices into jobs
-  std::vector<std::string> resumed(jobs.size());
+  std::string skip(jobs.size(), '0');  // '1': the job's proof is there (--resume)
   if (resume) {
-    std::string skip(jobs.size(), '0');
     if (rank == 0) {
       const auto t = Clock::now();
       const std::vector<std::string> why = batch::resume_checks(jobs);
       uint64_t n = 0;
-      for (size_t i = 0; i < jobs.size(); ++i) n += why[i].empty() && (skip[i] = '1');
+      for (size_t i = 0; i < jobs.size(); ++i)
+        if (why[i].empty()) {
+          skip[i] = '1';
+          ++n;
+        }
       fmt::print(stderr,
                  "vkstark prove-batch: --resume: {} of {} job(s) have their proof already (checked in {:.2f} s)\n", n,
                  jobs.size(), std::chrono::duration<double>(Clock::now() - t).count());
@@ -264,11 +266,10 @@ int prove_batch_command(int argc, char** argv) {
 #ifdef VKSTARK_HAVE_MPI
     if (mpi) skip = mpi->broadcast(skip);
 #endif
-    for (size_t i = 0; i < jobs.size(); ++i)
-      if (skip[i] == '1') resumed[i] = "resumed: its proof was there and verifies";
   }
+  std::vector<uint64_t> to_prove;  // the jobs proved: indices into jobs
   for (uint64_t i = 0; i < jobs.size(); ++i)
-    if (resumed[i].empty()) to_prove.push_back(i);
+    if (skip[i] == '0') to_prove.push_back(i);
   std::vector<batch::Job> work;
   for (uint64_t i : to_prove) work.push_back(jobs[i]);
 
@@ -357,10 +358,10 @@ int prove_batch_command(int argc, char** argv) {
       all[r.job] = std::move(r);
     }
     for (uint64_t i = 0; i < jobs.size(); ++i)
-      if (!resumed[i].empty()) {
+      if (skip[i] == '1') {
         all[i].job = i;
         all[i].ok = all[i].skipped = all[i].verified = true;
-        all[i].history = resumed[i];
+        all[i].history = "resumed: its proof was there and verifies";
       }
     results = std::move(all);
   }

@@ -7,6 +7,8 @@
 //   VKSTARK_FAULT=invalid_proof:job=2        job 2's first proof is corrupted before it is verified
 //   VKSTARK_FAULT=exit_in_write:renamed=1    a set of output files: the process exits (status 137,
 //                                            as if killed) after the first of them is in place
+//                                            (exit_in_write:journals=1: after its journal's first
+//                                            copy, of a set over several folders)
 //   VKSTARK_FAULT=exit_after_writes:files=4  the process exits (137) after its 4th file is written
 //   VKSTARK_FAULT=disk_full:after=4          every file written after the first 4 fails: ENOSPC
 //

@@ -228,14 +228,26 @@ void clean_folder(const fs::path& folder, FolderLocks& locks) {
       fs::remove(journal, ignored);
       continue;
     }
+    // A set over several folders has a copy of its journal in each; it was committed only once
+    // every copy was in place (its renames come after). Else it is rolled back: a writer of another
+    // of its folders may already have removed a temporary file there.
     bool held = true;
-    for (const auto& [tmp, path] : *pairs) held = held && locks.try_add(canonical_folder(path));
+    std::set<fs::path> copies;
+    for (const auto& [tmp, path] : *pairs) {
+      held = held && locks.try_add(canonical_folder(path));
+      copies.insert(path.parent_path() / journal.filename());
+    }
     if (!held) {
       for (const auto& [tmp, path] : *pairs) keep.insert(tmp);
       continue;
     }
+    const bool committed = std::all_of(copies.begin(), copies.end(), [](const fs::path& c) {
+      std::error_code e;
+      return fs::exists(c, e);
+    });
     for (const auto& [tmp, path] : *pairs)
-      if (fs::exists(tmp, ignored)) fs::rename(tmp, path, ignored);
+      if (fs::exists(tmp, ignored)) committed ? fs::rename(tmp, path, ignored) : (void)fs::remove(tmp, ignored);
+    for (const fs::path& c : copies) fs::remove(c, ignored);
     fs::remove(journal, ignored);
   }
   for (const fs::path& tmp : tmps) {
@@ -279,11 +291,15 @@ void replace_files(std::span<const std::pair<std::filesystem::path, std::string_
   for (const auto& [path, bytes] : files) regular += !special(path);
   const bool journaled = regular > 1;
   std::vector<fs::path> tmps(files.size());
-  fs::path journal;
+  std::vector<fs::path> journals;  // a copy in each folder of the set
   auto remove_tmps = [&] {
     std::error_code ignored;
     for (const auto& t : tmps)
       if (!t.empty()) fs::remove(t, ignored);
+  };
+  auto remove_journals = [&] {
+    std::error_code ignored;
+    for (const auto& j : journals) fs::remove(j, ignored);
   };
   try {
     for (size_t i = 0; i < files.size(); ++i) {
@@ -302,23 +318,27 @@ void replace_files(std::span<const std::pair<std::filesystem::path, std::string_
         text += fs::absolute(tmps[i]).string() + '\0' + fs::absolute(files[i].first).string() + '\0';
       }
       text += std::string("end") + '\0';
-      const fs::path first =
-          files[size_t(std::find_if(tmps.begin(), tmps.end(), [](const fs::path& t) { return !t.empty(); }) -
-                       tmps.begin())]
-              .first;
-      journal =
-          folder_of(first) / fmt::format("{}{}-{}{}", kTmpMark, ::getpid(), name_counter.fetch_add(1), kJournalEnd);
-      const fs::path journal_tmp = temporary_for(journal, kTmpEnd);
-      tmps.push_back(journal_tmp);
-      write_whole(journal_tmp, journal, text, true);
-      std::error_code ec;
-      fs::rename(journal_tmp, journal, ec);
-      if (ec) throw std::runtime_error(fmt::format("cannot write '{}': {}", journal.string(), ec.message()));
-      tmps.back().clear();
-      sync_folder(folder_of(journal));
+      // One copy per folder, so that a writer of any of them finds it (clean_folder: the set is
+      // committed once every copy is in place).
+      const std::string name = fmt::format("{}{}-{}{}", kTmpMark, ::getpid(), name_counter.fetch_add(1), kJournalEnd);
+      for (size_t i = 0; i < files.size(); ++i) {
+        const fs::path journal = folder_of(files[i].first) / name;
+        if (tmps[i].empty() || std::find(journals.begin(), journals.end(), journal) != journals.end()) continue;
+        const fs::path journal_tmp = temporary_for(journal, kTmpEnd);
+        tmps.push_back(journal_tmp);
+        write_whole(journal_tmp, journal, text, true);
+        std::error_code ec;
+        fs::rename(journal_tmp, journal, ec);
+        if (ec) throw std::runtime_error(fmt::format("cannot write '{}': {}", journal.string(), ec.message()));
+        tmps.back().clear();
+        journals.push_back(journal);
+        sync_folder(folder_of(journal));
+        if (fault_injected("exit_in_write", "journals", journals.size())) std::_Exit(kFaultExitStatus);
+      }
     }
   } catch (...) {
     remove_tmps();
+    remove_journals();
     throw;
   }
   uint64_t renamed = 0;
@@ -331,9 +351,8 @@ void replace_files(std::span<const std::pair<std::filesystem::path, std::string_
       // Only the first rename can fail here in practice (the folder and the files were written);
       // the journal stays for what was renamed before, so that the next writer finishes the set.
       if (renamed == 0) {
-        std::error_code ignored;
         remove_tmps();
-        if (!journal.empty()) fs::remove(journal, ignored);
+        remove_journals();
       }
       throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
     }
@@ -341,10 +360,7 @@ void replace_files(std::span<const std::pair<std::filesystem::path, std::string_
     ++renamed;
     if (journaled && fault_injected("exit_in_write", "renamed", renamed)) std::_Exit(kFaultExitStatus);
   }
-  if (journaled) {
-    std::error_code ignored;
-    fs::remove(journal, ignored);
-  }
+  remove_journals();
   mark_clean(locks);
   const uint64_t written = files_written.fetch_add(files.size()) + files.size();
   if (fault_kind_injected("exit_after_writes"))

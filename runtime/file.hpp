@@ -34,13 +34,14 @@ void replace_file(const std::filesystem::path& path, std::string_view bytes);
 // written as a set"):
 // - every temporary file is written to the disk first (a failure removes them all and leaves every
 //   path as it was), then the special files (a pipe, /dev/null) in place;
-// - then a journal naming them is put in place (".vkstark-<pid>-<n>.journal", in the folder of the
-//   first file): from then on the set is committed;
+// - then a journal naming them is put in place (".vkstark-<pid>-<n>.journal", a copy in each folder
+//   of the set): once every copy is there, the set is committed;
 // - then each temporary file is renamed over its path, and the journal removed.
 // Writers of a folder take turns (flock on the folder, by threads and processes alike), so that two
 // commands writing the same paths leave one command's set, never a mix. Whoever writes in a folder
-// next finishes a set whose writer was killed after its journal (the renames left), and removes the
-// temporary files of writers killed before it; a folder this process left unchanged is not looked at
+// next finishes a set whose writer was killed after its journal (the renames left), rolls back one
+// killed before every copy of it was in place, and removes the temporary files of writers killed
+// before it; a folder this process left unchanged is not looked at
 // again. std::runtime_error names the path.
 void replace_files(std::span<const std::pair<std::filesystem::path, std::string_view>> files);
 

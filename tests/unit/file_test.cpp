@@ -241,4 +241,38 @@ TEST_F(FileTest, AHostileJournalRenamesNothingButOurTemporaryFiles) {
   EXPECT_EQ(size_t(std::distance(fs::directory_iterator(out), fs::directory_iterator())), 1u);  // journals removed
 }
 
+TEST_F(FileTest, ASetOverTwoFoldersIsFinishedOrRolledBackFromEitherFolder) {
+  const fs::path a = dir_ / "proofs" / "p.vkp", b = dir_ / "keys" / "k.vk";
+  fs::create_directories(a.parent_path());
+  fs::create_directories(b.parent_path());
+  auto reset = [&] {
+    replace_file(a, "old a");
+    replace_file(b, "old b");
+  };
+  auto write_set = [&] {
+    const std::pair<fs::path, std::string_view> both[] = {{a, "new a"}, {b, "new b"}};
+    replace_files(both);
+  };
+  // Killed after the first rename: committed. A writer of the keys' folder alone finishes it.
+  reset();
+  ASSERT_EQ(in_child("exit_in_write:renamed=1", write_set), 137);
+  replace_file(b.parent_path() / "other.txt", "x");
+  EXPECT_EQ(read(a), "new a");
+  EXPECT_EQ(read(b), "new b");
+  EXPECT_EQ(count_named(a.parent_path(), ".journal") + count_named(b.parent_path(), ".journal"), 0u);
+  EXPECT_EQ(count_named(a.parent_path(), ".tmp") + count_named(b.parent_path(), ".tmp"), 0u);
+  // Killed with one copy of its journal in place: not committed. A writer of the other folder
+  // removes that folder's temporary file first; then the set is rolled back, not half finished.
+  reset();
+  ASSERT_EQ(in_child("exit_in_write:journals=1", write_set), 137);
+  const fs::path with_copy = count_named(a.parent_path(), ".journal") ? a.parent_path() : b.parent_path();
+  const fs::path without = with_copy == a.parent_path() ? b.parent_path() : a.parent_path();
+  replace_file(without / "other.txt", "x");
+  replace_file(with_copy / "other.txt", "x");
+  EXPECT_EQ(read(a), "old a");
+  EXPECT_EQ(read(b), "old b");
+  EXPECT_EQ(count_named(a.parent_path(), ".journal") + count_named(b.parent_path(), ".journal"), 0u);
+  EXPECT_EQ(count_named(a.parent_path(), ".tmp") + count_named(b.parent_path(), ".tmp"), 0u);
+}
+
 }  // namespace
