@@ -29,23 +29,43 @@ void put_bytes(ByteWriter& w, std::vector<uint8_t>& out, std::span<const uint8_t
 
 }  // namespace
 
-std::vector<uint8_t> encode_proof_file(const ProofFile& file) {
-  if (file.air_names.size() != file.vk.per_air.size())
-    throw InputError(fmt::format("proof file: {} AIR names for a verifying key of {} AIRs", file.air_names.size(),
-                                 file.vk.per_air.size()));
+std::vector<uint8_t> proof_file_head(std::span<const std::string> air_names, const MultiStarkVerifyingKey& vk) {
+  if (air_names.size() != vk.per_air.size())
+    throw InputError(
+        fmt::format("proof file: {} AIR names for a verifying key of {} AIRs", air_names.size(), vk.per_air.size()));
   std::vector<uint8_t> out(kProofFileMagic.begin(), kProofFileMagic.end());
   ByteWriter w(out);
   w.u32(kProofFileVersion);
-  w.u32(uint32_t(file.air_names.size()));
-  for (size_t a = 0; a < file.air_names.size(); ++a) {
-    const std::string& name = file.air_names[a];
+  w.u32(uint32_t(air_names.size()));
+  for (size_t a = 0; a < air_names.size(); ++a) {
+    const std::string& name = air_names[a];
     if (std::string p = name_problem(name); !p.empty())
       throw InputError(fmt::format("proof file: AIR {} name '{}': {}", a, name, p));
     put_bytes(w, out, std::span(reinterpret_cast<const uint8_t*>(name.data()), name.size()), "a name");
   }
-  put_bytes(w, out, encode_vk_postcard(file.vk), "the verifying key");
+  put_bytes(w, out, encode_vk_postcard(vk), "the verifying key");
+  return out;
+}
+
+std::vector<uint8_t> encode_proof_file(const ProofFile& file) {
+  std::vector<uint8_t> out = proof_file_head(file.air_names, file.vk);
+  ByteWriter w(out);
   put_bytes(w, out, file.proof, "the proof");
   return out;
+}
+
+EncodedProofFile encode_proof_file(std::span<const uint8_t> head, const Proof& proof) {
+  EncodedProofFile f;
+  f.bytes.reserve(head.size() + 4 + encoded_size(proof));
+  f.bytes.assign(head.begin(), head.end());
+  ByteWriter w(f.bytes);
+  w.u32(0);  // the proof's length, written below
+  f.proof_at = f.bytes.size();
+  encode_append(proof, f.bytes);
+  const size_t n = f.bytes.size() - f.proof_at;
+  if (n > UINT32_MAX) throw InputError(fmt::format("proof file: the proof of {} bytes does not fit", n));
+  for (int i = 0; i < 4; ++i) f.bytes[f.proof_at - 4 + size_t(i)] = uint8_t(n >> (8 * i));
+  return f;
 }
 
 ProofFile decode_proof_file(std::span<const uint8_t> bytes) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "stages/air/verifying_key.hpp"
+#include "stages/proof/proof.hpp"
 
 namespace vkstark {
 
@@ -38,6 +39,17 @@ struct ProofFile {
 
 // InputError for names that do not match the key's AIRs (count, length, characters).
 std::vector<uint8_t> encode_proof_file(const ProofFile& file);
+
+// A proof file in two steps, for many proofs under one key (a batch): the bytes before the proof
+// (magic, version, names, the key's postcard bytes), made once; then each proof encoded straight
+// after a copy of them. The same bytes as encode_proof_file; InputError as it.
+std::vector<uint8_t> proof_file_head(std::span<const std::string> air_names, const MultiStarkVerifyingKey& vk);
+struct EncodedProofFile {
+  std::vector<uint8_t> bytes;  // the whole file
+  size_t proof_at = 0;         // where the proof's bytes begin (they run to the end)
+  std::span<const uint8_t> proof() const { return std::span(bytes).subspan(proof_at); }
+};
+EncodedProofFile encode_proof_file(std::span<const uint8_t> head, const Proof& proof);
 
 // DecodeError naming the field: another file ("not a vkstark proof file"), another version, a
 // truncated file, a bad name, a verifying key that does not decode (its own message), a name

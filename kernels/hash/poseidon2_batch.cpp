@@ -1,5 +1,8 @@
 #include "kernels/hash/poseidon2_batch.hpp"
 
+#include <algorithm>
+#include <array>
+
 #include "kernels/field/simd_level.hpp"
 
 namespace vkstark {
@@ -23,18 +26,34 @@ void poseidon2_permute_one(Poseidon2State& state) {
 std::string_view poseidon2_batch_isa() { return to_string(cpu_simd_level()); }
 
 void poseidon2_permute_batch(std::span<Poseidon2State> states) {
-  size_t done = 0;
+  size_t done = 0, lanes = 0;
+  size_t (*wide)(Poseidon2State*, size_t) = nullptr;
   switch (cpu_simd_level()) {
     case SimdLevel::Avx512:
-      done = poseidon2_permute_avx512(states.data(), states.size());
+      wide = poseidon2_permute_avx512;
+      lanes = 16;
       break;
     case SimdLevel::Avx2:
-      done = poseidon2_permute_avx2(states.data(), states.size());
+      wide = poseidon2_permute_avx2;
+      lanes = 8;
       break;
     case SimdLevel::Scalar:
       break;
   }
-  for (size_t i = done; i < states.size(); ++i) poseidon2_permute(states[i]);
+  if (!wide) {
+    for (Poseidon2State& s : states) poseidon2_permute(s);
+    return;
+  }
+  done = wide(states.data(), states.size());
+  const size_t left = states.size() - done;
+  if (left == 1) {
+    poseidon2_permute_one(states[done]);
+  } else if (left > 1) {  // the rest padded to one more vector of states: cheaper than each alone
+    std::array<Poseidon2State, 16> pad{};
+    std::copy(states.begin() + std::ptrdiff_t(done), states.end(), pad.begin());
+    wide(pad.data(), lanes);
+    std::copy(pad.begin(), pad.begin() + std::ptrdiff_t(left), states.begin() + std::ptrdiff_t(done));
+  }
 }
 
 }  // namespace vkstark

@@ -373,6 +373,7 @@ struct KeyEntry {
   std::string id;  // the worker cache's key: params and AIR names, or the verifying key's pre-hash
   ProvingKey pk;
   std::vector<std::string> air_names;
+  std::vector<uint8_t> file_head;  // proof_file_head: every proof file of the key starts with it
   std::unique_ptr<StarkProver> prover;
 };
 
@@ -657,6 +658,7 @@ class WorkerLoop {
     }
     entry->pk = keygen(list, params, *worker_.executor);
     entry->prover = std::make_unique<StarkProver>(entry->pk, *worker_.executor, prover_options());
+    entry->file_head = proof_file_head(entry->air_names, entry->pk.vk);
     entry->id = id;
     return *keys_.emplace(id, std::move(entry)).first->second;
   }
@@ -681,6 +683,7 @@ class WorkerLoop {
     entry->pk = keygen_from_vk(*airs.vk, airs.key_airs, *worker_.executor);
     for (const auto& a : airs.key_airs) entry->air_names.push_back(a->name());
     entry->prover = std::make_unique<StarkProver>(entry->pk, *worker_.executor, prover_options());
+    entry->file_head = proof_file_head(entry->air_names, entry->pk.vk);
     entry->id = id;
     return *keys_.emplace(id, std::move(entry)).first->second;
   }
@@ -820,29 +823,18 @@ class WorkerLoop {
                                                       deal = std::move(f.deal), proof = std::move(*proof)]() mutable {
       try {
         Clock::time_point t0 = Clock::now();
-        ProofFile file;
-        file.air_names = key->air_names;
-        file.vk = key->pk.vk;
-        file.proof = encode(proof);
-        if (fault_injected("invalid_proof", "job", deal.job, deal.attempt) && !file.proof.empty())
-          file.proof[file.proof.size() / 2] ^= 1;  // as a device's wrong result would
+        EncodedProofFile file = encode_proof_file(key->file_head, proof);
+        if (fault_injected("invalid_proof", "job", deal.job, deal.attempt) && file.bytes.size() > file.proof_at)
+          file.bytes[file.proof_at + file.proof().size() / 2] ^= 1;  // as a device's wrong result would
         r.encode_ms = ms_since(t0);
-        // The file encoded while the proof is verified (a batch's last proof waits for both).
-        std::future<std::pair<std::vector<uint8_t>, double>> encoded = std::async(std::launch::async, [&file] {
-          const Clock::time_point e0 = Clock::now();
-          std::vector<uint8_t> bytes = encode_proof_file(file);
-          return std::pair(std::move(bytes), ms_since(e0));
-        });
         VerifyResult verdict;
         verdict.ok = true;
         if (verify) {
           t0 = Clock::now();
-          background().execute([&] { verdict = verify_bytes(file.vk, file.proof); });
+          background().execute([&] { verdict = verify_bytes(key->pk.vk, file.proof()); });
           r.verify_ms = ms_since(t0);
           r.verified = true;
         }
-        auto [bytes, encode_file_ms] = encoded.get();
-        r.encode_ms += encode_file_ms;
         if (!verdict.ok) {
           r.reason = fmt::format("the proof does not verify [{}]: {}", to_string(verdict.code), verdict.reason);
           if (!deal.reproved) {  // proved again, on another worker where there is one
@@ -854,7 +846,7 @@ class WorkerLoop {
             return;
           }
         } else {
-          r.file = std::move(bytes);
+          r.file = std::move(file.bytes);
           r.ok = true;
         }
         r.total_ms = ms_since(dealt);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <vector>
 
-#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "kernels/hash/poseidon2_batch.hpp"
@@ -36,17 +35,22 @@ namespace {
 // Rows or queries per task when a batch is split over the host's threads: a multiple of the widest
 // batch (16 with AVX-512), large enough that a task outweighs its scheduling.
 constexpr size_t kChunk = 64;
+// Queries per task on a Merkle path (a path is a chain of compressions, one batch per level: the
+// chains of a round's ~100-200 queries spread over more threads).
+constexpr size_t kPathChunk = 16;
 
-// body(begin, end) over [0, n) in chunks, in parallel where there is more than one (the results
-// are per index, so the same in any order).
+// body(begin, end) over [0, n) in chunks of `chunk`, in parallel where there is more than one (the
+// results are per index, so the same in any order).
 template <class F>
-void in_chunks(size_t n, F body) {
-  if (n <= kChunk) {
+void in_chunks(size_t n, F body, size_t chunk = kChunk) {
+  if (n <= chunk) {
     body(size_t(0), n);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kChunk),
-                    [&](const tbb::blocked_range<size_t>& r) { body(r.begin(), r.end()); });
+  // Whole chunks (a blocked_range would split below its grain size, into batches that are not
+  // whole SIMD vectors).
+  tbb::parallel_for(size_t(0), (n + chunk - 1) / chunk,
+                    [&](size_t c) { body(c * chunk, std::min(n, (c + 1) * chunk)); });
 }
 }  // namespace
 
@@ -92,12 +96,23 @@ std::vector<Digest> compress_all(size_t n, L left, R right) {
 std::vector<Digest> leaf_group_digests(std::span<const Digest> row_digests, uint32_t k) {
   const size_t group = size_t(1) << k;
   if (row_digests.size() % group != 0) throw InputError("leaf_group_digests: not whole groups of 2^k rows");
-  std::vector<Digest> level(row_digests.begin(), row_digests.end());
-  for (uint32_t j = 0; j < k; ++j)  // pairs of adjacent digests, level by level, in every group at once
-    level = compress_all(
-        level.size() / 2, [&](size_t i) -> const Digest& { return level[2 * i]; },
-        [&](size_t i) -> const Digest& { return level[2 * i + 1]; });
-  return level;
+  const size_t groups = row_digests.size() / group;
+  std::vector<Digest> out(groups);
+  // Groups in chunks over the threads; in a chunk, pairs of adjacent digests level by level, in
+  // every group at once.
+  in_chunks(
+      groups,
+      [&](size_t begin, size_t end) {
+        std::vector<Digest> level(row_digests.begin() + std::ptrdiff_t(begin * group),
+                                  row_digests.begin() + std::ptrdiff_t(end * group));
+        for (uint32_t j = 0; j < k; ++j)
+          level = compress_all(
+              level.size() / 2, [&](size_t i) -> const Digest& { return level[2 * i]; },
+              [&](size_t i) -> const Digest& { return level[2 * i + 1]; });
+        std::copy(level.begin(), level.end(), out.begin() + std::ptrdiff_t(begin));
+      },
+      kPathChunk);
+  return out;
 }
 
 size_t merkle_verify_batch(const Digest& root, std::span<const uint64_t> indices, std::span<const Digest> leaves,
@@ -106,19 +121,22 @@ size_t merkle_verify_batch(const Digest& root, std::span<const uint64_t> indices
   for (size_t q = 0; q < n; ++q)
     if (paths(q).size() != depth || (depth < 64 && (indices[q] >> depth) != 0)) return q;
   std::vector<Digest> top(n);  // each query's path walked to the top, queries in chunks over the threads
-  in_chunks(n, [&](size_t begin, size_t end) {
-    std::vector<Digest> cur(leaves.begin() + std::ptrdiff_t(begin), leaves.begin() + std::ptrdiff_t(end));
-    for (size_t level = 0; level < depth; ++level)
-      cur = compress_all(
-          end - begin,
-          [&](size_t i) -> const Digest& {
-            return (indices[begin + i] >> level & 1) ? paths(begin + i)[level] : cur[i];
-          },
-          [&](size_t i) -> const Digest& {
-            return (indices[begin + i] >> level & 1) ? cur[i] : paths(begin + i)[level];
-          });
-    std::copy(cur.begin(), cur.end(), top.begin() + std::ptrdiff_t(begin));
-  });
+  in_chunks(
+      n,
+      [&](size_t begin, size_t end) {
+        std::vector<Digest> cur(leaves.begin() + std::ptrdiff_t(begin), leaves.begin() + std::ptrdiff_t(end));
+        for (size_t level = 0; level < depth; ++level)
+          cur = compress_all(
+              end - begin,
+              [&](size_t i) -> const Digest& {
+                return (indices[begin + i] >> level & 1) ? paths(begin + i)[level] : cur[i];
+              },
+              [&](size_t i) -> const Digest& {
+                return (indices[begin + i] >> level & 1) ? cur[i] : paths(begin + i)[level];
+              });
+        std::copy(cur.begin(), cur.end(), top.begin() + std::ptrdiff_t(begin));
+      },
+      kPathChunk);
   for (size_t q = 0; q < n; ++q)
     if (top[q] != root) return q;
   return size_t(-1);

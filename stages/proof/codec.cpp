@@ -17,21 +17,17 @@ std::string FieldName::str() const {
   }
 }
 
-void ByteWriter::u32(uint32_t v) {
-  for (int i = 0; i < 4; ++i) out_.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-
 void ByteWriter::usize(uint64_t v) {
   if (v > UINT32_MAX) throw InputError(fmt::format("proof encoding: length {} does not fit a u32", v));
   u32(static_cast<uint32_t>(v));
 }
 
 void ByteWriter::varint(uint64_t v) {
-  while (v >= 0x80) {
-    out_.push_back(static_cast<uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  out_.push_back(static_cast<uint8_t>(v));
+  uint8_t b[10];
+  size_t n = 0;
+  for (; v >= 0x80; v >>= 7) b[n++] = static_cast<uint8_t>(v | 0x80);
+  b[n++] = static_cast<uint8_t>(v);
+  out_.insert(out_.end(), b, b + n);
 }
 
 void ByteReader::fail(const FieldName& what, std::string_view problem, DecodeReject code) const {

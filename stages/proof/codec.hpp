@@ -11,9 +11,11 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/field/fp4.hpp"
@@ -64,10 +66,36 @@ class FieldName {
 class ByteWriter {
  public:
   explicit ByteWriter(std::vector<uint8_t>& out) : out_(out) {}
-  void u32(uint32_t v);
+  void u32(uint32_t v) {  // little-endian, inline: a proof is mostly u32s
+    const size_t at = out_.size();
+    out_.resize(at + 4);
+    uint8_t* o = out_.data() + at;
+    o[0] = uint8_t(v);
+    o[1] = uint8_t(v >> 8);
+    o[2] = uint8_t(v >> 16);
+    o[3] = uint8_t(v >> 24);
+  }
   void usize(uint64_t v);  // as u32; InputError if it does not fit
   void u8(uint8_t v) { out_.push_back(v); }
   void f(Fp v) { u32(v.value()); }
+  // n field elements read from `data` (objects made of Fp only: Fp, Fp4, Digest), as f() each,
+  // with one resize: a proof's bulk (opened rows, paths).
+  void fields(const void* data, size_t n) {
+    static_assert(sizeof(Fp) == 4 && std::is_trivially_copyable_v<Fp>);
+    const size_t at = out_.size();
+    out_.resize(at + 4 * n);
+    uint8_t* o = out_.data() + at;
+    const auto* in = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i, o += 4) {
+      Fp x;
+      std::memcpy(static_cast<void*>(&x), in + i * sizeof(Fp), sizeof(Fp));
+      const uint32_t v = x.value();
+      o[0] = uint8_t(v);
+      o[1] = uint8_t(v >> 8);
+      o[2] = uint8_t(v >> 16);
+      o[3] = uint8_t(v >> 24);
+    }
+  }
   void ef(const Fp4& v) {
     for (Fp c : v.c) f(c);
   }

@@ -145,7 +145,8 @@ class ProofEncoder {
   void list(const FieldName& whole, const FieldName&, const std::vector<T>& xs, uint64_t n) {
     if (xs.size() != n)
       throw InputError(fmt::format("proof encoding: {} has {} entries, {} expected", whole.str(), xs.size(), n));
-    for (const T& x : xs) detail::put_element(w_, x);
+    static_assert(kProofElementBytes<T> == sizeof(T) && sizeof(T) % sizeof(Fp) == 0);
+    w_.fields(xs.data(), xs.size() * (sizeof(T) / sizeof(Fp)));  // put_element's bytes, all at once
   }
   template <class T>
   void table(const FieldName& whole, const FieldName& each, const std::vector<std::vector<T>>& xs, uint64_t rows,
@@ -165,6 +166,37 @@ class ProofEncoder {
 
  private:
   ByteWriter w_;
+};
+
+// The size of a part's bytes, as ProofEncoder would write them (so that the encoder's buffer is
+// allocated once).
+class ProofSizer {
+ public:
+  uint64_t bytes() const { return bytes_; }
+  template <class T>
+  void value(const FieldName&, const T&) {
+    bytes_ += kProofElementBytes<T>;
+  }
+  template <class F>
+  uint64_t count(const FieldName&, F actual, std::optional<uint64_t>, uint64_t) {
+    bytes_ += 4;  // a usize
+    return actual();
+  }
+  template <class T>
+  void list(const FieldName&, const FieldName&, const std::vector<T>& xs, uint64_t) {
+    bytes_ += xs.size() * kProofElementBytes<T>;
+  }
+  template <class T>
+  void table(const FieldName& whole, const FieldName& each, const std::vector<std::vector<T>>& xs, uint64_t,
+             uint64_t cols) {
+    for (const auto& row : xs) list(whole, each, row, cols);
+  }
+  template <class T>
+  void outer(const FieldName&, const std::vector<T>&, uint64_t) {}
+  void require(bool, const FieldName&, const std::string&) {}
+
+ private:
+  uint64_t bytes_ = 0;
 };
 
 // Reads a part from bytes. Every count is checked against the bytes left before anything is

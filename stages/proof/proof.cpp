@@ -171,12 +171,26 @@ Proof decode(std::span<const uint8_t> bytes, const MultiStarkVerifyingKey* vk) {
 
 }  // namespace
 
-std::vector<uint8_t> encode(const Proof& proof) {
-  std::vector<uint8_t> out;
+uint64_t encoded_size(const Proof& proof) {
+  std::vector<uint8_t> header;
+  ByteWriter w(header);
+  encode_header(proof, w);
+  ProofSizer z;
+  part_fields(z, const_cast<Proof&>(proof), nullptr);  // the sizer only reads
+  return header.size() + z.bytes();
+}
+
+void encode_append(const Proof& proof, std::vector<uint8_t>& out) {
+  out.reserve(out.size() + encoded_size(proof));
   ByteWriter w(out);
   encode_header(proof, w);
   ProofEncoder v(out);
   part_fields(v, const_cast<Proof&>(proof), nullptr);  // the encoder only reads
+}
+
+std::vector<uint8_t> encode(const Proof& proof) {
+  std::vector<uint8_t> out;
+  encode_append(proof, out);
   return out;
 }
 

@@ -224,6 +224,10 @@ inline constexpr uint32_t kProofCodecVersion = 3;
 
 // InputError for a proof inconsistent in itself (a list shorter than its count).
 std::vector<uint8_t> encode(const Proof& proof);
+// encode(proof)'s bytes appended to `out` (a proof file's buffer: no copy of the proof afterwards).
+void encode_append(const Proof& proof, std::vector<uint8_t>& out);
+// encode(proof).size(), without encoding it.
+uint64_t encoded_size(const Proof& proof);
 // Counts checked against the bytes left and each other only (what a fuzzer calls).
 Proof decode_proof(std::span<const uint8_t> bytes);
 // Counts checked against the shape the vk and the proof's trace heights give. DecodeError naming

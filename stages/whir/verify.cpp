@@ -146,12 +146,13 @@ class WhirVerifier {
     std::vector<std::vector<Fp4>> vals(nq, std::vector<Fp4>(group));
     if (VerifyResult v = round == 0 ? open_initial(idx, vals) : open_codeword(round, idx, vals); !v) return v;
     const Fp root_gen = two_adic_generator(log_rs_);
-    std::vector<Fp4> ys;
-    for (uint32_t q = 0; q < nq; ++q) {
+    std::vector<Fp4> ys(nq);
+    zs_[round].resize(nq);
+    tbb::parallel_for(uint32_t(0), nq, [&](uint32_t q) {  // each query's fold alone (inversions)
       const Fp x = root_gen.pow(idx[q]);
-      ys.push_back(binary_k_fold(vals[q], std::span<const Fp4>(alphas_).subspan(size_t(round) * k_, k_), x));
-      zs_[round].push_back(x.pow(uint64_t(1) << k_));
-    }
+      ys[q] = binary_k_fold(vals[q], std::span<const Fp4>(alphas_).subspan(size_t(round) * k_, k_), x);
+      zs_[round][q] = x.pow(uint64_t(1) << k_);
+    });
     const Fp4 gamma = t_.sample_ext();
     gammas_.push_back(gamma);
     if (round + 1 < s_.rounds()) claim_ += gamma * p_.ood_values[round];
@@ -231,9 +232,12 @@ class WhirVerifier {
     for (uint32_t i = 0; i < R; ++i) {
       const uint32_t j = k_ * (i + 1);
       if (i + 1 < R) acc += gammas_[i] * weight_at(j, z0s_[i]);
+      // Each query's weight alone (Horner over the final polynomial), then summed.
+      std::vector<Fp4> weights(zs_[i].size());
+      tbb::parallel_for(size_t(0), weights.size(), [&](size_t q) { weights[q] = weight_at(j, zs_[i][q]); });
       Fp4 g = gammas_[i] * gammas_[i];
-      for (Fp z : zs_[i]) {
-        acc += g * weight_at(j, z);
+      for (const Fp4& w : weights) {
+        acc += g * w;
         g *= gammas_[i];
       }
     }

@@ -72,6 +72,18 @@ TEST(ProofFile, RoundTripKeepsEverything) {
   EXPECT_TRUE(verify_bytes(back.vk, back.proof).ok);
 }
 
+// A batch's way: the bytes before the proof made once, each proof encoded after them in place.
+TEST(ProofFile, TheHeadAndAProofGiveTheSameBytes) {
+  const Fixture& x = fixture();
+  const std::vector<uint8_t> head = proof_file_head(x.file.air_names, x.file.vk);
+  const EncodedProofFile e = encode_proof_file(head, x.proof);
+  EXPECT_EQ(e.bytes, encode_proof_file(x.file));
+  EXPECT_EQ(std::vector<uint8_t>(e.proof().begin(), e.proof().end()), x.file.proof);
+  EXPECT_EQ(encoded_size(x.proof), x.file.proof.size());
+  EXPECT_TRUE(verify_bytes(x.pk.vk, e.proof()).ok);
+  EXPECT_THROW((void)proof_file_head({}, x.file.vk), InputError);  // no names for the key's AIR
+}
+
 TEST(ProofFile, EveryTruncationIsRefused) {
   const std::vector<uint8_t> bytes = encode_proof_file(fixture().file);
   for (size_t n = 0; n < bytes.size(); ++n) {
