@@ -33,7 +33,7 @@
 #include "runtime/clock.hpp"
 #include "runtime/file.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 #include "stages/prover.hpp"
 
 using namespace vkstark;

@@ -28,7 +28,7 @@
 #include "runtime/json.hpp"
 #include "stages/air/dag_air.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 

@@ -19,7 +19,7 @@
 #include "bench/bench_util.hpp"
 #include "cli/options.hpp"
 #include "executors/executors.hpp"
-#include "stages/pcs/opening.hpp"
+#include "stages/opening/opening.hpp"
 
 using namespace vkstark;
 

@@ -44,7 +44,7 @@
 #include "stages/air/dag_air.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 #include "stages/proof/proof.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"

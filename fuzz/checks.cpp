@@ -18,7 +18,7 @@
 #include "stages/air/dag_air.hpp"
 #include "stages/air/debug_check.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 #include "stages/proof/proof.hpp"
 #include "stages/verifier.hpp"
 #include "stages/whir/verify.hpp"

@@ -9,7 +9,7 @@
 //   same bytes to different proofs;
 // - a verifier accepting anything but the seed proof of the shape's claim (compared by hash), or
 //   rejecting the seed itself (a stale corpus), or rejecting without a reason or a code (RejectCode,
-//   stages/proof/verify_result.hpp), or with a code of a phase it does not run: the decoder's own code
+//   stages/common/verify_result.hpp), or with a code of a phase it does not run: the decoder's own code
 //   when the decoder with the verifier's shape rejects the bytes, a code of the verifier's phases
 //   (never "decode") when it accepts them, a WHIR code from whir_verify;
 // and an exception other than DecodeError from a decoder, or any exception from a verifier, is
@@ -23,7 +23,7 @@
 
 #include "stages/air/verifying_key.hpp"
 #include "stages/common/params.hpp"
-#include "stages/pcs/opening.hpp"
+#include "stages/opening/opening.hpp"
 
 namespace vkstark::fuzz {
 

@@ -16,8 +16,8 @@
 #include <stdexcept>
 
 #include "executors/cpu/cpu_executor.hpp"
-#include "executors/vulkan/shaders.hpp"
 #include "fuzz/checks.hpp"
+#include "kernels/glsl/shaders.hpp"
 #include "product/airs/fibonacci.hpp"
 #include "product/airs/interactions.hpp"
 #include "product/airs/shipped.hpp"

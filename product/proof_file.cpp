@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 
 namespace vkstark {
 

@@ -8,7 +8,7 @@
 #include "product/detail/field_file.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/dag_air.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 
 namespace vkstark {
 

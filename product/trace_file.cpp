@@ -10,7 +10,7 @@
 #include "product/airs/shipped.hpp"
 #include "product/detail/field_file.hpp"
 #include "runtime/error.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 
 namespace vkstark {
 

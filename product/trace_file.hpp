@@ -35,7 +35,7 @@ struct TraceFile {
 // InputError for what the layout cannot hold: a bad name, a height that is not a power of two in
 // [1, 2^24], values.size() != width x height, more than 4096 public values.
 std::vector<uint8_t> encode_trace_file(const TraceFile& file);
-// DecodeError (stages/proof/codec.hpp) naming the field ("trace file: ..."): bad magic, another version, a
+// DecodeError (stages/encoding/codec.hpp) naming the field ("trace file: ..."): bad magic, another version, a
 // bad name or padding, a count over its bound, a length past the end ("truncated in the <field>"),
 // a non-canonical value (which column and row), trailing bytes ("N bytes past the end"). The shape
 // is not checked against an AIR here (trace_file_air does).

@@ -1,9 +1,9 @@
 // The STARK prover (protocol.md 7): one graph per proof (architecture.md, "The prover is one
 // static graph"). The traces are uploaded, the plan runs once, the proof buffer and the
-// commitment roots are downloaded; the transcript lives on the device throughout and the prover adds
-// no host task. Spans follow the reference: stark_prove_excluding_trace > prover.main_trace_commit
-// (stacked_commit > rs_code_matrix, merkle_tree), prover.rap_constraints (logup_gkr, round0,
-// mle_rounds), prover.openings (stacked_reduction, whir).
+// commitment roots are downloaded; the transcript lives on the device, except the long absorptions
+// of the openings (host tasks inside the last submission by default, below). Spans follow the reference:
+// stark_prove_excluding_trace > prover.main_trace_commit (stacked_commit > rs_code_matrix, merkle_tree),
+// prover.rap_constraints (logup_gkr, round0, mle_rounds), prover.openings (stacked_reduction, whir).
 //
 // A StarkProver holds the per-AIR generated kernels (compiled, or loaded from the SPIR-V cache,
 // on first use) and the executor; prove() is not thread-safe on one prover.

@@ -14,19 +14,19 @@
 #include "stages/batch_constraint/functionals.hpp"
 #include "stages/common/ntt.hpp"
 #include "stages/common/transcript.hpp"
+#include "stages/encoding/layout.hpp"
+#include "stages/encoding/regions.hpp"
 #include "stages/gkr/input.hpp"
 #include "stages/pcs/stacked.hpp"
 #include "stages/phases.hpp"
 #include "stages/preamble/commit_traces.hpp"
-#include "stages/proof/layout.hpp"
 #include "stages/proof/proof.hpp"
-#include "stages/proof/regions.hpp"
 #include "stages/stacked_reduction/prover.hpp"
 #include "stages/whir/prover.hpp"
 
 namespace vkstark {
 
-// Where every part of the proof lies in the proof buffer (proof_regions.hpp), reserved in proof
+// Where every part of the proof lies in the proof buffer (stages/encoding/regions.hpp), reserved in proof
 // order.
 struct ProofRegions {
   std::optional<PartRegions<GkrProof>> gkr;

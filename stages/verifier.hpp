@@ -4,7 +4,7 @@
 // (stages/gkr, stages/batch_constraint, stages/stacked_reduction, stages/whir).
 //
 // A result, never an exception, for anything about the proof: malformed, truncated or tampered
-// proofs are rejected with a code naming the check (its phase's enum, stages/proof/verify_result.hpp) and
+// proofs are rejected with a code naming the check (its phase's enum, stages/common/verify_result.hpp) and
 // a reason with the details; nothing reads out of bounds or allocates more than a small multiple of
 // the input. InputError only for a verifying key whose params are
 // outside the supported range (SystemParams::validate). Thread-compatible; pure.
@@ -14,8 +14,8 @@
 #include <span>
 
 #include "stages/air/verifying_key.hpp"
+#include "stages/common/verify_result.hpp"
 #include "stages/proof/proof.hpp"
-#include "stages/proof/verify_result.hpp"
 
 namespace vkstark {
 

@@ -23,7 +23,8 @@ set(prefix ${DIR}/prefix)
 file(REMOVE_RECURSE ${DIR})
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
-foreach(file bin/vkstark ${LIBDIR}/libvkstark.a ${LIBDIR}/cmake/vkstark/vkstarkConfig.cmake
+foreach(file bin/vkstark ${LIBDIR}/libvkstark_runtime.a ${LIBDIR}/libvkstark_kernels.a ${LIBDIR}/libvkstark_executors.a
+             ${LIBDIR}/libvkstark_stages.a ${LIBDIR}/libvkstark_product.a ${LIBDIR}/cmake/vkstark/vkstarkConfig.cmake
              ${LIBDIR}/cmake/vkstark/vkstarkConfigVersion.cmake ${LIBDIR}/cmake/vkstark/vkstarkTargets.cmake
              include/vkstark/stages/prover.hpp include/vkstark/kernels/program_limits.h)
   if(NOT EXISTS ${prefix}/${file})

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "executors/vulkan/shaders.hpp"
+#include "kernels/glsl/shaders.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"

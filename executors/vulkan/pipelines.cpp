@@ -20,7 +20,7 @@
 #include <set>
 #include <vector>
 
-#include "executors/vulkan/shaders.hpp"
+#include "kernels/glsl/shaders.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/error.hpp"
 #include "runtime/file.hpp"

@@ -1,6 +1,6 @@
 // Internal to the Vulkan executor: compute pipelines, one per (SPIR-V content, workgroup size,
 // layout), built from a run-time kernel's SPIR-V or the embedded SPIR-V of a compiled kernel
-// (executors/vulkan/shaders.hpp) and kept across prepares; and the on-disk
+// (kernels/glsl/shaders.hpp) and kept across prepares; and the on-disk
 // VkPipelineCache at <disk_cache_dir()>/pipelines-<vendor>-<device>-<driver>.bin (IDs in hex;
 // runtime/disk_cache.hpp: $XDG_CACHE_HOME/vkstark, fallback ~/.cache/vkstark; VKSTARK_PIPELINE_CACHE=0
 // disables it; file errors are not errors).

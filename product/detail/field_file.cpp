@@ -12,7 +12,7 @@
 
 #include "runtime/error.hpp"
 #include "runtime/file.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 
 namespace vkstark::detail {
 

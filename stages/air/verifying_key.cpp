@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "runtime/kernel_abi.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 
 namespace vkstark {
 

@@ -53,8 +53,8 @@
 #include "stages/common/params.hpp"
 #include "stages/common/trace_part.hpp"
 #include "stages/common/transcript.hpp"
+#include "stages/encoding/regions.hpp"
 #include "stages/proof/proof.hpp"
-#include "stages/proof/regions.hpp"
 
 namespace vkstark {
 

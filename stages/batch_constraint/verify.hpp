@@ -12,8 +12,8 @@
 
 #include "kernels/hash/transcript.hpp"
 #include "stages/air/verifying_key.hpp"
+#include "stages/common/verify_result.hpp"
 #include "stages/proof/proof.hpp"
-#include "stages/proof/verify_result.hpp"
 
 namespace vkstark {
 

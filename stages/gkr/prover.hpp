@@ -22,8 +22,8 @@
 #include "runtime/graph.hpp"
 #include "stages/common/params.hpp"
 #include "stages/common/transcript.hpp"
+#include "stages/encoding/regions.hpp"
 #include "stages/proof/proof.hpp"
-#include "stages/proof/regions.hpp"
 
 namespace vkstark {
 

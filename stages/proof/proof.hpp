@@ -16,7 +16,7 @@
 #include "kernels/field/fp4.hpp"
 #include "kernels/hash/hash.hpp"
 #include "stages/air/verifying_key.hpp"
-#include "stages/proof/fields.hpp"
+#include "stages/encoding/fields.hpp"
 #include "stages/whir/proof.hpp"
 
 namespace vkstark {
@@ -24,7 +24,7 @@ namespace vkstark {
 // The claims of one GKR layer (p_j(0), p_j(1), q_j(0), q_j(1) at the layer's point), in the
 // encoding order p0, p1, q0, q1; the transcript observes them as p0, q0, p1, q1 (16.1 item 6).
 struct GkrLayerClaims {
-  using ProofDevice = Fp4;  // four Fp4 in a row (stages/proof/fields.hpp)
+  using ProofDevice = Fp4;  // four Fp4 in a row (stages/encoding/fields.hpp)
   Fp4 p_xi_0, p_xi_1, q_xi_0, q_xi_1;
   bool operator==(const GkrLayerClaims&) const = default;
 };
@@ -124,7 +124,7 @@ struct ProofShape {
 ProofShape proof_shape(const MultiStarkVerifyingKey& vk, std::span<const std::optional<uint32_t>> log_heights);
 
 // ---------------------------------------------------------------------------------------------
-// Field lists (stages/proof/fields.hpp), encoding order of protocol.md 12.2.
+// Field lists (stages/encoding/fields.hpp), encoding order of protocol.md 12.2.
 
 // Without interactions the proof has no layer; a count of layers above 64 + l_skip cannot come
 // from a u64 total (protocol.md 8.1).

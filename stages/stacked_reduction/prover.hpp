@@ -21,9 +21,9 @@
 
 #include "stages/common/params.hpp"
 #include "stages/common/transcript.hpp"
+#include "stages/encoding/regions.hpp"
 #include "stages/pcs/stacked.hpp"
 #include "stages/proof/proof.hpp"
-#include "stages/proof/regions.hpp"
 
 namespace vkstark {
 

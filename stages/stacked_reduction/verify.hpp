@@ -8,9 +8,9 @@
 
 #include "kernels/hash/transcript.hpp"
 #include "stages/common/params.hpp"
+#include "stages/common/verify_result.hpp"
 #include "stages/pcs/layout.hpp"
 #include "stages/proof/proof.hpp"
-#include "stages/proof/verify_result.hpp"
 
 namespace vkstark {
 

@@ -12,8 +12,8 @@
 #include "kernels/hash/hash.hpp"
 #include "kernels/types.hpp"
 #include "stages/common/params.hpp"
-#include "stages/proof/codec.hpp"
-#include "stages/proof/fields.hpp"
+#include "stages/encoding/codec.hpp"
+#include "stages/encoding/fields.hpp"
 
 namespace vkstark {
 
@@ -57,7 +57,7 @@ struct WhirProof {
   bool operator==(const WhirProof&) const = default;
 };
 
-// The WhirProof's one field list (stages/proof/fields.hpp), in the encoding order of protocol.md
+// The WhirProof's one field list (stages/encoding/fields.hpp), in the encoding order of protocol.md
 // 12.2. With a shape every count is the shape's; without one the counts come from the proof and are
 // checked against each other and what supported params allow (1..24 sumcheck rounds, a query in
 // every round, no zero width): the reference derives R = |codeword_commits| + 1 and k = n_sc / R.

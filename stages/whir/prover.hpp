@@ -6,13 +6,13 @@
 
 #include "stages/common/ntt.hpp"
 #include "stages/common/transcript.hpp"
+#include "stages/encoding/regions.hpp"
 #include "stages/pcs/stacked.hpp"
-#include "stages/proof/regions.hpp"
 #include "stages/whir/proof.hpp"
 
 namespace vkstark {
 
-// The WHIR proof's regions in the device proof buffer (stages/proof/regions.hpp).
+// The WHIR proof's regions in the device proof buffer (stages/encoding/regions.hpp).
 using WhirRegions = PartRegions<WhirProof>;
 WhirRegions reserve_whir_regions(ProofLayout& layout, const WhirShape& shape);
 

@@ -8,30 +8,6 @@
 
 namespace vkstark {
 
-Fp4 mobius_eq(std::span<const Fp4> u, std::span<const Fp4> b) {
-  Fp4 acc = Fp4::one();
-  for (size_t k = 0; k < u.size(); ++k) {
-    const Fp4 one = Fp4::one();
-    acc *= (one - u[k] - u[k]) * (one - b[k]) + u[k] * b[k];
-  }
-  return acc;
-}
-
-Fp4 eq_ext(std::span<const Fp4> x, std::span<const Fp4> y) {
-  Fp4 acc = Fp4::one();
-  for (size_t k = 0; k < x.size(); ++k) acc *= x[k] * y[k] + (Fp4::one() - x[k]) * (Fp4::one() - y[k]);
-  return acc;
-}
-
-Fp4 mle_eval(std::span<const Fp4> table, std::span<const Fp4> x) {
-  std::vector<Fp4> t(table.begin(), table.end());
-  for (const Fp4& r : x) {  // fold the first (least significant) variable first
-    for (size_t y = 0; y < t.size() / 2; ++y) t[y] = t[2 * y] + r * (t[2 * y + 1] - t[2 * y]);
-    t.resize(t.size() / 2);
-  }
-  return t.empty() ? Fp4::zero() : t[0];
-}
-
 Fp4 binary_k_fold(std::vector<Fp4> vals, std::span<const Fp4> alphas, Fp x) {
   const size_t k = alphas.size();
   const Fp w = two_adic_generator(static_cast<uint32_t>(k));

@@ -6,7 +6,8 @@
 
 #include "kernels/hash/transcript.hpp"
 #include "stages/common/params.hpp"
-#include "stages/proof/verify_result.hpp"
+#include "stages/common/poly.hpp"  // mobius_eq, eq_ext, mle_eval (they were declared here)
+#include "stages/common/verify_result.hpp"
 #include "stages/whir/proof.hpp"
 
 namespace vkstark {
@@ -26,11 +27,5 @@ VerifyResult whir_verify(DuplexSponge& transcript, const WhirProof& proof, const
 
 // binary_k_fold of protocol.md 11.3: vals[t] = F(x w_k^t) for t < 2^k -> the k-times folded F at x^(2^k).
 Fp4 binary_k_fold(std::vector<Fp4> vals, std::span<const Fp4> alphas, Fp x);
-
-// mobius_eq(u, b) = prod_k ((1 - 2u_k)(1 - b_k) + u_k b_k) and eq(x, y) = prod_k (x_k y_k + (1-x_k)(1-y_k)).
-Fp4 mobius_eq(std::span<const Fp4> u, std::span<const Fp4> b);
-Fp4 eq_ext(std::span<const Fp4> x, std::span<const Fp4> y);
-// The MLE of a table of 2^n values at the point x (n coordinates, little-endian).
-Fp4 mle_eval(std::span<const Fp4> table, std::span<const Fp4> x);
 
 }  // namespace vkstark

@@ -20,7 +20,7 @@
 #include "product/airs/zkvm_segment.hpp"
 #include "product/proving_input.hpp"
 #include "stages/air/dag_air.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 #include "tests/parity/executor_fixture.hpp"

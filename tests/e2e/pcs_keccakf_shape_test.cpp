@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "executors/cpu/cpu_executor.hpp"
-#include "stages/pcs/opening.hpp"
+#include "stages/opening/opening.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

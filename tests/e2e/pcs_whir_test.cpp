@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "stages/pcs/opening.hpp"
+#include "stages/opening/opening.hpp"
 
 using namespace vkstark;
 using namespace vkstark::testing;

@@ -27,8 +27,8 @@
 #include "kernels/hash/transcript.hpp"
 #include "product/airs/fibonacci.hpp"
 #include "product/airs/test_airs.hpp"
+#include "stages/encoding/codec.hpp"
 #include "stages/preamble/prover.hpp"
-#include "stages/proof/codec.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
 #include "tests/parity/executor_fixture.hpp"
@@ -92,7 +92,7 @@ Proved prove(Executor& exec, std::vector<AirWithTraces> airs, const SystemParams
   return p;
 }
 
-// Every field of a proof's parts, from their field lists (stages/proof/fields.hpp): its name and
+// Every field of a proof's parts, from their field lists (stages/encoding/fields.hpp): its name and
 // its first base-field word, to change.
 class FieldCollector {
  public:

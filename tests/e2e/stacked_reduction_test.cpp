@@ -16,7 +16,7 @@
 #include "runtime/plan.hpp"
 #include "stages/common/ntt.hpp"
 #include "stages/common/poly.hpp"
-#include "stages/proof/layout.hpp"
+#include "stages/encoding/layout.hpp"
 #include "stages/stacked_reduction/prover.hpp"
 #include "stages/stacked_reduction/verify.hpp"
 #include "stages/whir/prover.hpp"

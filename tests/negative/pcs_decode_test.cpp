@@ -17,8 +17,8 @@
 #include <random>
 
 #include "executors/cpu/cpu_executor.hpp"
-#include "stages/pcs/opening.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
+#include "stages/opening/opening.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 // Counts the bytes allocated while `g_counting` is set: a decode's memory, bounded by its input.

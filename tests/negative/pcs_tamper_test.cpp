@@ -14,8 +14,8 @@
 #include <random>
 
 #include "executors/cpu/cpu_executor.hpp"
-#include "stages/pcs/opening.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
+#include "stages/opening/opening.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

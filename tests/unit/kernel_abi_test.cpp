@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
-#include "executors/vulkan/shaders.hpp"
 #include "kernels/glsl/compiler.hpp"
+#include "kernels/glsl/shaders.hpp"
 #include "kernels/registry.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/spirv_interface.hpp"

@@ -17,8 +17,8 @@
 #include "runtime/error.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/common/ntt.hpp"
+#include "stages/encoding/codec.hpp"
 #include "stages/pcs/stacked.hpp"
-#include "stages/proof/codec.hpp"
 
 using namespace vkstark;
 

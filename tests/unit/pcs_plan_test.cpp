@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "runtime/plan.hpp"
+#include "stages/opening/opening.hpp"
 #include "stages/pcs/merkle.hpp"
-#include "stages/pcs/opening.hpp"
 
 using namespace vkstark;
 

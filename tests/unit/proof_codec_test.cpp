@@ -1,5 +1,5 @@
 // The Proof of protocol.md 12 and its codec (CODEC_VERSION 3), from the parts' field lists
-// (stages/proof/fields.hpp): the shape of a proof as a function of the verifying key and the trace
+// (stages/encoding/fields.hpp): the shape of a proof as a function of the verifying key and the trace
 // heights (protocol.md 8.1, 9.8, 10, 13 step 3); byte round trips with and without the shape; one
 // canonical encoding (truncated, extended, wrong-version and padding-bit inputs rejected, naming
 // the field); the shape check naming the field; the device regions of every part (reserved from
@@ -10,8 +10,8 @@
 #include <random>
 
 #include "runtime/graph.hpp"
+#include "stages/encoding/regions.hpp"
 #include "stages/proof/proof.hpp"
-#include "stages/proof/regions.hpp"
 
 using namespace vkstark;
 

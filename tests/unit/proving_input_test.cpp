@@ -28,7 +28,7 @@
 #include "stages/air/dag_air.hpp"
 #include "stages/air/debug_check.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 #include "tests/support/bytes.hpp"
 #include "tests/support/largest_allocation.hpp"
 

@@ -19,7 +19,7 @@
 #include "product/airs/keccak.hpp"
 #include "product/airs/test_airs.hpp"
 #include "product/trace_file.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 #include "tests/support/bytes.hpp"
 #include "tests/support/largest_allocation.hpp"
 

@@ -1,4 +1,4 @@
-// Specifies the verifiers' rejection codes (stages/proof/verify_result.hpp): a rejection carries the
+// Specifies the verifiers' rejection codes (stages/common/verify_result.hpp): a rejection carries the
 // phase its enum belongs to and the enumerator, printed "<phase>.<check>"; every check of every
 // phase has a name of its own; a DecodeError carries the code of the decoding rule that failed.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <sstream>
 #include <vector>
 
-#include "stages/proof/codec.hpp"
-#include "stages/proof/verify_result.hpp"
+#include "stages/common/verify_result.hpp"
+#include "stages/encoding/codec.hpp"
 
 using namespace vkstark;
 

@@ -1,4 +1,5 @@
-// SPIR-V of every kernel, compiled from kernels/glsl/*.comp at build time and embedded in the library.
+// SPIR-V of every kernel, compiled from kernels/glsl/*.comp at build time and embedded in the kernel
+// library (cmake/EmbedShaders.cmake); the Vulkan executor makes its pipelines from it.
 // Thread-safe: the table is immutable static data.
 #pragma once
 

@@ -10,8 +10,8 @@
 
 #include <vector>
 
+#include "stages/common/verify_result.hpp"
 #include "stages/pcs/stacked.hpp"
-#include "stages/proof/verify_result.hpp"
 #include "stages/whir/proof.hpp"
 #include "stages/whir/prover.hpp"
 

@@ -1,4 +1,4 @@
-#include "stages/proof/layout.hpp"
+#include "stages/encoding/layout.hpp"
 
 #include <fmt/format.h>
 

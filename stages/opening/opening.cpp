@@ -1,10 +1,10 @@
 // The host half of opening.hpp: byte codec and verifier. No graph code (that is opening_prover.cpp),
 // so the fuzz targets (fuzz/) build this with the field, Poseidon2, Merkle and WHIR verifier code only.
-#include "stages/pcs/opening.hpp"
+#include "stages/opening/opening.hpp"
 
 #include <fmt/format.h>
 
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 #include "stages/whir/verify.hpp"
 
 namespace vkstark {

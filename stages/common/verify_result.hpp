@@ -18,13 +18,13 @@ namespace vkstark {
 
 enum class RejectPhase : uint8_t {
   None,              // not rejected
-  Decode,            // the proof bytes (DecodeError, stages/proof/codec.hpp)
+  Decode,            // the proof bytes (DecodeError, stages/encoding/codec.hpp)
   Proof,             // the proof against the verifying key: shape, trace heights (protocol.md 13 steps 2-6)
   Gkr,               // LogUp's grinding and GKR (stages/gkr/verify.hpp)
   BatchConstraint,   // the batch constraint sumcheck (stages/batch_constraint/verify.hpp)
   StackedReduction,  // the stacked opening reduction (stages/stacked_reduction/verify.hpp)
   Whir,              // WHIR (stages/whir/verify.hpp)
-  Pcs,               // a standalone PCS proof's claim (stages/pcs/opening.hpp)
+  Pcs,               // a standalone PCS proof's claim (stages/opening/opening.hpp)
 };
 
 // Bytes that do not decode: what a DecodeError carries.

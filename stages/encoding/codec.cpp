@@ -1,4 +1,4 @@
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 
 #include <fmt/format.h>
 

@@ -21,7 +21,7 @@
 #include "kernels/field/fp4.hpp"
 #include "kernels/hash/hash.hpp"
 #include "runtime/error.hpp"
-#include "stages/proof/verify_result.hpp"
+#include "stages/common/verify_result.hpp"
 
 namespace vkstark {
 

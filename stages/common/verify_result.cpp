@@ -1,4 +1,4 @@
-#include "stages/proof/verify_result.hpp"
+#include "stages/common/verify_result.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
-// A proof part's regions in the device proof buffer (stages/proof/layout.hpp), derived from its
-// field list (stages/proof/fields.hpp): reserving them, finding the device view of a field, and
+// A proof part's regions in the device proof buffer (stages/encoding/layout.hpp), derived from its
+// field list (stages/encoding/fields.hpp): reserving them, finding the device view of a field, and
 // reading a downloaded buffer back into the part. Nothing here names a field; the field list does.
 //
 //   auto regions = PartRegions<WhirProof>::reserve(layout, [s = shape](auto& v, WhirProof& p) {
@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "runtime/error.hpp"
-#include "stages/proof/fields.hpp"
-#include "stages/proof/layout.hpp"
+#include "stages/encoding/fields.hpp"
+#include "stages/encoding/layout.hpp"
 
 namespace vkstark {
 

@@ -1,7 +1,7 @@
 // The prover half of opening.hpp: the graph of a PCS proof and the reading of its proof buffer.
 // The host half (byte codec, verifier) is opening.cpp, which needs no runtime: the fuzz targets
 // (fuzz/) build it alone.
-#include "stages/pcs/opening.hpp"
+#include "stages/opening/opening.hpp"
 
 #include <fmt/format.h>
 

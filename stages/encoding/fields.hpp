@@ -11,7 +11,7 @@
 //
 // and every visitor derives one thing from it: ProofEncoder (bytes, protocol.md 12.2), ProofDecoder
 // (bounded decoding of hostile bytes, with or without the shape the params give), ProofShapeCheck
-// (the verifier's shape check of a decoded or hand-made part), and in stages/proof/regions.hpp the
+// (the verifier's shape check of a decoded or hand-made part), and in stages/encoding/regions.hpp the
 // part's regions in the device proof buffer and the reading of a downloaded buffer. A part's
 // struct, its regions, its codec and its shape check cannot drift apart.
 //
@@ -44,7 +44,7 @@
 
 #include "kernels/field/fp4.hpp"
 #include "kernels/hash/hash.hpp"
-#include "stages/proof/codec.hpp"
+#include "stages/encoding/codec.hpp"
 
 namespace vkstark {
 
