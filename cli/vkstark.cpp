@@ -218,6 +218,58 @@ Statement data_statement(const std::string& vk_path, const std::string& input_pa
   return st;
 }
 
+// AIRs given as data: --vk and --input together, and none of the shipped computation's options.
+void check_data_options(const cli::Options& options, const std::string& vk_path, const std::string& input_path) {
+  if (vk_path.empty() || input_path.empty())
+    options.fail(vk_path.empty() ? "--input needs --vk KEY (the verifying key it is an input for)"
+                                 : "--vk needs --input INPUT (the traces to prove)");
+  for (const char* o : {"--air", "--permutations", "--rows", "--seed", "--params", "--log-stacked-height"})
+    if (options.given(o))
+      options.fail(fmt::format(
+          "{} does not apply with --vk: the verifying key fixes the AIRs and params, the input the traces", o));
+}
+
+// The shipped computation's statement (--air and its sizes, under --params), on a new executor
+// (`exec`), which the statement's traces may live in.
+Statement shipped_statement_for(Computation& computation, cli::Options& options, const std::string& params_name,
+                                uint32_t log_stacked, const std::string& executor, std::unique_ptr<Executor>& exec,
+                                cli::Progress& progress) {
+  batch::Job sizing;
+  sizing.params = params_name;
+  sizing.log_stacked = log_stacked;
+  const SystemParams params = batch::job_params(sizing);
+  batch::Job job =
+      computation.job(options, "prove", params.log_stacked_height(),
+                      params_name == "test" ? "--params test" : fmt::format("--log-stacked-height {}", log_stacked));
+  job.params = params_name;
+  job.log_stacked = log_stacked;
+  exec = make_executor(executor);
+  if (progress.enabled())
+    fmt::print(stderr, "vkstark prove: {} on {} ({})\n", job.air, exec->name(), exec->device_name());
+  return shipped_statement(job, params, *exec, progress);
+}
+
+// vkstark prove's outputs (the proof file; with --vk-out, --trace, --json also those), replaced
+// together, once the proof verifies: a failure writing any of them leaves all of them as they were
+// (runtime/file.hpp).
+void write_prove_outputs(const std::string& out, const std::vector<uint8_t>& bytes, const std::string& vk_out,
+                         const MultiStarkVerifyingKey& vk, const std::string& trace_file, const std::string& json_file,
+                         const Trace& trace) {
+  const std::vector<uint8_t> vk_bytes = vk_out.empty() ? std::vector<uint8_t>() : encode_vk_file(vk);
+  std::ostringstream chrome, json;
+  if (!trace_file.empty()) write_chrome_trace(trace, chrome);
+  if (!json_file.empty()) write_json(trace, json);
+  auto text = [](const std::vector<uint8_t>& b) {
+    return std::string_view(reinterpret_cast<const char*>(b.data()), b.size());
+  };
+  std::vector<std::pair<std::filesystem::path, std::string_view>> outputs{{out, text(bytes)}};
+  if (!vk_out.empty()) outputs.emplace_back(vk_out, text(vk_bytes));
+  const std::string chrome_text = chrome.str(), json_text = json.str();
+  if (!trace_file.empty()) outputs.emplace_back(trace_file, chrome_text);
+  if (!json_file.empty()) outputs.emplace_back(json_file, json_text);
+  replace_files(outputs);
+}
+
 int prove_command(int argc, char** argv) {
   cli::Options options("vkstark prove",
                        "  Proves a shipped AIR's computation (--air), or AIRs given as data (--vk KEY --input INPUT:\n"
@@ -249,17 +301,7 @@ int prove_command(int argc, char** argv) {
   options.parse_or_exit(argc - 1, argv + 1);
   if (out.empty()) options.fail("--out FILE is required");
   const bool from_data = !vk_path.empty() || !input_path.empty();
-  if (from_data) {
-    if (vk_path.empty() || input_path.empty())
-      options.fail(vk_path.empty() ? "--input needs --vk KEY (the verifying key it is an input for)"
-                                   : "--vk needs --input INPUT (the traces to prove)");
-    for (const char* o : {"--air", "--permutations", "--rows", "--seed", "--params", "--log-stacked-height"})
-      if (options.given(o))
-        options.fail(
-            fmt::format("{} does not apply with --vk: the verifying key fixes the AIRs and params, the "
-                        "input the traces",
-                        o));
-  }
+  if (from_data) check_data_options(options, vk_path, input_path);
 
   // --quiet: warnings and errors only, unless VKSTARK_LOG_LEVEL asks for more (runtime/log.hpp).
   if (quiet) spdlog::set_level(spdlog::level::warn);
@@ -277,19 +319,7 @@ int prove_command(int argc, char** argv) {
       fmt::print(stderr, "vkstark prove: {} on {} ({})\n", input_path, exec->name(), exec->device_name());
     st = data_statement(vk_path, input_path, check, *exec, progress);
   } else {
-    batch::Job sizing;
-    sizing.params = params_name;
-    sizing.log_stacked = log_stacked;
-    const SystemParams params = batch::job_params(sizing);
-    batch::Job job =
-        computation.job(options, "prove", params.log_stacked_height(),
-                        params_name == "test" ? "--params test" : fmt::format("--log-stacked-height {}", log_stacked));
-    job.params = params_name;
-    job.log_stacked = log_stacked;
-    exec = make_executor(executor);
-    if (progress.enabled())
-      fmt::print(stderr, "vkstark prove: {} on {} ({})\n", job.air, exec->name(), exec->device_name());
-    st = shipped_statement(job, params, *exec, progress);
+    st = shipped_statement_for(computation, options, params_name, log_stacked, executor, exec, progress);
   }
   const ProvingKey& pk = st.pk;
   if (check) progress.step("debug check (constraints and buses)", [&] { debug_check_traces(pk, st.traces); });
@@ -320,22 +350,8 @@ int prove_command(int argc, char** argv) {
                          : "a bug, please report it");
     return 1;
   }
-  // Every output file replaced together, only now that the proof verifies: a failure writing any
-  // of them leaves all of them as they were (runtime/file.hpp).
   const std::vector<uint8_t> bytes = encode_proof_file(file);
-  const std::vector<uint8_t> vk_bytes = vk_out.empty() ? std::vector<uint8_t>() : encode_vk_file(pk.vk);
-  std::ostringstream chrome, json;
-  if (!trace_file.empty()) write_chrome_trace(trace, chrome);
-  if (!json_file.empty()) write_json(trace, json);
-  auto text = [](const std::vector<uint8_t>& b) {
-    return std::string_view(reinterpret_cast<const char*>(b.data()), b.size());
-  };
-  std::vector<std::pair<std::filesystem::path, std::string_view>> outputs{{out, text(bytes)}};
-  if (!vk_out.empty()) outputs.emplace_back(vk_out, text(vk_bytes));
-  const std::string chrome_text = chrome.str(), json_text = json.str();
-  if (!trace_file.empty()) outputs.emplace_back(trace_file, chrome_text);
-  if (!json_file.empty()) outputs.emplace_back(json_file, json_text);
-  replace_files(outputs);
+  write_prove_outputs(out, bytes, vk_out, pk.vk, trace_file, json_file, trace);
 
   fmt::print("proved {} on {} ({}) in {:.1f} ms: {} submission(s), {} host sync(s)\n", st.text, exec->name(),
              exec->device_name(), prove_ms, trace.counters.submissions, trace.counters.host_syncs);

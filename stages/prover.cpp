@@ -583,32 +583,57 @@ std::optional<uint64_t> env_memory_budget() {
   if (v == nullptr || *v == '\0') return std::nullopt;
   return apply_limit_overrides(ExecutorLimits{.device_memory_bytes = ~uint64_t(0)}).device_memory_bytes;
 }
+
+// VKSTARK_MEMORY_MODE, when set (InputError for another value than fast, default or low).
+std::optional<MemoryMode> memory_mode_from_environment() {
+  const char* v = std::getenv("VKSTARK_MEMORY_MODE");
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return parse_memory_mode(v);
+}
+
+// Sets Planned::memory_choice of a plan made in mode m against `target` bytes (~0: none):
+// `by_budget` where the mode is the fastest within a budget rather than one asked for.
+void describe_memory_choice(PlannedProof& planned, MemoryMode m, bool by_budget, uint64_t target) {
+  const CodewordBytes cw = codeword_bytes(planned);
+  const uint64_t bytes = planned.device_bytes();
+  planned.proof->memory = fmt::format(
+      "memory mode {}{}: {:.2f} of {:.2f} GB of the codeword kept ({}){}; plan {:.2f} GB, {:.2f} x the traces' "
+      "{:.2f} GB{}",
+      to_string(m), by_budget ? " (the fastest within the budget)" : "", double(cw.kept) / 1e9, double(cw.all) / 1e9,
+      cw.kept == cw.all ? "all"
+      : cw.kept == 0    ? "none: the queried rows made again"
+                        : "the rest made again for the openings",
+      planned.proof->remade ? ", the large tables made again where read" : "", double(bytes) / 1e9,
+      cw.traces ? double(bytes) / double(cw.traces) : 0.0, double(cw.traces) / 1e9,
+      target == ~uint64_t(0) ? std::string() : fmt::format(", target {:.2f} GB", double(target) / 1e9));
+}
+
+// The refusal of a plan of `bytes` in mode m beyond the `device` bytes of a budget (`budget`) or
+// of the executor's device, saying whether memory mode low (`least` bytes) would fit.
+DeviceError beyond_device_memory(const Plan& plan, uint64_t bytes, MemoryMode m, uint64_t device, uint64_t least,
+                                 bool budget, const Executor& exec) {
+  return DeviceError(fmt::format(
+      "out of device memory: the proof needs {} bytes in memory mode {} ({}), more than the {} bytes {}; nothing "
+      "was allocated. {}",
+      bytes, to_string(m), format_memory_breakdown(memory_breakdown(plan)), device,
+      budget ? "of its budget (--device-memory, VKSTARK_DEVICE_MEMORY_BYTES or ProverOptions::device_memory_bytes)"
+             : fmt::format("of {}", exec.device_name()),
+      least <= device
+          ? fmt::format("Memory mode low would fit ({} bytes): --memory-mode low, or VKSTARK_MEMORY_MODE=low", least)
+          : fmt::format("Even memory mode low needs {} bytes: prove smaller traces, or on a device with more memory",
+                        least)));
+}
 }  // namespace
 
 std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::optional<AirWithTraces>>& airs,
                                                         const PlanOptions& options) {
-  std::optional<MemoryMode> mode = options_.memory_mode;
-  if (!mode)
-    if (const char* v = std::getenv("VKSTARK_MEMORY_MODE"); v != nullptr && *v != '\0') mode = parse_memory_mode(v);
+  const std::optional<MemoryMode> mode = options_.memory_mode ? options_.memory_mode : memory_mode_from_environment();
   const std::optional<uint64_t> budget =
       options_.device_memory_bytes ? options_.device_memory_bytes : env_memory_budget();
   const uint64_t device = std::min(exec_.limits().device_memory_bytes, budget.value_or(~uint64_t(0)));
   auto bytes_of = [](const std::unique_ptr<Planned>& p) { return p->device_bytes(); };
   auto describe = [&](std::unique_ptr<Planned>& p, MemoryMode m, uint64_t target) {
-    auto& planned = dynamic_cast<PlannedProof&>(*p);
-    const CodewordBytes cw = codeword_bytes(planned);
-    const uint64_t bytes = p->device_bytes();
-    planned.proof->memory = fmt::format(
-        "memory mode {}{}: {:.2f} of {:.2f} GB of the codeword kept ({}){}; plan {:.2f} GB, {:.2f} x the traces' "
-        "{:.2f} GB{}",
-        to_string(m), budget && !options_.memory_mode ? " (the fastest within the budget)" : "", double(cw.kept) / 1e9,
-        double(cw.all) / 1e9,
-        cw.kept == cw.all ? "all"
-        : cw.kept == 0    ? "none: the queried rows made again"
-                          : "the rest made again for the openings",
-        planned.proof->remade ? ", the large tables made again where read" : "", double(bytes) / 1e9,
-        cw.traces ? double(bytes) / double(cw.traces) : 0.0, double(cw.traces) / 1e9,
-        target == ~uint64_t(0) ? std::string() : fmt::format(", target {:.2f} GB", double(target) / 1e9));
+    describe_memory_choice(dynamic_cast<PlannedProof&>(*p), m, budget && !options_.memory_mode, target);
   };
   // The low-memory mode's plan: no codeword kept, the large tables made again.
   std::unique_ptr<Planned> low;
@@ -622,16 +647,7 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     const uint64_t bytes = bytes_of(p);
     if (bytes <= device) return p;
     const uint64_t least = lowest ? bytes : bytes_of(low_plan());
-    throw DeviceError(fmt::format(
-        "out of device memory: the proof needs {} bytes in memory mode {} ({}), more than the {} bytes {}; nothing "
-        "was allocated. {}",
-        bytes, to_string(m), format_memory_breakdown(memory_breakdown(p->plan())), device,
-        budget ? "of its budget (--device-memory, VKSTARK_DEVICE_MEMORY_BYTES or ProverOptions::device_memory_bytes)"
-               : fmt::format("of {}", exec_.device_name()),
-        least <= device
-            ? fmt::format("Memory mode low would fit ({} bytes): --memory-mode low, or VKSTARK_MEMORY_MODE=low", least)
-            : fmt::format("Even memory mode low needs {} bytes: prove smaller traces, or on a device with more memory",
-                          least)));
+    throw beyond_device_memory(p->plan(), bytes, m, device, least, budget.has_value(), exec_);
   };
   std::unique_ptr<Planned> all = plan_keeping(airs, options, ~uint64_t(0), false);
   const CodewordBytes cw = codeword_bytes(dynamic_cast<PlannedProof&>(*all));
@@ -655,33 +671,10 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
     describe(low_plan(), MemoryMode::Low, ~uint64_t(0));
     return fits(std::move(low_plan()), MemoryMode::Low, true);
   }
-  // The most codeword that keeps the plan within the target, with the tables kept (`remade`
-  // false) or made again; `none` the plan keeping none. The plan's bytes fall with the codeword
-  // kept, roughly byte for byte (the arena's chunks pack unevenly): the estimate first, then a
-  // bisection below it (plans of a proof's shape take milliseconds).
-  auto most_kept = [&](std::unique_ptr<Planned> none, bool remade, uint64_t from) {
-    std::unique_ptr<Planned> best = std::move(none);
-    uint64_t lo = 0, hi = cw.all - std::min(cw.all, from - std::min(from, target));
-    for (int i = 0; i < 10 && hi > lo; ++i) {
-      const uint64_t kept = i == 0 ? hi : lo + (hi - lo + 1) / 2;
-      std::unique_ptr<Planned> p = plan_keeping(airs, options, kept, remade);
-      const uint64_t b = bytes_of(p);
-      logger().debug("memory: {} of {} bytes of the codeword kept{}: plan {} bytes, target {}", kept, cw.all,
-                     remade ? " (tables made again)" : "", b, target);
-      if (b <= target) {
-        best = std::move(p);
-        lo = kept;
-        if (i == 0) break;
-      } else {
-        hi = kept - 1;
-      }
-      if (hi - lo < cw.all / 64) break;  // within a sixty-fourth of the codeword
-    }
-    return best;
-  };
   std::unique_ptr<Planned> none = plan_keeping(airs, options, 0, false);
   if (bytes_of(none) <= target) {
-    std::unique_ptr<Planned> best = most_kept(std::move(none), false, bytes_of(all));
+    std::unique_ptr<Planned> best =
+        plan_most_kept(airs, options, std::move(none), false, bytes_of(all), target, cw.all);
     describe(best, label(MemoryMode::Default), target);
     return best;
   }
@@ -691,8 +684,35 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan(const std::vector<std::o
   }
   // With the tables made again, the codeword kept beside them is what the plan without grows by.
   const uint64_t from = bytes_of(low_plan()) + cw.all;
-  std::unique_ptr<Planned> best = most_kept(std::move(low_plan()), true, from);
+  std::unique_ptr<Planned> best = plan_most_kept(airs, options, std::move(low_plan()), true, from, target, cw.all);
   describe(best, label(MemoryMode::Default), target);
+  return best;
+}
+
+std::unique_ptr<StarkProver::Planned> StarkProver::plan_most_kept(const std::vector<std::optional<AirWithTraces>>& airs,
+                                                                  const PlanOptions& options,
+                                                                  std::unique_ptr<Planned> none, bool remade,
+                                                                  uint64_t from, uint64_t target, uint64_t codeword) {
+  // The plan's bytes fall with the codeword kept, roughly byte for byte (the arena's chunks pack
+  // unevenly): the estimate first, then a bisection below it (plans of a proof's shape take
+  // milliseconds).
+  std::unique_ptr<Planned> best = std::move(none);
+  uint64_t lo = 0, hi = codeword - std::min(codeword, from - std::min(from, target));
+  for (int i = 0; i < 10 && hi > lo; ++i) {
+    const uint64_t kept = i == 0 ? hi : lo + (hi - lo + 1) / 2;
+    std::unique_ptr<Planned> p = plan_keeping(airs, options, kept, remade);
+    const uint64_t b = p->device_bytes();
+    logger().debug("memory: {} of {} bytes of the codeword kept{}: plan {} bytes, target {}", kept, codeword,
+                   remade ? " (tables made again)" : "", b, target);
+    if (b <= target) {
+      best = std::move(p);
+      lo = kept;
+      if (i == 0) break;
+    } else {
+      hi = kept - 1;
+    }
+    if (hi - lo < codeword / 64) break;  // within a sixty-fourth of the codeword
+  }
   return best;
 }
 

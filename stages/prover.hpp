@@ -192,6 +192,12 @@ class StarkProver {
   // large tables made again where read rather than kept (ProverContext::low_memory).
   std::unique_ptr<Planned> plan_keeping(const std::vector<std::optional<AirWithTraces>>& airs,
                                         const PlanOptions& options, uint64_t kept_codeword_bytes, bool remade);
+  // The plan keeping the most codeword (of `codeword` bytes) within `target` bytes, with the large tables
+  // kept (`remade` false) or made again: `none`, the plan keeping none, where no plan keeping some is
+  // within it. `from`: the bytes (or their estimate) of the plan keeping all of it, for the first guess.
+  std::unique_ptr<Planned> plan_most_kept(const std::vector<std::optional<AirWithTraces>>& airs,
+                                          const PlanOptions& options, std::unique_ptr<Planned> none, bool remade,
+                                          uint64_t from, uint64_t target, uint64_t codeword);
   const AirFunctionalKernels& functional_kernels(uint32_t air);
   // compact: the kernels that read compact copies of the parts (make_interaction_kernels).
   const InteractionKernels& interaction_kernels(uint32_t air, bool compact = false);

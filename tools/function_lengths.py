@@ -39,6 +39,10 @@ balanced brackets all of them are kept, otherwise only the first one is (so `#if
 then split into declarations at namespace/class scope; at each `{` the declaration before it
 decides what the brace opens.
 
+Limits: macros are not expanded (a macro that expands to braces or to a function head is not
+seen; a body written as `TEST(a, b) {` is reported under the macro's name, `TEST`), and an #if
+group with unbalanced branches is read through its first branch only.
+
 Names: the (qualified) name as written before the parameter list (`StarkProver::prepare`,
 `operator()`, `~Foo`, `Foo<T>::bar`); a function defined inside a class body gets the names of the
 enclosing classes in front (`WorkerLoop::run`). Namespaces are not added.
@@ -63,7 +67,7 @@ EXTENSIONS = ('.cpp', '.hpp', '.h', '.inl')
 # operator-function-id (`operator()`), 'num', 'str', 'chr', 'p' punctuator, and the preprocessor
 # markers 'ppif' (text: the condition), 'ppelif', 'ppelse', 'ppendif'.
 
-_ID_RE = re.compile(r'[A-Za-z_$][A-Za-z0-9_$]*')
+_ID_RE = re.compile(r'(?:[^\W\d]|\$)[\w$]*')  # also UTF-8 identifiers
 _NUM_RE = re.compile(r"\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*")
 _PUNCTS = ['>>=', '<<=', '<=>', '->*', '...', '::', '->', '++', '--', '<<', '>>', '<=', '>=', '==',
            '!=', '&&', '||', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '.*', '##']
@@ -158,8 +162,8 @@ def lex(src):
             i, line = _directive(src, i, line, toks)
             continue
         at_line_start = False
-        if c.isalpha() or c == '_' or c == '$':
-            m = _ID_RE.match(src, i)
+        m = _ID_RE.match(src, i) if (c.isalpha() or c == '_' or c == '$') else None
+        if m:
             word = m.group()
             j = m.end()
             if j < n and src[j] == '"' and word in _RAW_PREFIXES:
@@ -183,8 +187,8 @@ def lex(src):
             toks.append(('id', word, line))
             i = j
             continue
-        if c.isdigit() or (c == '.' and i + 1 < n and src[i + 1].isdigit()):
-            m = _NUM_RE.match(src, i)
+        m = _NUM_RE.match(src, i) if (c.isdigit() or c == '.') else None
+        if m:
             toks.append(('num', m.group(), line))
             i = m.end()
             continue
@@ -1037,6 +1041,27 @@ Foo::~Foo() {}
 inline void Foo::operator delete[](void*) {}
 ''', [('c_api', 3, 3), ('kLambda (lambda)', 10, 1), ('kT (lambda)', 11, 4), ('mk', 16, 7),
       ('StarkProver::prepare', 23, 3), ('Foo::~Foo', 26, 1), ('Foo::operator delete[]', 27, 1)]),
+    ('attributes, quotes in literals, macros without a semicolon, default arguments', r'''
+[[nodiscard]] inline int g(const Foo& x = {}, char q = '"', const char* s = "don't {") noexcept {
+  return 0;
+}
+DECLARE_THING(x)
+void after_macro() {
+}
+template <class T>
+  requires (sizeof(T) > 1)
+struct Z {
+  friend bool operator==(const Z&, const Z&) { return true; }
+};
+Foo::operator bool() const {
+  return true;
+}
+constexpr auto mask = 0xFF'FF'u;
+auto Foo::operator<=>(const Foo& o) const -> std::strong_ordering { return {}; }
+''', [('g', 2, 3), ('after_macro', 6, 2), ('Z::operator==', 11, 1), ('Foo::operator bool', 13, 3),
+      ('Foo::operator<=>', 17, 1)]),
+    ('CRLF line endings and a continued // comment', '// a comment \\\r\nvoid not_code() {\r\n'
+     '}\r\nint real()\r\n{\r\n  return 1;\r\n}\r\n', [('real', 4, 4)]),
 ]
 
 

@@ -38,45 +38,53 @@ constexpr uint32_t kNoSlot = ~0u;
 static_assert(kExtInterpreterSlots <= (1u << 12) && (kExtInterpreterSlots & (kExtInterpreterSlots - 1)) == 0);
 static_assert(kMaxViewArray <= (1u << 16));
 
-}  // namespace
+// What compiling a DAG knows of each node.
+struct NodeSlots {
+  std::vector<uint8_t> need;    // the roots reach it
+  std::vector<uint32_t> uses;   // reads of it left (by an operation or a fold)
+  std::vector<uint32_t> slot;   // its slot (kNoSlot: none yet)
+  std::vector<uint32_t> part;   // a trace read's row-view part
+  std::vector<uint8_t> pinned;  // a prologue constant or public value: its slot is never freed
+};
 
-ExtProgram compile_ext_program(const SymbolicDag& dag, const AirShape& shape) {
+// The nodes the roots reach, and how many times each is read (by an operation or a fold); no slots yet.
+NodeSlots reached_nodes(const SymbolicDag& dag) {
   const size_t n = dag.nodes.size();
-  const std::vector<uint32_t> widths = shape.row_view_widths();
-  // The nodes the roots reach, and how many times each is read (by an operation or a fold).
-  std::vector<uint8_t> need(n, 0);
-  std::vector<uint32_t> uses(n, 0);
+  NodeSlots s{std::vector<uint8_t>(n, 0), std::vector<uint32_t>(n, 0), std::vector<uint32_t>(n, kNoSlot),
+              std::vector<uint32_t>(n, 0), std::vector<uint8_t>(n, 0)};
   for (uint32_t c : dag.constraint_idx) {
     if (c >= n) throw InputError(fmt::format("constraint DAG: constraint node {} of {} nodes", c, n));
-    need[c] = 1;
-    ++uses[c];
+    s.need[c] = 1;
+    ++s.uses[c];
   }
   for (size_t i = n; i-- > 0;) {
     const DagNode& d = dag.nodes[i];
-    if (!need[i] || !is_operation(d.kind)) continue;
+    if (!s.need[i] || !is_operation(d.kind)) continue;
     const bool binary = d.kind != NodeKind::Neg;
     if (d.left >= i || (binary && d.right >= i))
       throw InputError(fmt::format("constraint DAG: node {} reads a node that is not before it", i));
-    need[d.left] = 1;
-    ++uses[d.left];
+    s.need[d.left] = 1;
+    ++s.uses[d.left];
     if (binary) {
-      need[d.right] = 1;
-      ++uses[d.right];
+      s.need[d.right] = 1;
+      ++s.uses[d.right];
     }
   }
-  ExtProgram p;
-  p.parts = uint32_t(widths.size());
-  // Checks in DAG order (the first error is the first node's); the prologue and the reads' places.
-  std::vector<uint32_t> slot(n, kNoSlot), part(n, 0);
-  std::vector<uint8_t> pinned(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    if (!need[i]) continue;
+  return s;
+}
+
+// Checks in DAG order (the first error is the first node's); the prologue (the constants' and
+// public values' slots) and the trace reads' parts.
+void add_prologue(const SymbolicDag& dag, const AirShape& shape, const std::vector<uint32_t>& widths, NodeSlots& s,
+                  ExtProgram& p) {
+  for (size_t i = 0; i < dag.nodes.size(); ++i) {
+    if (!s.need[i]) continue;
     const DagNode& d = dag.nodes[i];
     switch (d.kind) {
       case NodeKind::Constant:
-        pinned[i] = 1;
-        slot[i] = p.slots++;
-        p.code.push_back({ExtOp::Const, slot[i], 0, d.constant.mont()});
+        s.pinned[i] = 1;
+        s.slot[i] = p.slots++;
+        p.code.push_back({ExtOp::Const, s.slot[i], 0, d.constant.mont()});
         break;
       case NodeKind::Variable: {
         const Variable& v = d.var;
@@ -84,16 +92,16 @@ ExtProgram compile_ext_program(const SymbolicDag& dag, const AirShape& shape) {
           if (v.index >= shape.num_public_values)
             throw InputError(
                 fmt::format("DAG node {} reads public value {}, the AIR has {}", i, v.index, shape.num_public_values));
-          pinned[i] = 1;
-          slot[i] = p.slots++;
-          p.code.push_back({ExtOp::Public, slot[i], 0, v.index});
+          s.pinned[i] = 1;
+          s.slot[i] = p.slots++;
+          p.code.push_back({ExtOp::Public, s.slot[i], 0, v.index});
           break;
         }
         if (v.entry == EntryKind::Challenge)
           throw InputError("the constraint DAG reads a challenge variable, which vkstark does not support");
         const bool ok = v.entry == EntryKind::Main ? v.part <= shape.num_cached() : shape.preprocessed_width > 0;
-        part[i] = ok ? row_view_part(v, shape) : ~0u;
-        if (part[i] >= widths.size() || v.index >= widths[part[i]])
+        s.part[i] = ok ? row_view_part(v, shape) : ~0u;
+        if (s.part[i] >= widths.size() || v.index >= widths[s.part[i]])
           throw InputError(fmt::format("DAG node {} reads {}, which the AIR's parts do not have", i, to_string(v)));
         if (v.offset != 0)
           throw InputError(
@@ -111,30 +119,34 @@ ExtProgram compile_ext_program(const SymbolicDag& dag, const AirShape& shape) {
     }
   }
   p.prologue = uint32_t(p.code.size());
-  // The body: slots freed after their last read (most recently freed first) are reused.
+}
+
+// The body: the operations in DAG order and each root's fold; slots freed after their last read
+// (most recently freed first) are reused.
+void add_body(const SymbolicDag& dag, NodeSlots& s, ExtProgram& p) {
   std::vector<uint32_t> free_slots;
   auto alloc = [&] {
     if (free_slots.empty()) return p.slots++;
-    const uint32_t s = free_slots.back();
+    const uint32_t f = free_slots.back();
     free_slots.pop_back();
-    return s;
+    return f;
   };
   auto release = [&](uint32_t i) {
-    if (--uses[i] == 0 && !pinned[i]) free_slots.push_back(slot[i]);
+    if (--s.uses[i] == 0 && !s.pinned[i]) free_slots.push_back(s.slot[i]);
   };
   auto value = [&](uint32_t i) {  // node i's slot; a trace read is loaded here, at its first read
-    if (slot[i] == kNoSlot) {
-      slot[i] = alloc();
-      p.code.push_back({ExtOp::Load, slot[i], part[i], dag.nodes[i].var.index});
+    if (s.slot[i] == kNoSlot) {
+      s.slot[i] = alloc();
+      p.code.push_back({ExtOp::Load, s.slot[i], s.part[i], dag.nodes[i].var.index});
     }
-    return slot[i];
+    return s.slot[i];
   };
   std::vector<std::pair<uint32_t, uint32_t>> folds;  // (root node, k)
   for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) folds.emplace_back(dag.constraint_idx[k], k);
   std::sort(folds.begin(), folds.end());
   auto fold = folds.begin();
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!need[i]) continue;
+  for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
+    if (!s.need[i]) continue;
     const DagNode& d = dag.nodes[i];
     if (is_operation(d.kind)) {
       const bool binary = d.kind != NodeKind::Neg;
@@ -145,14 +157,25 @@ ExtProgram compile_ext_program(const SymbolicDag& dag, const AirShape& shape) {
                        : d.kind == NodeKind::Sub ? ExtOp::Sub
                        : d.kind == NodeKind::Mul ? ExtOp::Mul
                                                  : ExtOp::Neg;
-      slot[i] = alloc();
-      p.code.push_back({op, slot[i], a, b});
+      s.slot[i] = alloc();
+      p.code.push_back({op, s.slot[i], a, b});
     }
     for (; fold != folds.end() && fold->first == i; ++fold) {
       p.code.push_back({ExtOp::Fold, 0, value(i), fold->second});
       release(i);
     }
   }
+}
+
+}  // namespace
+
+ExtProgram compile_ext_program(const SymbolicDag& dag, const AirShape& shape) {
+  const std::vector<uint32_t> widths = shape.row_view_widths();
+  NodeSlots s = reached_nodes(dag);
+  ExtProgram p;
+  p.parts = uint32_t(widths.size());
+  add_prologue(dag, shape, widths, s, p);
+  add_body(dag, s, p);
   return p;
 }
 

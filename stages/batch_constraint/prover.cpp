@@ -441,39 +441,69 @@ class BatchConstraintProver {
     return bits;
   }
 
+  // A head trace of an MLE round: its rows of partial sums, each kFunctionals * d values (s'_f,T(X)
+  // for X = 1..d), from `at` in the round's partials.
+  struct RoundHead {
+    uint32_t T;
+    uint64_t at;  // in `partials`
+    uint32_t rows;
+  };
+
+  // What round j's programs sum: the new tail traces' functionals at r and the head traces'
+  // partial sums.
+  struct RoundSums {
+    std::vector<uint32_t> new_tail;
+    View<Fp4> at_r;  // kFunctionals values per new tail trace
+    std::vector<RoundHead> heads;
+    View<Fp4> partials;
+  };
+
+  // The terms of some traces in one program: head(X) for X = 1..d and the new tail traces' terms.
+  // Absent values (no new tail trace, a functional the trace lacks) are no registers at all:
+  // nothing multiplies a zero (about half of keccakf's round program did, 2026-11-27).
+  struct RoundTerms {
+    std::vector<DeviceFp4> head;  // d
+    std::optional<DeviceFp4> tail;
+  };
+
   // protocol.md 9.5, round j.
   void round(uint32_t j) {
-    // Traces that became fully folded at r_(j-1): their functionals at r, for the tail (one buffer,
-    // so that the program binds one view).
-    std::vector<uint32_t> new_tail;
+    RoundSums sums;
+    new_tail_functionals(j, sums);
+    head_partial_sums(j, sums);
+    const View<Fp4> group_sums = term_group_sums(j, sums);
+    round_program(j, sums, group_sums);
+    fold_tables(j);
+  }
+
+  // Traces that became fully folded at r_(j-1): their functionals at r, for the tail (one buffer,
+  // so that the program binds one view).
+  void new_tail_functionals(uint32_t j, RoundSums& sums) {
     for (uint32_t T = 0; T < P_; ++T)
-      if (nt(T) == j - 1 && present(T) != 0) new_tail.push_back(T);
-    View<Fp4> at_r;
-    if (!new_tail.empty()) {
-      at_r = g_.transient<Fp4>(fmt::format("batch_constraint.round{}.at_r", j), kFunctionals * new_tail.size()).all();
-      for (size_t i = 0; i < new_tail.size(); ++i)
-        eval_functionals(new_tail[i], fmt::format("batch_constraint.round{}.T{}.at_r", j, new_tail[i]),
-                         final_tables(new_tail[i]), 0, 0, at_r.slice(kFunctionals * i, kFunctionals));
-    }
-    // Head traces: s'_f,T(X) for X = 1..d as partial sums, one buffer for all; a trace's tables in
-    // row tiles give each tile's rows of partial sums (they add up the same).
+      if (nt(T) == j - 1 && present(T) != 0) sums.new_tail.push_back(T);
+    if (sums.new_tail.empty()) return;
+    const std::vector<uint32_t>& new_tail = sums.new_tail;
+    sums.at_r =
+        g_.transient<Fp4>(fmt::format("batch_constraint.round{}.at_r", j), kFunctionals * new_tail.size()).all();
+    for (size_t i = 0; i < new_tail.size(); ++i)
+      eval_functionals(new_tail[i], fmt::format("batch_constraint.round{}.T{}.at_r", j, new_tail[i]),
+                       final_tables(new_tail[i]), 0, 0, sums.at_r.slice(kFunctionals * i, kFunctionals));
+  }
+
+  // Head traces: s'_f,T(X) for X = 1..d as partial sums, one buffer for all; a trace's tables in
+  // row tiles give each tile's rows of partial sums (they add up the same).
+  void head_partial_sums(uint32_t j, RoundSums& sums) {
     struct Tile {
       uint32_t T, tile;
       uint64_t at;  // in `partials`
       uint32_t rows, slices;
     };
-    struct Head {
-      uint32_t T;
-      uint64_t at;  // in `partials`
-      uint32_t rows;
-    };
-    std::vector<Head> heads;
     std::vector<Tile> tiles;
     uint64_t total = 0;
     for (uint32_t T = 0; T < P_; ++T) {
       if (nt(T) < j || present(T) == 0) continue;
       const uint64_t y = (uint64_t(1) << (nt(T) - j)) / tables_[T].size();  // pairs per tile
-      Head hd{T, total, 0};
+      RoundHead hd{T, total, 0};
       for (uint32_t i = 0; i < tables_[T].size(); ++i) {
         // The chunks' sums stay in S slices that the weighted sums add up: the round is the
         // evaluation, the weighted sums, the program and the fold (4 dependent dispatches). Partial
@@ -485,10 +515,9 @@ class BatchConstraintProver {
         total += uint64_t(rows) * kFunctionals * d_;
         hd.rows += rows;
       }
-      heads.push_back(hd);
+      sums.heads.push_back(hd);
     }
-    View<Fp4> partials;
-    if (total > 0) partials = g_.transient<Fp4>(fmt::format("batch_constraint.round{}.partials", j), total).all();
+    if (total > 0) sums.partials = g_.transient<Fp4>(fmt::format("batch_constraint.round{}.partials", j), total).all();
     for (const Tile& tl : tiles) {
       const uint32_t T = tl.T, n_tiles = uint32_t(tables_[T].size());
       const uint64_t y = (uint64_t(1) << (nt(T) - j)) / n_tiles;
@@ -502,77 +531,89 @@ class BatchConstraintProver {
       g_.dispatch<ZerocheckWeightedSums>(name + ".weighted_sums",
                                          {.values = values,
                                           .eq = eq_weights(l_ + j, nt(T) - j).slice(tl.tile * y, y),
-                                          .partials = partials.slice(tl.at, uint64_t(tl.rows) * kFunctionals * d_),
+                                          .partials = sums.partials.slice(tl.at, uint64_t(tl.rows) * kFunctionals * d_),
                                           .n = d_,
                                           .present = present(T),
                                           .slices = slices});
     }
+  }
 
-    const View<Fp4> prev = state(j - 1), row = state(j);
-    // The terms of traces [h0, h1) of `heads` and [t0, t1) of `new_tail` in program q: head(X) for
-    // X = 1..d and the new tail traces' terms.
-    // Absent values (no new tail trace, a functional the trace lacks) are no registers at all:
-    // nothing multiplies a zero (about half of keccakf's round program did, 2026-11-27).
-    struct Terms {
-      std::vector<DeviceFp4> head;  // d
-      std::optional<DeviceFp4> tail;
-    };
-    auto emit_terms = [&](ProgramBuilder& q, size_t h0, size_t h1, size_t t0, size_t t1) {
-      const DeviceFp4 eq_prev = load_ext(q, prev, kEq), eqs_prev = load_ext(q, prev, kEqSharp);
-      // mu^(2P+T) eq C + eq# (mu^(2T) N' + mu^(2T+1) Q), the values from `load` (the trace's
-      // functionals only; present(T) != 0 for every trace here).
-      auto term = [&](uint32_t T, auto&& load) {
-        std::optional<DeviceFp4> out, lg;
-        if (kernels(T).has(Functional(0))) {
-          const DeviceFp4 c = load(0);
-          out = c * load_ext(q, mu_powers_, 2 * uint64_t(P_) + T) * eq_prev;
-        }
-        for (uint32_t f = 1; f <= 2; ++f)
-          if (kernels(T).has(Functional(f))) {
-            const DeviceFp4 v = load(f);
-            add_to(lg, v * load_ext(q, mu_powers_, 2 * uint64_t(T) + f - 1));
-          }
-        if (lg) add_to(out, *lg * eqs_prev);
-        return *out;
-      };
-      Terms out;
-      for (size_t i = t0; i < t1; ++i)
-        add_to(out.tail, term(new_tail[i], [&](uint32_t f) { return load_ext(q, at_r, kFunctionals * i + f); }));
-      for (uint32_t X = 1; X <= d_; ++X) {
-        std::optional<DeviceFp4> h;
-        for (size_t k = h0; k < h1; ++k) {
-          const Head& hd = heads[k];
-          add_to(h, term(hd.T, [&](uint32_t f) {
-                   return sum_ext(q, partials, hd.at + uint64_t(f) * d_ + (X - 1), hd.rows,
-                                  uint64_t(kFunctionals) * d_);
-                 }));
-        }
-        out.head.push_back(h ? *h : constant(q, Fp4()));
+  // The terms of traces [h0, h1) of sums.heads and [t0, t1) of sums.new_tail in program q, round j.
+  RoundTerms round_terms(ProgramBuilder& q, uint32_t j, const RoundSums& sums, size_t h0, size_t h1, size_t t0,
+                         size_t t1) {
+    const View<Fp4> prev = state(j - 1);
+    const DeviceFp4 eq_prev = load_ext(q, prev, kEq), eqs_prev = load_ext(q, prev, kEqSharp);
+    // mu^(2P+T) eq C + eq# (mu^(2T) N' + mu^(2T+1) Q), the values from `load` (the trace's
+    // functionals only; present(T) != 0 for every trace here).
+    auto term = [&](uint32_t T, auto&& load) {
+      std::optional<DeviceFp4> out, lg;
+      if (kernels(T).has(Functional(0))) {
+        const DeviceFp4 c = load(0);
+        out = c * load_ext(q, mu_powers_, 2 * uint64_t(P_) + T) * eq_prev;
       }
-      return out;
-    };
-    // Many traces: their terms summed by groups of programs first (one program's code is
-    // bounded), into a buffer the round's program adds up.
-    const size_t term_traces = heads.size() + new_tail.size();
-    const size_t groups =
-        term_traces <= kTracesPerRoundProgram ? 0 : (term_traces + kTracesPerRoundProgram - 1) / kTracesPerRoundProgram;
-    View<Fp4> group_sums;
-    if (groups > 0) {
-      group_sums = g_.transient<Fp4>(fmt::format("batch_constraint.round{}.terms", j), groups * (d_ + 1)).all();
-      for (size_t gi = 0; gi < groups; ++gi) {
-        // Traces [gi K, (gi + 1) K) of heads then new_tail.
-        const size_t a = gi * kTracesPerRoundProgram, b = std::min(term_traces, a + kTracesPerRoundProgram);
-        const size_t h0 = std::min(a, heads.size()), h1 = std::min(b, heads.size());
-        const size_t t0 = a > heads.size() ? a - heads.size() : 0, t1 = b > heads.size() ? b - heads.size() : 0;
-        ProgramBuilder q(g_, t_, fmt::format("batch_constraint.round{}.terms.{}", j, gi));
-        {
-          const Terms terms = emit_terms(q, h0, h1, t0, t1);
-          for (uint32_t X = 1; X <= d_; ++X) store_ext(group_sums, terms.head[X - 1], gi * (d_ + 1) + (X - 1));
-          store_ext(group_sums, terms.tail ? *terms.tail : constant(q, Fp4()), gi * (d_ + 1) + d_);
+      for (uint32_t f = 1; f <= 2; ++f)
+        if (kernels(T).has(Functional(f))) {
+          const DeviceFp4 v = load(f);
+          add_to(lg, v * load_ext(q, mu_powers_, 2 * uint64_t(T) + f - 1));
         }
-        q.emit();
+      if (lg) add_to(out, *lg * eqs_prev);
+      return *out;
+    };
+    RoundTerms out;
+    for (size_t i = t0; i < t1; ++i)
+      add_to(out.tail,
+             term(sums.new_tail[i], [&](uint32_t f) { return load_ext(q, sums.at_r, kFunctionals * i + f); }));
+    for (uint32_t X = 1; X <= d_; ++X) {
+      std::optional<DeviceFp4> h;
+      for (size_t k = h0; k < h1; ++k) {
+        const RoundHead& hd = sums.heads[k];
+        add_to(h, term(hd.T, [&](uint32_t f) {
+                 return sum_ext(q, sums.partials, hd.at + uint64_t(f) * d_ + (X - 1), hd.rows,
+                                uint64_t(kFunctionals) * d_);
+               }));
       }
+      out.head.push_back(h ? *h : constant(q, Fp4()));
     }
+    return out;
+  }
+
+  // Groups of term traces (heads, then new tail traces) summed by programs of their own before the
+  // round's program (0: the round's program sums them all).
+  size_t term_groups(const RoundSums& sums) const {
+    const size_t term_traces = sums.heads.size() + sums.new_tail.size();
+    return term_traces <= kTracesPerRoundProgram ? 0
+                                                 : (term_traces + kTracesPerRoundProgram - 1) / kTracesPerRoundProgram;
+  }
+
+  // Many traces: their terms summed by groups of programs first (one program's code is bounded),
+  // into a buffer the round's program adds up (d + 1 values per group: head(X), then the tail).
+  View<Fp4> term_group_sums(uint32_t j, const RoundSums& sums) {
+    const size_t term_traces = sums.heads.size() + sums.new_tail.size(), groups = term_groups(sums);
+    View<Fp4> group_sums;
+    if (groups == 0) return group_sums;
+    group_sums = g_.transient<Fp4>(fmt::format("batch_constraint.round{}.terms", j), groups * (d_ + 1)).all();
+    for (size_t gi = 0; gi < groups; ++gi) {
+      // Traces [gi K, (gi + 1) K) of heads then new_tail.
+      const size_t heads = sums.heads.size();
+      const size_t a = gi * kTracesPerRoundProgram, b = std::min(term_traces, a + kTracesPerRoundProgram);
+      const size_t h0 = std::min(a, heads), h1 = std::min(b, heads);
+      const size_t t0 = a > heads ? a - heads : 0, t1 = b > heads ? b - heads : 0;
+      ProgramBuilder q(g_, t_, fmt::format("batch_constraint.round{}.terms.{}", j, gi));
+      {
+        const RoundTerms terms = round_terms(q, j, sums, h0, h1, t0, t1);
+        for (uint32_t X = 1; X <= d_; ++X) store_ext(group_sums, terms.head[X - 1], gi * (d_ + 1) + (X - 1));
+        store_ext(group_sums, terms.tail ? *terms.tail : constant(q, Fp4()), gi * (d_ + 1) + d_);
+      }
+      q.emit();
+    }
+    return group_sums;
+  }
+
+  // Round j's program: s_j from the terms (or the groups' sums) into the proof and the transcript,
+  // r_j, and state row j.
+  void round_program(uint32_t j, const RoundSums& sums, View<Fp4> group_sums) {
+    const View<Fp4> prev = state(j - 1), row = state(j);
+    const size_t groups = term_groups(sums);
     ProgramBuilder p(g_, t_, fmt::format("batch_constraint.round{}.program", j));
     // Every instruction of this program is on the proof's critical path (about 0.4 us each on an
     // H100), so it is written for few instructions (docs/decisions.md 2026-11-27).
@@ -581,7 +622,7 @@ class BatchConstraintProver {
     DeviceFp4 tail = load_ext(p, prev, kTail);
     std::vector<DeviceFp4> s(d_ + 2);
     if (groups == 0) {
-      Terms terms = emit_terms(p, 0, heads.size(), 0, new_tail.size());
+      RoundTerms terms = round_terms(p, j, sums, 0, sums.heads.size(), 0, sums.new_tail.size());
       if (terms.tail) tail += *terms.tail;
       for (uint32_t X = 1; X <= d_; ++X) s[X] = std::move(terms.head[X - 1]);
     } else {
@@ -618,9 +659,11 @@ class BatchConstraintProver {
     store_ext(row, load_ext(p, prev, kEqSharp) * e, kEqSharp);
     store_ext(row, tail * r, kTail);
     p.emit();
+  }
 
-    // Fold the head traces' tables at r_j, tile by tile; tiles whose folds fit one tile together
-    // become one table again (so that the last fold leaves one row per column).
+  // Fold the head traces' tables at r_j, tile by tile; tiles whose folds fit one tile together
+  // become one table again (so that the last fold leaves one row per column).
+  void fold_tables(uint32_t j) {
     for (uint32_t T = 0; T < P_; ++T) {
       if (nt(T) < j) continue;
       const uint64_t len = uint64_t(1) << (nt(T) - j), n_tiles = tables_[T].size(), rows = len / n_tiles;

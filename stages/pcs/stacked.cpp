@@ -121,18 +121,8 @@ void encode_and_hash(Graph& g, Ntt& ntt, const std::string& name, const StackedC
   }
 }
 
-}  // namespace
-
-StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, std::span<const TraceView> traces,
-                                 const SystemParams& params, StackedCommitOptions options) {
-  auto span = g.span("stacked_commit");
-  StackedLayout layout = layout_of(traces, params);
-  const uint32_t width = layout.stacked_width(), l = params.l_skip, m = layout.log_stacked_height();
-  const uint32_t log_cw = m + params.log_blowup;
-  if (width == 0) throw InputError(fmt::format("commitment '{}' has no columns", name));
-  if (log_cw > ntt.max_log_n())
-    throw InputError(
-        fmt::format("commitment '{}': codeword 2^{} exceeds the NTT size 2^{}", name, log_cw, ntt.max_log_n()));
+// Whether some trace is stored in place; InputError for one of fewer than 2^l_skip rows.
+bool check_in_place(const std::string& name, std::span<const TraceView> traces, uint32_t l) {
   bool any_in_place = false;
   for (const TraceView& t : traces) {
     if (!t.in_place()) continue;
@@ -141,30 +131,18 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
       throw InputError(fmt::format("commitment '{}': a trace of 2^{} rows is stored in place, below 2^l_skip = 2^{}",
                                    name, t.log_height, l));
   }
-  if (options.persistent && (options.keep_traces || any_in_place))
-    throw GraphError(
-        fmt::format("commitment '{}': a persistent commitment keeps no traces and has none in place", name));
-  if (options.persistent && options.kept_codeword_columns < width)
-    throw GraphError(fmt::format("commitment '{}': a persistent commitment keeps its whole codeword", name));
-  const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << log_cw;
-  StackedCommitment c{std::move(layout), {}, {}, 0, 1, 0, {}, params.log_blowup, {}, options.keep_traces,
-                      options.persistent};
-  // Tiles sized by the codeword's columns; the message's tiles hold the same columns.
-  c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
-  const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
-  c.kept_columns = std::min(width, options.kept_codeword_columns);
-  // Where the codeword is not all kept, it is made (and hashed, and made again when opened) a
-  // batch of columns at a time: the batch, its copy and the NTT's scratch are what that takes.
-  if (options.batches == 0) throw GraphError(fmt::format("commitment '{}': 0 column batches", name));
-  c.batch_columns = std::clamp<uint32_t>((width + options.batches - 1) / options.batches, 1, c.tile_columns);
-  // Not keeping columns costs a batch and the rows' sponge states (16 words a row, as much as 16
-  // codeword columns): dropping fewer than that saves nothing (narrow commitments keep theirs).
-  if (options.keep_narrow && c.kept_columns < width && width - c.kept_columns <= c.batch_columns + 16)
-    c.kept_columns = width;
+  return any_in_place;
+}
+
+// The message's `tiles` tiles and the kept codeword's: a message tile that some in-place trace lands
+// in is a writable Input (uploaded every run); the others are transients the graph fills (Persistent
+// buffers for a persistent commitment).
+void add_tile_buffers(Graph& g, const std::string& name, StackedCommitment& c, std::span<const TraceView> traces,
+                      uint32_t tiles, bool any_in_place, bool persistent) {
+  const uint32_t m = c.log_message();
+  const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << c.log_codeword();
   auto tile_name = [&](const char* what, uint32_t t) { return tile_buffer_name(name, tiles, what, t); };
   {
-    // A tile that some in-place trace lands in is a writable Input (uploaded every run); the others
-    // are transients the graph fills.
     std::vector<bool> uploads(tiles, false);
     for (uint32_t i = 0; i < traces.size(); ++i) {
       if (!traces[i].in_place() || traces[i].width == 0) continue;
@@ -176,21 +154,27 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
     auto group = g.memory_group(any_in_place ? "trace (stacked)" : "message");
     for (uint32_t t = 0; t < tiles; ++t) {
       const uint64_t count = uint64_t(c.tile_width(t)) * h;
-      c.message.push_back(uploads[t]           ? g.writable_input<Fp>(tile_name("message", t), count)
-                          : options.persistent ? g.persistent<Fp>(tile_name("message", t), count)
-                                               : g.transient<Fp>(tile_name("message", t), count));
+      c.message.push_back(uploads[t]   ? g.writable_input<Fp>(tile_name("message", t), count)
+                          : persistent ? g.persistent<Fp>(tile_name("message", t), count)
+                                       : g.transient<Fp>(tile_name("message", t), count));
     }
   }
   {
     auto group = g.memory_group("codeword");
     for (uint32_t t = 0; t < tiles && c.tile_first(t) < c.kept_columns; ++t) {
       const uint64_t count = uint64_t(std::min(c.tile_width(t), c.kept_columns - c.tile_first(t))) * n;
-      c.codeword.push_back(options.persistent ? g.persistent<Fp>(tile_name("codeword", t), count)
-                                              : g.transient<Fp>(tile_name("codeword", t), count));
+      c.codeword.push_back(persistent ? g.persistent<Fp>(tile_name("codeword", t), count)
+                                      : g.transient<Fp>(tile_name("codeword", t), count));
     }
   }
-  // In-place traces: their segments, tile by tile (a trace column never spans stacked columns).
-  std::vector<std::pair<uint64_t, uint64_t>> uploaded;  // global [begin, end) ranges
+}
+
+// In-place traces: their segments, tile by tile (a trace column never spans stacked columns), into
+// c.in_place. Returns the global [begin, end) ranges they are uploaded to.
+std::vector<std::pair<uint64_t, uint64_t>> place_in_place_traces(StackedCommitment& c,
+                                                                 std::span<const TraceView> traces) {
+  const uint32_t m = c.log_message();
+  std::vector<std::pair<uint64_t, uint64_t>> uploaded;
   c.in_place.resize(traces.size());
   for (uint32_t i = 0; i < traces.size(); ++i) {
     const TraceView& tr = traces[i];
@@ -210,77 +194,137 @@ StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, st
       j0 = j1;
     }
   }
+  return uploaded;
+}
+
+// Zeros wherever no upload lands (`uploaded`: global [begin, end) ranges), tile by tile.
+void zero_outside_uploads(Graph& g, const std::string& name, const StackedCommitment& c,
+                          const std::vector<std::pair<uint64_t, uint64_t>>& uploaded) {
+  const uint32_t m = c.log_message(), tiles = c.tiles();
+  for (uint32_t t = 0; t < tiles; ++t) {
+    const uint64_t begin = uint64_t(c.tile_first(t)) << m, end = begin + (uint64_t(c.tile_width(t)) << m);
+    uint64_t at = begin, piece = 0;
+    auto fill = [&](uint64_t to) {
+      if (to <= at) return;
+      const std::string task = tiles == 1 && piece == 0 && to == end && at == begin
+                                   ? name + ".zero"
+                                   : fmt::format("{}.zero.{}.{}", name, t, piece);
+      g.dispatch<FillU32>(task, {.out = c.message[t].slice(at - begin, to - at).bitcast<uint32_t>(), .value = 0});
+      ++piece;
+    };
+    for (const auto& [b, e] : uploaded) {
+      if (e <= begin || b >= end) continue;
+      fill(std::max(b, begin));
+      at = std::max(at, std::min(e, end));
+    }
+    fill(end);
+  }
+}
+
+// The stacked copies of the traces not stored in place, into the message's tiles.
+void stack_copied_traces(Graph& g, const std::string& name, const StackedCommitment& c,
+                         std::span<const TraceView> traces) {
+  const uint32_t l = c.layout.l_skip(), m = c.log_message();
+  const uint64_t h = uint64_t(1) << m;
+  for (uint32_t i = 0; i < traces.size(); ++i) {
+    const TraceView& tr = traces[i];
+    if (tr.width == 0 || tr.in_place()) continue;
+    // Column j of the trace fills one slice, from global position start + j * slice.
+    const uint32_t log_slice = std::max(tr.log_height, l);
+    const uint64_t start = c.layout.global_start(i), slice = uint64_t(1) << log_slice;
+    const uint64_t rows = uint64_t(1) << tr.log_height;
+    for (uint32_t j0 = 0; j0 < tr.width;) {
+      const uint32_t t = c.tile_of(uint32_t((start + j0 * slice) >> m));
+      const uint64_t tile_end = uint64_t(c.tile_first(t) + c.tile_width(t)) << m;  // global position
+      const uint32_t j1 = uint32_t(std::min<uint64_t>(tr.width, (tile_end - start + slice - 1) / slice));
+      const uint64_t pos = start + j0 * slice - (uint64_t(c.tile_first(t)) << m);
+      g.dispatch<StackColumns>(
+          j0 == 0 && j1 == tr.width ? fmt::format("{}.stack{}", name, i) : fmt::format("{}.stack{}.{}", name, i, j0),
+          {.src = tr.data.slice(j0 * rows, (j1 - j0) * rows),
+           .dst = c.message[t],
+           .log_slice = log_slice,
+           .log_stride = l > tr.log_height ? l - tr.log_height : 0,
+           .log_stacked_height = m,
+           .start_col = uint32_t(pos >> m),
+           .start_row = uint32_t(pos & (h - 1)),
+           .dst_col_stride = uint32_t(h)});
+      j0 = j1;
+    }
+  }
+}
+
+// The codeword where all of it is kept, tile by tile: the message made in place and encoded, or
+// (`keep_traces`) made in a copy of a batch of columns at a time and encoded from there.
+void encode_kept_codeword(Graph& g, Ntt& ntt, const std::string& name, const StackedCommitment& c, bool keep_traces) {
+  const uint32_t width = c.layout.stacked_width(), l = c.layout.l_skip(), m = c.log_message();
+  const uint32_t log_cw = c.log_codeword(), tiles = c.tiles();
+  const uint64_t h = uint64_t(1) << m, n = uint64_t(1) << log_cw;
+  for (uint32_t t = 0; t < tiles; ++t) {
+    const std::string suffix = tiles == 1 ? std::string() : fmt::format(".{}", t);
+    if (!keep_traces) {
+      add_rs_message(g, c.message[t], l, h, h, c.tile_width(t), name + ".rs_message" + suffix);
+      ntt.forward(c.message[t], m, h, c.codeword[t], log_cw, n, c.tile_width(t), name + ".encode" + suffix);
+      continue;
+    }
+    // The traces stay: the message of a batch of columns at a time in a copy, encoded from there.
+    // Batches of at most an eighth of the message (at least 64 MiB): the copy and the NTT's
+    // scratch (three batches' bytes) are what the commitment needs beyond its matrices.
+    auto group = g.memory_group("commitment work");
+    const uint64_t column_bytes = h * sizeof(Fp);
+    const uint64_t budget = std::max<uint64_t>(uint64_t(width) * column_bytes / 8, uint64_t(64) << 20);
+    const uint32_t batch = uint32_t(std::clamp<uint64_t>(budget / column_bytes, 1, c.tile_width(t)));
+    for (uint32_t j0 = 0; j0 < c.tile_width(t); j0 += batch) {
+      const uint32_t cols = std::min(batch, c.tile_width(t) - j0);
+      const std::string b = suffix + (batch == c.tile_width(t) ? std::string() : fmt::format(".c{}", j0));
+      View<Fp> copy = g.transient<Fp>(name + ".message_copy" + b, uint64_t(cols) * h).all();
+      message_into(g, c.message[t].slice(uint64_t(j0) * h, uint64_t(cols) * h), copy, l, h, cols, name, b);
+      ntt.forward(copy, m, h, c.codeword[t].slice(uint64_t(j0) * n, uint64_t(cols) * n), log_cw, n, cols,
+                  name + ".encode" + b);
+    }
+  }
+}
+
+}  // namespace
+
+StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, std::span<const TraceView> traces,
+                                 const SystemParams& params, StackedCommitOptions options) {
+  auto span = g.span("stacked_commit");
+  StackedLayout layout = layout_of(traces, params);
+  const uint32_t width = layout.stacked_width(), l = params.l_skip, m = layout.log_stacked_height();
+  const uint32_t log_cw = m + params.log_blowup;
+  if (width == 0) throw InputError(fmt::format("commitment '{}' has no columns", name));
+  if (log_cw > ntt.max_log_n())
+    throw InputError(
+        fmt::format("commitment '{}': codeword 2^{} exceeds the NTT size 2^{}", name, log_cw, ntt.max_log_n()));
+  const bool any_in_place = check_in_place(name, traces, l);
+  if (options.persistent && (options.keep_traces || any_in_place))
+    throw GraphError(
+        fmt::format("commitment '{}': a persistent commitment keeps no traces and has none in place", name));
+  if (options.persistent && options.kept_codeword_columns < width)
+    throw GraphError(fmt::format("commitment '{}': a persistent commitment keeps its whole codeword", name));
+  StackedCommitment c{std::move(layout), {}, {}, 0, 1, 0, {}, params.log_blowup, {}, options.keep_traces,
+                      options.persistent};
+  // Tiles sized by the codeword's columns; the message's tiles hold the same columns.
+  c.tile_columns = column_tile_width(g, width, log_cw, fmt::format("commitment '{}'", name));
+  const uint32_t tiles = (width + c.tile_columns - 1) / c.tile_columns;
+  c.kept_columns = std::min(width, options.kept_codeword_columns);
+  // Where the codeword is not all kept, it is made (and hashed, and made again when opened) a
+  // batch of columns at a time: the batch, its copy and the NTT's scratch are what that takes.
+  if (options.batches == 0) throw GraphError(fmt::format("commitment '{}': 0 column batches", name));
+  c.batch_columns = std::clamp<uint32_t>((width + options.batches - 1) / options.batches, 1, c.tile_columns);
+  // Not keeping columns costs a batch and the rows' sponge states (16 words a row, as much as 16
+  // codeword columns): dropping fewer than that saves nothing (narrow commitments keep theirs).
+  if (options.keep_narrow && c.kept_columns < width && width - c.kept_columns <= c.batch_columns + 16)
+    c.kept_columns = width;
+  add_tile_buffers(g, name, c, traces, tiles, any_in_place, options.persistent);
+  const std::vector<std::pair<uint64_t, uint64_t>> uploaded = place_in_place_traces(c, traces);
   std::optional<MerkleRowsBuilder> streamed;  // the tree's rows hashed as the codeword is made
   {
     auto rs = g.span("rs_code_matrix");
-    // Zeros wherever no upload lands, then the stacked copies of the other traces.
-    for (uint32_t t = 0; t < tiles; ++t) {
-      const uint64_t begin = uint64_t(c.tile_first(t)) << m, end = begin + (uint64_t(c.tile_width(t)) << m);
-      uint64_t at = begin, piece = 0;
-      auto fill = [&](uint64_t to) {
-        if (to <= at) return;
-        const std::string task = tiles == 1 && piece == 0 && to == end && at == begin
-                                     ? name + ".zero"
-                                     : fmt::format("{}.zero.{}.{}", name, t, piece);
-        g.dispatch<FillU32>(task, {.out = c.message[t].slice(at - begin, to - at).bitcast<uint32_t>(), .value = 0});
-        ++piece;
-      };
-      for (const auto& [b, e] : uploaded) {
-        if (e <= begin || b >= end) continue;
-        fill(std::max(b, begin));
-        at = std::max(at, std::min(e, end));
-      }
-      fill(end);
-    }
-    for (uint32_t i = 0; i < traces.size(); ++i) {
-      const TraceView& tr = traces[i];
-      if (tr.width == 0 || tr.in_place()) continue;
-      // Column j of the trace fills one slice, from global position start + j * slice.
-      const uint32_t log_slice = std::max(tr.log_height, l);
-      const uint64_t start = c.layout.global_start(i), slice = uint64_t(1) << log_slice;
-      const uint64_t rows = uint64_t(1) << tr.log_height;
-      for (uint32_t j0 = 0; j0 < tr.width;) {
-        const uint32_t t = c.tile_of(uint32_t((start + j0 * slice) >> m));
-        const uint64_t tile_end = uint64_t(c.tile_first(t) + c.tile_width(t)) << m;  // global position
-        const uint32_t j1 = uint32_t(std::min<uint64_t>(tr.width, (tile_end - start + slice - 1) / slice));
-        const uint64_t pos = start + j0 * slice - (uint64_t(c.tile_first(t)) << m);
-        g.dispatch<StackColumns>(
-            j0 == 0 && j1 == tr.width ? fmt::format("{}.stack{}", name, i) : fmt::format("{}.stack{}.{}", name, i, j0),
-            {.src = tr.data.slice(j0 * rows, (j1 - j0) * rows),
-             .dst = c.message[t],
-             .log_slice = log_slice,
-             .log_stride = l > tr.log_height ? l - tr.log_height : 0,
-             .log_stacked_height = m,
-             .start_col = uint32_t(pos >> m),
-             .start_row = uint32_t(pos & (h - 1)),
-             .dst_col_stride = uint32_t(h)});
-        j0 = j1;
-      }
-    }
+    zero_outside_uploads(g, name, c, uploaded);
+    stack_copied_traces(g, name, c, traces);
     if (!c.codeword_kept()) encode_and_hash(g, ntt, name, c, params.whir.k, streamed);
-    for (uint32_t t = 0; t < tiles && !streamed; ++t) {
-      const std::string suffix = tiles == 1 ? std::string() : fmt::format(".{}", t);
-      if (!options.keep_traces) {
-        add_rs_message(g, c.message[t], l, h, h, c.tile_width(t), name + ".rs_message" + suffix);
-        ntt.forward(c.message[t], m, h, c.codeword[t], log_cw, n, c.tile_width(t), name + ".encode" + suffix);
-        continue;
-      }
-      // The traces stay: the message of a batch of columns at a time in a copy, encoded from there.
-      // Batches of at most an eighth of the message (at least 64 MiB): the copy and the NTT's
-      // scratch (three batches' bytes) are what the commitment needs beyond its matrices.
-      auto group = g.memory_group("commitment work");
-      const uint64_t column_bytes = h * sizeof(Fp);
-      const uint64_t budget = std::max<uint64_t>(uint64_t(width) * column_bytes / 8, uint64_t(64) << 20);
-      const uint32_t batch = uint32_t(std::clamp<uint64_t>(budget / column_bytes, 1, c.tile_width(t)));
-      for (uint32_t j0 = 0; j0 < c.tile_width(t); j0 += batch) {
-        const uint32_t cols = std::min(batch, c.tile_width(t) - j0);
-        const std::string b = suffix + (batch == c.tile_width(t) ? std::string() : fmt::format(".c{}", j0));
-        View<Fp> copy = g.transient<Fp>(name + ".message_copy" + b, uint64_t(cols) * h).all();
-        message_into(g, c.message[t].slice(uint64_t(j0) * h, uint64_t(cols) * h), copy, l, h, cols, name, b);
-        ntt.forward(copy, m, h, c.codeword[t].slice(uint64_t(j0) * n, uint64_t(cols) * n), log_cw, n, cols,
-                    name + ".encode" + b);
-      }
-    }
+    if (!streamed) encode_kept_codeword(g, ntt, name, c, options.keep_traces);
   }
   {
     auto mt = g.span("merkle_tree");
