@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kernels/basic.hpp"
+#include "kernels/batch_constraint.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gkr.hpp"
 #include "kernels/hash/transcript.hpp"
@@ -18,12 +19,11 @@
 #include "kernels/mle.hpp"
 #include "kernels/mle_tables.hpp"
 #include "kernels/ntt.hpp"
+#include "kernels/pcs.hpp"
 #include "kernels/program.hpp"
 #include "kernels/stacked_reduction.hpp"
-#include "kernels/stacking.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
-#include "kernels/zerocheck.hpp"
 
 namespace vkstark {
 
@@ -373,7 +373,7 @@ std::string NttTranspose::check(const Args& a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// stacking.hpp
+// pcs.hpp
 
 std::string StackColumns::check(const Args& a) {
   if (a.log_stride > a.log_slice || a.log_slice - a.log_stride > 31)
@@ -703,7 +703,7 @@ std::string PleFoldColumns::check(const Args& a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// zerocheck.hpp
+// batch_constraint.hpp
 
 namespace {
 // N = 2^log_n: the extension's N x N weights and the interpolation's C N x C N matrix are dense.

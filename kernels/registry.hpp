@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kernels/basic.hpp"
+#include "kernels/batch_constraint.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gkr.hpp"
 #include "kernels/hashing.hpp"
@@ -11,12 +12,11 @@
 #include "kernels/mle.hpp"
 #include "kernels/mle_tables.hpp"
 #include "kernels/ntt.hpp"
+#include "kernels/pcs.hpp"
 #include "kernels/program.hpp"
 #include "kernels/stacked_reduction.hpp"
-#include "kernels/stacking.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
-#include "kernels/zerocheck.hpp"
 
 // clang-format off
 #define VKSTARK_KERNELS(X)                                                                         \

@@ -480,7 +480,7 @@ std::shared_ptr<const CommittedTrace> StarkProver::commit_part(uint32_t air, uin
     Ntt ntt(g, log_n);
     trace = g.persistent<Fp>(out->id + ".trace", m.values.size());
     const TraceView view{trace.all(), m.width, uint32_t(std::countr_zero(m.height))};
-    const StackedCommitment c = stacked_commit(g, ntt, out->id, std::span(&view, 1), params, {.persistent = true});
+    const StackedCommitment c = commit_stacked(g, ntt, out->id, std::span(&view, 1), params, {.persistent = true});
     root_out = download_copy(g, out->id + ".root", c.root());
   }
   std::unique_ptr<PreparedPlan> plan = exec_.prepare(compile(std::move(g)));

@@ -1,5 +1,5 @@
 // The blocks of chunks (ZerocheckCosetExtend for N = 16, PleFoldColumns, NttRsMessage, StackedRound0SliceSums) compiled
-// for AVX2 (flags in CMakeLists.txt). Only called where cpu_simd_level() allows it (kernels/cpu/zerocheck.cpp,
+// for AVX2 (flags in CMakeLists.txt). Only called where cpu_simd_level() allows it (kernels/cpu/batch_constraint.cpp,
 // mle_tables.cpp).
 #include <immintrin.h>
 

@@ -1,7 +1,7 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "abi/stack_columns.glsl"
-// StackColumns (kernels/stacking.hpp): trace entry (i, j) -> stacked column start_col + pos >> log_H,
+// StackColumns (kernels/pcs.hpp): trace entry (i, j) -> stacked column start_col + pos >> log_H,
 // row pos & (H - 1), with pos = start_row + j 2^log_slice + i 2^log_stride.
 
 void main() {

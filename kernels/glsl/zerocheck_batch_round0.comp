@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "abi/zerocheck_batch_round0.glsl"
 #include "fp4.glsl"
-// ZerocheckBatchRound0 (kernels/zerocheck.hpp): coeffs[j] = sum_T mu^(2T) s_p,T[j] + mu^(2T+1)
+// ZerocheckBatchRound0 (kernels/batch_constraint.hpp): coeffs[j] = sum_T mu^(2T) s_p,T[j] + mu^(2T+1)
 // s_q,T[j] + mu^(2P+T) s_zc,T[j], trace T's polynomials at polys[3 T L ..].
 
 void main() {

@@ -3,7 +3,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "abi/zerocheck_coset_extend.glsl"
 #include "fp.glsl"
-// ZerocheckCosetExtend (kernels/zerocheck.hpp): invocation (c, x) writes
+// ZerocheckCosetExtend (kernels/batch_constraint.hpp): invocation (c, x) writes
 // out[c N B + k B + x] = sum_{i < N} W[k][i] in[c H + (((first_chunk + x) N + i + shift) mod H)]
 // for every k < N (B = 2^log_chunks chunks of the block).
 //

@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "abi/zerocheck_eq_polys.glsl"
 #include "fp4.glsl"
-// ZerocheckEqPolys (kernels/zerocheck.hpp): out[a] = 2^-l sum_k omega^(-a k) eq(xi[0..l], bits_l(k))
+// ZerocheckEqPolys (kernels/batch_constraint.hpp): out[a] = 2^-l sum_k omega^(-a k) eq(xi[0..l], bits_l(k))
 // (eq#'s coefficients), out[N + a] = 2^-l (a == 0 ? 1 : xi_0^(N - a)) (eq_D(xi_0, .)'s).
 
 uvec4 halve_k(uvec4 a, uint k) {

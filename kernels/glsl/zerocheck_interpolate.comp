@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "abi/zerocheck_interpolate.glsl"
 #include "fp4.glsl"
-// ZerocheckInterpolate (kernels/zerocheck.hpp): coeffs[f C N + i] = sum_m matrix[i C N + m] v(f, m),
+// ZerocheckInterpolate (kernels/batch_constraint.hpp): coeffs[f C N + i] = sum_m matrix[i C N + m] v(f, m),
 // v(f, c N + k) = scale[f C + c] sum_{j < rows} partials[c rows 3N + (j 3 + f) N + k].
 
 void main() {

@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "abi/zerocheck_round0_polys.glsl"
 #include "fp4.glsl"
-// ZerocheckRound0Polys (kernels/zerocheck.hpp): coefficient j of s_p = eq# s'_p, s_q = eq# s'_q
+// ZerocheckRound0Polys (kernels/batch_constraint.hpp): coefficient j of s_p = eq# s'_p, s_q = eq# s'_q
 // (f = 0, 1) or s_zc = eq_D(xi_0, .) s'_zc (f = 2), s'_zc[b] = q[b - N] - q[b] for b <
 // trace_degree (N - 1) + 1; the products run over the b with 0 <= j - b < N.
 

@@ -3,15 +3,15 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "abi/zerocheck_weighted_sums.glsl"
 #include "fp4.glsl"
-// ZerocheckWeightedSums (kernels/zerocheck.hpp): workgroup w = (j 3 + f) N + k of 64 invocations
+// ZerocheckWeightedSums (kernels/batch_constraint.hpp): workgroup w = (j 3 + f) N + k of 64 invocations
 // writes partials[w] = sum eq[x] values[(f S + s) M + k X + x] over s < S = slices and x in S_j
-// (kernels/zerocheck.hpp; J = partials.count / (3N)); the 64 lane sums are added by a tree in shared
+// (kernels/batch_constraint.hpp; J = partials.count / (3N)); the 64 lane sums are added by a tree in shared
 // memory. A functional whose bit of `present` is clear is not read (its partials are 0).
 
 shared uvec4 sh[LANES];
 
 void main() {
-  if (gl_WorkGroupSize.x != LANES) return;  // the partition of the x assumes 64 (kernels/zerocheck.hpp)
+  if (gl_WorkGroupSize.x != LANES) return;  // the partition of the x assumes 64 (kernels/batch_constraint.hpp)
   const uint i = vks_index_x(), lane = gl_LocalInvocationID.x, w = i / LANES;
   const uint n = pc.n, chunks = pc.eq_len, groups = pc.partials_len / (3u * n);
   uvec4 s = FP4_ZERO;

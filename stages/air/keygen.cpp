@@ -35,7 +35,7 @@ void commit_preprocessed(ProvingKey& pk, const SystemParams& params, Executor& e
       Buffer<Fp> trace = g.input<Fp>(name + ".trace", t->values.size());
       const uint32_t log_height = std::countr_zero(t->height);
       const TraceView view{trace.all(), t->width, log_height};
-      StackedCommitment c = stacked_commit(g, ntt, name, std::span<const TraceView>(&view, 1), params);
+      StackedCommitment c = commit_stacked(g, ntt, name, std::span<const TraceView>(&view, 1), params);
       Buffer<Digest> root = g.output<Digest>(name + ".root", 1);
       g.dispatch<CopyU32>(name + ".save_root",
                           {.src = c.root().bitcast<uint32_t>(), .dst = root.all().bitcast<uint32_t>()});

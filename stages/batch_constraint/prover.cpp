@@ -7,12 +7,12 @@
 #include <map>
 #include <optional>
 
+#include "kernels/batch_constraint.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/mle_tables.hpp"
 #include "kernels/ntt.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
-#include "kernels/zerocheck.hpp"
 #include "stages/air/constraint_kernel.hpp"
 #include "stages/air/ext_kernel.hpp"
 #include "stages/batch_constraint/round0.hpp"
@@ -96,9 +96,9 @@ class BatchConstraintProver {
           const std::string block = r0.blocks(T) == 1 ? std::string() : fmt::format(".b{}", b);
           for (uint32_t f = 0; f < kFunctionals; ++f) {
             if (!kernels(T).has(Functional(f))) continue;
-            eval_constraints(g_, fmt::format("round0.T{}.coset{}{}.f{}", T, c, block, f), *trace(T).kernels->points[f],
-                             kernels(T).points_shape, sources, in_.traces[T].public_values, coeffs_[T][f], outs[f],
-                             log_m);
+            eval_constraints(g_, fmt::format("batch_constraint.round0.T{}.coset{}{}.f{}", T, c, block, f),
+                             *trace(T).kernels->points[f], kernels(T).points_shape, sources,
+                             in_.traces[T].public_values, coeffs_[T][f], outs[f], log_m);
           }
           r0.reduce(T, c, b);
         }

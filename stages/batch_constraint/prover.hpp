@@ -5,11 +5,11 @@
 // stages/batch_constraint/verify.hpp, which it mirrors round by round:
 //
 //   verifier                       prover (tasks)
-//   sample lambda                  round0.lambda
-//   observe sum_p, sum_q; mu       round0.sums.program
-//   observe s_0; r_0               round0.s0.program
-//   round j: observe s_j; r_j      batch.round<j>.program
-//   observe the column openings    batch.openings.program
+//   sample lambda                  batch_constraint.round0.lambda
+//   observe sum_p, sum_q; mu       batch_constraint.round0.sums.program
+//   observe s_0; r_0               batch_constraint.round0.s0.program
+//   round j: observe s_j; r_j      batch_constraint.round<j>.program
+//   observe the column openings    batch_constraint.openings.program
 //
 // A round j is 4 dependent dispatches: the head traces' functional evaluations (every chunk of
 // every trace side by side, their sums left in slices), the weighted sums (adding the slices), one

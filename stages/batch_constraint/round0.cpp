@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "kernels/basic.hpp"
+#include "kernels/batch_constraint.hpp"
 #include "kernels/whir.hpp"
-#include "kernels/zerocheck.hpp"
 #include "stages/common/device_value.hpp"
 #include "stages/common/program.hpp"
 
@@ -183,7 +183,7 @@ Round0Prover::Round0Prover(Graph& g, DeviceTranscript& transcript, const SystemP
 }
 
 std::string Round0Prover::name(uint32_t T, const std::string& step) const {
-  return fmt::format("round0.T{}.{}", T, step);
+  return fmt::format("batch_constraint.round0.T{}.{}", T, step);
 }
 
 void Round0Prover::check_traces() {
@@ -256,8 +256,8 @@ void Round0Prover::check_traces() {
 
 // lambda first (protocol.md 7 step 5): the constraint coefficients are its powers.
 void Round0Prover::sample_lambda() {
-  lambda_ = g_.transient<Fp4>("round0.lambda", 1).all();
-  ProgramBuilder p(g_, t_, "round0.lambda");
+  lambda_ = g_.transient<Fp4>("batch_constraint.round0.lambda", 1).all();
+  ProgramBuilder p(g_, t_, "batch_constraint.round0.lambda");
   store_ext(lambda_, sample_ext(p));
   p.emit();
 }
@@ -270,10 +270,11 @@ void Round0Prover::eq_tables() {
     if (fresh) {
       const uint32_t m = s.n_tilde;
       if (m == 0) {
-        it->second = g_.constant<Fp4>("round0.eq_x.n0", std::vector<Fp4>{Fp4::one()}).all();
+        it->second = g_.constant<Fp4>("batch_constraint.round0.eq_x.n0", std::vector<Fp4>{Fp4::one()}).all();
       } else {
-        it->second = g_.transient<Fp4>(fmt::format("round0.eq_x.n{}", m), uint64_t(1) << m).all();
-        g_.dispatch<EqTable>(fmt::format("round0.eq_x.n{}", m), {.u = xi_.slice(l_, m), .out = it->second, .m = m});
+        it->second = g_.transient<Fp4>(fmt::format("batch_constraint.round0.eq_x.n{}", m), uint64_t(1) << m).all();
+        g_.dispatch<EqTable>(fmt::format("batch_constraint.round0.eq_x.n{}", m),
+                             {.u = xi_.slice(l_, m), .out = it->second, .m = m});
       }
     }
     s.eq_x = it->second;
@@ -285,11 +286,12 @@ void Round0Prover::eq_tables() {
     e = x;
     x *= w_inv;
   }
-  eq_polys_ = g_.transient<Fp4>("round0.eq_polys", 2 * n_).all();
-  g_.dispatch<ZerocheckEqPolys>("round0.eq_polys", {.xi = xi_.slice(0, l_),
-                                                    .inv_roots = g_.constant<Fp>("round0.inv_roots", inv_roots),
-                                                    .out = eq_polys_,
-                                                    .log_n = l_});
+  eq_polys_ = g_.transient<Fp4>("batch_constraint.round0.eq_polys", 2 * n_).all();
+  g_.dispatch<ZerocheckEqPolys>("batch_constraint.round0.eq_polys",
+                                {.xi = xi_.slice(0, l_),
+                                 .inv_roots = g_.constant<Fp>("batch_constraint.round0.inv_roots", inv_roots),
+                                 .out = eq_polys_,
+                                 .log_n = l_});
 }
 
 uint32_t Round0Prover::cosets(uint32_t T) const { return traces_.at(T).cosets; }
@@ -314,11 +316,14 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
   const std::string coset = fmt::format("coset{}", c), block = s.blocks == 1 ? std::string() : fmt::format(".b{}", b);
   Buffer<Fp> ext = g_.transient<Fp>(name(T, coset + block + ".extension"), cells);
   auto [w, fresh] = weights_.try_emplace(c);
-  if (fresh) w->second = g_.constant<Fp>(fmt::format("round0.weights.coset{}", c), coset_extension_weights(l_, c));
+  if (fresh)
+    w->second =
+        g_.constant<Fp>(fmt::format("batch_constraint.round0.weights.coset{}", c), coset_extension_weights(l_, c));
   auto [fft, fft_fresh] = fft_.try_emplace(c);
   if (fft_fresh) {
     const std::vector<Fp> table = coset_extension_fft(l_, c);
-    fft->second = table.empty() ? w->second : g_.constant<Fp>(fmt::format("round0.fft.coset{}", c), table);
+    fft->second =
+        table.empty() ? w->second : g_.constant<Fp>(fmt::format("batch_constraint.round0.fft.coset{}", c), table);
   }
   const View<Fp> fft_view = l_ == ZerocheckCosetExtend::kFftLogN ? fft->second.all() : fft->second.slice(0, 0);
 
@@ -380,10 +385,11 @@ Round0Coset Round0Prover::extend(uint32_t T, uint32_t c, uint32_t b) {
   const uint64_t sel_first = edge ? first : 1;
   auto [sel, sel_fresh] = selectors_.try_emplace(std::tuple{in.log_height, c, sel_first, s.log_block});
   if (sel_fresh)
-    sel->second = g_.constant<Fp>(
-        s.blocks == 1 ? fmt::format("round0.selectors.h{}.coset{}", in.log_height, c)
-                      : fmt::format("round0.selectors.h{}.coset{}.x{}.b{}", in.log_height, c, sel_first, s.log_block),
-        coset_selectors(l_, in.log_height, c, sel_first, s.log_block));
+    sel->second =
+        g_.constant<Fp>(s.blocks == 1 ? fmt::format("batch_constraint.round0.selectors.h{}.coset{}", in.log_height, c)
+                                      : fmt::format("batch_constraint.round0.selectors.h{}.coset{}.x{}.b{}",
+                                                    in.log_height, c, sel_first, s.log_block),
+                        coset_selectors(l_, in.log_height, c, sel_first, s.log_block));
   out.selectors = sel->second.all();
   const View<Fp4> values = g_.transient<Fp4>(name(T, coset + block + ".values"), 3 * m).all();
   s.values[at_cb] = values;
@@ -427,7 +433,7 @@ void Round0Prover::interpolate(uint32_t T, View<Fp4> coeffs) {
   TraceState& s = traces_[T];
   auto [mat, fresh] = matrices_.try_emplace(s.cosets);
   if (fresh)
-    mat->second = g_.constant<Fp>(fmt::format("round0.interpolation.cosets{}", s.cosets),
+    mat->second = g_.constant<Fp>(fmt::format("batch_constraint.round0.interpolation.cosets{}", s.cosets),
                                   coset_interpolation_matrix(l_, s.cosets));
   std::vector<Fp> scale(3 * s.cosets);
   for (uint32_t c = 1; c <= s.cosets; ++c) {
@@ -447,12 +453,12 @@ void Round0Prover::interpolate(uint32_t T, View<Fp4> coeffs) {
 // proof, observed p_T, q_T trace by trace (16.1 item 9); then mu.
 void Round0Prover::sums_and_mu(const Round0ProofViews& proof, View<Fp4> polys) {
   const uint64_t len = polys.count / (3 * traces_.size()), terms = (len - 1) / n_ + 1;
-  mu_ = g_.transient<Fp4>("round0.mu", 1).all();
+  mu_ = g_.transient<Fp4>("batch_constraint.round0.mu", 1).all();
   const uint32_t P = uint32_t(traces_.size());
   for (uint32_t first = 0; first < P; first += kSumsPerProgram) {
-    ProgramBuilder p(
-        g_, t_,
-        first == 0 ? "round0.sums.program" : fmt::format("round0.sums.program.part{}", first / kSumsPerProgram));
+    ProgramBuilder p(g_, t_,
+                     first == 0 ? "batch_constraint.round0.sums.program"
+                                : fmt::format("batch_constraint.round0.sums.program.part{}", first / kSumsPerProgram));
     const DeviceFp4 n = constant(p, Fp4(Fp::from_canonical_unchecked(uint32_t(n_))));
     for (uint32_t T = first; T < std::min(P, first + kSumsPerProgram); ++T)
       for (uint32_t f = 0; f < 2; ++f) {  // sum_p[T], then sum_q[T]
@@ -468,9 +474,10 @@ void Round0Prover::sums_and_mu(const Round0ProofViews& proof, View<Fp4> polys) {
 // s_0 = sum_T mu^(2T) s_p,T + mu^(2T+1) s_q,T + mu^(2P+T) s_zc,T into the proof; observe all of its
 // coefficients (16.1 item 11), r_0.
 void Round0Prover::round0(const Round0ProofViews& proof, View<Fp4> polys) {
-  g_.dispatch<ZerocheckBatchRound0>("round0.s0", {.polys = polys, .mu = mu_, .coeffs = proof.univariate_round_coeffs});
-  r0_ = g_.transient<Fp4>("round0.r0", 1).all();
-  ProgramBuilder p(g_, t_, "round0.s0.program");
+  g_.dispatch<ZerocheckBatchRound0>("batch_constraint.round0.s0",
+                                    {.polys = polys, .mu = mu_, .coeffs = proof.univariate_round_coeffs});
+  r0_ = g_.transient<Fp4>("batch_constraint.round0.r0", 1).all();
+  ProgramBuilder p(g_, t_, "batch_constraint.round0.s0.program");
   p.observe_ext(proof.univariate_round_coeffs);
   store_ext(r0_, sample_ext(p));
   p.emit();
@@ -490,7 +497,7 @@ Round0Result Round0Prover::finish(const Round0ProofViews& proof) {
     throw InputError(fmt::format("round 0: proof views of {}, {}, {} entries; {}, {}, {} expected",
                                  proof.numerator_term_per_air.count, proof.denominator_term_per_air.count,
                                  proof.univariate_round_coeffs.count, P, P, len));
-  const View<Fp4> polys = g_.transient<Fp4>("round0.polys", 3 * P * len).all();
+  const View<Fp4> polys = g_.transient<Fp4>("batch_constraint.round0.polys", 3 * P * len).all();
   for (uint32_t T = 0; T < P; ++T) {
     TraceState& s = traces_[T];
     const View<Fp4> coeffs = g_.transient<Fp4>(name(T, "coeffs"), 3 * s.cosets * n_).all();

@@ -83,7 +83,7 @@ template <class Part>
           regions.view(layout, fields.univariate_round_coeffs)};
 }
 
-// The functionals of protocol.md 9.1, in the order of the round-0 kernels (kernels/zerocheck.hpp).
+// The functionals of protocol.md 9.1, in the order of the round-0 kernels (kernels/batch_constraint.hpp).
 enum class Round0Functional : uint32_t { Zerocheck = 0, Numerator = 1, Denominator = 2 };
 
 // What the constraint kernel's points mode reads and writes for one block of one coset of one
@@ -123,7 +123,7 @@ struct Round0Result {
 class Round0Prover {
  public:
   // Checks the traces against their keys (InputError naming the trace), samples lambda (task
-  // "round0.lambda"), and adds the eq tables that need xi only. xi holds at least l_skip + n_max
+  // "batch_constraint.round0.lambda"), and adds the eq tables that need xi only. xi holds at least l_skip + n_max
   // coordinates (the batch sumcheck's, protocol.md 7 step 4).
   Round0Prover(Graph& g, DeviceTranscript& transcript, const SystemParams& params, std::vector<Round0Trace> traces,
                View<Fp4> xi);
@@ -137,14 +137,14 @@ class Round0Prover {
   uint32_t blocks(uint32_t T) const;  // blocks of chunks per coset
   uint64_t points(uint32_t T) const;  // M = N B per block
 
-  // Step 1 for block b of coset c (1..C_T) of trace T: the extension dispatches ("round0.T<T>.
+  // Step 1 for block b of coset c (1..C_T) of trace T: the extension dispatches ("batch_constraint.round0.T<T>.
   // extend.part<p>.local.coset<c>", with ".b<b>" where there are several blocks, ".c<column>" per
   // piece of a part in pieces; "...next.coset<c>[.b<b>].c<column>" per run of consecutive rotated
   // columns), and the views the functionals are written to. GraphError for a coset or block out of
   // range or extended twice.
   [[nodiscard]] Round0Coset extend(uint32_t T, uint32_t c, uint32_t b = 0);
   // Step 3, once the functional values of block b of coset c are written: the weighted sums
-  // ("round0.T<T>.coset<c>.weighted_sums[.b<b>]"). GraphError before extend(T, c, b) or twice.
+  // ("batch_constraint.round0.T<T>.coset<c>.weighted_sums[.b<b>]"). GraphError before extend(T, c, b) or twice.
   void reduce(uint32_t T, uint32_t c, uint32_t b = 0);
   // Steps 4-5, after every coset of every trace was reduced (GraphError otherwise): writes sum_p,
   // sum_q and s_0 into the proof views, and leaves the transcript just after r_0. InputError for

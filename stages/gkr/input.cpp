@@ -130,9 +130,9 @@ LogupInputLayer::LogupInputLayer(Graph& g, DeviceTranscript& t, std::span<const 
   uint32_t max_len = 0;
   for (const LogupInputTrace& tr : traces)
     for (const auto& in : tr.kernels->interactions) max_len = std::max(max_len, in.length);
-  View<Fp4> beta_powers = g.transient<Fp4>("logup.beta_powers", max_len + 1).all();
+  View<Fp4> beta_powers = g.transient<Fp4>("gkr.beta_powers", max_len + 1).all();
   {
-    ProgramBuilder p(g, t, "logup.beta_powers");
+    ProgramBuilder p(g, t, "gkr.beta_powers");
     const DeviceFp4 b = load_ext(p, beta);
     DeviceFp4 power = constant(p, Fp4::one());
     for (uint32_t j = 0; j <= max_len; ++j) {
@@ -151,11 +151,11 @@ LogupInputLayer::LogupInputLayer(Graph& g, DeviceTranscript& t, std::span<const 
     if (!tr.kernels->interactions.empty()) largest_slot_ = std::max(largest_slot_, slot);
     // p = count * 2^-(l - h) for a trace shorter than 2^l, whose slot repeats it (protocol.md 8.2).
     const Fp norm = Fp::from_canonical_unchecked(uint32_t(slot / h)).inverse();
-    norms_.push_back(g.constant<Fp4>(fmt::format("logup.input.{}.norm", T), std::vector<Fp4>{Fp4(norm)}).all());
+    norms_.push_back(g.constant<Fp4>(fmt::format("gkr.input.{}.norm", T), std::vector<Fp4>{Fp4(norm)}).all());
     coeffs_.emplace_back();
     for (size_t s = 0; s < tr.kernels->interactions.size(); ++s) {
       const InteractionKernels::Interaction& in = tr.kernels->interactions[s];
-      const std::string name = fmt::format("logup.input.{}.{}", T, s);
+      const std::string name = fmt::format("gkr.input.{}.{}", T, s);
       // The message roots' coefficients: sum of beta^j over the positions j of each root, then
       // alpha + beta^len (bus + 1) for the constant root.
       View<Fp4> coeffs = g.transient<Fp4>(name + ".coefficients", in.positions.size() + 1).all();
@@ -180,7 +180,7 @@ void LogupInputLayer::leaves(uint64_t first, View<Fp4> p_leaves, View<Fp4> q_lea
   if (q_leaves.count != count || end > leaves() || count == 0)
     throw GraphError(fmt::format("LogUp input layer: leaves [{}, {}) and {} q leaves of 2^{}", first, end,
                                  q_leaves.count, l_skip_ + layout_.n_logup));
-  const std::string base = "logup.input" + tag;
+  const std::string base = "gkr.input" + tag;
   g_.dispatch<FillU32>(base + ".p.zero", {.out = p_leaves.bitcast<uint32_t>(), .value = 0});
   g_.dispatch<Fp4Repeat>(base + ".q.alpha", {.a = alpha_, .out = q_leaves});
   for (size_t T = 0; T < traces_.size(); ++T) {

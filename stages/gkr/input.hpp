@@ -55,7 +55,7 @@ struct LogupInputTrace {
 
 // Writes the leaves of protocol.md 8.2 into p_leaves and q_leaves (2^(l_skip + n_logup) Fp4 each):
 // traces in sorted order with their slots at layout.row_start, the padding leaves (0, alpha).
-// alpha, beta: one-element views. Tasks "logup.input.<T>.<sigma>.count" / ".message".
+// alpha, beta: one-element views. Tasks "gkr.input.<T>.<sigma>.count" / ".message".
 // GraphError when a view's size does not fit.
 void add_logup_input_layer(Graph& g, DeviceTranscript& t, std::span<const LogupInputTrace> traces,
                            const LogupLayout& layout, uint32_t l_skip, View<Fp4> alpha, View<Fp4> beta,
@@ -72,7 +72,7 @@ class LogupInputLayer {
                   uint32_t l_skip, View<Fp4> alpha, View<Fp4> beta);
   uint64_t leaves() const { return uint64_t(1) << (l_skip_ + layout_.n_logup); }
   uint64_t largest_slot() const { return largest_slot_; }
-  // `tag` tells the ranges' tasks apart: "logup.input<tag>.<T>.<sigma>.count".
+  // `tag` tells the ranges' tasks apart: "gkr.input<tag>.<T>.<sigma>.count".
   void leaves(uint64_t first, View<Fp4> p, View<Fp4> q, const std::string& tag = "");
 
  private:

@@ -19,9 +19,9 @@ namespace {
 DeviceFp4 fold(const DeviceFp4& t0, const DeviceFp4& t1, const DeviceFp4& r) { return t0 + r * (t1 - t0); }
 
 // The state of one GKR run while the graph is built.
-class GkrBuilder {
+class GkrProver {
  public:
-  GkrBuilder(Graph& g, DeviceTranscript& t, const GkrProofViews& proof, uint32_t n_tot)
+  GkrProver(Graph& g, DeviceTranscript& t, const GkrProofViews& proof, uint32_t n_tot)
       : g_(g), t_(t), proof_(proof), n_(n_tot), xi_(n_tot + 1), lambda_(n_tot + 1) {}
 
   View<Fp4> run(View<Fp4> p_leaves, View<Fp4> q_leaves) {
@@ -98,7 +98,7 @@ class GkrBuilder {
   View<Fp4> eq1_, eq2_;
 };
 
-std::pair<View<Fp4>, View<Fp4>> GkrBuilder::layer_tile(uint32_t j, uint64_t t, const std::string& step) {
+std::pair<View<Fp4>, View<Fp4>> GkrProver::layer_tile(uint32_t j, uint64_t t, const std::string& step) {
   const std::string tile = fmt::format("{}.tile{}", step, t);
   const View<Fp4> p = g_.transient<Fp4>(tile + ".leaves.p", tile_).all(),
                   q = g_.transient<Fp4>(tile + ".leaves.q", tile_).all();
@@ -113,7 +113,7 @@ std::pair<View<Fp4>, View<Fp4>> GkrBuilder::layer_tile(uint32_t j, uint64_t t, c
 // The fraction tree (8.3): layers n_tot - 1 .. 1, up to kGkrMaxFusedLayers per dispatch. Where the
 // leaves are made again: layer n_tot - 2 a tile at a time from the leaves' tiles (through their
 // parents, dropped), then the rest from it.
-void GkrBuilder::build_tree() {
+void GkrProver::build_tree() {
   if (n_ < 2) return;
   const uint64_t size = uint64_t(1) << (remade() ? n_ - 1 : n_);
   tree_p_ = g_.transient<Fp4>("gkr.tree.p", size);
@@ -146,7 +146,7 @@ void GkrBuilder::build_tree() {
 }
 
 // Root and layer 1 (8.4): observe q_0 = q_1(0) q_1(1), the layer-1 claims, mu_1; one program.
-void GkrBuilder::prove_layer1() {
+void GkrProver::prove_layer1() {
   ProgramBuilder p(g_, t_, "gkr.layer1.program");
   const View<Fp4> lp = layer_p(1), lq = layer_q(1);
   const DeviceFp4 q0 = load_ext(p, lq, 0), q1 = load_ext(p, lq, 1);
@@ -163,7 +163,7 @@ void GkrBuilder::prove_layer1() {
 // Layer j >= 2 (8.4): the sumcheck of sum_y eq(xi^(j-1), y) (A E + C B + lambda_j B E)(y) over
 // j - 1 variables, then the layer's claims and mu_j. lambda_j was sampled by the program that
 // ended layer j - 1 (begin_layer), the same place in the transcript.
-void GkrBuilder::prove_layer(uint32_t j) {
+void GkrProver::prove_layer(uint32_t j) {
   const std::string name = fmt::format("gkr.layer{}", j);
   xi_[j] = g_.transient<Fp4>(name + ".xi", j).all();
   // The eq tables of every sub-round: sub-round s weighs pair y' with eq over the coordinates of
@@ -191,7 +191,7 @@ void GkrBuilder::prove_layer(uint32_t j) {
 
 // Sub-round s of layer j in two dependent dispatches: the partial sums of the round polynomial
 // (fused with the fold at rho_(s-1) for s > 0), then one program (round_program).
-void GkrBuilder::prove_sub_round(uint32_t j, uint32_t s) {
+void GkrProver::prove_sub_round(uint32_t j, uint32_t s) {
   const std::string name = fmt::format("gkr.layer{}.round{}", j, s);
   const uint64_t pairs = uint64_t(1) << (j - 2 - s);
   const View<Fp4> eq = eq_table(s, pairs);
@@ -290,7 +290,7 @@ void GkrBuilder::prove_sub_round(uint32_t j, uint32_t s) {
 // c_s = prod_(k<s) eq(xi_k, rho_k) (xi = xi^(j-1)): written into the proof, observed; then rho_s
 // sampled. The last sub-round folds the two-entry tables at rho_s into the layer's claims and ends
 // the layer.
-void GkrBuilder::round_program(uint32_t j, uint32_t s, View<Fp4> partials, uint32_t parts) {
+void GkrProver::round_program(uint32_t j, uint32_t s, View<Fp4> partials, uint32_t parts) {
   ProgramBuilder p(g_, t_, fmt::format("gkr.layer{}.round{}.program", j, s));
   DeviceFp4 rho;
   {
@@ -328,8 +328,8 @@ void GkrBuilder::round_program(uint32_t j, uint32_t s, View<Fp4> partials, uint3
 // The end of layer j's part of the transcript: its claims P0 = p_j(0, .), Q0, P1, Q1 at the
 // layer's point written (encoding order p0, p1, q0, q1) and observed (p0, q0, p1, q1), mu_j
 // sampled into xi^(j)[0]; then the start of layer j + 1.
-void GkrBuilder::end_layer(ProgramBuilder& p, uint32_t j, const DeviceFp4& p0, const DeviceFp4& q0, const DeviceFp4& p1,
-                           const DeviceFp4& q1) {
+void GkrProver::end_layer(ProgramBuilder& p, uint32_t j, const DeviceFp4& p0, const DeviceFp4& q0, const DeviceFp4& p1,
+                          const DeviceFp4& q1) {
   const View<Fp4> claims = proof_.claims_per_layer.slice(4 * (uint64_t(j) - 1), 4);
   store_ext(claims, p0, 0);
   store_ext(claims, p1, 1);
@@ -341,7 +341,7 @@ void GkrBuilder::end_layer(ProgramBuilder& p, uint32_t j, const DeviceFp4& p0, c
 }
 
 // The start of layer j: lambda_j = sample_ext(), before its sumcheck.
-void GkrBuilder::begin_layer(ProgramBuilder& p, uint32_t j) {
+void GkrProver::begin_layer(ProgramBuilder& p, uint32_t j) {
   lambda_[j] = g_.transient<Fp4>(fmt::format("gkr.layer{}.lambda", j), 1).all();
   store_ext(lambda_[j], sample_ext(p));
 }
@@ -381,7 +381,7 @@ View<Fp4> gkr_prove(Graph& g, DeviceTranscript& transcript, const GkrProofViews&
   expect_count("p_leaves", p_leaves.count, leaves);
   expect_count("q_leaves", q_leaves.count, leaves);
   check_views(proof, n_tot);
-  return GkrBuilder(g, transcript, proof, n_tot).run(p_leaves, q_leaves);
+  return GkrProver(g, transcript, proof, n_tot).run(p_leaves, q_leaves);
 }
 
 View<Fp4> gkr_prove_remade(Graph& g, DeviceTranscript& transcript, const GkrProofViews& proof, const GkrLeaves& make,
@@ -396,7 +396,7 @@ View<Fp4> gkr_prove_remade(Graph& g, DeviceTranscript& transcript, const GkrProo
                     tile_leaves, n_tot));
   if (!make) throw InputError("GKR with the leaves made again: nothing makes them");
   check_views(proof, n_tot);
-  return GkrBuilder(g, transcript, proof, n_tot).run(make, tile_leaves);
+  return GkrProver(g, transcript, proof, n_tot).run(make, tile_leaves);
 }
 
 GkrRegions reserve_gkr_regions(ProofLayout& layout, const GkrShape& shape) {

@@ -56,7 +56,7 @@ PcsProofGraph build_pcs_proof(Graph& g, Ntt& ntt, const std::vector<std::vector<
   {
     auto span = g.span("prover.main_trace_commit");
     for (size_t c = 0; c < commitments.size(); ++c)
-      pg.commitments.push_back(stacked_commit(g, ntt, fmt::format("commit{}", c), commitments[c], params));
+      pg.commitments.push_back(commit_stacked(g, ntt, fmt::format("commit{}", c), commitments[c], params));
   }
   auto openings_span = g.span("prover.openings");
   // observe_commit(root) for each commitment (there is one at least), then u = sample_ext(): the

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "kernels/basic.hpp"
-#include "kernels/stacking.hpp"
+#include "kernels/pcs.hpp"
 
 namespace vkstark {
 
@@ -286,7 +286,7 @@ void encode_kept_codeword(Graph& g, Ntt& ntt, const std::string& name, const Sta
 
 }  // namespace
 
-StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name, std::span<const TraceView> traces,
+StackedCommitment commit_stacked(Graph& g, Ntt& ntt, const std::string& name, std::span<const TraceView> traces,
                                  const SystemParams& params, StackedCommitOptions options) {
   auto span = g.span("stacked_commit");
   StackedLayout layout = layout_of(traces, params);

@@ -98,14 +98,14 @@ inline constexpr uint64_t kMaxTileBytes = uint64_t(1) << 30;
 // kMaxTileBytes (at least one, at most `width`). GraphError when not even one column fits a binding.
 [[nodiscard]] uint32_t column_tile_width(const Graph& g, uint32_t width, uint32_t log_rows, const std::string& what);
 
-// Adds stacked_commit for `traces` (in sorted order: height descending) under a span
+// Adds the stacked commitment (protocol.md 6) of `traces` (in sorted order: height descending) under a span
 // "stacked_commit" with "rs_code_matrix" and "merkle_tree" inside. The Ntt must cover
 // 2^(l_skip + n_stack + log_blowup). Buffers are named "<name>.message", "<name>.codeword", ...
 // InputError for traces that do not fit the parameters.
-[[nodiscard]] StackedCommitment stacked_commit(Graph& g, Ntt& ntt, const std::string& name,
+[[nodiscard]] StackedCommitment commit_stacked(Graph& g, Ntt& ntt, const std::string& name,
                                                std::span<const TraceView> traces, const SystemParams& params,
                                                StackedCommitOptions options = {});
-// A commitment that stacked_commit(g', ntt, name, traces', params, {.persistent = true}) made in an
+// A commitment that commit_stacked(g', ntt, name, traces', params, {.persistent = true}) made in an
 // earlier plan of the same executor, for traces' of the shapes of `traces` (their views are not
 // read), declared in `g` without any task: its message (the RS message already), codeword and tree.
 [[nodiscard]] StackedCommitment stacked_commitment_of(Graph& g, const std::string& name,

@@ -126,7 +126,7 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
   auto took = [&](const StackedCommitment& sc) {
     keep_left -= std::min(keep_left, uint64_t(sc.kept_columns) * sc.codeword_column_bytes());
   };
-  c.commits.push_back(stacked_commit(g, ntt, "common_main", in.common, params, keep()));
+  c.commits.push_back(commit_stacked(g, ntt, "common_main", in.common, params, keep()));
   took(c.commits.back());
   c.names.push_back("common_main");
   c.need_rot.push_back(in.common_rot);
@@ -147,7 +147,7 @@ TraceCommitments commit_traces(Graph& g, Ntt& ntt, const ProvingKey& pk,
                    .first;
         c.commits.push_back(it->second);
       } else {
-        c.commits.push_back(stacked_commit(g, ntt, name, std::span(&in.views[T][p], 1), params, keep()));
+        c.commits.push_back(commit_stacked(g, ntt, name, std::span(&in.views[T][p], 1), params, keep()));
         took(c.commits.back());
       }
       c.names.push_back(name);

@@ -13,10 +13,10 @@ namespace vkstark {
 namespace {
 
 // The state of one WHIR run while the graph is built.
-class WhirBuilder {
+class WhirProver {
  public:
-  WhirBuilder(Graph& g, Ntt& ntt, DeviceTranscript& t, const ProofLayout& layout, const WhirRegions& r,
-              const WhirShape& s, const SystemParams& p)
+  WhirProver(Graph& g, Ntt& ntt, DeviceTranscript& t, const ProofLayout& layout, const WhirRegions& r,
+             const WhirShape& s, const SystemParams& p)
       : g_(g), ntt_(ntt), t_(t), layout_(layout), r_(r), s_(s), p_(p) {}
 
   void run(const WhirOpening& in);
@@ -51,7 +51,7 @@ class WhirBuilder {
   View<Fp4> codeword_, prev_codeword_;
 };
 
-void WhirBuilder::batch_and_weights(const WhirOpening& in) {
+void WhirProver::batch_and_weights(const WhirOpening& in) {
   const uint64_t n = uint64_t(1) << s_.m;
   t_.grind(p_.whir.mu_pow_bits, proof(fields().mu_pow_witness));
   View<Fp4> mu = challenge("whir.mu");
@@ -88,7 +88,7 @@ void WhirBuilder::batch_and_weights(const WhirOpening& in) {
 // grinding): the partial sums of s(1), s(2); one scalar program that sums them, writes them into the
 // proof, observes them and samples alpha (split around the grind kernels when folding_pow_bits > 0);
 // the fold of f and w at alpha.
-void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
+void WhirProver::sumcheck_round(uint32_t round, uint32_t s) {
   const uint32_t idx = round * s_.k + s;
   const uint64_t half = uint64_t(1) << (m_cur_ - 1);
   const std::string name = fmt::format("whir.sumcheck{}", idx);
@@ -113,7 +113,7 @@ void WhirBuilder::sumcheck_round(uint32_t round, uint32_t s) {
   --m_cur_;
 }
 
-void WhirBuilder::commit_or_finish(uint32_t round, const WhirOpening& in) {
+void WhirProver::commit_or_finish(uint32_t round, const WhirOpening& in) {
   const uint64_t n = uint64_t(1) << m_cur_;
   const std::string name = fmt::format("whir.round{}", round);
   // g = Möbius(f): the coefficients of the folded polynomial.
@@ -163,7 +163,7 @@ void WhirBuilder::commit_or_finish(uint32_t round, const WhirOpening& in) {
   ood.emit();
 }
 
-void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
+void WhirProver::queries(uint32_t round, const WhirOpening& in) {
   const std::string name = fmt::format("whir.round{}", round);
   const uint32_t q = s_.num_queries[round];
   t_.grind(p_.whir.query_phase_pow_bits, proof(fields().query_phase_pow_witnesses).slice(round, 1));
@@ -194,7 +194,7 @@ void WhirBuilder::queries(uint32_t round, const WhirOpening& in) {
   }
 }
 
-void WhirBuilder::run(const WhirOpening& in) {
+void WhirProver::run(const WhirOpening& in) {
   m_cur_ = s_.m;
   log_rs_ = s_.m + s_.log_blowup;
   batch_and_weights(in);
@@ -221,7 +221,7 @@ void whir_prove(Graph& g, Ntt& ntt, DeviceTranscript& transcript, const ProofLay
   if (shape.sumcheck_rounds() > shape.m)
     throw InputError(fmt::format("WHIR: {} sumcheck rounds exceed the {} variables", shape.sumcheck_rounds(), shape.m));
   auto span = g.span("whir");
-  WhirBuilder(g, ntt, transcript, layout, regions, shape, params).run(in);
+  WhirProver(g, ntt, transcript, layout, regions, shape, params).run(in);
 }
 
 }  // namespace vkstark

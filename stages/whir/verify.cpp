@@ -46,7 +46,7 @@ VerifyResult check_shape(const WhirProof& p, const WhirShape& s, const WhirState
 
 namespace {
 
-// The verifier's side of one WHIR run, round by round as the prover's WhirBuilder
+// The verifier's side of one WHIR run, round by round as the prover's WhirProver
 // (stages/whir/prover.cpp): batch_and_weights, then per round k sumcheck rounds, commit_or_finish
 // and queries; then the final check of the claim against the final polynomial.
 class WhirVerifier {

@@ -95,7 +95,7 @@ Proved prove(Executor& exec, const Fixture& f, const ProverOptions& o, const std
       ++p.constraint_remakes;
     if (t.name.starts_with("stacked_reduction.round") && t.name.find(".made") != std::string::npos)
       ++p.reduction_remakes;
-    if (t.name.starts_with("logup.input.gkr.")) ++p.leaf_remakes;
+    if (t.name.starts_with("gkr.input.gkr.")) ++p.leaf_remakes;
   }
   const VerifyResult v = verify_bytes(f.pk.vk, p.bytes);
   EXPECT_TRUE(v.ok) << what << ": " << v.reason;

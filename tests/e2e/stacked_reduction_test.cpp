@@ -168,7 +168,7 @@ std::unique_ptr<ReductionGraph> build(const Case& cs, const HostSetup& hs, bool 
         rg->traces.push_back({buf, &d});
         views.push_back({buf.all(), d.width, d.log_height});
       }
-      commitments.push_back(stacked_commit(g, ntt, fmt::format("commit{}", c), views, params));
+      commitments.push_back(commit_stacked(g, ntt, fmt::format("commit{}", c), views, params));
     }
   }
   StackedReductionInput in;

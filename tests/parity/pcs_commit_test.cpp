@@ -25,7 +25,7 @@ TEST_P(PcsCommit, FibFixtureCommitmentMatchesTheSpec) {
   auto root = g.output<Digest>("root", 1);
   auto code_head = g.output<Fp>("code_head", 4);
   TraceView t{trace_buf, 2, 3};
-  StackedCommitment c = stacked_commit(g, ntt, "main", std::span<const TraceView>(&t, 1), params);
+  StackedCommitment c = commit_stacked(g, ntt, "main", std::span<const TraceView>(&t, 1), params);
   g.dispatch<CopyU32>("save_root", {.src = c.root().bitcast<uint32_t>(), .dst = root.all().bitcast<uint32_t>()});
   g.dispatch<CopyU32>(
       "save_code", {.src = c.codeword[0].slice(0, 4).bitcast<uint32_t>(), .dst = code_head.all().bitcast<uint32_t>()});

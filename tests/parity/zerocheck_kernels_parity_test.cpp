@@ -1,4 +1,4 @@
-// The kernels of round 0 of the batch constraint sumcheck (kernels/zerocheck.hpp, protocol.md 9.3)
+// The kernels of round 0 of the batch constraint sumcheck (kernels/batch_constraint.hpp, protocol.md 9.3)
 // and the host constants they take (stages/batch_constraint/round0.hpp):
 //   * the constants are what they claim, against naive constructions: the extension weights are
 //     the Lagrange basis on D at the coset points (eval_eq_uni), the interpolation matrix is the
@@ -14,8 +14,8 @@
 
 #include <vector>
 
+#include "kernels/batch_constraint.hpp"
 #include "kernels/field/simd_level.hpp"
-#include "kernels/zerocheck.hpp"
 #include "stages/batch_constraint/round0.hpp"
 #include "stages/common/poly.hpp"
 #include "tests/parity/executor_fixture.hpp"

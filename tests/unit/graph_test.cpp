@@ -6,7 +6,7 @@
 #include "kernels/basic.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/ntt.hpp"
-#include "kernels/stacking.hpp"
+#include "kernels/pcs.hpp"
 #include "kernels/transcript.hpp"
 #include "runtime/graph.hpp"
 

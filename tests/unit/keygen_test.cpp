@@ -884,7 +884,7 @@ TEST(Keygen, PreprocessedCommitmentIsTheStackedCommitOfTheTrace) {
     Buffer<Fp> trace = g.input<Fp>("trace", height);
     Buffer<Digest> root = g.output<Digest>("root", 1);
     const TraceView view{trace.all(), 1, uint32_t(log_height)};
-    StackedCommitment c = stacked_commit(g, ntt, "prep", std::span<const TraceView>(&view, 1), params);
+    StackedCommitment c = commit_stacked(g, ntt, "prep", std::span<const TraceView>(&view, 1), params);
     g.dispatch<CopyU32>("save_root", {.src = c.root().bitcast<uint32_t>(), .dst = root.all().bitcast<uint32_t>()});
     auto plan = cpu().prepare(compile(std::move(g)));
     plan->upload(trace, selector_trace(height).values.span());

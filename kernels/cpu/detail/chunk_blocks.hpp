@@ -1,5 +1,5 @@
 // CPU bodies over blocks of chunks of a column (chunk x of a column of height H: its rows x N ..
-// x N + N - 1, mod H), at each SIMD level: ZerocheckCosetExtend for N = 16 (kernels/zerocheck.hpp:
+// x N + N - 1, mod H), at each SIMD level: ZerocheckCosetExtend for N = 16 (kernels/batch_constraint.hpp:
 // the inverse DFT, the coset's shifts, the forward DFT) and PleFoldColumns
 // (kernels/mle_tables.hpp: the chunk's rows weighted by N Fp4 weights). kernels/cpu/chunk_blocks.cpp
 // holds the portable bodies and the dispatch by level, chunk_blocks_avx2.cpp and

@@ -1,4 +1,5 @@
-// Writing traces into the stacked matrix (protocol.md 6.1).
+// Writing traces into the stacked matrix of the commitment (protocol.md 6.1; the graph builder is
+// stages/pcs/stacked.cpp).
 #pragma once
 
 #include "kernels/detail/grid.hpp"

@@ -1,9 +1,9 @@
-// CPU bodies of kernels/zerocheck.hpp. The coset extension is the hot one (keccakf: 2633 columns
+// CPU bodies of kernels/batch_constraint.hpp. The coset extension is the hot one (keccakf: 2633 columns
 // of 2^15 rows, twice per coset). For N = 16 (the app params) it runs the device's two DFTs of 16
 // points over blocks of chunks, at the SIMD level of kernels/field/simd_level.hpp
 // (detail/chunk_blocks.hpp); other N take the N^2 products of Montgomery forms summed lazily in 64
 // bits (reduced once per value), the block's lanes innermost so that the compiler vectorizes them.
-#include "kernels/zerocheck.hpp"
+#include "kernels/batch_constraint.hpp"
 
 #include <algorithm>
 #include <array>

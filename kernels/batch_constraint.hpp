@@ -6,6 +6,8 @@
 // z_k = g^c omega^k (g = 31), point index p = k X + x (k-major: the X values of one k follow each
 // other). Functional f of protocol.md 9.1 is 0: the zerocheck C_T, 1: the numerator N_T, 2: the
 // denominator Q_T. Values are Fp4 unless said otherwise; challenges come from buffers.
+// The kernels keep the reference's names (zerocheck_*, as OpenVM's CUDA prover calls them), as
+// spans do, so that timings compare (docs/decisions.md, the naming rule).
 #pragma once
 
 #include <cstdint>

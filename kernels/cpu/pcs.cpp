@@ -1,5 +1,5 @@
-// CPU body of kernels/stacking.hpp.
-#include "kernels/stacking.hpp"
+// CPU body of kernels/pcs.hpp.
+#include "kernels/pcs.hpp"
 
 #include "kernels/cpu/parallel.hpp"
 
