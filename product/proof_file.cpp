@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "stages/encoding/codec.hpp"
 
@@ -55,16 +56,17 @@ std::vector<uint8_t> encode_proof_file(const ProofFile& file) {
 }
 
 EncodedProofFile encode_proof_file(std::span<const uint8_t> head, const Proof& proof) {
+  const uint64_t n = encoded_size(proof);
   EncodedProofFile f;
-  f.bytes.reserve(head.size() + 4 + encoded_size(proof));
+  f.bytes.reserve(head.size() + 4 + n);
   f.bytes.assign(head.begin(), head.end());
   ByteWriter w(f.bytes);
-  w.u32(0);  // the proof's length, written below
+  w.usize(n);  // the proof's length (InputError where it does not fit a u32)
   f.proof_at = f.bytes.size();
   encode_append(proof, f.bytes);
-  const size_t n = f.bytes.size() - f.proof_at;
-  if (n > UINT32_MAX) throw InputError(fmt::format("proof file: the proof of {} bytes does not fit", n));
-  for (int i = 0; i < 4; ++i) f.bytes[f.proof_at - 4 + size_t(i)] = uint8_t(n >> (8 * i));
+  if (f.bytes.size() - f.proof_at != n)  // the sizer and the encoder walk the same field lists
+    throw std::logic_error(
+        fmt::format("proof file: the proof encoded to {} bytes, its size said {}", f.bytes.size() - f.proof_at, n));
   return f;
 }
 

@@ -26,7 +26,7 @@ void poseidon2_permute_one(Poseidon2State& state) {
 std::string_view poseidon2_batch_isa() { return to_string(cpu_simd_level()); }
 
 void poseidon2_permute_batch(std::span<Poseidon2State> states) {
-  size_t done = 0, lanes = 0;
+  size_t lanes = 0;
   size_t (*wide)(Poseidon2State*, size_t) = nullptr;
   switch (cpu_simd_level()) {
     case SimdLevel::Avx512:
@@ -44,7 +44,7 @@ void poseidon2_permute_batch(std::span<Poseidon2State> states) {
     for (Poseidon2State& s : states) poseidon2_permute(s);
     return;
   }
-  done = wide(states.data(), states.size());
+  const size_t done = wide(states.data(), states.size());
   const size_t left = states.size() - done;
   if (left == 1) {
     poseidon2_permute_one(states[done]);

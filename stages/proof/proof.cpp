@@ -181,7 +181,6 @@ uint64_t encoded_size(const Proof& proof) {
 }
 
 void encode_append(const Proof& proof, std::vector<uint8_t>& out) {
-  out.reserve(out.size() + encoded_size(proof));
   ByteWriter w(out);
   encode_header(proof, w);
   ProofEncoder v(out);
@@ -190,6 +189,7 @@ void encode_append(const Proof& proof, std::vector<uint8_t>& out) {
 
 std::vector<uint8_t> encode(const Proof& proof) {
   std::vector<uint8_t> out;
+  out.reserve(encoded_size(proof));  // one allocation
   encode_append(proof, out);
   return out;
 }

@@ -224,7 +224,8 @@ inline constexpr uint32_t kProofCodecVersion = 3;
 
 // InputError for a proof inconsistent in itself (a list shorter than its count).
 std::vector<uint8_t> encode(const Proof& proof);
-// encode(proof)'s bytes appended to `out` (a proof file's buffer: no copy of the proof afterwards).
+// encode(proof)'s bytes appended to `out` (a proof file's buffer: no copy of the proof afterwards;
+// reserve encoded_size(proof) first for one allocation).
 void encode_append(const Proof& proof, std::vector<uint8_t>& out);
 // encode(proof).size(), without encoding it.
 uint64_t encoded_size(const Proof& proof);
