@@ -18,10 +18,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
 #include <thread>
+#include <tuple>
 
 #include <tbb/task_arena.h>
 
@@ -48,6 +50,33 @@ struct Round {
   std::map<std::string, uint64_t> per_worker;
   std::vector<batch::JobResult> results;
 };
+
+// A batch's timeline (JobResult::at) by worker: every proof's steps as JSON, and the time its
+// device waited for a proof: where a worker's proof started after the proof before it came back
+// (started - finished of the one before; the device then also waits for the upload).
+struct Timeline {
+  std::string json;
+  std::map<std::string, double> late_ms;  // per worker
+};
+Timeline timeline(std::vector<batch::JobResult> results) {
+  std::sort(results.begin(), results.end(), [](const batch::JobResult& a, const batch::JobResult& b) {
+    return std::tie(a.worker, a.at.started) < std::tie(b.worker, b.at.started);
+  });
+  Timeline t;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const batch::JobResult& r = results[i];
+    double late = 0;
+    if (i > 0 && results[i - 1].worker == r.worker) late = std::max(0.0, r.at.started - results[i - 1].at.finished);
+    t.late_ms[r.worker] += late;
+    t.json += fmt::format(
+        "{}\n      {{\"worker\": {}, \"job\": {}, \"dealt\": {:.3f}, \"traces\": {:.3f}, \"started\": {:.3f}, "
+        "\"finished\": {:.3f}, \"checked\": {:.3f}, \"late_ms\": {:.3f}, \"traces_ms\": {:.3f}, \"upload_ms\": "
+        "{:.3f}, \"device_ms\": {:.3f}, \"verify_ms\": {:.3f}}}",
+        t.json.empty() ? "" : ",", json_string(r.worker), r.job, r.at.dealt, r.at.traces, r.at.started, r.at.finished,
+        r.at.checked, late, r.traces_ms, r.upload_ms, r.device_ms, r.verify_ms);
+  }
+  return t;
+}
 
 }  // namespace
 
@@ -250,6 +279,11 @@ int main(int argc, char** argv) try {
     }
     median_rate[n] = bench::median(rates);
     const batch::StageTimes stages = batch::stage_times(results);
+    const Timeline last = timeline(std::vector<batch::JobResult>(results.end() - std::ptrdiff_t(per_worker * n),
+                                                                 results.end()));  // the last batch's
+    std::string late_text;
+    for (const auto& [w, ms] : last.late_ms)
+      late_text += fmt::format("{}{} {:.1f} ms", late_text.empty() ? "" : ", ", w, ms);
     std::string spread_text, spread_json;
     for (const auto& [w, c] : spread) {
       spread_text += fmt::format("{}{}: {}", spread_text.empty() ? "" : ", ", w, c);
@@ -260,16 +294,16 @@ int main(int argc, char** argv) try {
     fmt::print(
         "{} worker(s), {} proofs per batch: {:.3f} proofs/s (median of {}; {:.3f}-{:.3f}), {:.1f}% of the devices' "
         "own rate; batch {:.2f} s; proofs per worker: {}\n  per proof (median): {}; on its device start to finish "
-        "{:.1f} ms\n",
+        "{:.1f} ms\n  last batch, proofs started after the one before came back: {}\n",
         n, per_worker * n, median_rate[n], runs, lo, hi, own > 0 ? 100 * median_rate[n] / own : 0.0,
-        bench::median(walls), spread_text, batch::describe(stages), stages.prove_median);
+        bench::median(walls), spread_text, batch::describe(stages), stages.prove_median, late_text);
     results_json += fmt::format(
         "{}\n    {{\"workers\": {}, \"proofs_per_batch\": {}, \"proofs_per_s\": {}, \"proofs_per_s_min\": {}, "
         "\"proofs_per_s_max\": {}, \"share_of_device_rate\": {}, \"batch_s\": {}, \"stages\": {}, "
-        "\"per_worker\": {{{}}}}}",
+        "\"per_worker\": {{{}}}, \"last_batch_timeline\": [{}\n    ]}}",
         results_json.empty() ? "" : ",", n, per_worker * n, json_number(median_rate[n]), json_number(lo),
         json_number(hi), json_number(own > 0 ? median_rate[n] / own : 0), json_number(bench::median(walls)),
-        batch::to_json(stages), spread_json);
+        batch::to_json(stages), spread_json, last.json);
   }
   double ratio = 0;
   if (all.size() > 1) {

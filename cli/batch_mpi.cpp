@@ -137,7 +137,7 @@ class Reader {
   const char* what_;
 };
 
-constexpr uint32_t kResultVersion = 3;  // 2: traces_ms and verify_ms; 3: the stages, verified
+constexpr uint32_t kResultVersion = 4;  // 2: traces_ms and verify_ms; 3: the stages, verified; 4: the timeline
 
 std::vector<uint8_t> encode_u64(uint64_t v) {
   Writer w;
@@ -808,7 +808,8 @@ std::vector<uint8_t> encode_result(const JobResult& result) {
   w.u8(result.lost ? 1 : 0);
   w.u8(result.verified ? 1 : 0);
   for (double ms : {result.traces_ms, result.staging_ms, result.upload_ms, result.device_ms, result.download_ms,
-                    result.verify_ms, result.encode_ms, result.write_ms, result.prove_ms, result.total_ms})
+                    result.verify_ms, result.encode_ms, result.write_ms, result.prove_ms, result.total_ms,
+                    result.at.dealt, result.at.traces, result.at.started, result.at.finished, result.at.checked})
     w.f64(ms);
   w.u64(result.device_bytes);
   w.text(result.reason);
@@ -826,8 +827,9 @@ JobResult decode_result(std::span<const uint8_t> message) {
   r.ok = reader.flag();
   r.lost = reader.flag();
   r.verified = reader.flag();
-  for (double* ms : {&r.traces_ms, &r.staging_ms, &r.upload_ms, &r.device_ms, &r.download_ms, &r.verify_ms,
-                     &r.encode_ms, &r.write_ms, &r.prove_ms, &r.total_ms})
+  for (double* ms :
+       {&r.traces_ms, &r.staging_ms, &r.upload_ms, &r.device_ms, &r.download_ms, &r.verify_ms, &r.encode_ms,
+        &r.write_ms, &r.prove_ms, &r.total_ms, &r.at.dealt, &r.at.traces, &r.at.started, &r.at.finished, &r.at.checked})
     *ms = reader.f64();
   r.device_bytes = reader.u64();
   r.reason = reader.text();

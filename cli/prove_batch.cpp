@@ -91,7 +91,8 @@ std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<
         "{}\n    {{\"name\": {}, \"status\": {}, \"reason\": {}, \"worker\": {}, \"out\": {}, \"verified\": {}, "
         "\"traces_ms\": {}, \"staging_ms\": {}, \"upload_ms\": {}, \"device_ms\": {}, \"download_ms\": {}, "
         "\"verify_ms\": {}, \"encode_ms\": {}, \"write_ms\": {}, \"prove_ms\": {}, \"total_ms\": {}, "
-        "\"device_bytes\": {}, \"attempts\": {}, \"history\": {}}}",
+        "\"device_bytes\": {}, \"attempts\": {}, \"history\": {}, \"at_ms\": {{\"dealt\": {}, \"traces\": {}, "
+        "\"started\": {}, \"finished\": {}, \"checked\": {}}}}}",
         entries.empty() ? "" : ",", json_string(j.name),
         json_string(r.skipped ? "skipped"
                     : r.ok    ? "ok"
@@ -100,7 +101,9 @@ std::string summary_json(const std::vector<batch::Job>& jobs, const std::vector<
         json_string(r.reason), json_string(r.worker), json_string(j.out), r.verified ? "true" : "false",
         json_number(r.traces_ms), json_number(r.staging_ms), json_number(r.upload_ms), json_number(r.device_ms),
         json_number(r.download_ms), json_number(r.verify_ms), json_number(r.encode_ms), json_number(r.write_ms),
-        json_number(r.prove_ms), json_number(r.total_ms), r.device_bytes, r.attempts, json_string(r.history));
+        json_number(r.prove_ms), json_number(r.total_ms), r.device_bytes, r.attempts, json_string(r.history),
+        json_number(r.at.dealt), json_number(r.at.traces), json_number(r.at.started), json_number(r.at.finished),
+        json_number(r.at.checked));
   }
   const auto ok = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ok; });
   const auto lost = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.lost; });

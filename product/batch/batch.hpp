@@ -48,6 +48,14 @@ struct JobResult {
   double prove_ms = 0;        // start to finish of the proof on its device (traces uploaded, proof downloaded)
   double total_ms = 0;        // the job from being dealt to its result (traces, keygen, prepare, prove, verify)
   uint64_t device_bytes = 0;  // the proof's device memory, from its plan
+  // When each step ended, in milliseconds since its worker's run_workers began (one rank's clock):
+  // dealt to the worker, traces made, proof started on the device (start() returned), proof back
+  // (finish() returned), verified and encoded. With these a batch's timeline shows where a device
+  // waited: the next proof started after the one before it came back.
+  struct Timeline {
+    double dealt = 0, traces = 0, started = 0, finished = 0, checked = 0;
+    bool operator==(const Timeline&) const = default;
+  } at;
   uint32_t attempts = 0;      // times it was tried (1: once; more after a fault, "Faults" in docs/batch.md)
   std::string history;        // what befell it before its result, "; "-separated (empty: nothing)
   bool skipped = false;       // prove-batch --resume: its proof was there already and verified against it

@@ -129,6 +129,7 @@ void check_codec(Checks& c) {
   r.verify_ms = 34.75;
   r.total_ms = -0.0;
   r.device_bytes = uint64_t(80) << 30;
+  r.at = {.dealt = 0.125, .traces = 6.5, .started = 7.25, .finished = 41.0, .checked = 49.875};
   r.file = proof_bytes(3);
   const std::vector<uint8_t> wire = detail::encode_result(r);
   c.expect(detail::decode_result(wire) == r, "codec: a result comes back as it went");
