@@ -42,6 +42,7 @@
 #include "runtime/file.hpp"
 #include "runtime/trace.hpp"
 #include "stages/air/dag_air.hpp"
+#include "stages/air/debug_check.hpp"
 #include "stages/air/eval.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/encoding/codec.hpp"
@@ -322,7 +323,9 @@ int prove_command(int argc, char** argv) {
     st = shipped_statement_for(computation, options, params_name, log_stacked, executor, exec, progress);
   }
   const ProvingKey& pk = st.pk;
-  if (check) progress.step("debug check (constraints and buses)", [&] { debug_check_traces(pk, st.traces); });
+  if (check)
+    progress.step("debug check (constraints and buses)",
+                  [&] { vkstark::debug_check(pk, st.traces).throw_if_failed(); });
   // One proof: round 0 on generated kernels where they are in the caches, else on the interpreter
   // with nothing compiled in the background, which this process would only wait for at exit
   // (ProverOptions::round0_kernels). The debug check ran above when asked.

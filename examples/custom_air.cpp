@@ -7,7 +7,7 @@
 //   named columns          column structs (stages/air/columns.hpp) for both parts
 //   boolean columns        assert_bool(x): x * (x - 1) = 0
 //   degree 3               a product of two columns under a row filter; params.max_constraint_degree
-//   the debug checker      find_violation (stages/air/eval.hpp): the AIR, constraint and row that fail
+//   the debug checker      debug_check (stages/air/debug_check.hpp): the AIR, constraint and row that fail
 //
 //   custom_air [--executor cpu|vulkan|auto] [--rows 1024] [--params secure|test] [--proof FILE]
 //              [--bad-row N]
@@ -31,7 +31,7 @@
 #include "runtime/error.hpp"
 #include "stages/air/air.hpp"
 #include "stages/air/columns.hpp"
-#include "stages/air/eval.hpp"
+#include "stages/air/debug_check.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
@@ -188,15 +188,15 @@ int main(int argc, char** argv) try {
   const std::vector<std::optional<AirWithTraces>> traces{knapsack_trace(air_list[0], rows, bad_row)};
   const AirWithTraces& t = *traces[0];
 
-  // The debug checker: every constraint on every row, on the host, in that order; the first that is
-  // not zero, with the AIR's name, the constraint's number and text, the row and the value. Run it
-  // while writing an AIR: a verifier's rejection does not say which row is wrong. (The prover runs
-  // the full checker, buses included, with ProverOptions::debug_check or VKSTARK_DEBUG_CONSTRAINTS=1:
-  // stages/air/debug_check.hpp. row_view_parts: the preprocessed trace, cached parts, common main.)
-  const std::optional<ConstraintViolation> violation =
-      find_violation(pk.per_air[0].symbolic, t.row_view_parts(), t.public_values);
-  if (violation) fmt::print("custom_air: debug checker: {}\n", violation->message());
-  if (bad && (!violation || violation->row != bad_row || violation->constraint != 0)) {
+  // The debug checker: every constraint on every row and every bus balanced, on the host; per AIR
+  // the first failure with the AIR's name, the constraint's number and text, the row, the values of
+  // the columns it reads. Run it while writing an AIR: a verifier's rejection does not say which row
+  // is wrong. (The prover runs the same check before every proof with ProverOptions::debug_check or
+  // VKSTARK_DEBUG_CONSTRAINTS=1.)
+  const DebugReport report = debug_check(pk, traces);
+  if (!report.ok()) fmt::print("custom_air: {}\n", report.message());
+  const ConstraintFailure* failure = report.constraint_failures.empty() ? nullptr : &report.constraint_failures[0];
+  if (bad && (!failure || failure->row != bad_row || failure->constraint != 0)) {
     fmt::print(stderr, "custom_air: --bad-row {}: the debug checker should name constraint 0 at row {}\n", bad_row,
                bad_row);
     return 1;

@@ -2,7 +2,8 @@
 //
 //   1. Declare an AIR: its trace columns (a struct), public values and constraints (the class below).
 //   2. Generate its trace: a matrix of field elements, one row per step.
-//   3. Make the proving key (keygen) and prove (StarkProver) on an executor.
+//   3. Make the proving key (keygen), check the trace (debug_check), and prove (StarkProver) on an
+//      executor.
 //   4. Verify the proof (host code, no executor).
 //
 //   fibonacci [--executor cpu|vulkan|auto] [--rows 1024] [--params secure|test] [--proof FILE]
@@ -17,6 +18,7 @@
 #include "runtime/error.hpp"
 #include "stages/air/air.hpp"
 #include "stages/air/columns.hpp"
+#include "stages/air/debug_check.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
@@ -96,6 +98,13 @@ int main(int argc, char** argv) try {
   // Step 3: keygen once per AIR set and params; then prove (one graph, one run on the executor).
   const ProvingKey pk = keygen(air_list, params, *exec);
   const std::vector<std::optional<AirWithTraces>> traces{fibonacci_trace(air_list[0], rows)};
+  // The debug checker, while an AIR or its trace generation is new: every constraint on every row
+  // (and every bus) on the host. A proof of a wrong trace is only rejected by the verifier, which
+  // cannot say where; the checker names the AIR, the constraint, the row and the columns' values.
+  if (const DebugReport check = debug_check(pk, traces); !check.ok()) {
+    fmt::print(stderr, "fibonacci: {}\n", check.message());
+    return 1;
+  }
   StarkProver prover(pk, *exec);
   Trace trace;
   const Proof proof = prover.prove(traces, &trace);

@@ -79,15 +79,7 @@ int main(int argc, char** argv) try {
   if (tamper) {
     // The debug checker: every constraint of both AIRs on every row, and every bus balanced. Only
     // the bus is broken here: it names the message 273 and the row that sends it.
-    std::vector<std::optional<TraceMatrix>> preprocessed(2);
-    std::vector<DebugAirInput> inputs;
-    for (size_t a = 0; a < 2; ++a) {
-      const AirWithTraces& w = a == 0 ? t.program : t.table;
-      inputs.push_back({.air = &pk.per_air[a].symbolic,
-                        .parts = w.row_view_part_refs(preprocessed[a]),
-                        .public_values = w.public_values});
-    }
-    const DebugReport report = debug_check(inputs);
+    const DebugReport report = debug_check(pk, {t.program, t.table});
     if (report.violated != 0 || report.unbalanced != 1 || report.message().find("message [273]") == std::string::npos)
       throw std::logic_error("--tamper should break only the bus: " + report.message());
     fmt::print(

@@ -4,7 +4,7 @@
 // times and counters, the proof size and the verdict. Exit status 0 when the proof verifies.
 //
 //   keccakf [--executor cpu|vulkan|auto] [--permutations 1024] [--log-stacked-height 21]
-//           [--trace FILE] [--json FILE] [--proof FILE] [--quiet]
+//           [--trace FILE] [--json FILE] [--proof FILE] [--debug-check] [--quiet]
 //
 // In a terminal, progress lines on stderr name each phase as it finishes (--quiet: none).
 // --trace writes a Chrome trace of the proof's run (open in Perfetto), --json the run's trace as
@@ -21,6 +21,7 @@
 #include "product/airs/test_airs.hpp"
 #include "runtime/error.hpp"
 #include "runtime/trace.hpp"
+#include "stages/air/debug_check.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/prover.hpp"
 #include "stages/verifier.hpp"
@@ -41,7 +42,10 @@ int main(int argc, char** argv) try {
   options.output("--trace", trace_file, "write a Chrome trace of the proof's run (open in Perfetto)");
   options.output("--json", json_file, "write the proof run's trace as JSON");
   options.output("--proof", proof_file, "write the encoded proof");
-  bool quiet = false;
+  bool quiet = false, check = false;
+  options.flag("--debug-check", check,
+               "first check every constraint on every row on the host (debug_check): a failure names the AIR, the "
+               "constraint, the row and the columns' values");
   options.flag("--quiet", quiet, "no progress lines (there are none either when stderr is not a terminal)");
   options.parse_or_exit(argc, argv);
   cli::Progress progress(quiet);
@@ -64,6 +68,13 @@ int main(int argc, char** argv) try {
   const ProvingKey pk = keygen(list, params, *exec);
   fmt::print("  keygen {:.0f} ms\n", ms_since(t0));
   std::fflush(stdout);
+  if (check) {  // the debug checker: host time of the order of a CPU proof's constraint evaluation
+    t0 = Clock::now();
+    const DebugReport report = debug_check(pk, airs);
+    fmt::print("  debug check {:.0f} ms: {}\n", ms_since(t0),
+               report.ok() ? "every constraint holds" : report.message());
+    if (!report.ok()) return 1;
+  }
   StarkProver prover(pk, *exec);
   t0 = Clock::now();
   auto prepared = prover.prepare(airs);

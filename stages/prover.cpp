@@ -43,8 +43,8 @@ Buffer<T> download_copy(Graph& g, const std::string& name, View<T> v) {
   return out;
 }
 
-// InputError naming the AIR when its traces do not fit it.
-void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs) {
+// InputError naming the AIR when its traces do not fit it, or are given for another AIR (`match`).
+void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs, KeyAirMatch& match) {
   if (airs.size() != pk.per_air.size())
     throw InputError(fmt::format("prover: {} trace sets for {} AIRs", airs.size(), pk.per_air.size()));
   bool any = false;
@@ -53,14 +53,7 @@ void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithT
     any = true;
     const AirProvingKey& air = pk.per_air[a];
     const AirWithTraces& t = *airs[a];
-    if (!t.air)
-      throw InputError(
-          fmt::format("AIR {} (AIR {} of the proving key): its AirWithTraces has no AIR (air is null); "
-                      "set it to the AIR the key was made from",
-                      air.name, a));
-    if (t.air->name() != air.name)
-      throw InputError(
-          fmt::format("AIR {} of the proving key is {}, its traces are given for AIR {}", a, air.name, t.air->name()));
+    match.check(uint32_t(a), t.air);
     t.validate();  // the parts against the AIR's shape
     const uint32_t h = t.common.height;
     const SystemParams& params = pk.params();
@@ -153,21 +146,6 @@ uint32_t round0_chunk_nodes(const Executor& exec) {
 }
 
 }  // namespace
-
-void debug_check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs) {
-  check_traces(pk, airs);
-  std::vector<DebugAirInput> inputs;
-  for (size_t a = 0; a < airs.size(); ++a) {
-    if (!airs[a]) continue;
-    const AirProvingKey& k = pk.per_air[a];
-    DebugAirInput in{.air = &k.symbolic, .parts = {}, .public_values = airs[a]->public_values};
-    if (k.preprocessed_trace) in.parts.push_back(&*k.preprocessed_trace);
-    for (size_t i = 0; i < airs[a]->cached.size(); ++i) in.parts.push_back(&airs[a]->cached_part(i));
-    in.parts.push_back(&airs[a]->common);
-    inputs.push_back(std::move(in));
-  }
-  debug_check_or_throw(inputs);
-}
 
 // The background compilation: one TBB task per start_background(), all in one group, in an arena
 // of their own at low priority; what they made, by AIR, for the next functional_kernels() to take.
@@ -338,6 +316,7 @@ class PreparedProof final : public StarkProver::Prepared {
   std::unique_ptr<PreparedPlan> prepared;
   const MultiStarkVerifyingKey* vk = nullptr;
   const ProvingKey* pk = nullptr;
+  KeyAirMatch* air_match = nullptr;                                 // the prover's
   std::vector<std::shared_ptr<const CommittedTrace>> preprocessed;  // the prover's, per AIR
   bool debug_check = false;                                         // the debug checker before every proof
   bool remade = false;                                              // the large tables made again (low mode)
@@ -357,10 +336,7 @@ class PreparedProof final : public StarkProver::Prepared {
       throw InputError(
           fmt::format("prover: {} trace sets for a proof prepared for {} AIRs", airs.size(), heights.size()));
     for (size_t a = 0; a < airs.size(); ++a) {
-      if (airs[a] && !airs[a]->air)
-        throw InputError(
-            fmt::format("prover: AIR {} (AIR {} of the proving key): its AirWithTraces has no AIR (air is null)",
-                        pk->per_air[a].name, a));
+      if (airs[a]) air_match->check(uint32_t(a), airs[a]->air);
       const std::optional<uint32_t> h =
           airs[a] ? std::optional<uint32_t>(uint32_t(std::countr_zero(airs[a]->common.height))) : std::nullopt;
       if (h != heights[a])
@@ -368,7 +344,7 @@ class PreparedProof final : public StarkProver::Prepared {
                                      h ? fmt::format("has 2^{} rows,", *h) : std::string("is absent,"),
                                      heights[a] ? fmt::format("2^{} rows", *heights[a]) : std::string("its absence")));
     }
-    if (debug_check) debug_check_traces(*pk, airs);
+    if (debug_check) vkstark::debug_check(*pk, airs).throw_if_failed();
     const auto t0 = std::chrono::steady_clock::now();
     upload_traces(*prepared, commits, *pk, airs, shape, preprocessed);
     const double staging_ms = ms_since(t0);
@@ -719,11 +695,12 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan_most_kept(const std::vec
 std::unique_ptr<StarkProver::Planned> StarkProver::plan_keeping(const std::vector<std::optional<AirWithTraces>>& airs,
                                                                 const PlanOptions& options,
                                                                 uint64_t kept_codeword_bytes, bool remade) {
-  check_traces(pk_, airs);
+  check_traces(pk_, airs, air_match_);
   auto out = std::make_unique<PreparedProof>();
   const MultiStarkVerifyingKey& vk = pk_.vk;
   out->vk = &vk;
   out->pk = &pk_;
+  out->air_match = &air_match_;
   out->debug_check = options_.debug_check.value_or(debug_constraints_enabled());
   out->remade = remade;
   const SystemParams& params = vk.params;

@@ -77,7 +77,7 @@ struct ProverOptions {
   // Tighter limits than the executor's (memory_limits(exec.limits())) to build the proof for, as
   // if the device had smaller allocations and bindings: the proof is the same. For tests.
   MemoryLimits limits{};
-  // Run the debug checker (stages/air/debug_check.hpp) on the traces before every proof: every
+  // Run the debug checker (debug_check(pk, airs), stages/air/debug_check.hpp) on the traces before every proof: every
   // constraint on every row and every bus balanced, on the host; a failure is an InputError naming
   // the AIR, the constraint or bus, the row and the columns.
   // Costs host time of the order of a CPU proof's constraint evaluation. Unset: on when
@@ -99,12 +99,6 @@ struct ProverOptions {
   // where it ran (the task 'batch_constraint.openings.observe_on_host', or '...observe0').
   std::optional<OpeningsSponge> openings_sponge{};
 };
-
-// The debug checker (stages/air/debug_check.hpp) over a proof's traces, the preprocessed ones from
-// the key: InputError naming the AIR, the constraint or bus, the row and the columns, when a
-// constraint fails on some row or a bus does not balance (or the traces do not fit the key). What
-// ProverOptions::debug_check runs before every proof.
-void debug_check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs);
 
 class StarkProver {
  public:
@@ -206,6 +200,7 @@ class StarkProver {
   void start_background();
 
   const ProvingKey& pk_;
+  KeyAirMatch air_match_{pk_};  // the AIRs given with traces, matched to the key's
   Executor& exec_;
   ProverOptions options_;
   Round0Kernels round0_;                          // the options' or the environment's; Auto only on a GPU

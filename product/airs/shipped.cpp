@@ -11,9 +11,15 @@
 namespace vkstark {
 
 std::vector<std::shared_ptr<const Air>> shipped_airs(std::string_view computation) {
-  if (computation == "keccakf") return {std::make_shared<KeccakAir>()};
-  if (computation == "fibonacci") return {std::make_shared<FibonacciAir>()};
-  if (computation == "interactions") return {std::make_shared<Decompose>(), std::make_shared<ByteTable>()};
+  // One object each for the process (they hold no state): a prover matches the AIRs of its key to
+  // the objects it is given once (KeyAirMatch), so every job of a batch shares them.
+  static const std::shared_ptr<const Air> keccak = std::make_shared<KeccakAir>();
+  static const std::shared_ptr<const Air> fibonacci = std::make_shared<FibonacciAir>();
+  static const std::shared_ptr<const Air> decompose = std::make_shared<Decompose>();
+  static const std::shared_ptr<const Air> byte_table = std::make_shared<ByteTable>();
+  if (computation == "keccakf") return {keccak};
+  if (computation == "fibonacci") return {fibonacci};
+  if (computation == "interactions") return {decompose, byte_table};
   throw InputError(fmt::format("unknown computation '{}' (expected {})", computation,
                                fmt::join(std::begin(kShippedComputations), std::end(kShippedComputations), ", ")));
 }

@@ -13,7 +13,8 @@ namespace vkstark {
 
 inline constexpr std::string_view kShippedComputations[] = {"keccakf", "fibonacci", "interactions"};
 
-// The AIRs of a shipped computation, in keygen order. InputError for another name, listing them.
+// The AIRs of a shipped computation, in keygen order: the same objects at every call. InputError
+// for another name, listing them.
 std::vector<std::shared_ptr<const Air>> shipped_airs(std::string_view computation);
 
 // The shipped AIR written in code whose Air::name() is `name` ("keccak", "fibonacci",

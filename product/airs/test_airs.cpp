@@ -9,6 +9,7 @@
 
 #include "product/airs/fibonacci.hpp"
 #include "product/airs/keccak.hpp"
+#include "product/airs/shipped.hpp"
 #include "runtime/error.hpp"
 
 namespace vkstark {
@@ -225,7 +226,7 @@ AirWithTraces self_interaction_trace(std::shared_ptr<const SelfInteractionAir> a
 
 std::vector<AirWithTraces> fib_fixture(Fp a, Fp b, uint32_t height) {
   FibonacciTrace t = fibonacci_trace(a, b, height);
-  return {{std::make_shared<FibonacciAir>(), {}, std::move(t.main), std::move(t.public_values)}};
+  return {{shipped_airs("fibonacci")[0], {}, std::move(t.main), std::move(t.public_values)}};
 }
 
 namespace {
@@ -286,7 +287,7 @@ std::vector<AirWithTraces> keccak_fixture(size_t permutations, uint64_t seed, Tr
     for (uint64_t& x : in) x = rng();
   // Not `return {AirWithTraces{...}}`: an initializer list copies its elements (the whole trace).
   std::vector<AirWithTraces> out;
-  out.push_back(AirWithTraces{std::make_shared<KeccakAir>(), {}, keccak_trace(inputs, std::move(storage)), {}});
+  out.push_back(AirWithTraces{shipped_airs("keccakf")[0], {}, keccak_trace(inputs, std::move(storage)), {}});
   return out;
 }
 

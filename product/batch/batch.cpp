@@ -115,7 +115,7 @@ JobAirs vk_job_airs(const Job& job, const TraceAllocator& allocate, bool check_c
                           .parts = data.traces[a]->row_view_part_refs(preprocessed[a]),
                           .public_values = data.traces[a]->public_values});
       }
-      debug_check_or_throw(inputs);
+      debug_check(inputs).throw_if_failed();
     }
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", job.input_file, e.what()));
@@ -146,10 +146,7 @@ JobAirs make_job_airs(const Job& job, const TraceAllocator& allocate, bool check
       AirWithTraces t = trace_file_air(std::move(file));
       // Checked before it is proved (when asked: it costs host time): a violated constraint is named
       // (which constraint, which row) rather than found as a proof that does not verify.
-      if (check_trace_file)
-        if (const auto v =
-                find_violation(symbolic_air(*t.air), std::span<const TraceMatrix>(&t.common, 1), t.public_values))
-          throw InputError(v->message());
+      if (check_trace_file) debug_check(std::span<const AirWithTraces>(&t, 1)).throw_if_failed();
       out.airs.emplace_back(std::move(t));
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {}", job.trace_file, e.what()));
@@ -165,7 +162,7 @@ JobAirs make_job_airs(const Job& job, const TraceAllocator& allocate, bool check
       throw InputError(fmt::format("rows={}: not a power of two >= 4", job.size));
     const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), job.size);
     AirWithTraces t;
-    t.air = std::make_shared<FibonacciAir>();
+    t.air = shipped_airs("fibonacci")[0];
     t.common = fib.main;
     t.public_values = fib.public_values;
     out.statement = fmt::format("Fibonacci from (0, 1): {} rows reach {}", job.size, fib.public_values[2].value());
@@ -492,6 +489,13 @@ class Dealer {
   bool dry_ = false, abandoned_ = false;
 };
 
+// A job's traces, made on the traces' threads: the milliseconds they took, and when they were done
+// (since the worker's origin).
+struct MadeAirs {
+  JobAirs airs;
+  double ms = 0, done = 0;
+};
+
 struct InFlight {
   Deal deal;
   std::string shape;  // the idle cache's key
@@ -501,6 +505,7 @@ struct InFlight {
   JobAirs airs;                  // the traces: the device copies them in place until finish()
   Clock::time_point dealt, started;
   double traces_ms = 0;
+  JobResult::Timeline at;
 };
 
 JobResult failure(const Deal& deal, const std::string& worker, Clock::time_point dealt, std::string reason) {
@@ -526,8 +531,10 @@ tbb::task_arena& background() {
 
 class WorkerLoop {
  public:
-  WorkerLoop(const std::vector<Job>& jobs, Dealer& dealer, const Worker& worker, const WorkerOptions& options)
-      : jobs_(jobs),
+  WorkerLoop(const std::vector<Job>& jobs, Dealer& dealer, const Worker& worker, const WorkerOptions& options,
+             Clock::time_point origin)
+      : origin_(origin),
+        jobs_(jobs),
         dealer_(dealer),
         worker_(worker),
         options_(options),
@@ -557,12 +564,14 @@ class WorkerLoop {
         p.dealt = Clock::now();
         p.airs = std::async(std::launch::async, [this, j = p.deal.job] {
           const Clock::time_point t0 = Clock::now();
-          JobAirs airs;
+          MadeAirs made;
           background().execute([&] {
-            airs = make_job_airs(
+            made.airs = make_job_airs(
                 jobs_.at(j), [this](uint64_t cells) { return trace_memory(cells); }, options_.check_trace_files);
           });
-          return std::pair(std::move(airs), ms_since(t0));
+          made.ms = ms_since(t0);
+          made.done = since_origin();
+          return made;
         });
         const bool alone = p.deal.alone;
         pending_.push_back(std::move(p));
@@ -583,7 +592,7 @@ class WorkerLoop {
   struct Pending {
     Deal deal;
     Clock::time_point dealt;
-    std::future<std::pair<JobAirs, double>> airs;  // and the milliseconds it took
+    std::future<MadeAirs> airs;
   };
 
   // A job that ran out of memory: retried once alone on a worker (any), then reported.
@@ -736,7 +745,7 @@ class WorkerLoop {
     InFlight f;
     f.dealt = p.dealt;
     try {
-      auto [airs, traces_ms] = p.airs.get();
+      auto [airs, traces_ms, traces_done] = p.airs.get();
       if (p.deal.alone) {  // nothing else in flight, and no idle prepared proof holding memory
         while (!in_flight_.empty() && !retired_) finish_oldest();
         idle_.clear();
@@ -745,6 +754,8 @@ class WorkerLoop {
       if (fault_injected("oom", "job", p.deal.job, p.deal.attempt))
         throw OutOfDeviceMemory("out of device memory (injected: VKSTARK_FAULT)");
       f.traces_ms = traces_ms;
+      f.at.dealt = ms_between(origin_, p.dealt);
+      f.at.traces = traces_done;
       f.key = &key_for(job, airs);
       f.shape = f.key->id;
       for (const auto& a : airs.airs) f.shape += a ? fmt::format("/{}", a->common.height) : std::string("/-");
@@ -770,6 +781,7 @@ class WorkerLoop {
       f.trace = std::make_unique<Trace>();
       f.started = Clock::now();
       f.prepared->start(airs.airs, f.trace.get());
+      f.at.started = since_origin();
       f.airs = std::move(airs);  // the device copies the traces from their memory: kept until finish()
       f.deal = std::move(p.deal);
       alone_ = f.deal.alone;
@@ -807,6 +819,8 @@ class WorkerLoop {
     JobResult r;
     r.job = f.deal.job;
     r.worker = worker_.label;
+    r.at = f.at;
+    r.at.finished = since_origin();
     r.traces_ms = f.traces_ms;
     r.prove_ms = ms_since(f.started);
     r.staging_ms = f.trace->staging_ms;
@@ -850,6 +864,7 @@ class WorkerLoop {
           r.ok = true;
         }
         r.total_ms = ms_since(dealt);
+        r.at.checked = since_origin();
       } catch (const std::exception& e) {
         r.ok = false;
         r.reason = e.what();
@@ -866,6 +881,9 @@ class WorkerLoop {
     });
   }
 
+  double since_origin() const { return ms_between(origin_, Clock::now()); }
+
+  const Clock::time_point origin_;  // JobResult::at's
   const std::vector<Job>& jobs_;
   Dealer& dealer_;
   const Worker& worker_;
@@ -889,13 +907,14 @@ void run_workers(const std::vector<Job>& jobs, JobSource& source, const std::vec
                  const WorkerOptions& options) {
   if (workers.empty()) throw InputError("batch: no workers");
   Dealer dealer(source, workers.size());
+  const Clock::time_point origin = Clock::now();
   std::vector<std::thread> threads;
   std::mutex error_mutex;
   std::string fatal;
   for (const Worker& w : workers) {
     threads.emplace_back([&, &w = w] {
       try {
-        WorkerLoop(jobs, dealer, w, options).run();
+        WorkerLoop(jobs, dealer, w, options, origin).run();
       } catch (const std::exception& e) {
         // The source itself failed (e.g. MPI): nothing more this worker can report.
         dealer.abandon();

@@ -210,6 +210,12 @@ DebugReport debug_check(std::span<const DebugAirInput> airs, size_t max_problems
     report.violated += c.violated;
     if (!c.first) continue;
     const FirstViolation& v = *c.first;
+    report.constraint_failures.push_back({.air = in.air->name,
+                                          .constraint = v.constraint,
+                                          .row = v.row,
+                                          .value = v.value,
+                                          .failures = c.violated,
+                                          .expression = expression_text(*in.air, in.air->constraints[v.constraint])});
     TraceRows rows(std::span<const TraceMatrix* const>(in.parts), in.public_values);
     constraint_problems.push_back(fmt::format(
         "AIR {}: constraint {} fails at row {} (value {}){}: {}\n    reads {}", in.air->name, v.constraint, v.row,
@@ -283,9 +289,44 @@ DebugReport debug_check(std::span<const DebugAirInput> airs, size_t max_problems
   return report;
 }
 
-void debug_check_or_throw(std::span<const DebugAirInput> airs) {
-  const DebugReport r = debug_check(airs);
-  if (!r.ok()) throw InputError(r.message());
+void DebugReport::throw_if_failed() const {
+  if (!ok()) throw InputError(message());
+}
+
+DebugReport debug_check(std::span<const AirWithTraces> airs, size_t max_problems) {
+  std::vector<SymbolicAir> symbolic;
+  std::vector<std::optional<TraceMatrix>> preprocessed(airs.size());
+  symbolic.reserve(airs.size());
+  for (const AirWithTraces& t : airs) {
+    if (!t.air) throw InputError("debug checker: traces without their AIR (AirWithTraces::air is null)");
+    symbolic.push_back(symbolic_air(*t.air));
+  }
+  std::vector<DebugAirInput> inputs;
+  for (size_t a = 0; a < airs.size(); ++a)
+    inputs.push_back({.air = &symbolic[a],
+                      .parts = airs[a].row_view_part_refs(preprocessed[a]),
+                      .public_values = airs[a].public_values});
+  return debug_check(std::span<const DebugAirInput>(inputs), max_problems);
+}
+
+DebugReport debug_check(const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs,
+                        size_t max_problems) {
+  if (airs.size() != pk.per_air.size())
+    throw InputError(
+        fmt::format("debug checker: {} trace sets for {} AIRs of the key", airs.size(), pk.per_air.size()));
+  KeyAirMatch match(pk);
+  std::vector<DebugAirInput> inputs;
+  for (size_t a = 0; a < airs.size(); ++a) {
+    if (!airs[a]) continue;
+    match.check(uint32_t(a), airs[a]->air);
+    const AirProvingKey& k = pk.per_air[a];
+    DebugAirInput in{.air = &k.symbolic, .parts = {}, .public_values = airs[a]->public_values};
+    if (k.preprocessed_trace) in.parts.push_back(&*k.preprocessed_trace);
+    for (size_t i = 0; i < airs[a]->cached.size(); ++i) in.parts.push_back(&airs[a]->cached_part(i));
+    in.parts.push_back(&airs[a]->common);
+    inputs.push_back(std::move(in));
+  }
+  return debug_check(std::span<const DebugAirInput>(inputs), max_problems);
 }
 
 }  // namespace vkstark

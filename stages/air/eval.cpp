@@ -152,33 +152,6 @@ std::vector<Fp4> eval_constraints_on_trace(const SymbolicDag& dag, const AirShap
   return out;
 }
 
-std::string ConstraintViolation::message() const {
-  return fmt::format("AIR {}: constraint {} is violated at row {} (value {}): {}", air, constraint, row, value.value(),
-                     expression);
-}
-
-std::optional<ConstraintViolation> find_violation(const SymbolicAir& air, std::span<const TraceMatrix> parts,
-                                                  std::span<const Fp> public_values) {
-  check_trace_shape(air.name, air.shape, parts, public_values);
-  std::vector<uint32_t> roots;
-  const SymbolicDag dag = build_dag(air, &roots);
-  TraceRows rows(parts, public_values);
-  std::vector<Fp> values;
-  for (uint32_t r = 0; r < rows.height(); ++r) {
-    rows.set_row(r);
-    eval_nodes(dag, air.shape, rows, values);
-    for (uint32_t c = 0; c < roots.size(); ++c) {
-      if (!values[roots[c]].is_zero())
-        return ConstraintViolation{air.name, c, r, values[roots[c]], expression_text(air, air.constraints[c])};
-    }
-  }
-  return std::nullopt;
-}
-
-void check_constraints(const SymbolicAir& air, std::span<const TraceMatrix> parts, std::span<const Fp> public_values) {
-  if (auto v = find_violation(air, parts, public_values)) throw InputError(v->message());
-}
-
 bool debug_constraints_enabled() {
   const char* e = std::getenv("VKSTARK_DEBUG_CONSTRAINTS");
   return e != nullptr && std::strcmp(e, "") != 0 && std::strcmp(e, "0") != 0;

@@ -79,20 +79,6 @@ void check_trace_shape(const std::string& air, const AirShape& shape, std::span<
 void check_trace_shape(const std::string& air, const AirShape& shape, std::span<const TraceMatrix* const> parts,
                        std::span<const Fp> public_values);
 
-// The first violated constraint of a host trace: rows in order, then constraints in emission order.
-struct ConstraintViolation {
-  std::string air;
-  uint32_t constraint = 0;  // emission index
-  uint32_t row = 0;
-  Fp value;                // the constraint's nonzero value
-  std::string expression;  // the constraint's text
-  std::string message() const;
-};
-std::optional<ConstraintViolation> find_violation(const SymbolicAir& air, std::span<const TraceMatrix> parts,
-                                                  std::span<const Fp> public_values);
-// Throws InputError with find_violation's message when a constraint is violated (or the shape is
-// wrong).
-void check_constraints(const SymbolicAir& air, std::span<const TraceMatrix> parts, std::span<const Fp> public_values);
 // VKSTARK_DEBUG_CONSTRAINTS is set and not "0": the prover runs the debug checker
 // (stages/air/debug_check.hpp) before every proof.
 bool debug_constraints_enabled();

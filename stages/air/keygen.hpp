@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -70,5 +71,23 @@ StarkVerifyingKey verifying_key_entry(const AirProvingKey& pk);
 // with"), or whose entry differs otherwise, or naming the trace-height constraints.
 ProvingKey keygen_from_vk(const MultiStarkVerifyingKey& vk, std::span<const std::shared_ptr<const Air>> airs,
                           Executor& executor);
+
+// The AIRs a prover is handed for a key's entries, matched to the AIRs the key was made from: the
+// same object, or one of the same name whose shape (widths, public values) and constraint DAG are
+// the entry's. A name alone is not enough: another AIR of that name would be proved against the
+// key's constraints and give proofs that do not verify. Matching a new object evaluates it
+// symbolically (about 13 ms for keccakf), so the objects matched are remembered while they live
+// (a batch's jobs share their AIR objects). Thread-safe.
+class KeyAirMatch {
+ public:
+  explicit KeyAirMatch(const ProvingKey& pk) : pk_(pk), matched_(pk.per_air.size()) {}
+  // InputError naming entry `a` when `air` is null, of another name, or of other constraints.
+  void check(uint32_t a, const std::shared_ptr<const Air>& air);
+
+ private:
+  const ProvingKey& pk_;
+  std::mutex mutex_;
+  std::vector<std::vector<std::weak_ptr<const Air>>> matched_;  // per entry, the other objects matched
+};
 
 }  // namespace vkstark

@@ -168,8 +168,9 @@ TEST(Batch, BadJobsFailAloneWithTheirReason) {
   const std::vector<JobResult> again = run(jobs, b.workers, checked);
   std::filesystem::remove_all(folder);
   EXPECT_FALSE(again[1].ok);
-  EXPECT_THAT(again[1].reason, HasSubstr("bad.vkt: AIR fibonacci: constraint"));
-  EXPECT_THAT(again[1].reason, HasSubstr("violated at row"));
+  EXPECT_THAT(again[1].reason, HasSubstr("bad.vkt: debug checker: "));
+  EXPECT_THAT(again[1].reason, HasSubstr("AIR fibonacci: constraint"));
+  EXPECT_THAT(again[1].reason, HasSubstr("fails at row"));
   EXPECT_TRUE(again[0].ok && again[3].ok);
 }
 
@@ -216,6 +217,12 @@ TEST(Batch, TracesInUploadMemoryGiveTheBytesOfSerialProvingAndEveryStage) {
       EXPECT_GT(r.encode_ms, 0.0);
       EXPECT_GE(r.upload_ms, 0.0);
       EXPECT_GE(r.prove_ms, r.device_ms * 0.5);
+      // The timeline's steps in order (JobResult::at).
+      EXPECT_GE(r.at.dealt, 0.0);
+      EXPECT_GE(r.at.traces, r.at.dealt);
+      EXPECT_GE(r.at.started, r.at.traces);
+      EXPECT_GT(r.at.finished, r.at.started);
+      EXPECT_GE(r.at.checked, r.at.finished);
     }
   }
   std::filesystem::remove_all(folder);

@@ -6,6 +6,7 @@
 #include "product/airs/fibonacci.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/dag.hpp"
+#include "stages/air/debug_check.hpp"
 #include "stages/air/eval.hpp"
 
 using namespace vkstark;
@@ -89,23 +90,21 @@ TEST(AirDag, FibonacciHasFiveDegreeTwoConstraints) {
 }
 
 TEST(AirDag, CheckerAcceptsAValidFibonacciTraceAndNamesAViolation) {
-  FibonacciAir air;
-  SymbolicAir s = symbolic_air(air);
+  const auto air = std::make_shared<FibonacciAir>();
   FibonacciTrace t = fibonacci_trace(Fp::from_canonical(1), Fp::from_canonical(1), 16);
   EXPECT_EQ(t.public_values[2], Fp::from_canonical(1597));
-  std::vector<TraceMatrix> parts{t.main};
-  EXPECT_FALSE(find_violation(s, parts, t.public_values).has_value());
-  parts[0].at(5, 1) += Fp::one();
-  auto v = find_violation(s, parts, t.public_values);
-  ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(v->row, 4u);  // row 4's transition to row 5's right breaks first
-  EXPECT_EQ(v->constraint, 3u);
-  EXPECT_THROW(check_constraints(s, parts, t.public_values), InputError);
+  AirWithTraces a{air, {}, t.main, t.public_values};
+  EXPECT_TRUE(debug_check(std::span<const AirWithTraces>(&a, 1)).ok());
+  a.common.at(5, 1) += Fp::one();
+  const DebugReport r = debug_check(std::span<const AirWithTraces>(&a, 1));
+  ASSERT_EQ(r.constraint_failures.size(), 1u);
+  EXPECT_EQ(r.constraint_failures[0].row, 4u);  // row 4's transition to row 5's right breaks first
+  EXPECT_EQ(r.constraint_failures[0].constraint, 3u);
+  EXPECT_THROW(r.throw_if_failed(), InputError);
   try {
-    check_constraints(s, parts, t.public_values);
+    r.throw_if_failed();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("AIR fibonacci: constraint 3 is violated at row 4"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("AIR fibonacci: constraint 3 fails at row 4"), std::string::npos) << e.what();
   }
 }
 
@@ -133,8 +132,13 @@ TEST(AirDag, ShapeErrorsNameTheAir) {
   SymbolicAir s = symbolic_air(air);
   TraceMatrix wrong(3, 8);
   std::vector<Fp> pvs(3);
+  const auto check = [&](const TraceMatrix& m) {
+    const std::vector<const TraceMatrix*> parts{&m};
+    const DebugAirInput in{.air = &s, .parts = parts, .public_values = pvs};
+    (void)debug_check(std::span<const DebugAirInput>(&in, 1));
+  };
   try {
-    check_constraints(s, std::vector<TraceMatrix>{wrong}, pvs);
+    check(wrong);
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("AIR fibonacci: common main part has width 3, the AIR declares 2"),
@@ -142,7 +146,7 @@ TEST(AirDag, ShapeErrorsNameTheAir) {
         << e.what();
   }
   TraceMatrix h(2, 6);
-  EXPECT_THROW(check_constraints(s, std::vector<TraceMatrix>{h}, pvs), InputError);
+  EXPECT_THROW(check(h), InputError);
   AirShape shape;
   shape.common_width = 2;
   AirBuilder b("x", shape);

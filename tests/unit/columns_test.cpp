@@ -75,6 +75,69 @@ class WrongNames final : public Air {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// visit() leaves out `hi` (declared between lo and the array): a column no constraint would see.
+template <class T>
+struct ForgottenCols {
+  T lo, hi;
+  std::array<T, 2> limbs;
+  template <class F>
+  void visit(F&& f) {
+    f("lo", lo);
+    f("limbs", limbs);
+  }
+};
+
+// A nested struct's visit() leaves out its last member.
+template <class T>
+struct HalfPair {
+  T a, b;
+  template <class F>
+  void visit(F&& f) {
+    f("a", a);
+  }
+};
+template <class T>
+struct NestedForgottenCols {
+  T x;
+  HalfPair<T> pair;
+  template <class F>
+  void visit(F&& f) {
+    f("x", x);
+    f("pair", pair);
+  }
+};
+
+// One member visited twice (and so another not at all).
+template <class T>
+struct TwiceCols {
+  T a, b;
+  template <class F>
+  void visit(F&& f) {
+    f("a", a);
+    f("b", a);
+  }
+};
+
+class ForgottenColumnAir final : public Air {
+ public:
+  std::string name() const override { return "forgotten"; }
+  AirShape shape() const override { return {.common_width = column_count<ForgottenCols>()}; }
+  void eval(AirBuilder& b) const override {
+    const ForgottenCols<Expr> local = read_columns<ForgottenCols>(b.main(), 0);
+    b.assert_eq(local.lo, local.limbs[0] + local.limbs[1]);
+  }
+};
+
+template <template <class> class Cols>
+std::string column_error() {
+  try {
+    (void)column_count<Cols>();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no InputError";
+}
+
 }  // namespace
 
 TEST(Columns, WidthsIndicesAndNamesFollowTheVisitOrder) {
@@ -113,6 +176,26 @@ TEST(Columns, NamesThatDoNotFitTheShapeAreAnInputErrorNamingTheAir) {
   } catch (const InputError& e) {
     EXPECT_TRUE(has(e.what(), "AIR wrong_names: column_names() gives 1 names for part 0 of width 2")) << e.what();
   }
+}
+
+TEST(Columns, AMemberLeftOutOfVisitIsAnInputErrorNamingTheStructAndWhere) {
+  const std::string forgotten = column_error<ForgottenCols>();
+  EXPECT_TRUE(has(forgotten, "column struct")) << forgotten;
+  EXPECT_TRUE(has(forgotten, "ForgottenCols<unsigned int>")) << forgotten;
+  EXPECT_TRUE(has(forgotten, "bytes 4.. of its 16 are in no column (after column 'lo')")) << forgotten;
+  // Every use of the struct says so, not only the first.
+  EXPECT_THROW((void)column_indices<ForgottenCols>(), InputError);
+  EXPECT_THROW((void)column_names_of<ForgottenCols>(), InputError);
+  AirBuilder b("forgotten", {.common_width = 4});
+  EXPECT_THROW((void)read_columns<ForgottenCols>(b.main(), 0), InputError);
+  const std::string nested = column_error<NestedForgottenCols>();
+  EXPECT_TRUE(has(nested, "bytes 8.. of its 12 are in no column (after column 'pair.a')")) << nested;
+  const std::string twice = column_error<TwiceCols>();
+  EXPECT_TRUE(has(twice, "column 'b' is the slot of column 'a' again (a member visited twice)")) << twice;
+  // Keygen reads the AIR's shape: the AIR is refused before any key is made.
+  EXPECT_THROW((void)symbolic_air(ForgottenColumnAir()), InputError);
+  // A struct whose visit() covers it is accepted (every struct of this file above, and the shipped AIRs').
+  EXPECT_EQ(column_error<TestCols>(), "no InputError");
 }
 
 TEST(Buses, LookupsAndTheirTableCarryTheirCountWeightsAndTheBusName) {

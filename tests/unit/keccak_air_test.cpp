@@ -17,6 +17,7 @@
 #include "product/airs/keccak.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/dag.hpp"
+#include "stages/air/debug_check.hpp"
 #include "stages/air/eval.hpp"
 
 using namespace vkstark;
@@ -431,7 +432,11 @@ TEST(KeccakAir, CheckerAcceptsAValidTraceAndNamesACorruptedConstraint) {
   const std::vector<State> inputs = random_states(3, 11);
   const std::vector<TraceMatrix> valid{keccak_trace(inputs)};
   ASSERT_EQ(valid[0].height, 128u);
-  EXPECT_FALSE(find_violation(s, valid, {}).has_value());
+  const auto check = [&](const TraceMatrix& m) {
+    const DebugAirInput in{.air = &s, .parts = {&m}, .public_values = {}};
+    return debug_check(std::span<const DebugAirInput>(&in, 1));
+  };
+  EXPECT_TRUE(check(valid[0]).ok());
 
   struct Case {
     uint32_t row, col;
@@ -455,10 +460,11 @@ TEST(KeccakAir, CheckerAcceptsAValidTraceAndNamesACorruptedConstraint) {
   for (const Case& c : cases) {
     std::vector<TraceMatrix> bad = valid;
     bad[0].at(c.row, c.col) = c.value;
-    const auto v = find_violation(s, bad, {});
-    ASSERT_TRUE(v.has_value()) << "row " << c.row << " col " << c.col;
-    EXPECT_EQ(v->air, "keccak");
-    EXPECT_EQ(v->constraint, c.constraint) << v->message();
-    EXPECT_EQ(v->row, c.violated_row) << v->message();
+    const DebugReport r = check(bad[0]);
+    ASSERT_EQ(r.constraint_failures.size(), 1u) << "row " << c.row << " col " << c.col;
+    const ConstraintFailure& v = r.constraint_failures[0];
+    EXPECT_EQ(v.air, "keccak");
+    EXPECT_EQ(v.constraint, c.constraint) << r.message();
+    EXPECT_EQ(v.row, c.violated_row) << r.message();
   }
 }

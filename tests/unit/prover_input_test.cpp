@@ -47,6 +47,48 @@ TEST(ProverInput, TracesWithoutTheirAirOrForAnotherAirAreRefusedNamingTheAir) {
   EXPECT_EQ(prove_error(pk, *exec, t), "");
 }
 
+namespace {
+// Fibonacci's name and shape, one constraint less (the last row's check of the result): an AIR the
+// key was not made from, which a match by name would prove against the key's constraints.
+class ImpostorFibonacci final : public Air {
+ public:
+  std::string name() const override { return FibonacciAir().name(); }
+  AirShape shape() const override { return FibonacciAir().shape(); }
+  void eval(AirBuilder& b) const override {
+    const Window m = b.main();
+    b.when_transition().assert_eq(m.next(0), m.local(1));
+  }
+};
+}  // namespace
+
+// An AIR handed over with traces must be the key's AIR by its constraints, not only its name: another
+// object of the same AIR is accepted (for the prover and for a prepared proof), one of other
+// constraints is refused naming the AIR.
+TEST(ProverInput, AnAirOfTheKeysNameButOtherConstraintsIsRefused) {
+  auto exec = make_executor("cpu");
+  auto air = std::make_shared<FibonacciAir>();
+  const std::vector<std::shared_ptr<const Air>> airs{air};
+  const ProvingKey pk = keygen(airs, test_system_params_small(2, 8, 3), *exec);
+  const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), 64);
+  AirWithTraces t;
+  t.common = fib.main;
+  t.public_values = fib.public_values;
+  t.air = std::make_shared<ImpostorFibonacci>();
+  const std::string e = prove_error(pk, *exec, t);
+  EXPECT_NE(e.find("AIR fibonacci (AIR 0 of the proving key): the AIR given with its traces has the name of the "
+                   "key's but other constraints"),
+            std::string::npos)
+      << e;
+  t.air = std::make_shared<FibonacciAir>();  // another object of the key's AIR
+  EXPECT_EQ(prove_error(pk, *exec, t), "");
+  StarkProver prover(pk, *exec);
+  std::unique_ptr<StarkProver::Prepared> prepared = prover.prepare({std::optional<AirWithTraces>(t)});
+  AirWithTraces impostor = t;
+  impostor.air = std::make_shared<ImpostorFibonacci>();
+  EXPECT_THROW(prepared->start({std::optional<AirWithTraces>(impostor)}), InputError);
+  EXPECT_NO_THROW((void)prepared->run({std::optional<AirWithTraces>(t)}));
+}
+
 TEST(ProverInput, ATraceTallerThanTheParamsTakeNamesTheAirAndWhatToChange) {
   auto exec = make_executor("cpu");
   auto air = std::make_shared<FibonacciAir>();
