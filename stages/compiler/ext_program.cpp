@@ -37,7 +37,7 @@ static_assert(kMaxViewArray <= (1u << 16));
 // What compiling a DAG knows of each node.
 struct NodeSlots {
   const std::vector<uint8_t>& need;  // the roots reach it (the schedule's live nodes)
-  std::vector<uint32_t> uses;        // reads of it left (by an operation or a fold), from the schedule's
+  std::vector<uint32_t> uses;        // reads of it left (by an operation or a fold): the schedule's
   std::vector<uint32_t> slot;        // its slot (kNoSlot: none yet)
   std::vector<uint32_t> part;        // a trace read's row-view part
   std::vector<uint8_t> pinned;       // a prologue constant or public value: its slot is never freed
@@ -91,8 +91,8 @@ void add_prologue(const SymbolicDag& dag, const AirShape& shape, const std::vect
   p.prologue = uint32_t(p.code.size());
 }
 
-// The body: the operations in DAG order and each root's fold; slots freed after their last read
-// (most recently freed first) are reused.
+// The body: the schedule's walk, each operation and each root's fold; a slot is free once its
+// node's uses count down to zero, and freed slots (most recently freed first) are reused.
 void add_body(const SymbolicDag& dag, const ConstraintSchedule& schedule, NodeSlots& s, ExtProgram& p) {
   std::vector<uint32_t> free_slots;
   auto alloc = [&] {
