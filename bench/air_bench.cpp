@@ -25,8 +25,8 @@
 #include "product/airs/keccak.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/trace.hpp"
-#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/eval.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
 
 using namespace vkstark;
 

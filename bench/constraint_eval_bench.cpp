@@ -1,4 +1,4 @@
-// Throughput of the CPU constraint evaluator (stages/air/eval_cpu.hpp; issue 9 item 3) on two
+// Throughput of the CPU constraint evaluator (stages/compiler/eval_cpu.hpp; issue 9 item 3) on two
 // synthetic DAGs at 2^15 rows:
 //   0 "keccak-like": shaped like the Keccak-f AIR, ~2.9k columns, ~3.2k constraints, ~37k DAG nodes
 //     of mostly Add/Sub with about a quarter Mul (bit checks, xor3 relations, 16-bit limbs summed
@@ -21,7 +21,7 @@
 #include "kernels/field/simd_level.hpp"
 #include "stages/air/dag.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/air/eval_cpu.hpp"
+#include "stages/compiler/eval_cpu.hpp"
 
 using namespace vkstark;
 

@@ -69,7 +69,7 @@ inline constexpr uint32_t kZerocheckMaxSlices = 512;
 // The weighted sums over the hypercube part of one coset's functional values, as J = partials.count
 // / (3N) partial sums per (functional, k): with X = eq.count (M = N X points; N any count) and the
 // values of each functional in S = slices slices to add up (the unsummed chunk sums of the
-// extension kernel, stages/air/ext_kernel.hpp; S = 1 in round 0),
+// extension kernel, stages/compiler/ext_kernel.hpp; S = 1 in round 0),
 //   partials[(j 3 + f) N + k] = sum_{s < S} sum_{x in S_j} eq[x] values[(f S + s) M + k X + x]
 // S_j = the x < X in the blocks of 64 at 64 (j + t J), t = 0, 1, ... (workgroup (j 3 + f) N + k
 // of 64 invocations, lane = x mod 64: adjacent invocations read adjacent values); with X < 64 and

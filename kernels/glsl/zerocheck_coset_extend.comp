@@ -12,7 +12,7 @@
 // the coset's shift s_j = g^(c j) / 16, a forward DFT (49 products instead of 256).
 // Other N: W's products summed in 64 bits (hi, lo words), folded to lo + hi (2^32 mod p) < 2^61
 // after every third one, Montgomery-reduced once per value (the constraint kernel's lazy fold,
-// stages/air/eval_glsl.cpp).
+// stages/compiler/eval_glsl.cpp).
 
 const uint PAD = 17u;  // 16 values per chunk and a spare word: conflict-free reads of a chunk
 shared uint stage_[WG * PAD];

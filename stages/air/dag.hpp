@@ -53,7 +53,10 @@ struct SymbolicDag {
   uint32_t max_root_degree() const;
   // Node counts by kind, indexed by NodeKind.
   std::vector<uint32_t> count_by_kind() const;
-  // Nodes reachable from a constraint or an interaction (unused folded children are not), as a mask.
+  // Nodes reachable from a constraint or an interaction (unused folded children are not), as a mask:
+  // the AIR's own notion (what its verifying key's DAG needs). A constraint kernel evaluates fewer,
+  // the nodes the constraints alone reach (the constraint compiler's schedule, which also checks the
+  // DAG as it walks it); both stay, as they answer different questions.
   std::vector<bool> live_nodes() const;
   // Nodes reachable from `roots` (node indices; children come before their parents), as a mask.
   std::vector<bool> reachable(std::span<const uint32_t> roots) const;

@@ -7,7 +7,7 @@
 
 #include "runtime/error.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/air/ext_kernel.hpp"
+#include "stages/compiler/ext_kernel.hpp"
 
 namespace vkstark {
 

@@ -1,8 +1,8 @@
 // The three functionals of protocol.md 9.1 of one AIR (the zerocheck C_T, the LogUp numerator N_T
 // and denominator Q_T) as DAGs over "point sources", for the generated kernels of the batch
 // constraint sumcheck: round 0 evaluates them at coset points in the base field (the constraint
-// kernel, stages/air/constraint_kernel.hpp), the MLE rounds over folded Fp4 tables (the extension
-// kernel, stages/air/ext_kernel.hpp).
+// kernel, stages/compiler/constraint_kernel.hpp), the MLE rounds over folded Fp4 tables (the
+// extension kernel, stages/compiler/ext_kernel.hpp).
 //
 // Point sources: at a point, every value the row view reads is a column of one of two parts,
 //   part 0, the trace columns: per row-view part p (preprocessed?, cached..., common), its local
@@ -32,9 +32,9 @@
 #include <vector>
 
 #include "stages/air/air.hpp"
-#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/dag.hpp"
-#include "stages/air/ext_kernel.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
+#include "stages/compiler/ext_kernel.hpp"
 
 namespace vkstark {
 

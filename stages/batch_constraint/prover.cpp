@@ -13,12 +13,12 @@
 #include "kernels/ntt.hpp"
 #include "kernels/transcript.hpp"
 #include "kernels/whir.hpp"
-#include "stages/air/constraint_kernel.hpp"
-#include "stages/air/ext_kernel.hpp"
 #include "stages/batch_constraint/round0.hpp"
 #include "stages/common/device_value.hpp"
 #include "stages/common/poly.hpp"
 #include "stages/common/program.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
+#include "stages/compiler/ext_kernel.hpp"
 #include "stages/pcs/stacked.hpp"
 
 namespace vkstark {

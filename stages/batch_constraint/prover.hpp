@@ -1,8 +1,8 @@
 // The batch constraint sumcheck prover (protocol.md 9.3-9.6) on the device: lambda, round 0 with
 // the univariate skip (stages/batch_constraint/round0.hpp, the functionals at coset points), the folds of
 // every column to MLE tables at r_0, the MLE rounds j = 1..n_max (the functionals over the folded
-// tables, stages/air/ext_kernel.hpp) and the column openings. Graph builder; the verifier half is
-// stages/batch_constraint/verify.hpp, which it mirrors round by round:
+// tables, stages/compiler/ext_kernel.hpp) and the column openings. Graph builder; the verifier half
+// is stages/batch_constraint/verify.hpp, which it mirrors round by round:
 //
 //   verifier                       prover (tasks)
 //   sample lambda                  batch_constraint.round0.lambda

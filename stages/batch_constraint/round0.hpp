@@ -1,6 +1,6 @@
 // Round 0 of the batch constraint sumcheck (protocol.md 9.3, univariate skip), prover half, as
 // device dispatches, apart from the constraint DAG's evaluation itself (the constraint kernel's
-// points mode, stages/air/constraint_kernel.hpp, driven by the caller between extend() and
+// points mode, stages/compiler/constraint_kernel.hpp, driven by the caller between extend() and
 // reduce()). Graph builder: nothing runs until the plan does. The verifier half is
 // stages/batch_constraint/verify.hpp (its sums() and round0() mirror sample_lambda(), sums_and_mu() and
 // round0() below). Thread-compatible; the Graph, the transcript, the verifying keys and the views

@@ -1,11 +1,11 @@
 // LogUp's GKR input layer (protocol.md 8.1-8.2) on the device: the leaves (p, q) of every
 // interaction of every present trace, at its slot of the interaction column, from the trace rows.
-// Each interaction's count and message are evaluated by the generated constraint kernel over a
-// copy of the AIR's DAG whose roots are that interaction's nodes (stages/air/constraint_kernel.hpp),
-// with coefficients from the device: the count's is the lifting normalisation 2^-max(l - h, 0); the
-// message fields' are the powers of beta (summed where a node repeats) and a constant root carries
-// alpha + beta^len (bus + 1). So the leaves are q = alpha + h_sigma and p = count * norm without a
-// hand-written kernel per AIR. Graph builders; thread-compatible.
+// Each interaction's count and message are evaluated by the generated constraint kernel
+// (stages/compiler/constraint_kernel.hpp) over a copy of the AIR's DAG whose roots are that
+// interaction's nodes, with coefficients from the device: the count's is the lifting normalisation
+// 2^-max(l - h, 0); the message fields' are the powers of beta (summed where a node repeats) and a
+// constant root carries alpha + beta^len (bus + 1). So the leaves are q = alpha + h_sigma and
+// p = count * norm without a hand-written kernel per AIR. Graph builders; thread-compatible.
 #pragma once
 
 #include <memory>
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "runtime/graph.hpp"
-#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/keygen.hpp"
 #include "stages/common/transcript.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
 #include "stages/proof/proof.hpp"
 
 namespace vkstark {

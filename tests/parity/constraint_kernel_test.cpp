@@ -1,11 +1,11 @@
-// Specifies the constraint kernel (stages/air/constraint_kernel.hpp): the run-time kernel generated
-// from an AIR's DAG gives, on every executor (Vulkan under validation), out[r] = sum_i lambda^i C_i(r)
-// bit-identical to the host evaluator (eval_constraints_on_trace) on random rows and random lambda:
-// the Fibonacci AIR (also against its constraints written out by hand), an AIR that reads every kind
-// of variable (preprocessed, two cached parts, common, public values, all selectors, next rows), a
-// large random DAG, the Keccak-f AIR, an AIR without public values or without constraints; heights
-// 1, 2, 4, 2^10; kernels in many chunks adding into one or several partial sums; the lazy fold at
-// its largest products.
+// Specifies the constraint kernel (stages/compiler/constraint_kernel.hpp): the run-time kernel
+// generated from an AIR's DAG gives, on every executor (Vulkan under validation), out[r] = sum_i
+// lambda^i C_i(r) bit-identical to the host evaluator (eval_constraints_on_trace) on random rows
+// and random lambda: the Fibonacci AIR (also against its constraints written out by hand), an AIR
+// that reads every kind of variable (preprocessed, two cached parts, common, public values, all
+// selectors, next rows), a large random DAG, the Keccak-f AIR, an AIR without public values or
+// without constraints; heights 1, 2, 4, 2^10; kernels in many chunks adding into one or several
+// partial sums; the lazy fold at its largest products.
 // And what the graph builder rejects: wrong view sizes, a shape that is not the kernel's, a DAG that
 // reads past its shape, too many parts.
 #include <fmt/format.h>
@@ -23,9 +23,9 @@
 #include "product/airs/keccak.hpp"
 #include "product/airs/test_airs.hpp"
 #include "runtime/error.hpp"
-#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/dag.hpp"
 #include "stages/air/eval.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

@@ -3,8 +3,8 @@
 //   * the points kernel (base field, round 0) over random source columns: every functional at every
 //     point equals sum_k c_k root_k of the original DAG evaluated on the row view the sources
 //     describe (local and next columns, selectors as columns);
-//   * the extension kernel (MLE rounds, stages/air/ext_kernel.hpp) over random Fp4 tables, at X = 0
-//     (the fully folded read of a one-entry table) and X = 1..3 (interpolated pairs), in one
+//   * the extension kernel (MLE rounds, stages/compiler/ext_kernel.hpp) over random Fp4 tables, at
+//     X = 0 (the fully folded read of a one-entry table) and X = 1..3 (interpolated pairs), in one
 //     chunk and in many (with and without side-by-side partial sums), accumulating or not;
 //   * AIRs with every part kind (preprocessed, two cached parts, next rows, public values,
 //     selectors) and interactions (repeated message nodes, constant fields);
@@ -25,8 +25,8 @@
 #include "product/airs/test_airs.hpp"
 #include "runtime/error.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/air/ext_program.hpp"
 #include "stages/batch_constraint/functionals.hpp"
+#include "stages/compiler/ext_program.hpp"
 #include "tests/parity/executor_fixture.hpp"
 
 using namespace vkstark;

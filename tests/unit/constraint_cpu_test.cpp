@@ -1,10 +1,10 @@
-// Specifies the CPU body of the constraint kernel (stages/air/eval_cpu.hpp): the DAG compiled into
-// an instruction stream over blocks of rows gives, on every SIMD level the processor has, the same
-// bits as the host evaluator (eval_constraints_on_trace, a row-by-row walk of the DAG that shares no
-// code with it) for the Fibonacci AIR, a hand-made AIR that reads every kind of variable, and a
-// random DAG; heights below one block included. Also: registers are reused by liveness, nodes that
-// only interactions read are not evaluated, inputs that do not fit are InputErrors, and the kernel
-// body runs through the CPU executor.
+// Specifies the CPU body of the constraint kernel (stages/compiler/eval_cpu.hpp): the DAG compiled
+// into an instruction stream over blocks of rows gives, on every SIMD level the processor has, the
+// same bits as the host evaluator (eval_constraints_on_trace, a row-by-row walk of the DAG that
+// shares no code with it) for the Fibonacci AIR, a hand-made AIR that reads every kind of variable,
+// and a random DAG; heights below one block included. Also: registers are reused by liveness, nodes
+// that only interactions read are not evaluated, inputs that do not fit are InputErrors, and the
+// kernel body runs through the CPU executor.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -19,9 +19,9 @@
 #include "runtime/error.hpp"
 #include "runtime/graph.hpp"
 #include "runtime/plan.hpp"
-#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/eval.hpp"
-#include "stages/air/eval_cpu.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
+#include "stages/compiler/eval_cpu.hpp"
 
 using namespace vkstark;
 

@@ -1,6 +1,6 @@
-// The instruction stream of the CPU constraint evaluator (stages/air/eval_cpu.hpp) as the block
-// bodies run it: eval_cpu.cpp compiles the DAG into a Program and runs blocks of rows with the body
-// of the current SIMD level (kernels/field/simd_level.hpp): eval_cpu_avx512.cpp and
+// The instruction stream of the CPU constraint evaluator (stages/compiler/eval_cpu.hpp) as the
+// block bodies run it: eval_cpu.cpp compiles the DAG into a Program and runs blocks of rows with
+// the body of the current SIMD level (kernels/field/simd_level.hpp): eval_cpu_avx512.cpp and
 // eval_cpu_avx2.cpp, compiled for their ISA, or the portable one in eval_cpu.cpp. All three include
 // detail/eval_cpu_blocks.inl. This header holds plain data and declarations only, so nothing
 // compiled for one ISA can be shared with another translation unit. Thread-compatible; a Program

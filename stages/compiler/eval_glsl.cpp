@@ -1,7 +1,7 @@
-// GLSL body of the constraint kernel (stages/air/constraint_kernel.hpp), generated from the DAG.
+// GLSL body of the constraint kernel (stages/compiler/constraint_kernel.hpp), from the DAG.
 //
 // One invocation per row r; straight-line code over the nodes the constraints reach, in DAG order
-// (children first):
+// (children first), each constraint folded right after its node (the schedule, schedule.hpp):
 //   const uint t12=fp_mul(fp_add(L0(3u),sT),t9);    node 12 = (main column 3 + is_transition) * node 9
 //   F(4u,t12)                                       node 12 is constraint 4: acc += lambda^4 * t12
 // Base-field values are uints in Montgomery form (fp.glsl).
@@ -37,44 +37,17 @@
 
 #include <algorithm>
 #include <iterator>
-#include <utility>
 #include <vector>
 
 #include "runtime/error.hpp"
 #include "runtime/kernel_abi.hpp"
-#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/eval.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
+#include "stages/compiler/schedule.hpp"
 
 namespace vkstark {
 
 namespace {
-
-bool is_arithmetic(NodeKind k) {
-  return k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul || k == NodeKind::Neg;
-}
-
-// The nodes the constraints reach. (SymbolicDag::live_nodes also keeps nodes only interactions
-// use; this kernel evaluates constraints only.) Checks that every index points backwards.
-std::vector<bool> constraint_nodes(const SymbolicDag& dag) {
-  const size_t n = dag.nodes.size();
-  std::vector<bool> live(n, false);
-  for (uint32_t i : dag.constraint_idx) {
-    if (i >= n) throw InputError(fmt::format("constraint node {} is past the DAG's {} nodes", i, n));
-    live[i] = true;
-  }
-  for (size_t i = n; i-- > 0;) {
-    if (!live[i]) continue;
-    const DagNode& d = dag.nodes[i];
-    if (!is_arithmetic(d.kind)) continue;
-    const bool binary = d.kind != NodeKind::Neg;
-    if (d.left >= i || (binary && d.right >= i))
-      throw InputError(
-          fmt::format("DAG node {} reads node {}, which does not come before it", i, d.left >= i ? d.left : d.right));
-    live[d.left] = true;
-    if (binary) live[d.right] = true;
-  }
-  return live;
-}
 
 // What the live nodes read, checked against the shape.
 struct Reads {
@@ -82,7 +55,7 @@ struct Reads {
   bool first = false, last = false, transition = false;
 };
 
-Reads check_reads(const SymbolicDag& dag, const AirShape& shape, const std::vector<bool>& live) {
+Reads check_reads(const SymbolicDag& dag, const AirShape& shape, const std::vector<uint8_t>& live) {
   const std::vector<uint32_t> widths = shape.row_view_widths();
   Reads reads{std::vector<bool>(widths.size()), std::vector<bool>(widths.size())};
   for (size_t i = 0; i < dag.nodes.size(); ++i) {
@@ -141,7 +114,7 @@ constexpr uint32_t kMaxInlineDepth = 12;
 // when all of its operands are ("base"), else uvec4 (mixed operands: fp4_scale, fp4_add_base).
 class Emitter {
  public:
-  Emitter(const SymbolicDag& dag, const AirShape& shape, const std::vector<bool>& live, Text out, bool ext = false)
+  Emitter(const SymbolicDag& dag, const ConstraintSchedule& schedule, const AirShape& shape, Text out, bool ext = false)
       : dag_(dag),
         shape_(shape),
         out_(out),
@@ -149,16 +122,11 @@ class Emitter {
         inline_(dag.nodes.size(), false),
         named_read_(dag.nodes.size(), false),
         base_(dag.nodes.size(), true) {
-    // An operation used once (by one operation or one fold) is written where it is used: it needs
-    // no name, and glslang makes a function-scope variable of every name.
-    std::vector<uint32_t> uses(dag.nodes.size(), 0), depth(dag.nodes.size(), 0);
-    for (uint32_t i : dag.constraint_idx) ++uses[i];
-    for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
-      const DagNode& d = dag.nodes[i];
-      if (!live[i] || !is_arithmetic(d.kind)) continue;
-      ++uses[d.left];
-      if (d.kind != NodeKind::Neg) ++uses[d.right];
-    }
+    // An operation used once (by one operation or one fold: the schedule's uses) is written where
+    // it is used: it needs no name, and glslang makes a function-scope variable of every name.
+    const std::vector<uint8_t>& live = schedule.live;
+    const std::vector<uint32_t>& uses = schedule.uses;
+    std::vector<uint32_t> depth(dag.nodes.size(), 0);
     for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
       const DagNode& d = dag.nodes[i];
       if (!live[i]) continue;
@@ -167,7 +135,7 @@ class Emitter {
         // An interpolated read costs three Fp4 operations: named once when read more than once.
         named_read_[i] = ext_ && uses[i] > 1;
       }
-      if (!is_arithmetic(d.kind)) continue;
+      if (!is_operation(d.kind)) continue;
       base_[i] = base_[d.left] && (d.kind == NodeKind::Neg || base_[d.right]);
       depth[i] = 1 + std::max(inline_[d.left] ? depth[d.left] : 0,
                               d.kind != NodeKind::Neg && inline_[d.right] ? depth[d.right] : 0);
@@ -185,7 +153,7 @@ class Emitter {
       fmt::format_to(out_, ";\n");
       return;
     }
-    if (inline_[i] || !is_arithmetic(d.kind)) return;
+    if (inline_[i] || !is_operation(d.kind)) return;
     fmt::format_to(out_, "const {} t{}=", base_[i] ? "uint" : "uvec4", i);
     operation(i);
     fmt::format_to(out_, ";\n");
@@ -304,11 +272,15 @@ class Emitter {
 }  // namespace
 
 std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape) {
+  return constraint_glsl_body(dag, schedule_constraints(dag), shape);
+}
+
+std::string constraint_glsl_body(const SymbolicDag& dag, const ConstraintSchedule& schedule, const AirShape& shape) {
   const uint32_t nparts = static_cast<uint32_t>(shape.row_view_widths().size());
   if (nparts > kMaxViewArray)
     throw InputError(fmt::format("{} row-view parts, the constraint kernel takes at most {}", nparts, kMaxViewArray));
-  const std::vector<bool> live = constraint_nodes(dag);
-  const Reads reads = check_reads(dag, shape, live);
+  check_schedule(dag, schedule);
+  const Reads reads = check_reads(dag, shape, schedule.live);
 
   fmt::memory_buffer buf;
   Text out(buf);
@@ -336,17 +308,9 @@ std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape) 
   if (reads.transition) fmt::format_to(out, "const uint sT=r!=h-1u?FP_ONE:0u;\n");
   fmt::format_to(out, "uvec4 alo=uvec4(0u),ahi=uvec4(0u),ph,pl,cy;\n");
 
-  // (node, k): the k-th constraint is node `node`; folded right after the node is computed.
-  std::vector<std::pair<uint32_t, uint32_t>> folds;
-  for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) folds.emplace_back(dag.constraint_idx[k], k);
-  std::sort(folds.begin(), folds.end());
-  Emitter emit(dag, shape, live, out);
-  auto fold = folds.begin();
-  for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
-    if (!live[i]) continue;
-    emit.node(i);
-    for (; fold != folds.end() && fold->first == i; ++fold) emit.fold(fold->second, i);
-  }
+  Emitter emit(dag, schedule, shape, out);
+  schedule.walk([&](uint32_t i) { emit.node(i); },
+                [&](uint32_t, const ConstraintFold& f) { emit.fold(f.constraint, f.node); });
   // The accumulator below p * 2^32 after a last D: one Montgomery reduction per coefficient (the
   // reduction of fp_mul) gives its value in [0, p).
   fmt::format_to(out,
@@ -358,11 +322,16 @@ std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape) 
 }
 
 std::string ext_constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape) {
+  return ext_constraint_glsl_body(dag, schedule_constraints(dag), shape);
+}
+
+std::string ext_constraint_glsl_body(const SymbolicDag& dag, const ConstraintSchedule& schedule,
+                                     const AirShape& shape) {
   const uint32_t nparts = static_cast<uint32_t>(shape.row_view_widths().size());
   if (nparts > kMaxViewArray)
     throw InputError(fmt::format("{} row-view parts, the extension kernel takes at most {}", nparts, kMaxViewArray));
-  const std::vector<bool> live = constraint_nodes(dag);
-  const Reads reads = check_reads(dag, shape, live);
+  check_schedule(dag, schedule);
+  const Reads reads = check_reads(dag, shape, schedule.live);
   if (reads.first || reads.last || reads.transition)
     throw InputError("the DAG has a selector node: the extension kernel reads selectors as table columns");
   for (uint32_t p = 0; p < nparts; ++p)
@@ -401,16 +370,9 @@ std::string ext_constraint_glsl_body(const SymbolicDag& dag, const AirShape& sha
   for (uint32_t p = 0; p < nparts; ++p)
     if (reads.local[p]) fmt::format_to(out, "const uint a{0}=pc.parts_off[{0}]+2u*y;\n", p);
   fmt::format_to(out, "uvec4 acc=uvec4(0u);\n");
-  std::vector<std::pair<uint32_t, uint32_t>> folds;
-  for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) folds.emplace_back(dag.constraint_idx[k], k);
-  std::sort(folds.begin(), folds.end());
-  Emitter emit(dag, shape, live, out, /*ext=*/true);
-  auto fold = folds.begin();
-  for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
-    if (!live[i]) continue;
-    emit.node(i);
-    for (; fold != folds.end() && fold->first == i; ++fold) emit.fold(fold->second, i);
-  }
+  Emitter emit(dag, schedule, shape, out, /*ext=*/true);
+  schedule.walk([&](uint32_t i) { emit.node(i); },
+                [&](uint32_t, const ConstraintFold& f) { emit.fold(f.constraint, f.node); });
   fmt::format_to(out,
                  "out_[pc.out_off+o]=fp4_add(out_[pc.out_off+o],acc);\n"
                  "}}\n");

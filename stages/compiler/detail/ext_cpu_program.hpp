@@ -1,5 +1,5 @@
-// The extension-field instruction stream (stages/air/ext_program.hpp) as the CPU block bodies run
-// it: ext_program.cpp decodes a chunk's program, fills the prologue's slots and runs blocks of
+// The extension-field instruction stream (stages/compiler/ext_program.hpp) as the CPU block bodies
+// run it: ext_program.cpp decodes a chunk's program, fills the prologue's slots and runs blocks of
 // kPointLanes points with the body of the current SIMD level (kernels/field/simd_level.hpp):
 // ext_program_avx512.cpp and ext_program_avx2.cpp, compiled for their ISA, or the portable one in
 // ext_program.cpp. All three include detail/ext_cpu_blocks.inl. This header holds plain data and

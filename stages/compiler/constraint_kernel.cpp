@@ -1,4 +1,4 @@
-#include "stages/air/constraint_kernel.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
@@ -17,8 +17,8 @@
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
 #include "runtime/progress.hpp"
-#include "stages/air/ext_kernel.hpp"
-#include "stages/air/ext_program.hpp"
+#include "stages/compiler/ext_kernel.hpp"
+#include "stages/compiler/ext_program.hpp"
 
 namespace vkstark {
 
@@ -42,10 +42,6 @@ std::string kernel_name(const std::string& air) {
   }
   if (name[0] >= '0' && name[0] <= '9') name = "air_" + name;
   return name;
-}
-
-bool is_operation(NodeKind k) {
-  return k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul || k == NodeKind::Neg;
 }
 
 // The sum of the partial sums: out[r] = sum_s partials[s * H + r] (H = out.count = grid.x).
@@ -201,8 +197,14 @@ void for_each_chunk_dag(const ConstraintKernel& k, const std::string& air, const
     if (e) std::rethrow_exception(e);
 }
 
+// A chunk's GLSL body and CPU body, each from the chunk's DAG and its schedule.
+using GlslLowering = std::string (*)(const SymbolicDag&, const ConstraintSchedule&, const AirShape&);
+using CpuLowering = std::function<void(const CpuContext&)> (*)(const SymbolicDag&, const ConstraintSchedule&,
+                                                               const AirShape&);
+
 // Generated chunks: one run-time kernel each, compiled in parallel.
 // Null when `gen.cached_only` and some chunk's SPIR-V is not cached.
+// glsl(dag, schedule, shape), cpu(dag, schedule, shape): a chunk's bodies, from one schedule.
 // `grid`: the chunks' grid rule; check(shape, n): the check of a chunk of n constraints.
 template <class K, class Glsl, class Cpu, class GridRule, class Check>
 std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name, const SymbolicDag& dag,
@@ -219,8 +221,9 @@ std::shared_ptr<K> make_chunked(const std::string& air, const std::string& name,
   if (!gen.quiet) report_progress(kWhat, 0, nchunks);
   for_each_chunk_dag(*k, air, dag, [&](size_t c, const SymbolicDag& sub) {
     if (missing.load(std::memory_order_relaxed)) return;
-    std::string body = gen.spirv ? glsl(sub, shape) : std::string();
-    std::function<void(const CpuContext&)> cpu_body = cpu(sub, shape);
+    const ConstraintSchedule schedule = schedule_constraints(sub);  // both bodies walk it
+    std::string body = gen.spirv ? glsl(sub, schedule, shape) : std::string();
+    std::function<void(const CpuContext&)> cpu_body = cpu(sub, schedule, shape);
     k->chunks[c].kernel = make_glsl_kernel({.name = nchunks == 1 ? k->name : fmt::format("{}_{}", k->name, c),
                                             .abi = abi,
                                             .body = std::move(body),
@@ -415,8 +418,9 @@ std::shared_ptr<const ConstraintKernel> make_constraint_kernel(const std::string
                                                                bool interpreted, KernelGeneration gen) {
   if (!interpreted)
     return make_chunked<ConstraintKernel>(
-        air, kernel_name(air), dag, shape, chunk_nodes, kernel_abi<ConstraintKernelArgs>(), constraint_glsl_body,
-        constraint_cpu_body, over_args<ConstraintKernelArgs>(constraint_chunk_grid), constraint_chunk_check, gen);
+        air, kernel_name(air), dag, shape, chunk_nodes, kernel_abi<ConstraintKernelArgs>(),
+        GlslLowering(constraint_glsl_body), CpuLowering(constraint_cpu_body),
+        over_args<ConstraintKernelArgs>(constraint_chunk_grid), constraint_chunk_check, gen);
   auto k = std::make_shared<ConstraintKernel>();
   init_chunked(*k, air, kernel_name(air), dag, shape, chunk_nodes);
   std::vector<std::vector<uint32_t>> programs(k->chunks.size());
@@ -442,9 +446,9 @@ std::shared_ptr<const ExtConstraintKernel> make_ext_constraint_kernel(const std:
   const std::string name = kernel_name(air + "_ext");
   if (mode == ExtKernelMode::Generated) {
     auto k = make_chunked<ExtConstraintKernel>(
-        air, name, dag, shape, chunk_nodes, kernel_abi<ExtConstraintKernelArgs>(), ext_constraint_glsl_body,
-        ext_constraint_cpu_body, over_args<ExtConstraintKernelArgs>(ext_constraint_chunk_grid),
-        ext_constraint_chunk_check, gen);
+        air, name, dag, shape, chunk_nodes, kernel_abi<ExtConstraintKernelArgs>(),
+        GlslLowering(ext_constraint_glsl_body), CpuLowering(ext_constraint_cpu_body),
+        over_args<ExtConstraintKernelArgs>(ext_constraint_chunk_grid), ext_constraint_chunk_check, gen);
     k->mode = mode;
     return k;
   }

@@ -1,6 +1,7 @@
-// The instruction stream of an extension-field constraint kernel chunk (stages/air/ext_kernel.hpp):
-// one compile step from the chunk's DAG, run by the CPU bodies of both kernel modes and, encoded as
-// words, by the interpreter kernel (ExtKernelMode::Interpreted) on any executor.
+// The instruction stream of an extension-field constraint kernel chunk
+// (stages/compiler/ext_kernel.hpp): one compile step from the chunk's DAG, run by the CPU bodies of
+// both kernel modes and, encoded as words, by the interpreter kernel (ExtKernelMode::Interpreted)
+// on any executor.
 //
 // Values live in Fp4 slots (base-field values as Fp4 with zero high coordinates: the field
 // arithmetic is exact and canonical, so every result has the bits of the generated kernel's).
@@ -19,6 +20,7 @@
 #include "runtime/kernel.hpp"
 #include "stages/air/air.hpp"
 #include "stages/air/dag.hpp"
+#include "stages/compiler/schedule.hpp"
 
 namespace vkstark {
 
@@ -51,9 +53,13 @@ struct ExtProgram {
 // Slots of the interpreter kernel (its private array); a chunk's program must fit.
 inline constexpr uint32_t kExtInterpreterSlots = 512;
 
-// The program adding sum_k coeffs[k] root_k (roots: dag.constraint_idx) to a point's sum.
-// InputError for a malformed DAG, a read past the shape, a challenge, a next-row read or a selector.
+// The program adding sum_k coeffs[k] root_k (roots: dag.constraint_idx) to a point's sum, in the
+// order of the DAG's schedule (schedule_constraints(dag) when not given; slots freed as its uses
+// count down). InputError for a malformed DAG, a read past the shape, a challenge, a next-row read
+// or a selector.
 [[nodiscard]] ExtProgram compile_ext_program(const SymbolicDag& dag, const AirShape& shape);
+[[nodiscard]] ExtProgram compile_ext_program(const SymbolicDag& dag, const ConstraintSchedule& schedule,
+                                             const AirShape& shape);
 
 // Two words per instruction: op | dst << 4 | a << 16, then b. InputError when a slot does not fit
 // kExtInterpreterSlots.

@@ -1,17 +1,18 @@
-// The CPU body of the constraint kernel (stages/air/constraint_kernel.hpp; architecture.md,
+// The CPU body of the constraint kernel (stages/compiler/constraint_kernel.hpp; architecture.md,
 // "Generated kernels"; issue 9): the constraint DAG compiled once into a compact instruction stream
 // over block registers, then evaluated over blocks of kBlockRows rows, one instruction applied to
 // a whole block with the SIMD level of kernels/field/simd_level.hpp (8 or 16 rows per vector), in
 // parallel over blocks. Bit-identical to the host evaluator (eval_constraints_on_trace) on every
 // level: field results are canonical, so evaluation order does not change them.
 //
-// Compilation: the nodes the constraints reach (nodes only interactions read are not this
-// kernel's), in node order. Constants and public values live in fixed registers filled once per
-// run of blocks, the three selectors in registers filled per block; a trace variable is loaded
-// right before its first use. Each other value gets a block register by liveness (linear scan, the
-// most recently freed register first, so the working set stays small and hot), and each constraint
-// is folded into four lazy 64-bit accumulators per row (Fp4 x Fp = 4 products, reduced once per
-// four terms and once at the end of the block).
+// Compilation: the DAG's schedule (stages/compiler/schedule.hpp): the nodes the constraints reach
+// (nodes only interactions read are not this kernel's), in node order. Constants and public values
+// live in fixed registers filled once per run of blocks, the three selectors in registers filled
+// per block; a trace variable is loaded right before its first use. Each other value gets a block
+// register by liveness (the schedule's use counts; linear scan, the most recently freed register
+// first, so the working set stays small and hot), and each constraint is folded into four lazy
+// 64-bit accumulators per row (Fp4 x Fp = 4 products, reduced once per four terms and once at the
+// end of the block).
 //
 // A CompiledConstraints is immutable once built and may be shared between threads;
 // eval_constraints_cpu is thread-safe and parallel inside (TBB).
@@ -25,7 +26,8 @@
 #include "kernels/field/fp4.hpp"
 #include "stages/air/air.hpp"
 #include "stages/air/dag.hpp"
-#include "stages/air/detail/eval_cpu_program.hpp"
+#include "stages/compiler/detail/eval_cpu_program.hpp"
+#include "stages/compiler/schedule.hpp"
 
 namespace vkstark {
 
@@ -33,8 +35,10 @@ class CompiledConstraints {
  public:
   // InputError when a variable does not fit `shape` (a part or column it lacks, a public value past
   // num_public_values), reads a challenge, or the DAG is malformed (an operand not before its node,
-  // a constraint index past the nodes).
+  // a constraint index past the nodes). `schedule`: the DAG's (schedule_constraints(dag), made here
+  // when not given).
   CompiledConstraints(const SymbolicDag& dag, const AirShape& shape);
+  CompiledConstraints(const SymbolicDag& dag, const ConstraintSchedule& schedule, const AirShape& shape);
 
   uint32_t num_constraints() const { return num_constraints_; }
   uint32_t num_parts() const { return static_cast<uint32_t>(widths_.size()); }

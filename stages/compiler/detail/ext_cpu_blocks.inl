@@ -1,5 +1,5 @@
 // Block body of the extension-field interpreter on the CPU (detail/ext_cpu_program.hpp), shared by
-// stages/air/ext_program.cpp (portable) and ext_program_avx2.cpp / ext_program_avx512.cpp
+// stages/compiler/ext_program.cpp (portable) and ext_program_avx2.cpp / ext_program_avx512.cpp
 // (compiled for their ISA). Each includes this inside an anonymous namespace of
 // vkstark::ext_cpu_detail, after detail/ext_cpu_program.hpp and one of
 // kernels/field/detail/packed_*.inl (Vec, LANES and the packed field operations). Every field

@@ -1,4 +1,4 @@
-#include "stages/air/ext_program.hpp"
+#include "stages/compiler/ext_program.hpp"
 
 #include <fmt/format.h>
 
@@ -13,24 +13,20 @@
 #include "kernels/field/simd_level.hpp"
 #include "kernels/glsl/compiler.hpp"
 #include "runtime/error.hpp"
-#include "stages/air/constraint_kernel.hpp"
-#include "stages/air/detail/ext_cpu_program.hpp"
 #include "stages/air/eval.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
+#include "stages/compiler/detail/ext_cpu_program.hpp"
 
 namespace vkstark {
 
 namespace ext_cpu_detail {
 namespace {
 #include "kernels/field/detail/packed_scalar.inl"
-#include "stages/air/detail/ext_cpu_blocks.inl"
+#include "stages/compiler/detail/ext_cpu_blocks.inl"
 }  // namespace
 }  // namespace ext_cpu_detail
 
 namespace {
-
-bool is_operation(NodeKind k) {
-  return k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul || k == NodeKind::Neg;
-}
 
 constexpr uint32_t kNoSlot = ~0u;
 
@@ -40,38 +36,12 @@ static_assert(kMaxViewArray <= (1u << 16));
 
 // What compiling a DAG knows of each node.
 struct NodeSlots {
-  std::vector<uint8_t> need;    // the roots reach it
-  std::vector<uint32_t> uses;   // reads of it left (by an operation or a fold)
-  std::vector<uint32_t> slot;   // its slot (kNoSlot: none yet)
-  std::vector<uint32_t> part;   // a trace read's row-view part
-  std::vector<uint8_t> pinned;  // a prologue constant or public value: its slot is never freed
+  const std::vector<uint8_t>& need;  // the roots reach it (the schedule's live nodes)
+  std::vector<uint32_t> uses;        // reads of it left (by an operation or a fold): the schedule's
+  std::vector<uint32_t> slot;        // its slot (kNoSlot: none yet)
+  std::vector<uint32_t> part;        // a trace read's row-view part
+  std::vector<uint8_t> pinned;       // a prologue constant or public value: its slot is never freed
 };
-
-// The nodes the roots reach, and how many times each is read (by an operation or a fold); no slots yet.
-NodeSlots reached_nodes(const SymbolicDag& dag) {
-  const size_t n = dag.nodes.size();
-  NodeSlots s{std::vector<uint8_t>(n, 0), std::vector<uint32_t>(n, 0), std::vector<uint32_t>(n, kNoSlot),
-              std::vector<uint32_t>(n, 0), std::vector<uint8_t>(n, 0)};
-  for (uint32_t c : dag.constraint_idx) {
-    if (c >= n) throw InputError(fmt::format("constraint DAG: constraint node {} of {} nodes", c, n));
-    s.need[c] = 1;
-    ++s.uses[c];
-  }
-  for (size_t i = n; i-- > 0;) {
-    const DagNode& d = dag.nodes[i];
-    if (!s.need[i] || !is_operation(d.kind)) continue;
-    const bool binary = d.kind != NodeKind::Neg;
-    if (d.left >= i || (binary && d.right >= i))
-      throw InputError(fmt::format("constraint DAG: node {} reads a node that is not before it", i));
-    s.need[d.left] = 1;
-    ++s.uses[d.left];
-    if (binary) {
-      s.need[d.right] = 1;
-      ++s.uses[d.right];
-    }
-  }
-  return s;
-}
 
 // Checks in DAG order (the first error is the first node's); the prologue (the constants' and
 // public values' slots) and the trace reads' parts.
@@ -121,9 +91,9 @@ void add_prologue(const SymbolicDag& dag, const AirShape& shape, const std::vect
   p.prologue = uint32_t(p.code.size());
 }
 
-// The body: the operations in DAG order and each root's fold; slots freed after their last read
-// (most recently freed first) are reused.
-void add_body(const SymbolicDag& dag, NodeSlots& s, ExtProgram& p) {
+// The body: the schedule's walk, each operation and each root's fold; a slot is free once its
+// node's uses count down to zero, and freed slots (most recently freed first) are reused.
+void add_body(const SymbolicDag& dag, const ConstraintSchedule& schedule, NodeSlots& s, ExtProgram& p) {
   std::vector<uint32_t> free_slots;
   auto alloc = [&] {
     if (free_slots.empty()) return p.slots++;
@@ -141,41 +111,43 @@ void add_body(const SymbolicDag& dag, NodeSlots& s, ExtProgram& p) {
     }
     return s.slot[i];
   };
-  std::vector<std::pair<uint32_t, uint32_t>> folds;  // (root node, k)
-  for (uint32_t k = 0; k < dag.constraint_idx.size(); ++k) folds.emplace_back(dag.constraint_idx[k], k);
-  std::sort(folds.begin(), folds.end());
-  auto fold = folds.begin();
-  for (uint32_t i = 0; i < dag.nodes.size(); ++i) {
-    if (!s.need[i]) continue;
-    const DagNode& d = dag.nodes[i];
-    if (is_operation(d.kind)) {
-      const bool binary = d.kind != NodeKind::Neg;
-      const uint32_t a = value(d.left), b = binary ? value(d.right) : 0;
-      release(d.left);
-      if (binary) release(d.right);
-      const ExtOp op = d.kind == NodeKind::Add   ? ExtOp::Add
-                       : d.kind == NodeKind::Sub ? ExtOp::Sub
-                       : d.kind == NodeKind::Mul ? ExtOp::Mul
-                                                 : ExtOp::Neg;
-      s.slot[i] = alloc();
-      p.code.push_back({op, s.slot[i], a, b});
-    }
-    for (; fold != folds.end() && fold->first == i; ++fold) {
-      p.code.push_back({ExtOp::Fold, 0, value(i), fold->second});
-      release(i);
-    }
-  }
+  schedule.walk(
+      [&](uint32_t i) {
+        const DagNode& d = dag.nodes[i];
+        if (!is_operation(d.kind)) return;
+        const bool binary = d.kind != NodeKind::Neg;
+        const uint32_t a = value(d.left), b = binary ? value(d.right) : 0;
+        release(d.left);
+        if (binary) release(d.right);
+        const ExtOp op = d.kind == NodeKind::Add   ? ExtOp::Add
+                         : d.kind == NodeKind::Sub ? ExtOp::Sub
+                         : d.kind == NodeKind::Mul ? ExtOp::Mul
+                                                   : ExtOp::Neg;
+        s.slot[i] = alloc();
+        p.code.push_back({op, s.slot[i], a, b});
+      },
+      [&](uint32_t, const ConstraintFold& f) {
+        p.code.push_back({ExtOp::Fold, 0, value(f.node), f.constraint});
+        release(f.node);
+      });
 }
 
 }  // namespace
 
 ExtProgram compile_ext_program(const SymbolicDag& dag, const AirShape& shape) {
+  return compile_ext_program(dag, schedule_constraints(dag), shape);
+}
+
+ExtProgram compile_ext_program(const SymbolicDag& dag, const ConstraintSchedule& schedule, const AirShape& shape) {
+  check_schedule(dag, schedule);
   const std::vector<uint32_t> widths = shape.row_view_widths();
-  NodeSlots s = reached_nodes(dag);
+  const size_t n = dag.nodes.size();
+  NodeSlots s{schedule.live, schedule.uses, std::vector<uint32_t>(n, kNoSlot), std::vector<uint32_t>(n, 0),
+              std::vector<uint8_t>(n, 0)};
   ExtProgram p;
   p.parts = uint32_t(widths.size());
   add_prologue(dag, shape, widths, s, p);
-  add_body(dag, s, p);
+  add_body(dag, schedule, s, p);
   return p;
 }
 
@@ -674,8 +646,8 @@ const std::shared_ptr<const KernelInfo>& ext_fused_kernel(bool accumulate) {
 
 namespace {
 
-// The base-field fused interpreter (BaseFusedArgs, stages/air/constraint_kernel.hpp): the programs
-// of compile_ext_program over base-field slots, a Load reading column b of part a at the row.
+// The base-field fused interpreter (BaseFusedArgs, stages/compiler/constraint_kernel.hpp):
+// compile_ext_program's programs over base-field slots, a Load reading column b of part a at row o.
 std::string base_fused_glsl_body() {
   return fused_glsl({.setup = "  const uint h = 1u << pc.log_height;\n",
                      .slot = "uint",

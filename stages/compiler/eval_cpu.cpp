@@ -1,7 +1,7 @@
-// The CPU constraint evaluator (stages/air/eval_cpu.hpp): the DAG's compiler to the instruction
-// stream, the portable block body, the dispatch over blocks at the current SIMD level, and the
-// constraint kernel's CPU body (constraint_kernel.hpp).
-#include "stages/air/eval_cpu.hpp"
+// The CPU constraint evaluator (stages/compiler/eval_cpu.hpp): the DAG's compiler to the
+// instruction stream, the portable block body, the dispatch over blocks at the current SIMD level,
+// and the constraint kernel's CPU body (constraint_kernel.hpp).
+#include "stages/compiler/eval_cpu.hpp"
 
 #include <fmt/format.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -15,15 +15,15 @@
 #include "kernels/cpu/parallel.hpp"
 #include "kernels/field/simd_level.hpp"
 #include "runtime/error.hpp"
-#include "stages/air/constraint_kernel.hpp"
 #include "stages/air/eval.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
 
 namespace vkstark {
 
 namespace eval_cpu_detail {
 namespace {
 #include "kernels/field/detail/packed_scalar.inl"
-#include "stages/air/detail/eval_cpu_blocks.inl"
+#include "stages/compiler/detail/eval_cpu_blocks.inl"
 }  // namespace
 }  // namespace eval_cpu_detail
 
@@ -45,26 +45,6 @@ bool is_trace_variable(const DagNode& n) {
   return n.kind == NodeKind::Variable && (n.var.entry == EntryKind::Preprocessed || n.var.entry == EntryKind::Main);
 }
 
-// The nodes the constraints reach. InputError when an operand is not before its node.
-std::vector<uint8_t> constraint_nodes(const SymbolicDag& dag) {
-  const size_t n = dag.nodes.size();
-  std::vector<uint8_t> need(n, 0);
-  for (uint32_t c : dag.constraint_idx) {
-    if (c >= n) throw InputError(fmt::format("constraint DAG: constraint node {} of {} nodes", c, n));
-    need[c] = 1;
-  }
-  for (size_t i = n; i-- > 0;) {
-    const DagNode& node = dag.nodes[i];
-    if (!need[i]) continue;
-    const bool unary = node.kind == NodeKind::Neg, binary = is_binary(node.kind);
-    if ((unary || binary) && (node.left >= i || (binary && node.right >= i)))
-      throw InputError(fmt::format("constraint DAG: node {} reads a node that is not before it", i));
-    if (unary || binary) need[node.left] = 1;
-    if (binary) need[node.right] = 1;
-  }
-  return need;
-}
-
 // Row-view part of a trace variable, checked against the shape.
 uint32_t checked_part(const Variable& v, const AirShape& shape, const std::vector<uint32_t>& widths) {
   const bool ok_entry = v.entry == EntryKind::Main ? v.part <= shape.num_cached() : shape.preprocessed_width > 0;
@@ -74,13 +54,13 @@ uint32_t checked_part(const Variable& v, const AirShape& shape, const std::vecto
   return part;
 }
 
-// The instruction stream over values (node indices), in node order: a trace variable is loaded
-// right before its first read and kept until its last (a reload would read the trace again, and
-// columns lie 4 H bytes apart, a power of two, so the lines of one block's rows compete for the same
-// few cache sets and are gone by then: reloads measured twice as slow on the Keccak-like bench).
-// Each constraint is folded right after its node (constraint_idx is in node order).
-std::vector<Instr> build_stream(const SymbolicDag& dag, const AirShape& shape, const std::vector<uint32_t>& widths,
-                                const std::vector<uint8_t>& need) {
+// The instruction stream over values (node indices), in the schedule's order: a trace variable is
+// loaded right before its first read and kept until its last (a reload would read the trace again,
+// and columns lie 4 H bytes apart, a power of two, so the lines of one block's rows compete for the
+// same few cache sets and are gone by then: reloads measured twice as slow on the Keccak-like bench).
+// Each constraint is folded right after its node.
+std::vector<Instr> build_stream(const SymbolicDag& dag, const ConstraintSchedule& schedule, const AirShape& shape,
+                                const std::vector<uint32_t>& widths) {
   const uint32_t n = static_cast<uint32_t>(dag.nodes.size());
   std::vector<Instr> stream;
   std::vector<uint8_t> loaded(n, 0);
@@ -93,28 +73,27 @@ std::vector<Instr> build_stream(const SymbolicDag& dag, const AirShape& shape, c
     }
     return node;
   };
-  uint32_t term = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!need[i]) continue;
-    const DagNode& node = dag.nodes[i];
-    if (is_binary(node.kind)) {
-      const uint32_t a = operand(node.left), b = operand(node.right);
-      stream.push_back({arithmetic_op(node.kind), i, a, b});
-    } else if (node.kind == NodeKind::Neg) {
-      stream.push_back({Op::Neg, i, operand(node.left), 0});
-    }
-    if (term < dag.constraint_idx.size() && dag.constraint_idx[term] == i) {
-      // Four products fit a lazy sum after each reduction (packed_avx512.inl, wide_reduce).
-      stream.push_back({term > 0 && term % 4 == 0 ? Op::FoldReduce : Op::Fold, 0, operand(i), term});
-      ++term;
-    }
-  }
+  schedule.walk(
+      [&](uint32_t i) {
+        const DagNode& node = dag.nodes[i];
+        if (is_binary(node.kind)) {
+          const uint32_t a = operand(node.left), b = operand(node.right);
+          stream.push_back({arithmetic_op(node.kind), i, a, b});
+        } else if (node.kind == NodeKind::Neg) {
+          stream.push_back({Op::Neg, i, operand(node.left), 0});
+        }
+      },
+      [&](uint32_t f, const ConstraintFold& fold) {
+        // Four products fit a lazy sum after each reduction (packed_avx512.inl, wide_reduce).
+        stream.push_back({f > 0 && f % 4 == 0 ? Op::FoldReduce : Op::Fold, 0, operand(fold.node), fold.constraint});
+      });
   return stream;
 }
 
 bool defines(const Instr& in) { return in.op != Op::Fold && in.op != Op::FoldReduce; }
 
-// The values an instruction reads: a, then b (kNone where there is none, b also where it is a).
+// The values an instruction reads: a, then b (kNone where there is none; b also where it is a, so
+// that each read counts one of the schedule's uses).
 std::array<uint32_t, 2> reads(const Instr& in) {
   switch (in.op) {
     case Op::LoadLocal:
@@ -125,32 +104,29 @@ std::array<uint32_t, 2> reads(const Instr& in) {
     case Op::FoldReduce:
       return {in.a, kNone};
     default:
-      return {in.a, in.b == in.a ? kNone : in.b};
+      return {in.a, in.b};
   }
 }
 
-// Registers by liveness (linear scan): a value's register is free after its last read, and the
-// most recently freed one is taken first, so the working set stays small and hot. Values with a
-// fixed register keep it. Registers from `first` on; `num_regs` becomes one past the last used.
-std::vector<Instr> allocate_registers(std::vector<Instr> stream, const std::vector<uint32_t>& fixed_reg, uint32_t first,
-                                      uint32_t& num_regs) {
-  std::vector<uint32_t> last_read(fixed_reg.size(), kNone), reg(fixed_reg.size(), kNone), free_regs;
-  for (uint32_t k = 0; k < stream.size(); ++k)
-    for (uint32_t v : reads(stream[k]))
-      if (v != kNone) last_read[v] = k;
+// Registers by liveness (linear scan): a value's register is free at the read that takes its uses
+// (ConstraintSchedule::uses: the stream reads each value as often) to zero, and the most recently
+// freed one is taken first, so the working set stays small and hot. Values with a fixed register
+// keep it. Registers from `first` on; `num_regs` becomes one past the last used.
+std::vector<Instr> allocate_registers(std::vector<Instr> stream, std::vector<uint32_t> uses,
+                                      const std::vector<uint32_t>& fixed_reg, uint32_t first, uint32_t& num_regs) {
+  std::vector<uint32_t> reg(fixed_reg.size(), kNone), free_regs;
   num_regs = first;
-  for (uint32_t k = 0; k < stream.size(); ++k) {
-    Instr& in = stream[k];
+  for (Instr& in : stream) {
     const std::array<uint32_t, 2> vs = reads(in);
     std::array<uint32_t, 2> r = {kNone, kNone};
     for (int j = 0; j < 2; ++j) {
       if (vs[j] == kNone) continue;
       r[j] = fixed_reg[vs[j]] != kNone ? fixed_reg[vs[j]] : reg[vs[j]];
-      if (fixed_reg[vs[j]] == kNone && last_read[vs[j]] == k) free_regs.push_back(r[j]);
+      if (--uses[vs[j]] == 0 && fixed_reg[vs[j]] == kNone) free_regs.push_back(r[j]);
     }
     if (in.op != Op::LoadLocal && in.op != Op::LoadNext) {
       in.a = r[0];
-      if (is_binary_op(in.op)) in.b = r[1] != kNone ? r[1] : r[0];
+      if (is_binary_op(in.op)) in.b = r[1];
     }
     if (defines(in)) {
       if (free_regs.empty()) {
@@ -168,17 +144,20 @@ std::vector<Instr> allocate_registers(std::vector<Instr> stream, const std::vect
 }  // namespace
 
 CompiledConstraints::CompiledConstraints(const SymbolicDag& dag, const AirShape& shape)
-    : widths_(shape.row_view_widths()), num_constraints_(dag.num_constraints()) {
+    : CompiledConstraints(dag, schedule_constraints(dag), shape) {}
+
+CompiledConstraints::CompiledConstraints(const SymbolicDag& dag, const ConstraintSchedule& schedule,
+                                         const AirShape& shape)
+    : widths_(shape.row_view_widths()), num_constraints_(dag.num_constraints()), num_nodes_(schedule.live_nodes) {
   const size_t n = dag.nodes.size();
   if (n >= kNone) throw InputError("constraint DAG: too many nodes");
-  const std::vector<uint8_t> need = constraint_nodes(dag);
+  check_schedule(dag, schedule);
 
   // Fixed registers: the three selectors, then constants and public values.
   std::vector<uint32_t> fixed_reg(n, kNone);
   for (size_t i = 0; i < n; ++i) {
     const DagNode& node = dag.nodes[i];
-    if (!need[i]) continue;
-    ++num_nodes_;
+    if (!schedule.live[i]) continue;
     const uint32_t next_fixed = eval_cpu_detail::kFirstFixed + static_cast<uint32_t>(fixed_.size());
     if (node.kind == NodeKind::IsFirstRow || node.kind == NodeKind::IsLastRow || node.kind == NodeKind::IsTransition) {
       fixed_reg[i] = uint32_t(node.kind) - uint32_t(NodeKind::IsFirstRow);
@@ -197,9 +176,9 @@ CompiledConstraints::CompiledConstraints(const SymbolicDag& dag, const AirShape&
   }
   regs_.num_fixed = static_cast<uint32_t>(fixed_.size());
 
-  std::vector<Instr> stream = build_stream(dag, shape, widths_, need);
-  code_ =
-      allocate_registers(std::move(stream), fixed_reg, eval_cpu_detail::kFirstFixed + regs_.num_fixed, regs_.num_regs);
+  std::vector<Instr> stream = build_stream(dag, schedule, shape, widths_);
+  code_ = allocate_registers(std::move(stream), schedule.uses, fixed_reg,
+                             eval_cpu_detail::kFirstFixed + regs_.num_fixed, regs_.num_regs);
 }
 
 eval_cpu_detail::Program CompiledConstraints::program() const {
@@ -307,8 +286,13 @@ void eval_constraints_cpu(const CompiledConstraints& c, std::span<const std::spa
 
 // Slots of the dispatch (ABI order): parts[0..kMaxViewArray), public_values, lambda_powers, out.
 std::function<void(const CpuContext&)> constraint_cpu_body(const SymbolicDag& dag, const AirShape& shape) {
+  return constraint_cpu_body(dag, schedule_constraints(dag), shape);
+}
+
+std::function<void(const CpuContext&)> constraint_cpu_body(const SymbolicDag& dag, const ConstraintSchedule& schedule,
+                                                           const AirShape& shape) {
   constexpr uint32_t kPvSlot = kMaxViewArray, kLambdaSlot = kMaxViewArray + 1, kOutSlot = kMaxViewArray + 2;
-  auto compiled = std::make_shared<const CompiledConstraints>(dag, shape);
+  auto compiled = std::make_shared<const CompiledConstraints>(dag, schedule, shape);
   if (compiled->num_parts() > kMaxViewArray)
     throw InputError(
         fmt::format("constraint kernel: {} row-view parts, at most {}", compiled->num_parts(), kMaxViewArray));

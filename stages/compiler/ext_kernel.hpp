@@ -1,5 +1,5 @@
-// The extension-field variant of the constraint kernel (stages/air/constraint_kernel.hpp), for the
-// MLE rounds of the batch constraint sumcheck (protocol.md 9.5): the DAG evaluated over Fp4
+// The extension-field variant of the constraint kernel (stages/compiler/constraint_kernel.hpp), for
+// the MLE rounds of the batch constraint sumcheck (protocol.md 9.5): the DAG evaluated over Fp4
 // tables (columns folded at extension-field challenges) at interpolated points:
 //   out[o] (+)= sum_k coeffs[k] root_k(point o),   roots = the DAG's constraint_idx,
 // point o: Y = max(len / 2, 1) with len = 2^log_len, X = x_first + o / Y, y = o mod Y; a column's
@@ -12,10 +12,10 @@
 // Two modes, with the same chunks and bit-identical results:
 //   Generated: one run-time kernel per chunk, straight-line GLSL generated from its DAG;
 //   Interpreted: one interpreter kernel for every chunk (ext_interpreter_kernel,
-//     stages/air/ext_program.hpp) running the chunk's instruction stream from a constant buffer.
-//     For devices whose shader compiler is slow (llvmpipe spent about a minute on each Keccak-f
-//     chunk; the interpreter compiles once, in well under a second): a loop over Fp4 slots in
-//     private memory, every value an Fp4, instead of straight-line code.
+//     stages/compiler/ext_program.hpp) running the chunk's instruction stream from a constant
+//     buffer. For devices whose shader compiler is slow (llvmpipe spent about a minute on each
+//     Keccak-f chunk; the interpreter compiles once, in well under a second): a loop over Fp4 slots
+//     in private memory, every value an Fp4, instead of straight-line code.
 #pragma once
 
 #include <memory>
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "stages/air/constraint_kernel.hpp"
+#include "stages/compiler/constraint_kernel.hpp"
 
 namespace vkstark {
 

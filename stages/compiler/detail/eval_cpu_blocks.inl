@@ -1,4 +1,4 @@
-// Block body of the CPU constraint evaluator, shared by stages/air/eval_cpu.cpp (portable) and
+// Block body of the CPU constraint evaluator, shared by stages/compiler/eval_cpu.cpp (portable) and
 // eval_cpu_avx2.cpp / eval_cpu_avx512.cpp (compiled for their ISA). Each includes this inside an
 // anonymous namespace of vkstark::eval_cpu_detail, after detail/eval_cpu_program.hpp and one of
 // kernels/field/detail/packed_*.inl (Vec, LANES and the packed field operations), so everything here

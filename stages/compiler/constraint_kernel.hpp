@@ -1,10 +1,10 @@
 // The constraint-evaluation kernel of one AIR (architecture.md, "Generated kernels"; issue 9): the
 // prover's hottest loop. Made at keygen from the AIR's DAG: run-time kernels, one per chunk of
 // constraints, each with two bodies:
-//   - Vulkan: GLSL generated from the DAG (stages/air/eval_glsl.cpp), compiled in process with
+//   - Vulkan: GLSL generated from the DAG (stages/compiler/eval_glsl.cpp), compiled in process with
 //     glslang (SPIR-V cached on disk by the source's content, so a second run compiles nothing);
 //   - CPU: the DAG as a compact instruction stream over blocks of rows, one instruction applied to
-//     8 or 16 rows at once with the field layer's SIMD lanes (stages/air/eval_cpu.cpp).
+//     8 or 16 rows at once with the field layer's SIMD lanes (stages/compiler/eval_cpu.cpp).
 // Both are bit-identical to the host evaluator (stages/air/eval.hpp).
 //
 // Evaluates every row r of a trace of height H = 2^log_height:
@@ -25,6 +25,7 @@
 #include "runtime/kernel.hpp"
 #include "stages/air/air.hpp"
 #include "stages/air/dag.hpp"
+#include "stages/compiler/schedule.hpp"
 
 namespace vkstark {
 
@@ -39,10 +40,13 @@ struct ConstraintKernelArgs {
 };
 
 // The GLSL body (after the generated interface) adding the constraints of `dag` (all of its
-// constraint_idx; constraint k folded with lambda_powers[k]) to out.
+// constraint_idx; constraint k folded with lambda_powers[k]) to out. Each lowering here also takes
+// the DAG's schedule (schedule_constraints(dag), stages/compiler/schedule.hpp), made once for all
+// of a chunk's bodies; without it, it makes its own.
 std::string constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape);
+std::string constraint_glsl_body(const SymbolicDag& dag, const ConstraintSchedule& schedule, const AirShape& shape);
 
-// The extension-field variant's ABI (stages/air/ext_kernel.hpp) and bodies: the DAG over Fp4
+// The extension-field variant's ABI (stages/compiler/ext_kernel.hpp) and bodies: the DAG over Fp4
 // tables, read interpolated at the dispatch's points; roots folded with coeffs. InputError for a
 // DAG with a selector node or a next-row read (the caller maps those to columns first).
 struct ExtConstraintKernelArgs {
@@ -54,7 +58,11 @@ struct ExtConstraintKernelArgs {
   uint32_t x_first = 0;
 };
 std::string ext_constraint_glsl_body(const SymbolicDag& dag, const AirShape& shape);
+std::string ext_constraint_glsl_body(const SymbolicDag& dag, const ConstraintSchedule& schedule, const AirShape& shape);
 std::function<void(const CpuContext&)> ext_constraint_cpu_body(const SymbolicDag& dag, const AirShape& shape);
+std::function<void(const CpuContext&)> ext_constraint_cpu_body(const SymbolicDag& dag,
+                                                               const ConstraintSchedule& schedule,
+                                                               const AirShape& shape);
 // Its rules (RuntimeKernelDesc::grid and check) for a chunk of `constraints` roots of an AIR of
 // `shape`: one invocation per point of out, the parts exactly the AIR's tables (width_p x 2^log_len
 // each), its public values, a coefficient per root, ext_points_problem.
@@ -68,6 +76,8 @@ std::function<void(const CpuContext&)> ext_constraint_cpu_body(const SymbolicDag
 // The CPU body: the DAG compiled once into an instruction stream; the returned function evaluates a
 // dispatch (ConstraintKernelArgs through CpuContext, adding to out), parallel over blocks of rows.
 std::function<void(const CpuContext&)> constraint_cpu_body(const SymbolicDag& dag, const AirShape& shape);
+std::function<void(const CpuContext&)> constraint_cpu_body(const SymbolicDag& dag, const ConstraintSchedule& schedule,
+                                                           const AirShape& shape);
 
 // Operations (Add, Sub, Mul, Neg nodes) per chunk by default. A driver compiles a pipeline in time
 // that grows faster than its size (NVIDIA's did not finish the 39k-node Keccak-f kernel as one
@@ -100,9 +110,9 @@ struct ConstraintKernel {
   uint32_t num_public_values = 0;
   uint32_t num_constraints = 0;
   // A base-field kernel made `interpreted` (make_constraint_kernel): its chunks' programs with
-  // their directory (encode_fused_programs, stages/air/ext_program.hpp), run by one dispatch of
-  // the base-field fused interpreter (base_fused_kernel) instead of a generated kernel per chunk.
-  // (The extension-field kernel keeps its own in ExtConstraintKernel::fused.)
+  // their directory (encode_fused_programs, stages/compiler/ext_program.hpp), run by one dispatch
+  // of the base-field fused interpreter (base_fused_kernel) instead of a generated kernel per
+  // chunk. (The extension-field kernel keeps its own in ExtConstraintKernel::fused.)
   std::vector<uint32_t> base_fused;
 };
 
