@@ -2,16 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <tbb/task_arena.h>
-#include <tbb/task_group.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdlib>
-#include <limits>
-#include <mutex>
 #include <optional>
 #include <string_view>
 
@@ -34,13 +29,6 @@ namespace {
 spdlog::logger& logger() {
   static spdlog::logger& log = named_logger("vkstark.prover");
   return log;
-}
-
-template <class T>
-Buffer<T> download_copy(Graph& g, const std::string& name, View<T> v) {
-  Buffer<T> out = g.output<T>(name, v.count);
-  g.dispatch<CopyU32>(name, {.src = v.template bitcast<uint32_t>(), .dst = out.all().template bitcast<uint32_t>()});
-  return out;
 }
 
 // InputError naming the AIR when its traces do not fit it, or are given for another AIR (`match`).
@@ -70,42 +58,6 @@ void check_traces(const ProvingKey& pk, const std::vector<std::optional<AirWithT
   if (!any) throw InputError("prover: no AIR has traces");
 }
 
-// The extension kernels' mode: VKSTARK_EXT_KERNELS=generated|interpreted|fused when set
-// (InputError naming the variable for another value), else Fused: measured fastest on the H100
-// (docs/decisions.md, 2026-11-27 "MLE rounds"), quick to prepare (one interpreter pipeline), and
-// what a CPU implementation of Vulkan needs. The proof is the same in every mode.
-ExtKernelMode ext_kernel_mode(const Executor&) {
-  if (const char* v = std::getenv("VKSTARK_EXT_KERNELS"); v != nullptr) {
-    const std::string_view s(v);
-    if (s == "generated") return ExtKernelMode::Generated;
-    if (s == "interpreted") return ExtKernelMode::Interpreted;
-    if (s == "fused") return ExtKernelMode::Fused;
-    throw InputError(
-        fmt::format("VKSTARK_EXT_KERNELS='{}': expected 'generated', 'interpreted' or 'fused' (or unset)", s));
-  }
-  return ExtKernelMode::Fused;
-}
-
-// Operations per chunk of the extension kernels: VKSTARK_EXT_CHUNK_NODES (16 .. 2^20) when set,
-// else kFusedChunkNodes for the fused mode (short chunks: more of them side by side, each a
-// shorter chain) and kConstraintChunkNodes for the others (a dispatch, or a pipeline, per chunk).
-// Operations per chunk from the environment variable `var` (16 .. 2^20) when set (InputError naming
-// it for another value), else `fallback`.
-uint32_t chunk_nodes_from_environment(const char* var, uint32_t fallback) {
-  const char* v = std::getenv(var);
-  if (v == nullptr) return fallback;
-  char* end = nullptr;
-  const unsigned long n = std::strtoul(v, &end, 10);
-  if (end == v || *end != '\0' || n < 16 || n > (1ul << 20))
-    throw InputError(fmt::format("{}='{}': expected a whole number in [16, 2^20]", var, v));
-  return uint32_t(n);
-}
-
-uint32_t ext_chunk_nodes(ExtKernelMode mode) {
-  return chunk_nodes_from_environment("VKSTARK_EXT_CHUNK_NODES",
-                                      mode == ExtKernelMode::Fused ? kFusedChunkNodes : kConstraintChunkNodes);
-}
-
 // VKSTARK_OPENINGS_SPONGE=auto|device|host (InputError naming the variable for another value).
 std::optional<OpeningsSponge> openings_sponge_from_environment() {
   const char* v = std::getenv("VKSTARK_OPENINGS_SPONGE");
@@ -116,192 +68,32 @@ std::optional<OpeningsSponge> openings_sponge_from_environment() {
   throw InputError(fmt::format("VKSTARK_OPENINGS_SPONGE='{}': expected 'auto', 'device' or 'host' (or unset)", s));
 }
 
-// Round 0's base-field kernels from VKSTARK_ROUND0_KERNELS=auto|generated|fused (InputError naming
-// the variable for another value); VKSTARK_ROUND0_CHUNK_NODES (16 .. 2^20) their operations per
-// chunk, else kRound0ChunkNodes, and one chunk on an executor with unbounded kernels (the CPU's:
-// keccakf 2^15 round 0 in 0.92 s against 1.6 s in 82 chunks). docs/decisions.md 2026-11-27 "CPU
-// constraint sumcheck" has the measurements behind both.
-std::optional<Round0Kernels> round0_kernels_from_environment() {
-  const char* v = std::getenv("VKSTARK_ROUND0_KERNELS");
-  if (v == nullptr) return std::nullopt;
-  const std::string_view s(v);
-  if (s == "auto") return Round0Kernels::Auto;
-  if (s == "generated") return Round0Kernels::Generated;
-  if (s == "fused") return Round0Kernels::Interpreted;
-  throw InputError(fmt::format("VKSTARK_ROUND0_KERNELS='{}': expected 'auto', 'generated' or 'fused' (or unset)", s));
-}
-
-// On the H100, 256 operations a chunk prove keccakf 2^12 .. 2^18 within 0.4 ms of 512 (either
-// side) and start cold 0.6 to 1 s sooner (smaller pipelines compile faster in all); 1024 and
-// 2048 are slower at both. On lavapipe (a slow shader compiler) 512 compile sooner in all (a
-// keccakf proof test 151 s against 167 s), so it keeps them.
-constexpr uint32_t kRound0ChunkNodes = 256;
-
-uint32_t round0_chunk_nodes(const Executor& exec) {
-  const ExecutorLimits l = exec.limits();
-  const uint32_t fallback = l.unbounded_kernels      ? std::numeric_limits<uint32_t>::max()
-                            : l.slow_shader_compiler ? kConstraintChunkNodes
-                                                     : kRound0ChunkNodes;
-  return chunk_nodes_from_environment("VKSTARK_ROUND0_CHUNK_NODES", fallback);
+// The options' openings sponge, else the environment's, else Auto.
+OpeningsSponge openings_sponge(const ProverOptions& options) {
+  if (options.openings_sponge) return *options.openings_sponge;
+  return openings_sponge_from_environment().value_or(OpeningsSponge::Auto);
 }
 
 }  // namespace
 
-// The background compilation: one TBB task per start_background(), all in one group, in an arena
-// of their own at low priority; what they made, by AIR, for the next functional_kernels() to take.
-// Their own arena: a thread that waits on TBB work of the default arena (a prepare's pipelines, a
-// CPU executor's dispatch) takes only tasks of that arena, never a background compilation of
-// seconds; at low priority, the proofs' own parallel work gets the workers first.
-struct StarkProver::Background {
-  tbb::task_arena arena{tbb::task_arena::automatic, 1, tbb::task_arena::priority::low};
-  tbb::task_group group;  // used inside `arena` only
-  std::mutex mutex;
-  std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> ready;  // guarded by mutex
-};
 
 StarkProver::StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions options)
     : pk_(pk),
       exec_(exec),
       options_(options),
-      round0_(Round0Kernels::Auto),
-      background_(std::make_unique<Background>()) {
-  if (options.openings_sponge)
-    sponge_ = *options.openings_sponge;
-  else if (std::optional<OpeningsSponge> env = openings_sponge_from_environment())
-    sponge_ = *env;
-  if (options.round0_kernels) {
-    round0_ = *options.round0_kernels;
-  } else if (std::optional<Round0Kernels> env = round0_kernels_from_environment()) {
-    round0_ = *env;
-  } else {
-    // By default, generated kernels where they run from their C++ bodies (the CPU executor) or
-    // where the rows are few and the tests many (a CPU implementation of Vulkan: they keep their
-    // kernels from one test to the next, and no background work runs beside theirs).
-    const ExecutorLimits l = exec_.limits();
-    if (l.unbounded_kernels || l.slow_shader_compiler) round0_ = Round0Kernels::Generated;
-  }
-}
+      sponge_(openings_sponge(options)),
+      kernels_(pk, exec, options.round0_kernels, options.background_kernels) {}
+
+StarkProver::~StarkProver() = default;
 
 // Auto: on the host everywhere. On the H200 a host task inside the submission absorbs keccakf's
 // openings (2633 permutations) in about 1 ms where the device's one workgroup takes 7
 // (docs/decisions.md, "The openings' sponge"); on the CPU executor both run the same host code.
 bool StarkProver::openings_sponge_on_host() const { return sponge_ != OpeningsSponge::Device; }
 
-StarkProver::~StarkProver() {
-  background_->group.cancel();
-  try {
-    wait_for_kernels();
-  } catch (...) {  // the tasks catch their own failures; nothing may escape a destructor
-  }
-}
+void StarkProver::wait_for_kernels() { kernels_.wait_for_kernels(); }
 
-void StarkProver::wait_for_kernels() {
-  Background& b = *background_;
-  b.arena.execute([&] { b.group.wait(); });
-}
-
-namespace {
-
-// The generated round-0 kernels' chunks (none for interpreted points kernels, whose programs one
-// fixed interpreter runs).
-std::vector<const KernelInfo*> generated_points(const AirFunctionalKernels& k) {
-  std::vector<const KernelInfo*> out;
-  for (const auto& p : k.points)
-    if (p && p->base_fused.empty())
-      for (const auto& c : p->chunks) out.push_back(c.kernel.get());
-  return out;
-}
-
-// Whether round 0 runs on generated kernels (an AIR without constraints or interactions has no
-// round-0 kernel of either kind: true).
-bool points_generated(const AirFunctionalKernels& k) {
-  return std::none_of(std::begin(k.points), std::end(k.points),
-                      [](const auto& p) { return p && !p->base_fused.empty(); });
-}
-
-}  // namespace
-
-bool StarkProver::round0_generated(uint32_t air) { return points_generated(functional_kernels(air)); }
-
-const AirFunctionalKernels& StarkProver::functional_kernels(uint32_t air) {
-  const AirProvingKey& a = pk_.per_air[air];
-  auto [it, fresh] = functionals_.try_emplace(air);
-  if (!fresh) {
-    if (!points_generated(*it->second)) {  // compiled in the background since?
-      std::lock_guard lock(background_->mutex);
-      if (auto r = background_->ready.find(air); r != background_->ready.end()) {
-        it->second = r->second;
-        logger().debug("AIR {}: round 0 on its generated kernels from now on (compiled in the background)", a.name);
-      }
-    }
-    return *it->second;
-  }
-  try {
-    it->second =
-        make_air_functional_kernels(a.name, a.dag, a.shape, pk_.vk.per_air[air].params.need_rot, ext_kernel_mode(exec_),
-                                    ext_chunk_nodes(ext_kernel_mode(exec_)), round0_ != Round0Kernels::Generated,
-                                    round0_chunk_nodes(exec_), {.spirv = exec_.limits().runs_spirv});
-    if (round0_ == Round0Kernels::Auto) {
-      // Generated kernels that would compile nothing (SPIR-V and pipelines in the caches) are used now.
-      std::shared_ptr<const AirFunctionalKernels> cached =
-          with_generated_points(a.name, *it->second, round0_chunk_nodes(exec_),
-                                {.cached_only = true, .quiet = true, .spirv = exec_.limits().runs_spirv});
-      const bool ready = cached && exec_.kernels_ready(generated_points(*cached));
-      if (ready)
-        it->second = std::move(cached);
-      else if (options_.background_kernels)
-        pending_.push_back(air);
-      logger().debug("AIR {}: round 0 on {}", a.name,
-                     ready                         ? "its generated kernels (ready in the caches)"
-                     : options_.background_kernels ? "the interpreter while its generated kernels compile"
-                                                   : "the interpreter");
-    }
-  } catch (...) {
-    functionals_.erase(it);
-    throw;
-  }
-  return *it->second;
-}
-
-void StarkProver::start_background() {
-  if (pending_.empty()) return;
-  std::vector<std::pair<uint32_t, std::shared_ptr<const AirFunctionalKernels>>> airs;
-  for (uint32_t a : pending_) airs.emplace_back(a, functionals_.at(a));
-  pending_.clear();
-  const uint32_t chunk_nodes = round0_chunk_nodes(exec_);
-  auto job = [this, airs = std::move(airs), chunk_nodes] {
-    for (const auto& [air, interpreted] : airs) {
-      const std::string& name = pk_.per_air[air].name;
-      try {
-        const auto start = std::chrono::steady_clock::now();
-        std::shared_ptr<const AirFunctionalKernels> k =
-            with_generated_points(name, *interpreted, chunk_nodes, {.quiet = true, .spirv = exec_.limits().runs_spirv});
-        if (tbb::is_current_task_group_canceling() || !k) return;
-        const std::vector<const KernelInfo*> kernels = generated_points(*k);
-        exec_.compile_kernels(kernels);
-        if (tbb::is_current_task_group_canceling()) return;
-        logger().debug("AIR {}: {} generated round-0 kernels compiled in the background in {:.0f} ms", name,
-                       kernels.size(),
-                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-        std::lock_guard lock(background_->mutex);
-        background_->ready[air] = std::move(k);
-      } catch (const std::exception& e) {
-        logger().warn(
-            "AIR {}: compiling its generated round-0 kernels in the background failed ({}); its proofs "
-            "stay on the interpreter",
-            name, e.what());
-      }
-    }
-  };
-  Background& b = *background_;
-  b.arena.execute([&] { b.group.run(std::move(job)); });
-}
-
-const InteractionKernels& StarkProver::interaction_kernels(uint32_t air, bool compact) {
-  auto [it, fresh] = (compact ? compact_interactions_ : interactions_).try_emplace(air);
-  if (fresh) it->second = make_interaction_kernels(pk_.per_air[air], {.spirv = exec_.limits().runs_spirv}, compact);
-  return *it->second;
-}
+bool StarkProver::round0_generated(uint32_t air) { return kernels_.round0_generated(air); }
 
 namespace {
 
@@ -420,7 +212,7 @@ std::unique_ptr<StarkProver::Prepared> StarkProver::prepare(std::unique_ptr<Plan
   if (!p || p->prover != this) throw InputError("prover: prepare() of a proof planned by another prover");
   std::unique_ptr<PreparedProof> out = std::move(p->proof);
   out->prepared = exec_.prepare(std::move(p->compiled));
-  start_background();
+  kernels_.start_background();
   return out;
 }
 
@@ -731,40 +523,23 @@ std::unique_ptr<StarkProver::Planned> StarkProver::plan_keeping(const std::vecto
   g.set_memory_limits(graph_limits());
   std::optional<Graph::SpanScope> root_span;
   root_span.emplace(g.span("stark_prove_excluding_trace"));
-  Ntt ntt(g, log_n);
-  TraceCommitments& c = out->commits;
   {
-    auto span = g.span("prover.main_trace_commit");
-    auto group = g.memory_group("commitment work");
-    c = commit_traces(g, ntt, pk_, airs, s, out->preprocessed, kept_codeword_bytes, options_.keep_narrow_codewords);
+    ProofSetup p(g, pk_, airs, s, kernels_,
+                 {.preprocessed = out->preprocessed,
+                  .kept_codeword_bytes = kept_codeword_bytes,
+                  .keep_narrow = options_.keep_narrow_codewords});
+    ProverContext& context = p.context;
+    context.observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0;
+    context.openings_sponge_on_host = openings_sponge_on_host();
+    context.low_memory = remade;
+    context.remake_min_bytes = options_.low_memory_min_bytes;
+    for (Phase phase : kProofPhases) prove_phase(phase, context);
+    end_phases(context);
+    out->commits = std::move(p.commits);  // the context refers to them no more
+    out->layout = std::move(p.layout);
+    out->regions = std::move(p.regions);
+    out->roots = std::move(p.roots);
   }
-  ProofLayout& layout = out->layout;
-  out->regions = ProofRegions::reserve(layout, s);
-  layout.create_buffer(g);
-  for (size_t i = 0; i < c.commits.size(); ++i)
-    out->roots.push_back(download_copy(g, fmt::format("root{}", i), c.commits[i].root()));
-  DeviceTranscript t(g, "transcript");
-  ProverContext context{
-      .g = g,
-      .t = t,
-      .ntt = ntt,
-      .pk = pk_,
-      .airs = airs,
-      .shape = s,
-      .commits = c,
-      .layout = layout,
-      .regions = out->regions,
-      .interaction_kernels = [this](uint32_t a, bool compact) -> const InteractionKernels& {
-        return interaction_kernels(a, compact);
-      },
-      .functional_kernels = [this](uint32_t a) -> const AirFunctionalKernels& { return functional_kernels(a); },
-      .observe_piece_words = exec_.limits().max_shader_loop_iterations != 0 ? kObserveKernelPiece : 0,
-      .openings_sponge_on_host = openings_sponge_on_host(),
-      .low_memory = remade,
-      .remake_min_bytes = options_.low_memory_min_bytes};
-  for (Phase phase : kProofPhases) prove_phase(phase, context);
-  end_phases(context);
-
   root_span.reset();
   auto planned = std::make_unique<PlannedProof>();
   planned->prover = this;

@@ -5,11 +5,10 @@
 // stark_prove_excluding_trace > prover.main_trace_commit (stacked_commit > rs_code_matrix, merkle_tree),
 // prover.rap_constraints (logup_gkr, round0, mle_rounds), prover.openings (stacked_reduction, whir).
 //
-// A StarkProver holds the per-AIR generated kernels (compiled, or loaded from the SPIR-V cache,
-// on first use) and the executor; prove() is not thread-safe on one prover.
+// A StarkProver holds the AIRs' kernels (AirKernels: compiled, or loaded from the SPIR-V cache, on
+// first use) and the executor; prove() is not thread-safe on one prover.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -18,19 +17,10 @@
 #include "runtime/trace.hpp"
 #include "stages/air/input.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/batch_constraint/functionals.hpp"
-#include "stages/gkr/input.hpp"
+#include "stages/air_kernels.hpp"
 #include "stages/proof/proof.hpp"
 
 namespace vkstark {
-
-// Round 0's constraint kernels (the batch sumcheck's base-field evaluation of every AIR's
-// constraints over the coset points). Every choice gives the same proof bytes.
-enum class Round0Kernels {
-  Auto,         // the executor's choice (ProverOptions::round0_kernels)
-  Generated,    // per-AIR kernels, compiled before the first proof that needs them
-  Interpreted,  // the base-field fused interpreter: nothing compiled per AIR
-};
 
 // How much device memory a proof may hold against how fast it runs. The largest buffer of a proof is
 // the RS codeword of its traces (twice the traces), made and hashed at the commitment and read again
@@ -105,7 +95,7 @@ class StarkProver {
   // pk and exec must outlive the prover. InputError for a bad VKSTARK_ROUND0_KERNELS.
   StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions options = {});
   // Stops the background compilation (ProverOptions::round0_kernels): waits for the pipelines
-  // being compiled, starts no other.
+  // being compiled, starts no other (~AirKernels).
   ~StarkProver();
   StarkProver(const StarkProver&) = delete;
   StarkProver& operator=(const StarkProver&) = delete;
@@ -192,28 +182,17 @@ class StarkProver {
   std::unique_ptr<Planned> plan_most_kept(const std::vector<std::optional<AirWithTraces>>& airs,
                                           const PlanOptions& options, std::unique_ptr<Planned> none, bool remade,
                                           uint64_t from, uint64_t target, uint64_t codeword);
-  const AirFunctionalKernels& functional_kernels(uint32_t air);
-  // compact: the kernels that read compact copies of the parts (make_interaction_kernels).
-  const InteractionKernels& interaction_kernels(uint32_t air, bool compact = false);
-  // Compiles the generated round-0 kernels of the AIRs that prove on the interpreter (Auto), in
-  // the background; after a prepare, so that they do not slow its own compilation.
-  void start_background();
 
   const ProvingKey& pk_;
   KeyAirMatch air_match_{pk_};  // the AIRs given with traces, matched to the key's
   Executor& exec_;
   ProverOptions options_;
-  Round0Kernels round0_;                          // the options' or the environment's; Auto only on a GPU
-  OpeningsSponge sponge_ = OpeningsSponge::Auto;  // the options' or the environment's
-  // Per AIR, the kernels its proofs use now.
-  std::map<uint32_t, std::shared_ptr<const AirFunctionalKernels>> functionals_;
-  // Auto: AIRs on the interpreter whose generated kernels are not compiling yet.
-  std::vector<uint32_t> pending_;
-  struct Background;  // the background compilation (a TBB task group) and what it made
-  std::unique_ptr<Background> background_;
-  std::map<uint32_t, std::shared_ptr<const InteractionKernels>> interactions_, compact_interactions_;
+  OpeningsSponge sponge_;  // the options' or the environment's
   // Per AIR of the key: its preprocessed trace committed once (null: none; empty until the first proof).
   std::vector<std::shared_ptr<const CommittedTrace>> preprocessed_;
+  // Made after sponge_ (a bad VKSTARK_OPENINGS_SPONGE is named before a bad VKSTARK_ROUND0_KERNELS);
+  // destroyed first, so the background compilation stops before the rest goes.
+  AirKernels kernels_;
 };
 
 }  // namespace vkstark

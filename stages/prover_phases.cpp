@@ -126,7 +126,7 @@ void gkr_phase(ProverContext& c) {
       // which read copies of the columns the interactions use (a few of a wide trace's).
       bool pieces = false;
       for (const TracePart& part : c.commits.parts[T]) pieces = pieces || part.segments.size() > 1;
-      tr.kernels = &c.interaction_kernels(c.air(T), reads && pieces);
+      tr.kernels = &c.kernels.interaction_kernels(c.air(T), reads && pieces);
       for (size_t p = 0; p < c.commits.parts[T].size(); ++p) {
         const TracePart& part = c.commits.parts[T][p];
         if (!reads || part.segments.empty())
@@ -190,7 +190,7 @@ void batch_constraint_phase(ProverContext& c) {
   for (uint32_t T = 0; T < c.shape.order.size(); ++T) {
     BatchTrace tr;
     tr.vk = &vk.per_air[c.air(T)];
-    tr.kernels = &c.functional_kernels(c.air(T));
+    tr.kernels = &c.kernels.functional_kernels(c.air(T));
     tr.parts = c.commits.parts[T];
     if (c.commits.public_values[T].valid()) tr.public_values = c.commits.public_values[T].all();
     tr.log_height = c.log_height(T);
@@ -262,5 +262,53 @@ void prove_phase(Phase phase, ProverContext& c) {
 }
 
 void end_phases(ProverContext& c) { enter_outer(c, nullptr); }
+
+namespace {
+
+// commit_traces under the reference's span, its buffers in one memory group.
+TraceCommitments commit_in_span(Graph& g, Ntt& ntt, const ProvingKey& pk,
+                                const std::vector<std::optional<AirWithTraces>>& airs, const ProofShape& s,
+                                const ProofSetupOptions& o) {
+  auto span = g.span("prover.main_trace_commit");
+  auto group = g.memory_group("commitment work");
+  return commit_traces(g, ntt, pk, airs, s, o.preprocessed, o.kept_codeword_bytes, o.keep_narrow);
+}
+
+// Every part of the proof reserved in `layout`, then the proof buffer made.
+ProofRegions reserve_proof_buffer(Graph& g, ProofLayout& layout, const ProofShape& s) {
+  ProofRegions r = ProofRegions::reserve(layout, s);
+  layout.create_buffer(g);
+  return r;
+}
+
+std::vector<Buffer<Digest>> download_roots(Graph& g, const TraceCommitments& c) {
+  std::vector<Buffer<Digest>> roots;
+  for (size_t i = 0; i < c.commits.size(); ++i)
+    roots.push_back(download_copy(g, fmt::format("root{}", i), c.commits[i].root()));
+  return roots;
+}
+
+}  // namespace
+
+// The members in declaration order, each made after the one before it: the graph's buffers and
+// tasks in the order the prover always made them.
+ProofSetup::ProofSetup(Graph& g, const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs,
+                       const ProofShape& shape, AirKernels& kernels, const ProofSetupOptions& options)
+    : ntt(g, pk.vk.params.log_stacked_height() + pk.vk.params.log_blowup),
+      commits(commit_in_span(g, ntt, pk, airs, shape, options)),
+      regions(reserve_proof_buffer(g, layout, shape)),
+      roots(download_roots(g, commits)),
+      transcript_in(options.transcript_in ? std::optional(g.input<SpongeState>("transcript.in", 1)) : std::nullopt),
+      t(transcript_in ? DeviceTranscript(g, "transcript", transcript_in->all()) : DeviceTranscript(g, "transcript")),
+      context{.g = g,
+              .t = t,
+              .ntt = ntt,
+              .pk = pk,
+              .airs = airs,
+              .shape = shape,
+              .commits = commits,
+              .layout = layout,
+              .regions = regions,
+              .kernels = kernels} {}
 
 }  // namespace vkstark

@@ -1,17 +1,19 @@
-// The prover's side of the phases (stages/phases.hpp): the proof context every phase takes, and
-// prove_phase, which records one phase's tasks into the proof's graph.
+// The prover's side of the phases (stages/phases.hpp): the proof context every phase takes, the
+// setup of a proof's graph before its phases (ProofSetup), and prove_phase, which records one
+// phase's tasks into the proof's graph.
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "kernels/basic.hpp"
 #include "runtime/graph.hpp"
 #include "stages/air/input.hpp"
 #include "stages/air/keygen.hpp"
-#include "stages/batch_constraint/functionals.hpp"
+#include "stages/air_kernels.hpp"
 #include "stages/common/ntt.hpp"
 #include "stages/common/transcript.hpp"
 #include "stages/encoding/layout.hpp"
@@ -52,10 +54,7 @@ struct ProverContext {
   TraceCommitments& commits;
   ProofLayout& layout;
   ProofRegions& regions;
-  // The AIRs' kernels: the prover's (compiled once, cached) or a harness's own.
-  // compact: the kernels for parts that lie in pieces of their commitment (make_interaction_kernels).
-  std::function<const InteractionKernels&(uint32_t air, bool compact)> interaction_kernels;
-  std::function<const AirFunctionalKernels&(uint32_t air)> functional_kernels;
+  AirKernels& kernels;  // the AIRs' kernels, made once and kept: the prover's, or the test harness's own
   // Words per observe dispatch of the column openings (0: one dispatch; an executor that bounds
   // a shader's loops needs pieces, BatchConstraintInput::observe_piece_words).
   uint64_t observe_piece_words = 0;
@@ -81,6 +80,48 @@ struct ProverContext {
   std::optional<Graph::SpanScope> outer_span{};
   std::optional<Graph::GroupScope> outer_group{};
 };
+
+// How a proof's graph is set up (ProofSetup): the prover's choices. The test harness takes the
+// defaults, but for the transcript.
+struct ProofSetupOptions {
+  // commit_traces' options: the parts committed once (per AIR of the key), the codeword bytes the
+  // commitments keep, and whether commitments too narrow to drop columns keep theirs all the same.
+  std::vector<std::shared_ptr<const CommittedTrace>> preprocessed{};
+  uint64_t kept_codeword_bytes = ~uint64_t(0);
+  bool keep_narrow = true;
+  // The transcript starts from an Input, "transcript.in" (a host transcript's state); else from zero.
+  bool transcript_in = false;
+};
+
+// A proof set up in graph `g` for its phases, in this order: the traces committed (span
+// prover.main_trace_commit), the proof buffer with every part's region, the commitments' roots
+// downloaded, the transcript, and the context the phases record with (its other members at their
+// defaults). StarkProver::plan and the test harness (tests/support/hybrid_prover.cpp) both start
+// so. `g`, the key, the traces, the shape and the kernels must outlive it; not movable, as the
+// context refers to its members.
+struct ProofSetup {
+  ProofSetup(Graph& g, const ProvingKey& pk, const std::vector<std::optional<AirWithTraces>>& airs,
+             const ProofShape& shape, AirKernels& kernels, const ProofSetupOptions& options = {});
+  ProofSetup(const ProofSetup&) = delete;
+  ProofSetup& operator=(const ProofSetup&) = delete;
+
+  Ntt ntt;
+  TraceCommitments commits;
+  ProofLayout layout;
+  ProofRegions regions;
+  std::vector<Buffer<Digest>> roots;                 // per commitment, an Output
+  std::optional<Buffer<SpongeState>> transcript_in;  // ProofSetupOptions::transcript_in
+  DeviceTranscript t;
+  ProverContext context;
+};
+
+// An Output copy of `v` (downloaded after a run).
+template <class T>
+[[nodiscard]] Buffer<T> download_copy(Graph& g, const std::string& name, View<T> v) {
+  Buffer<T> out = g.output<T>(name, v.count);
+  g.dispatch<CopyU32>(name, {.src = v.template bitcast<uint32_t>(), .dst = out.all().template bitcast<uint32_t>()});
+  return out;
+}
 
 // Records `phase`'s tasks. Phase::StackedReduction starts where nothing reads the traces any more:
 // it turns the stacked matrices into the RS messages (finish_messages).
