@@ -149,8 +149,9 @@ void check_codec(Checks& c) {
   longer.push_back(0);
   c.expect(refused(longer), "codec: a byte after the end is refused");
   std::vector<uint8_t> huge_length = wire;
-  // version, job, ok, lost and verified, ten timings, device bytes: then the reason's length (top byte).
-  huge_length[4 + 8 + 3 + 10 * 8 + 8 + 7] = 0x7f;
+  // version, job, ok, lost and verified, ten timings, five timeline points, device bytes: then the
+  // reason's length (top byte).
+  huge_length[4 + 8 + 3 + 15 * 8 + 8 + 7] = 0x7f;
   c.expect(refused(huge_length), "codec: a length past the message is refused");
   std::vector<uint8_t> bad_flag = wire;
   bad_flag[4 + 8] = 2;
