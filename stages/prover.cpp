@@ -76,7 +76,6 @@ OpeningsSponge openings_sponge(const ProverOptions& options) {
 
 }  // namespace
 
-
 StarkProver::StarkProver(const ProvingKey& pk, Executor& exec, ProverOptions options)
     : pk_(pk),
       exec_(exec),
