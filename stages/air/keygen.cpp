@@ -1,7 +1,6 @@
 #include "stages/air/keygen.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <bit>
 
@@ -94,44 +93,6 @@ ProvingKey keygen_from_vk(const MultiStarkVerifyingKey& vk, std::span<const std:
       throw InputError(fmt::format("AIR {}: keygen gives another verifying key entry than the key's", name));
   }
   throw InputError("keygen gives the verifying key's AIRs but other trace-height constraints or params");
-}
-
-void KeyAirMatch::check(uint32_t a, const std::shared_ptr<const Air>& air) {
-  const AirProvingKey& entry = pk_.per_air.at(a);
-  if (!air)
-    throw InputError(
-        fmt::format("AIR {} (AIR {} of the proving key): its AirWithTraces has no AIR (air is null); "
-                    "set it to the AIR the key was made from",
-                    entry.name, a));
-  if (air == entry.air) return;
-  if (air->name() != entry.name)
-    throw InputError(
-        fmt::format("AIR {} of the proving key is {}, its traces are given for AIR {}", a, entry.name, air->name()));
-  std::lock_guard lock(mutex_);
-  std::vector<std::weak_ptr<const Air>>& seen = matched_[a];
-  std::erase_if(seen, [](const std::weak_ptr<const Air>& w) { return w.expired(); });
-  for (const std::weak_ptr<const Air>& w : seen)
-    if (w.lock() == air) return;
-  const auto refuse = [&](const std::string& what) {
-    throw InputError(fmt::format(
-        "AIR {} (AIR {} of the proving key): the AIR given with its traces has the name of the key's but {}: "
-        "it is not the AIR the key was made from (make the key from this AIR, or give the key's)",
-        entry.name, a, what));
-  };
-  const AirShape shape = air->shape();
-  if (shape.row_view_widths() != entry.shape.row_view_widths())
-    refuse(fmt::format("other widths ({} against the key's {})", fmt::join(shape.row_view_widths(), ", "),
-                       fmt::join(entry.shape.row_view_widths(), ", ")));
-  if (shape.num_public_values != entry.shape.num_public_values)
-    refuse(fmt::format("{} public values (the key's: {})", shape.num_public_values, entry.shape.num_public_values));
-  // An AIR given as data carries its DAG as its key has it (keygen_air takes it so); else its DAG.
-  const StarkVerifyingKey* given = air->given_key();
-  const SymbolicDag dag = given ? given->symbolic_constraints : build_dag(symbolic_air(*air));
-  if (dag != entry.dag)
-    refuse(fmt::format("other constraints ({} constraints, {} interactions, {} nodes; the key's: {}, {}, {})",
-                       dag.constraint_idx.size(), dag.interactions.size(), dag.nodes.size(),
-                       entry.dag.constraint_idx.size(), entry.dag.interactions.size(), entry.dag.nodes.size()));
-  seen.push_back(air);
 }
 
 }  // namespace vkstark
