@@ -680,8 +680,11 @@ class BatchConstraintProver {
                                    .dst = dst});
         next.push_back(dst);
       }
+      // Merged once they fit one tile, or at the latest once the tiles are single rows. Only the
+      // binding bounds that last merge: the low mode's smaller tiles (tile_rows' remade cap) are for
+      // the round-1 tables made again, not for what their folds leave.
       if (n_tiles > 1 && (tile_rows(T, len) == len || rows == 1)) {
-        if (rows == 1 && tile_rows(T, len) != len)
+        if (rows == 1 && sources(T) * len * sizeof(Fp4) > g_.memory_limits().max_view_bytes())
           throw GraphError(
               fmt::format("batch constraint prover: trace {}: the folded tables ({} columns x {} rows) "
                           "do not fit one binding ({} bytes)",

@@ -47,6 +47,9 @@ std::vector<Case> cases() {
        test_system_params_small(2, 8, 3),
        {.max_allocation_bytes = 8 * (64u << 10), .max_binding_bytes = 64u << 10}},
       {"mixture", [] { return mixture_fixture_standard(3); }, test_system_params_small(2, 8, 3), {}, false, true},
+      // One short trace (64 rows): the low mode's round-1 tables in tiles of one row each by the
+      // time the folds would merge them (once refused as not fitting one binding).
+      {"fibonacci", [] { return fib_fixture(Fp(), Fp::one(), 64); }, test_system_params_small(2, 8, 3), {}},
   };
 }
 
@@ -188,6 +191,7 @@ VKSTARK_INSTANTIATE_FOR_EXECUTORS(MemoryModes);
 TEST_P(MemoryModes, KeccakfEveryModeKeepsTheBytes) { check("keccakf"); }
 TEST_P(MemoryModes, PreprocessedAndCachedCommitmentsKeepTheBytes) { check("preprocessed_cached"); }
 TEST_P(MemoryModes, MixtureKeepsTheBytes) { check("mixture"); }
+TEST_P(MemoryModes, AShortTraceKeepsTheBytes) { check("fibonacci"); }
 
 TEST(MemoryModeNames, ParseAndPrint) {
   for (MemoryMode m : {MemoryMode::Fast, MemoryMode::Default, MemoryMode::Low})
