@@ -523,17 +523,20 @@ void add_history(Deal& d, const std::string& event) { d.history += (d.history.em
 
 // The TBB arena of the workers' host work (traces, verification): at low priority, so that the
 // copies into staging memory when a proof starts (the executor's, on the default arena) are not
-// queued behind it; that start holds up the worker's device.
-tbb::task_arena& background() {
-  static tbb::task_arena arena(tbb::task_arena::automatic, 1, tbb::task_arena::priority::low);
-  return arena;
+// queued behind it; that start holds up the worker's device. One thread per worker short of the
+// machine's: a worker's thread (the one that starts and finishes its proofs) then finds a core at
+// once rather than a time slice later, when the host work fills every other.
+int host_work_threads(size_t workers) {
+  const int all = tbb::this_task_arena::max_concurrency();
+  return std::max(1, all - int(workers));
 }
 
 class WorkerLoop {
  public:
   WorkerLoop(const std::vector<Job>& jobs, Dealer& dealer, const Worker& worker, const WorkerOptions& options,
-             Clock::time_point origin)
+             Clock::time_point origin, tbb::task_arena& host)
       : origin_(origin),
+        host_(host),
         jobs_(jobs),
         dealer_(dealer),
         worker_(worker),
@@ -573,7 +576,7 @@ class WorkerLoop {
           if (before.valid()) before.wait();
           const Clock::time_point t0 = Clock::now();
           MadeAirs made;
-          background().execute([&] {
+          host_.execute([&] {
             made.airs = make_job_airs(
                 jobs_.at(j), [this](uint64_t cells) { return trace_memory(cells); }, options_.check_trace_files);
           });
@@ -853,7 +856,7 @@ class WorkerLoop {
         verdict.ok = true;
         if (verify) {
           t0 = Clock::now();
-          background().execute([&] { verdict = verify_bytes(key->pk.vk, file.proof()); });
+          host_.execute([&] { verdict = verify_bytes(key->pk.vk, file.proof()); });
           r.verify_ms = ms_since(t0);
           r.verified = true;
         }
@@ -892,6 +895,7 @@ class WorkerLoop {
   double since_origin() const { return ms_between(origin_, Clock::now()); }
 
   const Clock::time_point origin_;  // JobResult::at's
+  tbb::task_arena& host_;           // the workers' host work (host_work_threads)
   // The last job taken: its traces made (or failed). A worker's jobs' traces are made one after
   // another: its first proof then starts once its own traces are made, rather than once those of
   // every job it took at the start are, made side by side on the same threads (2 x H200, keccakf
@@ -922,13 +926,14 @@ void run_workers(const std::vector<Job>& jobs, JobSource& source, const std::vec
   if (workers.empty()) throw InputError("batch: no workers");
   Dealer dealer(source, workers.size());
   const Clock::time_point origin = Clock::now();
+  tbb::task_arena host(host_work_threads(workers.size()), 1, tbb::task_arena::priority::low);
   std::vector<std::thread> threads;
   std::mutex error_mutex;
   std::string fatal;
   for (const Worker& w : workers) {
     threads.emplace_back([&, &w = w] {
       try {
-        WorkerLoop(jobs, dealer, w, options, origin).run();
+        WorkerLoop(jobs, dealer, w, options, origin, host).run();
       } catch (const std::exception& e) {
         // The source itself failed (e.g. MPI): nothing more this worker can report.
         dealer.abandon();
