@@ -23,17 +23,27 @@ std::string prove_error(const ProvingKey& pk, Executor& exec, AirWithTraces t) {
   }
   return "";
 }
+
+// A key of FibonacciAir (`air`) under the small test params (stacked height 2^10), and a trace of
+// `rows` rows without its AIR set.
+struct FibKey {
+  std::unique_ptr<Executor> exec = make_executor("cpu");
+  std::shared_ptr<const Air> air = std::make_shared<FibonacciAir>();
+  ProvingKey pk;
+  AirWithTraces t;
+  explicit FibKey(uint32_t rows) {
+    const std::vector<std::shared_ptr<const Air>> airs{air};
+    pk = keygen(airs, test_system_params_small(2, 8, 3), *exec);
+    const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), rows);
+    t.common = fib.main;
+    t.public_values = fib.public_values;
+  }
+};
 }  // namespace
 
 TEST(ProverInput, TracesWithoutTheirAirOrForAnotherAirAreRefusedNamingTheAir) {
-  auto exec = make_executor("cpu");
-  auto air = std::make_shared<FibonacciAir>();
-  const std::vector<std::shared_ptr<const Air>> airs{air};
-  const ProvingKey pk = keygen(airs, test_system_params_small(2, 8, 3), *exec);
-  const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), 64);
-  AirWithTraces t;
-  t.common = fib.main;
-  t.public_values = fib.public_values;
+  FibKey k(64);
+  auto& [exec, air, pk, t] = k;
   const std::string e = prove_error(pk, *exec, t);
   EXPECT_NE(e.find("AIR " + air->name() + " (AIR 0 of the proving key): its AirWithTraces has no AIR"),
             std::string::npos)
@@ -65,14 +75,8 @@ class ImpostorFibonacci final : public Air {
 // object of the same AIR is accepted (for the prover and for a prepared proof), one of other
 // constraints is refused naming the AIR.
 TEST(ProverInput, AnAirOfTheKeysNameButOtherConstraintsIsRefused) {
-  auto exec = make_executor("cpu");
-  auto air = std::make_shared<FibonacciAir>();
-  const std::vector<std::shared_ptr<const Air>> airs{air};
-  const ProvingKey pk = keygen(airs, test_system_params_small(2, 8, 3), *exec);
-  const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), 64);
-  AirWithTraces t;
-  t.common = fib.main;
-  t.public_values = fib.public_values;
+  FibKey k(64);
+  auto& [exec, air, pk, t] = k;
   t.air = std::make_shared<ImpostorFibonacci>();
   const std::string e = prove_error(pk, *exec, t);
   EXPECT_NE(e.find("AIR fibonacci (AIR 0 of the proving key): the AIR given with its traces has the name of the "
@@ -90,15 +94,9 @@ TEST(ProverInput, AnAirOfTheKeysNameButOtherConstraintsIsRefused) {
 }
 
 TEST(ProverInput, ATraceTallerThanTheParamsTakeNamesTheAirAndWhatToChange) {
-  auto exec = make_executor("cpu");
-  auto air = std::make_shared<FibonacciAir>();
-  const std::vector<std::shared_ptr<const Air>> airs{air};
-  const ProvingKey pk = keygen(airs, test_system_params_small(2, 8, 3), *exec);  // stacked height 2^10
-  const FibonacciTrace fib = fibonacci_trace(Fp(), Fp::one(), 2048);
-  AirWithTraces t;
+  FibKey k(2048);  // taller than the stacked height 2^10
+  auto& [exec, air, pk, t] = k;
   t.air = air;
-  t.common = fib.main;
-  t.public_values = fib.public_values;
   const std::string e = prove_error(pk, *exec, t);
   EXPECT_NE(e.find("AIR fibonacci: trace height 2^11 exceeds the stacked height 2^10 of the params (l_skip 2 + "
                    "n_stack 8): use a smaller trace, or params of log stacked height 11 or more"),
